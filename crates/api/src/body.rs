@@ -1,0 +1,144 @@
+//! The one JSON body extractor. It only collects the bytes; handlers parse after they have
+//! checked tenancy and scope, so a foreign resource is a 404 whatever the body says.
+//! Parsing rejects a non-JSON content type (415), bad syntax, wrong types, missing and
+//! unknown fields (422, with `param` naming the field).
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::header::CONTENT_TYPE;
+use serde::de::DeserializeOwned;
+
+use crate::error::{ApiError, ErrorType};
+use crate::idempotency::BODY_LIMIT;
+
+/// The body of an operation that takes no options: absent, or `{}`.
+#[derive(serde::Deserialize, utoipa::ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct EmptyBody {}
+
+pub struct JsonBody {
+    content_type: Option<String>,
+    bytes: Bytes,
+}
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let content_type = req
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let bytes = axum::body::to_bytes(req.into_body(), BODY_LIMIT)
+            .await
+            .map_err(|_| {
+                ApiError::new(
+                    ErrorType::PayloadTooLarge,
+                    "The request body exceeds the 1 MiB limit.",
+                )
+            })?;
+        Ok(Self {
+            content_type,
+            bytes,
+        })
+    }
+}
+
+fn is_json(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("application/json")
+        || (essence.len() > 5 && essence.to_ascii_lowercase().ends_with("+json"))
+}
+
+/// The backticked name serde puts in "missing field `x`" / "unknown field `x`".
+fn field_in(message: &str) -> Option<String> {
+    let start = message.find('`')? + 1;
+    let len = message[start..].find('`')?;
+    Some(message[start..start + len].to_owned())
+}
+
+impl JsonBody {
+    fn check_media_type(&self) -> Result<(), ApiError> {
+        match &self.content_type {
+            Some(ct) if is_json(ct) => Ok(()),
+            _ => Err(ApiError::new(
+                ErrorType::UnsupportedMediaType,
+                "Send the body as application/json.",
+            )),
+        }
+    }
+
+    /// A required body.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        self.check_media_type()?;
+        let de = &mut serde_json::Deserializer::from_slice(&self.bytes);
+        let value: T = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let message = inner.to_string();
+            let param =
+                if message.starts_with("missing field") || message.starts_with("unknown field") {
+                    let field = field_in(&message).unwrap_or_default();
+                    if path == "." {
+                        field
+                    } else {
+                        format!("{path}.{field}")
+                    }
+                } else {
+                    path
+                };
+            let err = ApiError::new(
+                ErrorType::ValidationFailed,
+                format!("Invalid body: {message}"),
+            );
+            if param.is_empty() || param == "." {
+                err
+            } else {
+                err.with_param(param)
+            }
+        })?;
+        Ok(value)
+    }
+
+    /// A body that may be absent: an empty body without Content-Type means the defaults.
+    pub fn parse_optional<T: DeserializeOwned + Default>(&self) -> Result<T, ApiError> {
+        if self.bytes.is_empty() && self.content_type.is_none() {
+            return Ok(T::default());
+        }
+        self.parse()
+    }
+}
+
+/// Checks a string field's length in characters.
+pub fn bounded(param: &str, value: &str, max: usize) -> Result<(), ApiError> {
+    if value.chars().count() > max {
+        return Err(ApiError::validation(
+            param,
+            format!("{param} must be at most {max} characters."),
+        ));
+    }
+    Ok(())
+}
+
+/// A required, non-blank, bounded string.
+pub fn required_text(param: &str, value: &str, max: usize) -> Result<(), ApiError> {
+    if value.trim().is_empty() {
+        return Err(ApiError::validation(
+            param,
+            format!("{param} must not be empty."),
+        ));
+    }
+    bounded(param, value, max)
+}
+
+/// Lets `"field": null` be told apart from an absent field in PATCH bodies.
+pub fn double_option<'de, T, D>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    T: serde::Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+use serde::Deserialize as _;

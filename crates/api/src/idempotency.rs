@@ -1,0 +1,301 @@
+//! The one idempotency layer (IETF draft-ietf-httpapi-idempotency-key-header; Stripe).
+//!
+//! [`layer`] runs on every POST and PATCH after authentication: it validates the key, claims
+//! it, and answers replays, mismatches and in-flight duplicates itself. A handler with a side
+//! effect finishes the claim through [`Idempotency::respond`] inside its own transaction, so
+//! the resource and its replayable response commit together. Any other 2xx/4xx outcome is
+//! stored after the handler returns; 401/403/429 and 5xx release the key so a retry runs again.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use store::{Claim, ClaimOutcome, StoredResponse, Tx};
+
+use crate::auth::Principal;
+use crate::error::{ApiError, ErrorType};
+use crate::state::AppState;
+
+pub const WINDOW: Duration = Duration::from_secs(24 * 3600);
+/// An unfinished claim older than this belonged to a process that died mid-request.
+const ABANDONED_AFTER: Duration = Duration::from_secs(60);
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+/// Headers worth replaying besides the body.
+const REPLAYED_HEADERS: [header::HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
+
+#[derive(Clone)]
+struct ActiveClaim {
+    claim: Claim,
+    finished: Arc<AtomicBool>,
+}
+
+/// Parses the header: 1–255 visible ASCII characters, or a Structured-Field string.
+fn parse_key(raw: &HeaderValue) -> Result<String, ApiError> {
+    let bad = || {
+        ApiError::invalid_request(
+            "Idempotency-Key",
+            "Idempotency-Key must be 1 to 255 visible ASCII characters.",
+        )
+    };
+    let text = raw.to_str().map_err(|_| bad())?;
+    let text = match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) if !inner.contains(['"', '\\']) => inner,
+        _ => text,
+    };
+    if text.is_empty() || text.len() > 255 || !text.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(bad());
+    }
+    Ok(text.to_owned())
+}
+
+/// Method, path and the canonical JSON of the body (object keys sorted, no whitespace); a body
+/// that is not JSON is hashed as it is.
+fn fingerprint(method: &Method, path: &str, body: &[u8]) -> String {
+    fn canonical(v: serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(map) => {
+                let mut entries: Vec<_> = map.into_iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                serde_json::Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k, canonical(v)))
+                        .collect(),
+                )
+            }
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.into_iter().map(canonical).collect())
+            }
+            other => other,
+        }
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(method.as_str());
+    hasher.update(b" ");
+    hasher.update(path);
+    hasher.update(b"\n");
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(v) => hasher.update(canonical(v).to_string()),
+        Err(_) => hasher.update(body),
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn replay(stored: StoredResponse) -> Response {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let mut response = (status, stored.body).into_response();
+    for (name, value) in stored.headers {
+        if let (Ok(n), Ok(v)) = (
+            header::HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(&value),
+        ) {
+            response.headers_mut().insert(n, v);
+        }
+    }
+    response
+        .headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response
+        .extensions_mut()
+        .insert(crate::error::RenderedError);
+    response
+}
+
+fn stored_headers(headers: &axum::http::HeaderMap) -> Vec<(String, String)> {
+    REPLAYED_HEADERS
+        .iter()
+        .filter_map(|n| {
+            let v = headers.get(n)?.to_str().ok()?;
+            Some((n.as_str().to_owned(), v.to_owned()))
+        })
+        .collect()
+}
+
+pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if !matches!(*req.method(), Method::POST | Method::PATCH) {
+        return next.run(req).await;
+    }
+    let Some(raw) = req.headers().get("idempotency-key") else {
+        return next.run(req).await;
+    };
+    let key = match parse_key(raw) {
+        Ok(k) => k,
+        Err(e) => return e.into_response(),
+    };
+    let Some(owner) = req
+        .extensions()
+        .get::<Principal>()
+        .map(Principal::owner_key)
+    else {
+        return next.run(req).await;
+    };
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(b) => b,
+        Err(_) => {
+            return ApiError::new(
+                ErrorType::PayloadTooLarge,
+                "The request body exceeds the 1 MiB limit.",
+            )
+            .into_response();
+        }
+    };
+    let print = fingerprint(&parts.method, parts.uri.path(), &bytes);
+    let now = state.clock.timestamp();
+    let outcome = state
+        .store
+        .claim_idempotency_key(
+            Claim { owner, key },
+            &print,
+            now,
+            now.minus(WINDOW),
+            now.minus(ABANDONED_AFTER),
+        )
+        .await;
+    let claim = match outcome {
+        Err(e) => return ApiError::from(e).into_response(),
+        Ok(ClaimOutcome::Replay(stored)) => return replay(stored),
+        Ok(ClaimOutcome::Mismatch) => {
+            return ApiError::new(
+                ErrorType::IdempotencyKeyReused,
+                "This Idempotency-Key was used with a different request; use a new key.",
+            )
+            .with_param("Idempotency-Key")
+            .into_response();
+        }
+        Ok(ClaimOutcome::InProgress) => {
+            return ApiError::new(
+                ErrorType::IdempotencyInProgress,
+                "A request with this Idempotency-Key is still in progress.",
+            )
+            .with_header(header::RETRY_AFTER, "1")
+            .into_response();
+        }
+        Ok(ClaimOutcome::Claimed(claim)) => claim,
+    };
+    let active = ActiveClaim {
+        claim,
+        finished: Arc::new(AtomicBool::new(false)),
+    };
+    let mut req = Request::from_parts(parts, Body::from(bytes));
+    req.extensions_mut().insert(active.clone());
+    let response = next.run(req).await;
+    settle(&state, &active, response).await
+}
+
+/// Stores or releases the claim once the handler has answered.
+async fn settle(state: &AppState, active: &ActiveClaim, response: Response) -> Response {
+    let status = response.status();
+    let keep = (status.is_success() || status.is_client_error())
+        && !matches!(status.as_u16(), 401 | 403 | 429);
+    if !keep {
+        if let Err(e) = state.store.release_idempotency(&active.claim).await {
+            tracing::warn!(error = %e, "could not release an idempotency key");
+        }
+        return response;
+    }
+    if active.finished.load(Ordering::Acquire) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let stored = StoredResponse {
+        status: status.as_u16(),
+        headers: stored_headers(&parts.headers),
+        body: bytes.to_vec(),
+    };
+    if let Err(e) = state
+        .store
+        .complete_idempotency(&active.claim, &stored)
+        .await
+    {
+        return ApiError::from(e).into_response();
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// A handler's handle on the request's idempotency claim (if the client sent a key).
+pub struct Idempotency(Option<ActiveClaim>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Idempotency {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Idempotency(parts.extensions.get::<ActiveClaim>().cloned()))
+    }
+}
+
+impl Idempotency {
+    /// Builds the JSON response and, when the request carries a key, records it in `tx` so it
+    /// commits with the side effect. The caller commits `tx` and returns the response.
+    pub async fn respond<T: Serialize>(
+        &self,
+        tx: &mut Tx,
+        status: StatusCode,
+        location: Option<String>,
+        body: &T,
+    ) -> Result<Response, ApiError> {
+        let bytes = Bytes::from(serde_json::to_vec(body).map_err(ApiError::internal)?);
+        let mut response = (status, bytes.clone()).into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        if let Some(loc) = location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+            headers.insert(header::LOCATION, loc);
+        }
+        if let Some(active) = &self.0 {
+            let stored = StoredResponse {
+                status: status.as_u16(),
+                headers: stored_headers(response.headers()),
+                body: bytes.to_vec(),
+            };
+            tx.complete_idempotency(&active.claim, &stored).await?;
+            active.finished.store(true, Ordering::Release);
+        }
+        Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_ignores_key_order_and_whitespace_only() {
+        let a = fingerprint(&Method::POST, "/v1/x", br#"{"a":1,"b":[{"d":2,"c":3}]}"#);
+        let b = fingerprint(&Method::POST, "/v1/x", br#"{ "b":[{"c":3,"d":2}], "a":1 }"#);
+        let c = fingerprint(&Method::POST, "/v1/x", br#"{"a":2,"b":[{"d":2,"c":3}]}"#);
+        let d = fingerprint(&Method::POST, "/v1/y", br#"{"a":1,"b":[{"d":2,"c":3}]}"#);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_ne!(a, d);
+    }
+
+    #[test]
+    fn keys_are_visible_ascii_or_sf_strings() {
+        let ok = |s: &str| parse_key(&HeaderValue::from_str(s).unwrap()).ok();
+        assert_eq!(ok("abc-123").as_deref(), Some("abc-123"));
+        assert_eq!(ok("\"quoted-key\"").as_deref(), Some("quoted-key"));
+        assert_eq!(ok(""), None);
+        assert_eq!(ok("has space"), None);
+        assert_eq!(ok(&"k".repeat(256)), None);
+        assert!(ok(&"k".repeat(255)).is_some());
+    }
+}

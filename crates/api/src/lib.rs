@@ -1,0 +1,78 @@
+//! The HTTP API of the Content Pipeline Service. Handlers live in `routes/`, one module per
+//! resource; the mechanisms every route shares each live in one module: `auth` (tokens and
+//! the caller), `error` (the envelope), `paging`, `idempotency`, `ratelimit`, `envelope`
+//! (request ids and framework errors), `openapi`.
+
+pub mod auth;
+mod body;
+mod context;
+pub mod deprecation;
+mod envelope;
+pub mod error;
+mod idempotency;
+pub mod openapi;
+mod paging;
+pub mod ratelimit;
+pub mod resources;
+pub mod routes;
+mod state;
+mod telemetry;
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::middleware::{from_fn, from_fn_with_state};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+
+pub use state::{ApiConfig, AppState};
+
+fn v1() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .merge(routes::workspaces::router())
+        .merge(routes::articles::router())
+        .merge(routes::runs::router())
+        .merge(routes::webhooks::router())
+        .merge(routes::tokens::router())
+}
+
+/// The OpenAPI document as served at `/openapi.json`.
+pub fn openapi_document(deprecations: &[deprecation::Deprecation]) -> serde_json::Value {
+    let (_, doc) = v1().split_for_parts();
+    openapi::decorate(doc, deprecations)
+}
+
+/// The whole HTTP application.
+pub fn app(state: AppState) -> Router {
+    telemetry::install();
+    let (v1, doc) = v1().split_for_parts();
+    let doc = openapi::decorate(doc, &state.deprecations);
+    let docs_html = openapi::reference_html(&doc);
+    let v1 = v1
+        .route_layer(from_fn_with_state(state.clone(), idempotency::layer))
+        .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
+        .route_layer(from_fn_with_state(state.clone(), deprecation::announce))
+        .route_layer(from_fn(telemetry::record));
+    Router::new()
+        .merge(v1)
+        .merge(routes::meta::router(doc, docs_html))
+        .fallback(|| async { error::ApiError::new(error::ErrorType::NotFound, "No such route.") })
+        .layer(RequestBodyLimitLayer::new(idempotency::BODY_LIMIT))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Duration::from_secs(30),
+        ))
+        .layer(CatchPanicLayer::new())
+        .layer(TraceLayer::new_for_http())
+        .layer(SetSensitiveRequestHeadersLayer::new([
+            axum::http::header::AUTHORIZATION,
+        ]))
+        .layer(from_fn_with_state(state.clone(), envelope::envelope))
+        .with_state(state)
+}

@@ -1,0 +1,174 @@
+//! The OpenAPI 3.1 document. Operations, parameters and schemas come from the handlers'
+//! annotations (so the document cannot drift from the code); what every `/v1` operation shares
+//! — the bearer scheme, the error responses, the request-id and rate-limit headers — is added
+//! here once.
+
+use serde_json::{Value, json};
+use utoipa::OpenApi;
+
+use crate::deprecation::Deprecation;
+use crate::error::{ErrorEnvelope, ErrorType};
+
+const DESCRIPTION: &str = include_str!("openapi_description.md");
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Content Pipeline Service API", version = "1.0.0"),
+    components(schemas(ErrorEnvelope, ErrorType)),
+    tags(
+        (name = "Workspaces", description = "Tenants; one repository each."),
+        (name = "Articles", description = "Generated MDX articles and their versions."),
+        (name = "Runs", description = "Pipeline runs and their structured logs."),
+        (name = "Webhooks", description = "Subscriptions, deliveries, secret rotation and replay."),
+        (name = "Tokens", description = "API tokens of a workspace (the portal's Settings → API page)."),
+    )
+)]
+pub struct ApiDoc;
+
+fn header(description: &str, schema: Value) -> Value {
+    json!({"description": description, "schema": schema})
+}
+
+/// The shared responses and headers, merged into the generated document.
+pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> Value {
+    let mut doc = serde_json::to_value(doc).unwrap_or_else(|_| json!({}));
+    doc["info"]["description"] = json!(DESCRIPTION);
+    doc["components"]["securitySchemes"]["bearer"] = json!({
+        "type": "http", "scheme": "bearer", "bearerFormat": "cpt_<43 base62><6 base62 CRC32>",
+        "description": "A workspace or platform token. Scopes form a ladder: read < write < publish < admin."
+    });
+    doc["components"]["headers"] = json!({
+        "Request-Id": header("Our id of this request (`req_…`); equals `error.request_id`. Also sent as X-Request-Id.", json!({"type": "string"})),
+        "RateLimit-Policy": header("`\"default\";q=<quota>;w=300`", json!({"type": "string"})),
+        "RateLimit": header("`\"default\";r=<remaining>;t=<seconds until a slot frees>`", json!({"type": "string"})),
+        "X-RateLimit-Limit": header("Requests allowed per 300 s window.", json!({"type": "integer"})),
+        "X-RateLimit-Remaining": header("Requests left in the current window.", json!({"type": "integer"})),
+        "X-RateLimit-Reset": header("Epoch seconds when a slot frees.", json!({"type": "integer"})),
+        "Retry-After": header("Seconds to wait before retrying.", json!({"type": "integer", "minimum": 1})),
+        "Idempotent-Replayed": header("`true` when the response is the stored result of an earlier request with the same Idempotency-Key.", json!({"type": "string", "enum": ["true"]})),
+        "WWW-Authenticate": header("RFC 6750 challenge.", json!({"type": "string"})),
+    });
+    let error_body =
+        json!({"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}});
+    let common = [
+        (
+            "400",
+            "invalid_request: a malformed query parameter, cursor or header",
+        ),
+        (
+            "401",
+            "unauthenticated: missing, malformed, unknown or revoked token",
+        ),
+        ("403", "insufficient_scope: the token's scope is too low"),
+        (
+            "404",
+            "not_found: no such resource, or one of another workspace",
+        ),
+        ("429", "rate_limited: quota exceeded; see Retry-After"),
+        ("500", "internal_error"),
+    ];
+    let header_ref = |name: &str| json!({"$ref": format!("#/components/headers/{name}")});
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return doc;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            let Some(responses) = op["responses"].as_object_mut() else {
+                continue;
+            };
+            for (code, text) in common {
+                responses
+                    .entry(code)
+                    .or_insert_with(|| json!({"description": text, "content": error_body.clone()}));
+            }
+            for (code, response) in responses.iter_mut() {
+                let Some(resp) = response.as_object_mut() else {
+                    continue;
+                };
+                let headers = resp.entry("headers").or_insert_with(|| json!({}));
+                let mut names = vec![
+                    "Request-Id",
+                    "RateLimit-Policy",
+                    "RateLimit",
+                    "X-RateLimit-Limit",
+                    "X-RateLimit-Remaining",
+                    "X-RateLimit-Reset",
+                ];
+                match code.as_str() {
+                    "429" => names.push("Retry-After"),
+                    "401" | "403" => names.push("WWW-Authenticate"),
+                    "409" => names.push("Retry-After"),
+                    c if c.starts_with('2') && matches!(method.as_str(), "post" | "patch") => {
+                        names.push("Idempotent-Replayed")
+                    }
+                    _ => {}
+                }
+                for name in names {
+                    headers[name] = header_ref(name);
+                }
+            }
+            if deprecations
+                .iter()
+                .any(|d| d.path == *path && d.method.as_str().eq_ignore_ascii_case(method))
+            {
+                op["deprecated"] = json!(true);
+            }
+        }
+    }
+    doc
+}
+
+/// A readable reference of the document, served at `/docs` (no scripts, works offline).
+pub fn reference_html(doc: &Value) -> String {
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut out = String::from(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Content Pipeline API reference</title>\
+         <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}\
+         code,pre{background:#f4f4f4;padding:.1rem .3rem}h3{margin-top:2rem}</style></head><body>\
+         <h1>Content Pipeline API reference</h1><p>Machine-readable: <a href=\"/openapi.json\">/openapi.json</a>. \
+         Errors: <a href=\"/docs/errors\">/docs/errors</a>.</p>",
+    );
+    if let Some(desc) = doc["info"]["description"].as_str() {
+        out.push_str(&format!(
+            "<pre style=\"white-space:pre-wrap\">{}</pre>",
+            esc(desc)
+        ));
+    }
+    if let Some(paths) = doc["paths"].as_object() {
+        for (path, item) in paths {
+            let Some(item) = item.as_object() else {
+                continue;
+            };
+            for (method, op) in item {
+                let summary = op["summary"].as_str().unwrap_or("");
+                let description = op["description"].as_str().unwrap_or("");
+                let scopes = op["security"][0]["bearer"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "<h3><code>{} {}</code> — {}</h3><p>{}</p><p>Scope: <code>{}</code></p>",
+                    method.to_uppercase(),
+                    esc(path),
+                    esc(summary),
+                    esc(description),
+                    esc(&scopes)
+                ));
+            }
+        }
+    }
+    out.push_str("</body></html>");
+    out
+}

@@ -1,0 +1,95 @@
+//! Everything outside `/v1`: health, metrics, the OpenAPI document, the readable reference,
+//! the error catalogue and published articles. None of it needs a token.
+
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use domain::ArticleId;
+
+use super::parse_id;
+use crate::error::{ApiError, ApiResult, ErrorType};
+use crate::state::AppState;
+
+pub fn router(openapi: serde_json::Value, docs_html: String) -> Router<AppState> {
+    Router::new()
+        .route(
+            "/healthz",
+            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
+        )
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .route("/openapi.json", get(move || async move { Json(openapi) }))
+        .route("/docs", get(move || async move { Html(docs_html) }))
+        .route("/docs/errors", get(errors_page))
+        .route("/published/{id}", get(published))
+}
+
+async fn readyz(State(state): State<AppState>) -> Response {
+    if state.store.ping().await {
+        Json(serde_json::json!({"status": "ready"})).into_response()
+    } else {
+        ApiError::new(
+            ErrorType::ServiceUnavailable,
+            "The database is not reachable.",
+        )
+        .into_response()
+    }
+}
+
+async fn metrics() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        crate::telemetry::render(),
+    )
+        .into_response()
+}
+
+async fn errors_page() -> Html<String> {
+    let rows: String = ErrorType::ALL
+        .iter()
+        .map(|t| {
+            format!(
+                "<section id=\"{id}\"><h2><code>{id}</code> — HTTP {status}</h2><p>{text}</p></section>\n",
+                id = t.as_str(),
+                status = t.status().as_u16(),
+                text = t.explanation()
+            )
+        })
+        .collect();
+    Html(format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Errors — Content Pipeline API</title></head>\
+         <body><h1>Errors</h1><p>Every error body is <code>{{\"error\":{{\"type\",\"message\",\"request_id\",\"docs\",\"param\"?}}}}</code>; \
+         <code>request_id</code> equals the <code>Request-Id</code> header.</p>\n{rows}</body></html>"
+    ))
+}
+
+/// The published version of an article, as MDX.
+async fn published(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+) -> ApiResult<Response> {
+    let article_id: ArticleId = parse_id(&id, "published article")?;
+    let article = state
+        .store
+        .article(article_id)
+        .await?
+        .filter(|a| a.published_version.is_some())
+        .ok_or_else(|| ApiError::not_found("published article", &id))?;
+    let version = article.published_version.unwrap_or(article.version);
+    let body = state
+        .store
+        .article_versions(article.id, Some(version + 1), 1)
+        .await?
+        .into_iter()
+        .next()
+        .map(|v| v.mdx_body)
+        .ok_or_else(|| ApiError::not_found("published article", &id))?;
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+        body,
+    )
+        .into_response())
+}

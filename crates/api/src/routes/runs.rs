@@ -1,0 +1,193 @@
+use axum::extract::{Path as UrlPath, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use domain::{RunId, RunSource, Scope, Tier};
+use serde::Deserialize;
+use store::{NewRun, StoreError, TriggerOutcome, WorkspaceRecord};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::{ensure_active, parse_id, workspace_for};
+use crate::auth::Auth;
+use crate::body::{JsonBody, required_text};
+use crate::error::{ApiError, ApiResult, ErrorEnvelope};
+use crate::idempotency::Idempotency;
+use crate::paging::{ListQuery, Page, PageParams, keyset_position};
+use crate::resources::{Run, RunLogEvent};
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_runs, trigger_run))
+        .routes(routes!(get_run))
+        .routes(routes!(run_log))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerRun {
+    /// The feature to generate: an id of `.content-pipeline/features.toml`, or a file or folder
+    /// of the repository (an implicit feature).
+    pub feature_id: String,
+    /// `priority` runs are claimed before any `standard` run. Default `standard`.
+    pub tier: Option<Tier>,
+    /// Whether `run.completed` / `run.failed` are emitted for this run. Default true.
+    pub notify_on_complete: Option<bool>,
+}
+
+/// Checks what can be checked of a feature id before a worker reads the repository.
+pub fn validate_feature(ws: &WorkspaceRecord, feature_id: &str) -> ApiResult<()> {
+    required_text("feature_id", feature_id, 200)?;
+    if feature_id.chars().any(char::is_control) {
+        return Err(ApiError::validation(
+            "feature_id",
+            "feature_id must not contain control characters.",
+        ));
+    }
+    if ws.repo_path.is_none() {
+        return Err(ApiError::validation(
+            "feature_id",
+            "The workspace has no repo_path, so no feature can resolve.",
+        ));
+    }
+    Ok(())
+}
+
+/// Queues a run or joins the one already queued for the feature, answering 201 or 200.
+/// Shared by run triggers and article regeneration.
+pub async fn queue_run(state: &AppState, idem: &Idempotency, new: NewRun) -> ApiResult<Response> {
+    // Two nodes may insert the same feature at once on PostgreSQL; the loser sees the
+    // unique index and coalesces on its second try.
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let mut tx = state.store.begin().await?;
+        let outcome = match tx.trigger_run(new.clone(), state.clock.timestamp()).await {
+            Err(StoreError::Conflict) if attempt < 3 => continue,
+            other => other?,
+        };
+        let (status, location) = match &outcome {
+            TriggerOutcome::Created(r) => (
+                StatusCode::CREATED,
+                Some(state.url(&format!("/v1/runs/{}", r.id))),
+            ),
+            TriggerOutcome::Coalesced(_) => (StatusCode::OK, None),
+        };
+        let run = Run::new(state, outcome.run().clone());
+        let response = idem.respond(&mut tx, status, location, &run).await?;
+        tx.commit().await?;
+        return Ok(response);
+    }
+}
+
+/// List runs
+///
+/// Newest first. Scope: read.
+#[utoipa::path(get, path = "/v1/workspaces/{ws}/runs", tag = "Runs",
+    params(("ws" = String, Path), PageParams), security(("bearer" = ["read"])),
+    responses((status = 200, body = Page<Run>), (status = 400, body = ErrorEnvelope)))]
+async fn list_runs(
+    State(state): State<AppState>,
+    auth: Auth,
+    UrlPath(ws): UrlPath<String>,
+    q: ListQuery,
+) -> ApiResult<axum::Json<Page<Run>>> {
+    let ws = workspace_for(&state, &auth, &ws, Scope::Read).await?;
+    let list = format!("runs:{}", ws.id);
+    let page = state.cursors.keyset(&list, &q)?;
+    let rows = state.store.runs(ws.id, &page).await?;
+    Ok(axum::Json(state.cursors.page(
+        &list,
+        q.limit,
+        rows,
+        |r| keyset_position(r.created_at, r.id),
+        |r| Run::new(&state, r),
+    )))
+}
+
+/// Trigger a run
+///
+/// Queues a run of the pipeline for a feature: 201 with the new run (status `queued`,
+/// `source: "api"`). When a run for the same feature is already queued and not started, that
+/// run is returned instead with 200: it is upgraded to `priority` if asked and its
+/// `notify_on_complete` is OR-ed (coalescing, as CI systems skip superseded queued builds).
+/// Scope: write.
+#[utoipa::path(post, path = "/v1/workspaces/{ws}/runs", tag = "Runs",
+    params(("ws" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    request_body = TriggerRun, security(("bearer" = ["write"])),
+    responses((status = 201, body = Run, headers(("Location" = String))),
+        (status = 200, description = "Coalesced into the run already queued for this feature", body = Run),
+        (status = 409, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
+async fn trigger_run(
+    State(state): State<AppState>,
+    auth: Auth,
+    idem: Idempotency,
+    UrlPath(ws): UrlPath<String>,
+    body: JsonBody,
+) -> ApiResult<Response> {
+    let ws = workspace_for(&state, &auth, &ws, Scope::Write).await?;
+    ensure_active(&ws)?;
+    let req: TriggerRun = body.parse()?;
+    validate_feature(&ws, &req.feature_id)?;
+    let new = NewRun {
+        workspace_id: ws.id,
+        feature_id: req.feature_id,
+        surfaces: None,
+        source: RunSource::Api,
+        tier: req.tier.unwrap_or_default(),
+        notify_on_complete: req.notify_on_complete.unwrap_or(true),
+    };
+    queue_run(&state, &idem, new).await
+}
+
+/// Get a run
+#[utoipa::path(get, path = "/v1/runs/{id}", tag = "Runs", params(("id" = String, Path)),
+    security(("bearer" = ["read"])), responses((status = 200, body = Run)))]
+async fn get_run(
+    State(state): State<AppState>,
+    auth: Auth,
+    UrlPath(id): UrlPath<String>,
+) -> ApiResult<axum::Json<Run>> {
+    let run_id: RunId = parse_id(&id, "run")?;
+    let run = state
+        .store
+        .run(run_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("run", &id))?;
+    auth.check(run.workspace_id, Scope::Read, "run", &id)?;
+    Ok(axum::Json(Run::new(&state, run)))
+}
+
+/// Get a run's log
+///
+/// Structured events `{seq, ts, level, stage, message, data}`, oldest first, paged like every
+/// list (the cursor resumes after the last `seq`). Stages: resolve, collect, extract, render,
+/// validate, store, notify. Scope: read.
+#[utoipa::path(get, path = "/v1/runs/{id}/log", tag = "Runs",
+    params(("id" = String, Path), PageParams), security(("bearer" = ["read"])),
+    responses((status = 200, body = Page<RunLogEvent>), (status = 400, body = ErrorEnvelope)))]
+async fn run_log(
+    State(state): State<AppState>,
+    auth: Auth,
+    UrlPath(id): UrlPath<String>,
+    q: ListQuery,
+) -> ApiResult<axum::Json<Page<RunLogEvent>>> {
+    let run_id: RunId = parse_id(&id, "run")?;
+    let run = state
+        .store
+        .run(run_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("run", &id))?;
+    auth.check(run.workspace_id, Scope::Read, "run", &id)?;
+    let list = format!("log:{run_id}");
+    let after = state.cursors.seq(&list, &q)?.unwrap_or(0);
+    let rows = state.store.run_events(run_id, after, q.limit + 1).await?;
+    Ok(axum::Json(state.cursors.page(
+        &list,
+        q.limit,
+        rows,
+        |r| r.seq.to_string(),
+        RunLogEvent::from,
+    )))
+}

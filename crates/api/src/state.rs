@@ -1,0 +1,78 @@
+use std::ops::Deref;
+use std::sync::Arc;
+
+use domain::Clock;
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+use store::Store;
+use webhooks::{AddressPolicy, SecretBox};
+
+use crate::paging::CursorCodec;
+use crate::ratelimit::RateLimiter;
+
+/// What the API needs from configuration.
+#[derive(Clone, Debug)]
+pub struct ApiConfig {
+    /// Used in `runs_url`, `log_url`, `Location`, `docs` and `public_url`; no trailing slash.
+    pub base_url: String,
+    pub default_rate_limit: u32,
+    /// The server key: encrypts webhook secrets at rest and signs cursors.
+    pub server_key: [u8; 32],
+    pub address_policy: AddressPolicy,
+    /// Operations announced as deprecated.
+    pub deprecations: Vec<crate::deprecation::Deprecation>,
+}
+
+pub struct Inner {
+    pub store: Store,
+    pub clock: Clock,
+    pub base_url: Arc<str>,
+    pub default_rate_limit: u32,
+    pub secrets: SecretBox,
+    pub cursors: CursorCodec,
+    pub limiter: RateLimiter,
+    pub address_policy: AddressPolicy,
+    pub deprecations: Vec<crate::deprecation::Deprecation>,
+}
+
+/// Shared by every handler; cheap to clone.
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+impl Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+/// Derives a purpose-specific key so one server key never serves two algorithms directly.
+pub fn derive_key(server_key: &[u8; 32], purpose: &str) -> [u8; 32] {
+    let mut mac = match Hmac::<Sha256>::new_from_slice(server_key) {
+        Ok(m) => m,
+        Err(_) => return *server_key,
+    };
+    mac.update(purpose.as_bytes());
+    mac.finalize().into_bytes().into()
+}
+
+impl AppState {
+    pub fn new(store: Store, clock: Clock, config: ApiConfig) -> Self {
+        let base_url = config.base_url.trim_end_matches('/').to_owned();
+        Self(Arc::new(Inner {
+            secrets: SecretBox::new(&derive_key(&config.server_key, "webhook-secrets-v1")),
+            cursors: CursorCodec::new(derive_key(&config.server_key, "cursors-v1")),
+            limiter: RateLimiter::new(clock.clone()),
+            store,
+            clock,
+            base_url: base_url.into(),
+            default_rate_limit: config.default_rate_limit,
+            address_policy: config.address_policy,
+            deprecations: config.deprecations,
+        }))
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+}

@@ -1,0 +1,97 @@
+//! Configuration: defaults < optional TOML file (`--config`) < `CONTENT_PIPELINE_*`
+//! environment variables.
+
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Config {
+    /// `sqlite://…` or `postgres://…`.
+    pub database_url: String,
+    /// Listen address; `:0` picks a free port (the bound address is logged).
+    pub bind: String,
+    /// Used in links; defaults to `http://<bound address>`.
+    pub base_url: Option<String>,
+    /// Delay before each delivery attempt.
+    pub webhook_retry_schedule: String,
+    pub webhook_timeout: String,
+    /// CIDR ranges exempt from the private-address block.
+    pub webhook_allowed_cidrs: String,
+    pub drift_interval: String,
+    /// Shared rate limiter for several API nodes (not used yet; see README).
+    pub redis_url: Option<String>,
+    /// Requests per 300 s for tokens without their own limit.
+    pub default_rate_limit: u32,
+    /// The server key (32 bytes, standard base64). When unset it is read from `key_file`,
+    /// which is created on first start.
+    pub secret_key: Option<String>,
+    pub key_file: PathBuf,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            database_url: "sqlite://content-pipeline.db".into(),
+            bind: "127.0.0.1:8080".into(),
+            base_url: None,
+            webhook_retry_schedule: "0s,5s,5m,30m,2h,5h,10h,14h,20h,24h".into(),
+            webhook_timeout: "15s".into(),
+            webhook_allowed_cidrs: String::new(),
+            drift_interval: "10m".into(),
+            redis_url: None,
+            default_rate_limit: 600,
+            secret_key: None,
+            key_file: PathBuf::from("content-pipeline.key"),
+        }
+    }
+}
+
+impl Config {
+    pub fn load(file: Option<&Path>) -> anyhow::Result<Self> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        if let Some(file) = file {
+            if !file.exists() {
+                anyhow::bail!("config file {} does not exist", file.display());
+            }
+            figment = figment.merge(Toml::file(file));
+        }
+        let config: Config = figment
+            .merge(Env::prefixed("CONTENT_PIPELINE_"))
+            .extract()?;
+        Ok(config)
+    }
+
+    /// The server key: configured, or read from (and on first start written to) the key file.
+    pub fn server_key(&self) -> anyhow::Result<[u8; 32]> {
+        use base64::Engine as _;
+        let text = match &self.secret_key {
+            Some(k) => k.clone(),
+            None if self.key_file.exists() => std::fs::read_to_string(&self.key_file)?,
+            None => {
+                let text = webhooks::SecretBox::generate_key_text();
+                write_private(&self.key_file, &text)?;
+                tracing::info!(path = %self.key_file.display(), "generated a new server key");
+                text
+            }
+        };
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text.trim())
+            .map_err(|_| anyhow::anyhow!("the server key must be standard base64"))?;
+        bytes
+            .try_into()
+            .map_err(|_| anyhow::anyhow!("the server key must be 32 bytes"))
+    }
+}
+
+fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(text.as_bytes())?;
+    Ok(())
+}

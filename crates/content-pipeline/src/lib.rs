@@ -1,0 +1,8 @@
+//! The Content Pipeline Service as a program: configuration, start-up and the CLI commands.
+//! The parts it assembles live in their own crates: `domain`, `store`, `api`, `webhooks`.
+
+pub mod config;
+pub mod startup;
+
+pub use config::Config;
+pub use startup::Application;

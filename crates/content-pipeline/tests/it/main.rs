@@ -1,0 +1,1 @@
+//! Black-box tests over HTTP; modules are added below.

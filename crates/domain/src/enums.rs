@@ -1,0 +1,172 @@
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("'{value}' is not a valid {kind}")]
+pub struct ParseEnumError {
+    pub kind: &'static str,
+    pub value: String,
+}
+
+impl ParseEnumError {
+    pub fn new(kind: &'static str, value: &str) -> Self {
+        Self {
+            kind,
+            value: value.chars().take(64).collect(),
+        }
+    }
+}
+
+/// Declares a closed set of wire strings with `as_str`, `FromStr`, `Display`, serde and schema.
+macro_rules! wire_enum {
+    ($(#[$doc:meta])* $name:ident, $kind:literal { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+        pub enum $name {
+            $(#[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = ParseEnumError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($text => Ok($name::$variant),)+
+                    _ => Err(ParseEnumError::new($kind, s)),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+wire_enum!(
+    /// The four places an article is published to.
+    Surface, "surface" {
+        HelpCenter = "help-center",
+        DevDocs = "dev-docs",
+        Changelog = "changelog",
+        Blog = "blog",
+    }
+);
+
+wire_enum!(
+    /// `draft` and `capture_grounded` are written by runs; `published` only by publish.
+    ArticleStatus, "article status" {
+        Draft = "draft",
+        Published = "published",
+        CaptureGrounded = "capture_grounded",
+    }
+);
+
+wire_enum!(
+    /// queued → running → succeeded | failed.
+    RunStatus, "run status" {
+        Queued = "queued",
+        Running = "running",
+        Succeeded = "succeeded",
+        Failed = "failed",
+    }
+);
+
+wire_enum!(
+    /// Who asked for a run.
+    RunSource, "run source" {
+        Api = "api",
+        Portal = "portal",
+        Manual = "manual",
+    }
+);
+
+wire_enum!(
+    /// `priority` runs are claimed before any `standard` run.
+    Tier, "tier" {
+        Standard = "standard",
+        Priority = "priority",
+    }
+);
+
+wire_enum!(
+    /// pending → delivering → delivered | failed (→ pending again) | dead.
+    DeliveryStatus, "delivery status" {
+        Pending = "pending",
+        Delivering = "delivering",
+        Delivered = "delivered",
+        Failed = "failed",
+        Dead = "dead",
+    }
+);
+
+wire_enum!(
+    /// The events a webhook subscription can ask for.
+    EventType, "event type" {
+        RunCompleted = "run.completed",
+        RunFailed = "run.failed",
+        ArticleDrafted = "article.drafted",
+        ArticlePublished = "article.published",
+        DriftDetected = "drift.detected",
+    }
+);
+
+impl RunStatus {
+    /// The only moves a run may make; anything else is a bug in the caller.
+    pub fn can_become(self, next: RunStatus) -> bool {
+        use RunStatus::*;
+        matches!(
+            (self, next),
+            (Queued, Running)
+                | (Running, Succeeded)
+                | (Running, Failed)
+                | (Running, Queued)
+                | (Queued, Failed)
+        )
+    }
+
+    pub fn is_finished(self) -> bool {
+        matches!(self, RunStatus::Succeeded | RunStatus::Failed)
+    }
+}
+
+impl Default for Tier {
+    fn default() -> Self {
+        Tier::Standard
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_strings_round_trip() {
+        for s in Surface::ALL {
+            assert_eq!(s.as_str().parse::<Surface>(), Ok(*s));
+        }
+        assert_eq!(
+            serde_json::to_string(&EventType::DriftDetected)
+                .ok()
+                .as_deref(),
+            Some("\"drift.detected\"")
+        );
+        assert!("Help-Center".parse::<Surface>().is_err());
+    }
+
+    #[test]
+    fn runs_only_move_forward() {
+        assert!(RunStatus::Queued.can_become(RunStatus::Running));
+        assert!(!RunStatus::Succeeded.can_become(RunStatus::Running));
+        assert!(!RunStatus::Queued.can_become(RunStatus::Succeeded));
+    }
+}

@@ -1,0 +1,167 @@
+use domain::{ArticleId, ArticleStatus, RunId, Surface, Timestamp, WorkspaceId};
+
+use crate::engine::{read, write};
+use crate::{ArticleRecord, ArticleVersionRecord, JsonText, KeysetPage, Store, StoreError, Tx};
+
+const ARTICLE_COLUMNS: &str = "id, workspace_id, feature_id, surface, title, status, version, \
+    run_id, mdx_body, public_url, published_version, created_at, updated_at";
+
+/// Optional filters of the article list.
+#[derive(Clone, Debug, Default)]
+pub struct ArticleFilter {
+    pub feature_id: Option<String>,
+    pub surface: Option<Surface>,
+    pub status: Option<ArticleStatus>,
+}
+
+impl Store {
+    pub async fn article(&self, id: ArticleId) -> Result<Option<ArticleRecord>, StoreError> {
+        let sql = format!("SELECT {ARTICLE_COLUMNS} FROM articles WHERE id = $1");
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(c)
+            .await?))
+    }
+
+    pub async fn articles(
+        &self,
+        workspace: WorkspaceId,
+        filter: &ArticleFilter,
+        page: &KeysetPage,
+    ) -> Result<Vec<ArticleRecord>, StoreError> {
+        let (at, id) = page.bounds();
+        let sql = format!(
+            "SELECT {ARTICLE_COLUMNS} FROM articles
+             WHERE workspace_id = $1 AND ($2 IS NULL OR feature_id = $2)
+               AND ($3 IS NULL OR surface = $3) AND ($4 IS NULL OR status = $4)
+               AND (created_at, id) < ($5, $6)
+             ORDER BY created_at DESC, id DESC LIMIT $7"
+        );
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(workspace)
+            .bind(filter.feature_id.as_deref())
+            .bind(filter.surface)
+            .bind(filter.status)
+            .bind(at)
+            .bind(id)
+            .bind(page.fetch())
+            .fetch_all(c)
+            .await?))
+    }
+
+    /// Every version of an article, newest first, paged by version number.
+    pub async fn article_versions(
+        &self,
+        article: ArticleId,
+        before_version: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<ArticleVersionRecord>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT article_id, version, run_id, title, status, mdx_body, provenance, created_at
+             FROM article_versions WHERE article_id = $1 AND version < $2
+             ORDER BY version DESC LIMIT $3"
+        )
+        .bind(article)
+        .bind(before_version.unwrap_or(i64::MAX))
+        .bind(limit)
+        .fetch_all(c)
+        .await?))
+    }
+}
+
+/// What a run produced for one surface of a feature.
+#[derive(Clone, Debug)]
+pub struct NewArticleVersion {
+    pub workspace_id: WorkspaceId,
+    pub feature_id: String,
+    pub surface: Surface,
+    pub title: String,
+    pub status: ArticleStatus,
+    pub mdx_body: String,
+    pub provenance: serde_json::Value,
+    pub run_id: RunId,
+}
+
+impl Tx {
+    /// Publishes the article's current version. `None` when the article does not exist;
+    /// `Some((article, false))` when that version was already published (nothing changed).
+    pub async fn publish_article(
+        &mut self,
+        id: ArticleId,
+        public_url: &str,
+        now: Timestamp,
+    ) -> Result<Option<(ArticleRecord, bool)>, StoreError> {
+        let update = format!(
+            "UPDATE articles SET status = 'published', public_url = $2, published_version = version,
+                 updated_at = $3
+             WHERE id = $1 AND status <> 'published' RETURNING {ARTICLE_COLUMNS}"
+        );
+        let changed: Option<ArticleRecord> =
+            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(update))
+                .bind(id)
+                .bind(public_url)
+                .bind(now)
+                .fetch_optional(c)
+                .await?);
+        if let Some(article) = changed {
+            return Ok(Some((article, true)));
+        }
+        let select = format!("SELECT {ARTICLE_COLUMNS} FROM articles WHERE id = $1");
+        let current: Option<ArticleRecord> =
+            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(select))
+                .bind(id)
+                .fetch_optional(c)
+                .await?);
+        Ok(current.map(|a| (a, false)))
+    }
+
+    /// Writes the next version of the (workspace, feature, surface) article, creating the
+    /// article on its first version. A run that already wrote a version of this article gets
+    /// [`StoreError::Conflict`], so a retried run can never write a version twice.
+    pub async fn write_article_version(
+        &mut self,
+        new: &NewArticleVersion,
+        now: Timestamp,
+    ) -> Result<ArticleRecord, StoreError> {
+        let upsert = format!(
+            "INSERT INTO articles (id, workspace_id, feature_id, surface, title, status, version,
+                 run_id, mdx_body, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $9)
+             ON CONFLICT (workspace_id, feature_id, surface) DO UPDATE SET
+                 title = excluded.title, status = excluded.status,
+                 version = articles.version + 1, run_id = excluded.run_id,
+                 mdx_body = excluded.mdx_body, updated_at = excluded.updated_at
+             RETURNING {ARTICLE_COLUMNS}"
+        );
+        let article: ArticleRecord = write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(upsert))
+            .bind(ArticleId::generate())
+            .bind(new.workspace_id)
+            .bind(&new.feature_id)
+            .bind(new.surface)
+            .bind(&new.title)
+            .bind(new.status)
+            .bind(new.run_id)
+            .bind(&new.mdx_body)
+            .bind(now)
+            .fetch_one(c)
+            .await?);
+        write!(self, |c| sqlx::query(
+            "INSERT INTO article_versions (article_id, version, run_id, title, status, mdx_body,
+                 provenance, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        )
+        .bind(article.id)
+        .bind(article.version)
+        .bind(new.run_id)
+        .bind(&new.title)
+        .bind(new.status)
+        .bind(&new.mdx_body)
+        .bind(JsonText(&new.provenance))
+        .bind(now)
+        .execute(c)
+        .await
+        .map_err(StoreError::from_write)?
+        .rows_affected());
+        Ok(article)
+    }
+}

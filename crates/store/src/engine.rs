@@ -1,0 +1,187 @@
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{Postgres, Sqlite, Transaction};
+
+use crate::StoreError;
+
+/// Which engine a [`Store`] runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Pools {
+    /// SQLite admits one writer at a time: a dedicated one-connection writer pool queues our
+    /// own writes in-process instead of letting them collide on SQLITE_BUSY.
+    Sqlite {
+        reader: SqlitePool,
+        writer: SqlitePool,
+    },
+    Postgres(PgPool),
+}
+
+/// The handle every part of the service shares; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pub(crate) pools: Pools,
+}
+
+/// A write transaction. On SQLite it starts with `BEGIN IMMEDIATE` so a read-then-write never
+/// fails on a lock upgrade.
+pub struct Tx {
+    pub(crate) inner: TxInner,
+}
+
+pub(crate) enum TxInner {
+    Sqlite(Transaction<'static, Sqlite>),
+    Postgres(Transaction<'static, Postgres>),
+}
+
+/// Runs `$body` with `$c` bound to a reader pool of whichever engine the store has.
+macro_rules! read {
+    ($store:expr, |$c:ident| $body:expr) => {
+        match &$store.pools {
+            $crate::engine::Pools::Sqlite { reader, .. } => {
+                let $c = reader;
+                $body
+            }
+            $crate::engine::Pools::Postgres(pool) => {
+                let $c = pool;
+                $body
+            }
+        }
+    };
+}
+
+/// Runs `$body` with `$c` bound to the transaction's connection.
+macro_rules! write {
+    ($tx:expr, |$c:ident| $body:expr) => {
+        match &mut $tx.inner {
+            $crate::engine::TxInner::Sqlite(t) => {
+                let $c = &mut **t;
+                $body
+            }
+            $crate::engine::TxInner::Postgres(t) => {
+                let $c = &mut **t;
+                $body
+            }
+        }
+    };
+}
+
+pub(crate) use {read, write};
+
+/// Options for connecting; defaults suit a laptop.
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    pub max_connections: u32,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self { max_connections: 8 }
+    }
+}
+
+impl Store {
+    /// Connects to `sqlite://path` (created when missing) or `postgres://…`.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_with(url, ConnectOptions::default()).await
+    }
+
+    pub async fn connect_with(url: &str, opts: ConnectOptions) -> Result<Self, StoreError> {
+        if url.starts_with("sqlite:") {
+            let base = SqliteConnectOptions::from_str(url)?
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(5))
+                .foreign_keys(true)
+                .create_if_missing(true)
+                .pragma("temp_store", "memory")
+                .pragma("cache_size", "-16000");
+            let writer = SqlitePoolOptions::new()
+                .max_connections(1)
+                .connect_with(base.clone())
+                .await?;
+            let reader = SqlitePoolOptions::new()
+                .max_connections(opts.max_connections.max(1))
+                .connect_with(base)
+                .await?;
+            Ok(Self {
+                pools: Pools::Sqlite { reader, writer },
+            })
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let pool = PgPoolOptions::new()
+                .max_connections(opts.max_connections.max(2))
+                .acquire_timeout(Duration::from_secs(10))
+                .connect(url)
+                .await?;
+            Ok(Self {
+                pools: Pools::Postgres(pool),
+            })
+        } else {
+            Err(StoreError::UnsupportedUrl)
+        }
+    }
+
+    pub fn engine(&self) -> Engine {
+        match self.pools {
+            Pools::Sqlite { .. } => Engine::Sqlite,
+            Pools::Postgres(_) => Engine::Postgres,
+        }
+    }
+
+    /// Applies the embedded migrations of this engine.
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        match &self.pools {
+            Pools::Sqlite { writer, .. } => {
+                sqlx::migrate!("./migrations/sqlite").run(writer).await?
+            }
+            Pools::Postgres(pool) => sqlx::migrate!("./migrations/postgres").run(pool).await?,
+        }
+        Ok(())
+    }
+
+    /// Starts a write transaction.
+    pub async fn begin(&self) -> Result<Tx, StoreError> {
+        let inner = match &self.pools {
+            Pools::Sqlite { writer, .. } => {
+                TxInner::Sqlite(writer.begin_with("BEGIN IMMEDIATE").await?)
+            }
+            Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+        };
+        Ok(Tx { inner })
+    }
+
+    /// True when the database answers; used by `/readyz`.
+    pub async fn ping(&self) -> bool {
+        read!(self, |c| sqlx::query("SELECT 1").execute(c).await.is_ok())
+    }
+
+    pub async fn close(&self) {
+        match &self.pools {
+            Pools::Sqlite { reader, writer } => {
+                reader.close().await;
+                writer.close().await;
+            }
+            Pools::Postgres(pool) => pool.close().await,
+        }
+    }
+}
+
+impl Tx {
+    pub async fn commit(self) -> Result<(), StoreError> {
+        match self.inner {
+            TxInner::Sqlite(t) => t.commit().await?,
+            TxInner::Postgres(t) => t.commit().await?,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,31 @@
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A unique constraint refused the write (duplicate webhook URL, a second queued run…).
+    #[error("unique constraint violated")]
+    Conflict,
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    #[error("stored data is malformed: {0}")]
+    Corrupt(String),
+    #[error("unsupported database url (use sqlite://… or postgres://…)")]
+    UnsupportedUrl,
+}
+
+impl StoreError {
+    /// Maps a constraint violation to [`StoreError::Conflict`] by its SQLSTATE/extended code,
+    /// never by message text.
+    pub(crate) fn from_write(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict,
+            _ => StoreError::Database(e),
+        }
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError::Corrupt(e.to_string())
+    }
+}

@@ -1,0 +1,174 @@
+//! Idempotency records (IETF draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
+//!
+//! A request first *claims* its key in a short transaction of its own: that is what lets a
+//! concurrent duplicate see "in progress". The outcome is then written by
+//! [`Tx::complete_idempotency`] inside the transaction of the side effect itself, so the
+//! resource and the record that replays it commit or vanish together.
+
+use domain::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::write;
+use crate::{JsonText, Store, StoreError, Tx};
+
+/// A key this request owns until it completes or releases it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claim {
+    pub owner: String,
+    pub key: String,
+}
+
+/// A finished request's response, replayed byte for byte.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    #[serde(skip)]
+    pub body: Vec<u8>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    Claimed(Claim),
+    Replay(StoredResponse),
+    InProgress,
+    /// The key was used with a different request.
+    Mismatch,
+}
+
+#[derive(sqlx::FromRow)]
+struct Existing {
+    fingerprint: String,
+    status_code: Option<i64>,
+    response_headers: Option<JsonText<Vec<(String, String)>>>,
+    response_body: Option<Vec<u8>>,
+}
+
+impl Store {
+    /// Claims `key` for `owner`. Records created before `expired_before` are forgotten;
+    /// unfinished ones created before `abandoned_before` belonged to a process that died and
+    /// are taken over.
+    pub async fn claim_idempotency_key(
+        &self,
+        claim: Claim,
+        fingerprint: &str,
+        now: Timestamp,
+        expired_before: Timestamp,
+        abandoned_before: Timestamp,
+    ) -> Result<ClaimOutcome, StoreError> {
+        let mut tx = self.begin().await?;
+        write!(tx, |c| sqlx::query(
+            "DELETE FROM idempotency_keys WHERE owner = $1 AND idempotency_key = $2
+               AND (created_at < $3 OR (status_code IS NULL AND created_at < $4))"
+        )
+        .bind(&claim.owner)
+        .bind(&claim.key)
+        .bind(expired_before)
+        .bind(abandoned_before)
+        .execute(c)
+        .await?
+        .rows_affected());
+        let inserted = write!(tx, |c| sqlx::query(
+            "INSERT INTO idempotency_keys (owner, idempotency_key, fingerprint, created_at)
+             VALUES ($1, $2, $3, $4) ON CONFLICT (owner, idempotency_key) DO NOTHING"
+        )
+        .bind(&claim.owner)
+        .bind(&claim.key)
+        .bind(fingerprint)
+        .bind(now)
+        .execute(c)
+        .await?
+        .rows_affected());
+        if inserted == 1 {
+            tx.commit().await?;
+            return Ok(ClaimOutcome::Claimed(claim));
+        }
+        let existing: Existing = write!(tx, |c| {
+            sqlx::query_as(
+            "SELECT fingerprint, status_code, response_headers, response_body FROM idempotency_keys
+             WHERE owner = $1 AND idempotency_key = $2"
+        )
+        .bind(&claim.owner)
+        .bind(&claim.key)
+        .fetch_one(c)
+        .await?
+        });
+        tx.commit().await?;
+        if existing.fingerprint != fingerprint {
+            return Ok(ClaimOutcome::Mismatch);
+        }
+        Ok(match existing.status_code {
+            None => ClaimOutcome::InProgress,
+            Some(status) => ClaimOutcome::Replay(StoredResponse {
+                status: u16::try_from(status)
+                    .map_err(|_| StoreError::Corrupt("idempotent status".into()))?,
+                headers: existing.response_headers.map(|h| h.0).unwrap_or_default(),
+                body: existing.response_body.unwrap_or_default(),
+            }),
+        })
+    }
+
+    /// Stores the outcome of a claimed request that had no transaction of its own (a 4xx).
+    pub async fn complete_idempotency(
+        &self,
+        claim: &Claim,
+        response: &StoredResponse,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.begin().await?;
+        tx.complete_idempotency(claim, response).await?;
+        tx.commit().await
+    }
+
+    /// Forgets an unfinished claim so that a retry runs again (after a 5xx, 401, 403 or 429).
+    pub async fn release_idempotency(&self, claim: &Claim) -> Result<(), StoreError> {
+        let mut tx = self.begin().await?;
+        write!(tx, |c| sqlx::query(
+            "DELETE FROM idempotency_keys
+             WHERE owner = $1 AND idempotency_key = $2 AND status_code IS NULL"
+        )
+        .bind(&claim.owner)
+        .bind(&claim.key)
+        .execute(c)
+        .await?
+        .rows_affected());
+        tx.commit().await
+    }
+
+    /// Deletes records older than the idempotency window; returns how many.
+    pub async fn purge_idempotency(&self, expired_before: Timestamp) -> Result<u64, StoreError> {
+        let mut tx = self.begin().await?;
+        let n = write!(tx, |c| sqlx::query(
+            "DELETE FROM idempotency_keys WHERE created_at < $1"
+        )
+        .bind(expired_before)
+        .execute(c)
+        .await?
+        .rows_affected());
+        tx.commit().await?;
+        Ok(n)
+    }
+}
+
+impl Tx {
+    /// Records the response of a claimed request, in the caller's transaction.
+    pub async fn complete_idempotency(
+        &mut self,
+        claim: &Claim,
+        response: &StoredResponse,
+    ) -> Result<(), StoreError> {
+        write!(self, |c| {
+            sqlx::query(
+            "UPDATE idempotency_keys SET status_code = $3, response_headers = $4, response_body = $5
+             WHERE owner = $1 AND idempotency_key = $2"
+        )
+        .bind(&claim.owner)
+        .bind(&claim.key)
+        .bind(i64::from(response.status))
+        .bind(JsonText(&response.headers))
+        .bind(&response.body)
+        .execute(c)
+        .await?.rows_affected()
+        });
+        Ok(())
+    }
+}

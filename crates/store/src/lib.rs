@@ -1,0 +1,29 @@
+//! The data layer. One API, two engines: embedded SQLite for a laptop and PostgreSQL for many
+//! nodes. SQL text is shared wherever the dialects agree (placeholders `$n`, `RETURNING`,
+//! row-value keyset comparisons, partial indexes); each engine has its own migrations.
+//!
+//! Reads go through [`Store`]; writes that must commit together (a side effect, the events it
+//! causes and the idempotency record of the request) go through one [`Tx`].
+
+mod articles;
+mod engine;
+mod error;
+mod events;
+mod idempotency;
+mod json;
+mod page;
+mod records;
+mod runs;
+mod tokens;
+mod webhooks;
+mod workspaces;
+
+pub use articles::{ArticleFilter, NewArticleVersion};
+pub use engine::{Engine, Store, Tx};
+pub use error::StoreError;
+pub use idempotency::{Claim, ClaimOutcome, StoredResponse};
+pub use json::JsonText;
+pub use page::{KeysetPage, Position};
+pub use records::*;
+pub use runs::{NewRun, TriggerOutcome};
+pub use webhooks::{NewWebhook, WebhookChanges};

@@ -1,0 +1,148 @@
+//! Rows as the store returns them. Enums, ids and timestamps decode straight into domain types;
+//! a value that does not parse is reported as a database error, never silently defaulted.
+
+use domain::{
+    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, EventId, EventType, RunId, RunSource,
+    RunStatus, Scope, Surface, Tier, Timestamp, TokenId, WebhookId, WorkspaceId,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::JsonText;
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct WorkspaceRecord {
+    pub id: WorkspaceId,
+    pub name: String,
+    pub repo_path: Option<String>,
+    pub active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TokenRecord {
+    pub id: TokenId,
+    pub workspace_id: Option<WorkspaceId>,
+    pub name: String,
+    pub scope: Scope,
+    pub secret_hash: Vec<u8>,
+    pub rate_limit: Option<i64>,
+    pub created_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
+}
+
+/// One article a run wrote: `[{article_id, surface, version}]` on the Run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Artifact {
+    pub article_id: ArticleId,
+    pub surface: Surface,
+    pub version: i64,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct RunRecord {
+    pub id: RunId,
+    pub workspace_id: WorkspaceId,
+    pub feature_id: String,
+    /// `None`: every surface of the feature; `Some`: only these (a regenerate).
+    pub surfaces: Option<JsonText<Vec<Surface>>>,
+    pub status: RunStatus,
+    pub source: RunSource,
+    pub tier: Tier,
+    pub notify_on_complete: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
+    pub source_commit: Option<String>,
+    pub artifacts: JsonText<Vec<Artifact>>,
+    pub error: Option<String>,
+    pub attempts: i64,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct RunEventRecord {
+    pub run_id: RunId,
+    pub seq: i64,
+    pub ts: Timestamp,
+    pub level: String,
+    pub stage: String,
+    pub message: String,
+    pub data: JsonText<serde_json::Value>,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ArticleRecord {
+    pub id: ArticleId,
+    pub workspace_id: WorkspaceId,
+    pub feature_id: String,
+    pub surface: Surface,
+    pub title: String,
+    pub status: ArticleStatus,
+    pub version: i64,
+    pub run_id: RunId,
+    pub mdx_body: String,
+    pub public_url: Option<String>,
+    pub published_version: Option<i64>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ArticleVersionRecord {
+    pub article_id: ArticleId,
+    pub version: i64,
+    pub run_id: RunId,
+    pub title: String,
+    pub status: ArticleStatus,
+    pub mdx_body: String,
+    pub provenance: JsonText<serde_json::Value>,
+    pub created_at: Timestamp,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct WebhookRecord {
+    pub id: WebhookId,
+    pub workspace_id: WorkspaceId,
+    pub url: String,
+    pub events: JsonText<Vec<EventType>>,
+    pub active: bool,
+    pub description: Option<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub last_delivery_at: Option<Timestamp>,
+    pub failure_count: i64,
+    pub failing_since: Option<Timestamp>,
+    /// Encrypted signing secret; only the webhooks part can open it.
+    pub secret: Vec<u8>,
+    pub previous_secret: Option<Vec<u8>>,
+    pub previous_secret_expires_at: Option<Timestamp>,
+    pub deleted_at: Option<Timestamp>,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct EventRecord {
+    pub id: EventId,
+    pub workspace_id: WorkspaceId,
+    pub event_type: EventType,
+    /// The exact JSON body deliveries send.
+    pub payload: String,
+    pub created_at: Timestamp,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct DeliveryRecord {
+    pub id: DeliveryId,
+    pub subscription_id: WebhookId,
+    pub workspace_id: WorkspaceId,
+    pub event_id: EventId,
+    pub event_type: EventType,
+    pub status: DeliveryStatus,
+    pub attempts: i64,
+    pub last_status_code: Option<i64>,
+    pub target_url: String,
+    pub is_replay: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub next_attempt_at: Option<Timestamp>,
+}

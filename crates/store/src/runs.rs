@@ -1,0 +1,194 @@
+use domain::{RunId, RunSource, RunStatus, Surface, Tier, Timestamp, WorkspaceId};
+
+use crate::engine::{read, write};
+use crate::{JsonText, KeysetPage, RunEventRecord, RunRecord, Store, StoreError, Tx};
+
+const RUN_COLUMNS: &str = "id, workspace_id, feature_id, surfaces, status, source, tier, \
+    notify_on_complete, created_at, updated_at, started_at, finished_at, source_commit, \
+    artifacts, error, attempts";
+
+/// A request for a run, before coalescing.
+#[derive(Clone, Debug)]
+pub struct NewRun {
+    pub workspace_id: WorkspaceId,
+    pub feature_id: String,
+    /// `None` for every surface of the feature.
+    pub surfaces: Option<Vec<Surface>>,
+    pub source: RunSource,
+    pub tier: Tier,
+    pub notify_on_complete: bool,
+}
+
+/// A trigger either queues a new run or joins the run already queued for the feature.
+#[derive(Clone, Debug)]
+pub enum TriggerOutcome {
+    Created(RunRecord),
+    Coalesced(RunRecord),
+}
+
+impl TriggerOutcome {
+    pub fn run(&self) -> &RunRecord {
+        match self {
+            TriggerOutcome::Created(r) | TriggerOutcome::Coalesced(r) => r,
+        }
+    }
+}
+
+/// Surfaces a coalesced run must cover: `None` (all) absorbs everything.
+fn merge_surfaces(a: Option<Vec<Surface>>, b: Option<Vec<Surface>>) -> Option<Vec<Surface>> {
+    let (mut a, b) = (a?, b?);
+    a.extend(b);
+    a.sort();
+    a.dedup();
+    Some(a)
+}
+
+impl Store {
+    pub async fn run(&self, id: RunId) -> Result<Option<RunRecord>, StoreError> {
+        let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1");
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(c)
+            .await?))
+    }
+
+    pub async fn runs(
+        &self,
+        workspace: WorkspaceId,
+        page: &KeysetPage,
+    ) -> Result<Vec<RunRecord>, StoreError> {
+        let (at, id) = page.bounds();
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE workspace_id = $1 AND (created_at, id) < ($2, $3)
+             ORDER BY created_at DESC, id DESC LIMIT $4"
+        );
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(workspace)
+            .bind(at)
+            .bind(id)
+            .bind(page.fetch())
+            .fetch_all(c)
+            .await?))
+    }
+
+    /// A run's log, oldest first, strictly after `after_seq`.
+    pub async fn run_events(
+        &self,
+        run: RunId,
+        after_seq: i64,
+        limit: i64,
+    ) -> Result<Vec<RunEventRecord>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT run_id, seq, ts, level, stage, message, data FROM run_events
+             WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+        )
+        .bind(run)
+        .bind(after_seq)
+        .bind(limit)
+        .fetch_all(c)
+        .await?))
+    }
+}
+
+impl Tx {
+    /// Queues a run, or joins the run already queued for the same feature: its tier is raised
+    /// to the higher of the two, `notify_on_complete` is OR-ed, and its surfaces widened.
+    /// A concurrent insert of the same feature surfaces as [`StoreError::Conflict`]; the caller
+    /// retries in a new transaction and then coalesces.
+    pub async fn trigger_run(
+        &mut self,
+        new: NewRun,
+        now: Timestamp,
+    ) -> Result<TriggerOutcome, StoreError> {
+        let select = format!(
+            "SELECT {RUN_COLUMNS} FROM runs
+             WHERE workspace_id = $1 AND feature_id = $2 AND status = 'queued'"
+        );
+        let queued: Option<RunRecord> =
+            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(select))
+                .bind(new.workspace_id)
+                .bind(&new.feature_id)
+                .fetch_optional(c)
+                .await?);
+
+        if let Some(existing) = queued {
+            let surfaces = merge_surfaces(existing.surfaces.map(|s| s.0), new.surfaces);
+            let update = format!(
+                "UPDATE runs SET tier = $2, notify_on_complete = $3, surfaces = $4, updated_at = $5
+                 WHERE id = $1 RETURNING {RUN_COLUMNS}"
+            );
+            let run = write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(update))
+                .bind(existing.id)
+                .bind(existing.tier.max(new.tier))
+                .bind(existing.notify_on_complete || new.notify_on_complete)
+                .bind(surfaces.map(JsonText))
+                .bind(now)
+                .fetch_one(c)
+                .await?);
+            return Ok(TriggerOutcome::Coalesced(run));
+        }
+
+        let insert = format!(
+            "INSERT INTO runs (id, workspace_id, feature_id, surfaces, status, source, tier,
+                 notify_on_complete, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING {RUN_COLUMNS}"
+        );
+        let run = write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(insert))
+            .bind(RunId::generate())
+            .bind(new.workspace_id)
+            .bind(&new.feature_id)
+            .bind(new.surfaces.map(JsonText))
+            .bind(RunStatus::Queued)
+            .bind(new.source)
+            .bind(new.tier)
+            .bind(new.notify_on_complete)
+            .bind(now)
+            .fetch_one(c)
+            .await
+            .map_err(StoreError::from_write)?);
+        Ok(TriggerOutcome::Created(run))
+    }
+
+    /// Appends one structured log event to a run, numbering it after the last one.
+    pub async fn append_run_event(
+        &mut self,
+        run: RunId,
+        level: &str,
+        stage: &str,
+        message: &str,
+        data: &serde_json::Value,
+        now: Timestamp,
+    ) -> Result<i64, StoreError> {
+        Ok(write!(self, |c| sqlx::query_scalar(
+            "INSERT INTO run_events (run_id, seq, ts, level, stage, message, data)
+             VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = $1),
+                     $2, $3, $4, $5, $6)
+             RETURNING seq"
+        )
+        .bind(run)
+        .bind(now)
+        .bind(level)
+        .bind(stage)
+        .bind(message)
+        .bind(JsonText(data))
+        .fetch_one(c)
+        .await?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_surfaces_absorb_a_subset() {
+        assert_eq!(merge_surfaces(None, Some(vec![Surface::Blog])), None);
+        assert_eq!(
+            merge_surfaces(
+                Some(vec![Surface::Blog]),
+                Some(vec![Surface::DevDocs, Surface::Blog])
+            ),
+            Some(vec![Surface::DevDocs, Surface::Blog])
+        );
+    }
+}

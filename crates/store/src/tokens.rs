@@ -1,0 +1,124 @@
+use domain::{Scope, Timestamp, TokenId, WorkspaceId};
+
+use crate::engine::{read, write};
+use crate::{KeysetPage, Store, StoreError, TokenRecord, Tx};
+
+impl Store {
+    /// The live token whose secret hashes to `hash`, if any.
+    pub async fn token_by_hash(&self, hash: &[u8]) -> Result<Option<TokenRecord>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at
+             FROM tokens WHERE secret_hash = $1 AND revoked_at IS NULL"
+        )
+        .bind(hash)
+        .fetch_optional(c)
+        .await?))
+    }
+
+    pub async fn token(&self, id: TokenId) -> Result<Option<TokenRecord>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at
+             FROM tokens WHERE id = $1"
+        )
+        .bind(id)
+        .fetch_optional(c)
+        .await?))
+    }
+
+    /// A workspace's tokens, revoked ones included, newest first.
+    pub async fn tokens(
+        &self,
+        workspace: WorkspaceId,
+        page: &KeysetPage,
+    ) -> Result<Vec<TokenRecord>, StoreError> {
+        let (at, id) = page.bounds();
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at
+             FROM tokens WHERE workspace_id = $1 AND (created_at, id) < ($2, $3)
+             ORDER BY created_at DESC, id DESC LIMIT $4"
+        )
+        .bind(workspace)
+        .bind(at)
+        .bind(id)
+        .bind(page.fetch())
+        .fetch_all(c)
+        .await?))
+    }
+
+    pub async fn has_platform_token(&self) -> Result<bool, StoreError> {
+        let n: i64 = read!(self, |c| sqlx::query_scalar(
+            "SELECT COUNT(*) FROM tokens WHERE workspace_id IS NULL AND revoked_at IS NULL"
+        )
+        .fetch_one(c)
+        .await?);
+        Ok(n > 0)
+    }
+}
+
+impl Tx {
+    #[allow(clippy::too_many_arguments)]
+    pub async fn insert_token(
+        &mut self,
+        workspace: Option<WorkspaceId>,
+        name: &str,
+        scope: Scope,
+        secret_hash: &[u8],
+        rate_limit: Option<i64>,
+        now: Timestamp,
+    ) -> Result<TokenRecord, StoreError> {
+        Ok(write!(self, |c| {
+            sqlx::query_as(
+            "INSERT INTO tokens (id, workspace_id, name, scope, secret_hash, rate_limit, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             RETURNING id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at"
+        )
+        .bind(TokenId::generate())
+        .bind(workspace)
+        .bind(name)
+        .bind(scope)
+        .bind(secret_hash)
+        .bind(rate_limit)
+        .bind(now)
+        .fetch_one(c)
+        .await
+        .map_err(StoreError::from_write)?
+        }))
+    }
+
+    /// Replaces a live token's secret: the old secret stops working with this commit.
+    pub async fn reissue_token(
+        &mut self,
+        id: TokenId,
+        secret_hash: &[u8],
+    ) -> Result<Option<TokenRecord>, StoreError> {
+        Ok(write!(self, |c| {
+            sqlx::query_as(
+            "UPDATE tokens SET secret_hash = $2 WHERE id = $1 AND revoked_at IS NULL
+             RETURNING id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at"
+        )
+        .bind(id)
+        .bind(secret_hash)
+        .fetch_optional(c)
+        .await
+        .map_err(StoreError::from_write)?
+        }))
+    }
+
+    /// Revokes a token; revoking again keeps the first revocation time.
+    pub async fn revoke_token(
+        &mut self,
+        id: TokenId,
+        now: Timestamp,
+    ) -> Result<Option<TokenRecord>, StoreError> {
+        Ok(write!(self, |c| {
+            sqlx::query_as(
+            "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
+             RETURNING id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at"
+        )
+        .bind(id)
+        .bind(now)
+        .fetch_optional(c)
+        .await?
+        }))
+    }
+}

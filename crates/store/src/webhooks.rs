@@ -1,0 +1,224 @@
+use domain::{DeliveryId, DeliveryStatus, EventType, Timestamp, WebhookId, WorkspaceId};
+
+use crate::engine::{read, write};
+use crate::{
+    DeliveryRecord, EventRecord, JsonText, KeysetPage, Store, StoreError, Tx, WebhookRecord,
+};
+
+const WEBHOOK_COLUMNS: &str = "id, workspace_id, url, events, active, description, created_at, \
+    updated_at, last_delivery_at, failure_count, failing_since, secret, previous_secret, \
+    previous_secret_expires_at, deleted_at";
+
+const DELIVERY_COLUMNS: &str = "id, subscription_id, workspace_id, event_id, event_type, status, \
+    attempts, last_status_code, target_url, is_replay, created_at, updated_at, next_attempt_at";
+
+#[derive(Clone, Debug)]
+pub struct NewWebhook {
+    pub workspace_id: WorkspaceId,
+    pub url: String,
+    pub events: Vec<EventType>,
+    pub description: Option<String>,
+    pub active: bool,
+    /// The signing secret, already encrypted.
+    pub secret: Vec<u8>,
+}
+
+/// A partial update; `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+pub struct WebhookChanges {
+    pub url: Option<String>,
+    pub events: Option<Vec<EventType>>,
+    pub description: Option<Option<String>>,
+    pub active: Option<bool>,
+}
+
+impl Store {
+    /// A subscription that has not been deleted.
+    pub async fn webhook(&self, id: WebhookId) -> Result<Option<WebhookRecord>, StoreError> {
+        let sql =
+            format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND deleted_at IS NULL");
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(c)
+            .await?))
+    }
+
+    pub async fn webhooks(
+        &self,
+        workspace: WorkspaceId,
+        page: &KeysetPage,
+    ) -> Result<Vec<WebhookRecord>, StoreError> {
+        let (at, id) = page.bounds();
+        let sql = format!(
+            "SELECT {WEBHOOK_COLUMNS} FROM webhooks
+             WHERE workspace_id = $1 AND deleted_at IS NULL AND (created_at, id) < ($2, $3)
+             ORDER BY created_at DESC, id DESC LIMIT $4"
+        );
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(workspace)
+            .bind(at)
+            .bind(id)
+            .bind(page.fetch())
+            .fetch_all(c)
+            .await?))
+    }
+
+    pub async fn delivery(&self, id: DeliveryId) -> Result<Option<DeliveryRecord>, StoreError> {
+        let sql = format!("SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE id = $1");
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(c)
+            .await?))
+    }
+
+    pub async fn deliveries(
+        &self,
+        subscription: WebhookId,
+        status: Option<DeliveryStatus>,
+        page: &KeysetPage,
+    ) -> Result<Vec<DeliveryRecord>, StoreError> {
+        let (at, id) = page.bounds();
+        let sql = format!(
+            "SELECT {DELIVERY_COLUMNS} FROM deliveries
+             WHERE subscription_id = $1 AND ($2 IS NULL OR status = $2)
+               AND (created_at, id) < ($3, $4)
+             ORDER BY created_at DESC, id DESC LIMIT $5"
+        );
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(subscription)
+            .bind(status)
+            .bind(at)
+            .bind(id)
+            .bind(page.fetch())
+            .fetch_all(c)
+            .await?))
+    }
+}
+
+impl Tx {
+    /// Creates a subscription; an active one with the same URL in the workspace is a
+    /// [`StoreError::Conflict`].
+    pub async fn insert_webhook(
+        &mut self,
+        new: &NewWebhook,
+        now: Timestamp,
+    ) -> Result<WebhookRecord, StoreError> {
+        let sql = format!(
+            "INSERT INTO webhooks (id, workspace_id, url, events, active, description, created_at,
+                 updated_at, secret)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING {WEBHOOK_COLUMNS}"
+        );
+        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(WebhookId::generate())
+            .bind(new.workspace_id)
+            .bind(&new.url)
+            .bind(JsonText(&new.events))
+            .bind(new.active)
+            .bind(new.description.as_deref())
+            .bind(now)
+            .bind(&new.secret)
+            .fetch_one(c)
+            .await
+            .map_err(StoreError::from_write)?))
+    }
+
+    /// Applies a partial update. Re-activating clears the failure streak.
+    pub async fn update_webhook(
+        &mut self,
+        id: WebhookId,
+        changes: &WebhookChanges,
+        now: Timestamp,
+    ) -> Result<Option<WebhookRecord>, StoreError> {
+        let sql = format!(
+            "UPDATE webhooks SET
+                 url = COALESCE($2, url),
+                 events = COALESCE($3, events),
+                 description = CASE WHEN $4 THEN $5 ELSE description END,
+                 failure_count = CASE WHEN $6 = TRUE AND NOT active THEN 0 ELSE failure_count END,
+                 failing_since = CASE WHEN $6 = TRUE AND NOT active THEN NULL ELSE failing_since END,
+                 active = COALESCE($6, active),
+                 updated_at = $7
+             WHERE id = $1 AND deleted_at IS NULL RETURNING {WEBHOOK_COLUMNS}"
+        );
+        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(changes.url.as_deref())
+            .bind(changes.events.as_ref().map(JsonText))
+            .bind(changes.description.is_some())
+            .bind(changes.description.clone().flatten())
+            .bind(changes.active)
+            .bind(now)
+            .fetch_optional(c)
+            .await
+            .map_err(StoreError::from_write)?))
+    }
+
+    /// Deletes a subscription (kept for history, invisible to the API) and kills its
+    /// deliveries that were still waiting for an attempt.
+    pub async fn delete_webhook(
+        &mut self,
+        id: WebhookId,
+        now: Timestamp,
+    ) -> Result<Option<WebhookRecord>, StoreError> {
+        let sql = format!(
+            "UPDATE webhooks SET deleted_at = $2, active = FALSE, updated_at = $2
+             WHERE id = $1 AND deleted_at IS NULL RETURNING {WEBHOOK_COLUMNS}"
+        );
+        let deleted: Option<WebhookRecord> =
+            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(id)
+                .bind(now)
+                .fetch_optional(c)
+                .await?);
+        if deleted.is_some() {
+            write!(self, |c| sqlx::query(
+                "UPDATE deliveries SET status = 'dead', next_attempt_at = NULL, updated_at = $2
+                 WHERE subscription_id = $1 AND status IN ('pending', 'failed')"
+            )
+            .bind(id)
+            .bind(now)
+            .execute(c)
+            .await?
+            .rows_affected());
+        }
+        Ok(deleted)
+    }
+
+    /// Installs a new (encrypted) secret; the current one stays valid until `grace_until`.
+    pub async fn rotate_webhook_secret(
+        &mut self,
+        id: WebhookId,
+        new_secret: &[u8],
+        grace_until: Timestamp,
+        now: Timestamp,
+    ) -> Result<Option<WebhookRecord>, StoreError> {
+        let sql = format!(
+            "UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = $3,
+                 secret = $2, updated_at = $4
+             WHERE id = $1 AND deleted_at IS NULL RETURNING {WEBHOOK_COLUMNS}"
+        );
+        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(new_secret)
+            .bind(grace_until)
+            .bind(now)
+            .fetch_optional(c)
+            .await?))
+    }
+
+    /// A new delivery of an earlier delivery's event to the subscription's current URL.
+    pub async fn replay_delivery(
+        &mut self,
+        subscription: &WebhookRecord,
+        original: &DeliveryRecord,
+        now: Timestamp,
+    ) -> Result<DeliveryRecord, StoreError> {
+        let event: EventRecord = write!(self, |c| sqlx::query_as(
+            "SELECT id, workspace_id, event_type, payload, created_at FROM events WHERE id = $1"
+        )
+        .bind(original.event_id)
+        .fetch_one(c)
+        .await?);
+        self.insert_delivery(subscription, &event, true, now).await
+    }
+}

@@ -1,0 +1,92 @@
+use domain::{Timestamp, WorkspaceId};
+
+use crate::engine::{read, write};
+use crate::{KeysetPage, Store, StoreError, Tx, WorkspaceRecord};
+
+impl Store {
+    pub async fn workspace(&self, id: WorkspaceId) -> Result<Option<WorkspaceRecord>, StoreError> {
+        Ok(read!(self, |c| {
+            sqlx::query_as(
+            "SELECT id, name, repo_path, active, created_at, updated_at FROM workspaces WHERE id = $1"
+        )
+        .bind(id)
+        .fetch_optional(c)
+        .await?
+        }))
+    }
+
+    /// Newest first; `only` restricts the list to one workspace (a workspace token sees itself).
+    pub async fn workspaces(
+        &self,
+        only: Option<WorkspaceId>,
+        page: &KeysetPage,
+    ) -> Result<Vec<WorkspaceRecord>, StoreError> {
+        let (at, id) = page.bounds();
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT id, name, repo_path, active, created_at, updated_at FROM workspaces
+             WHERE ($1 IS NULL OR id = $1) AND (created_at, id) < ($2, $3)
+             ORDER BY created_at DESC, id DESC LIMIT $4"
+        )
+        .bind(only)
+        .bind(at)
+        .bind(id)
+        .bind(page.fetch())
+        .fetch_all(c)
+        .await?))
+    }
+}
+
+impl Tx {
+    pub async fn insert_workspace(
+        &mut self,
+        name: &str,
+        repo_path: Option<&str>,
+        now: Timestamp,
+    ) -> Result<WorkspaceRecord, StoreError> {
+        Ok(write!(self, |c| sqlx::query_as(
+            "INSERT INTO workspaces (id, name, repo_path, active, created_at, updated_at)
+             VALUES ($1, $2, $3, TRUE, $4, $4)
+             RETURNING id, name, repo_path, active, created_at, updated_at"
+        )
+        .bind(WorkspaceId::generate())
+        .bind(name)
+        .bind(repo_path)
+        .bind(now)
+        .fetch_one(c)
+        .await
+        .map_err(StoreError::from_write)?))
+    }
+
+    /// Soft delete: the row and everything under it stay; `active` becomes false. Repeating it
+    /// changes nothing.
+    pub async fn deactivate_workspace(
+        &mut self,
+        id: WorkspaceId,
+        now: Timestamp,
+    ) -> Result<Option<WorkspaceRecord>, StoreError> {
+        Ok(write!(self, |c| sqlx::query_as(
+            "UPDATE workspaces SET active = FALSE,
+                 updated_at = CASE WHEN active THEN $2 ELSE updated_at END
+             WHERE id = $1
+             RETURNING id, name, repo_path, active, created_at, updated_at"
+        )
+        .bind(id)
+        .bind(now)
+        .fetch_optional(c)
+        .await?))
+    }
+
+    pub async fn workspace_for_update(
+        &mut self,
+        id: WorkspaceId,
+    ) -> Result<Option<WorkspaceRecord>, StoreError> {
+        Ok(write!(self, |c| {
+            sqlx::query_as(
+            "SELECT id, name, repo_path, active, created_at, updated_at FROM workspaces WHERE id = $1"
+        )
+        .bind(id)
+        .fetch_optional(c)
+        .await?
+        }))
+    }
+}
