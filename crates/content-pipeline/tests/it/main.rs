@@ -1,1 +1,6 @@
-//! Black-box tests over HTTP; modules are added below.
+//! Black-box tests: each starts the real service on port 0 against a real database and talks
+//! to it over HTTP. One binary for all of them (faster to build and link).
+
+mod helpers;
+
+mod smoke;

@@ -1,0 +1,272 @@
+//! The test harness: every test gets its own running service on port 0 with its own database
+//! (a SQLite file in a temp dir, or a fresh PostgreSQL database when
+//! `CONTENT_PIPELINE_TEST_ENGINE=postgres`), a controllable clock, and a platform token.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use content_pipeline::{Application, Config};
+use domain::Clock;
+use reqwest::{Method, RequestBuilder, Response};
+use serde_json::{Value, json};
+use store::Store;
+
+pub const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub platform_token: String,
+    pub store: Store,
+    pub clock: Clock,
+    pub dir: tempfile::TempDir,
+    _server: tokio::task::JoinHandle<()>,
+}
+
+/// Which engine the HTTP tests run on.
+pub fn engine() -> &'static str {
+    match std::env::var("CONTENT_PIPELINE_TEST_ENGINE").as_deref() {
+        Ok("postgres") => "postgres",
+        _ => "sqlite",
+    }
+}
+
+/// A fresh PostgreSQL database URL, or `None` (with a visible message) when no server answers
+/// and `CONTENT_PIPELINE_REQUIRE_POSTGRES` is not set.
+pub async fn fresh_postgres() -> Option<String> {
+    let admin = std::env::var("CONTENT_PIPELINE_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| DEFAULT_PG_URL.to_owned());
+    let required = std::env::var("CONTENT_PIPELINE_REQUIRE_POSTGRES").as_deref() == Ok("1");
+    let pool = match sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(std::time::Duration::from_secs(3))
+        .connect(&admin)
+        .await
+    {
+        Ok(p) => p,
+        Err(e) if !required => {
+            eprintln!(
+                "SKIPPED: PostgreSQL is not reachable at {admin} ({e}); set CONTENT_PIPELINE_REQUIRE_POSTGRES=1 to fail instead"
+            );
+            return None;
+        }
+        Err(e) => panic!("PostgreSQL is required but not reachable at {admin}: {e}"),
+    };
+    let name = format!("cp_test_{}", uuid_like());
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&pool)
+        .await
+        .expect("create test database");
+    pool.close().await;
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    Some(format!("{base}/{name}"))
+}
+
+fn uuid_like() -> String {
+    domain::RunId::generate()
+        .to_string()
+        .trim_start_matches("run_")
+        .to_owned()
+}
+
+impl TestApp {
+    pub async fn spawn() -> Option<TestApp> {
+        Self::spawn_with(|_| {}).await
+    }
+
+    /// Starts a service; `None` only when the PostgreSQL engine was asked for and is absent.
+    pub async fn spawn_with(configure: impl FnOnce(&mut Config)) -> Option<TestApp> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let database_url = match engine() {
+            "postgres" => fresh_postgres().await?,
+            _ => format!("sqlite://{}", dir.path().join("test.db").display()),
+        };
+        let mut config = Config {
+            database_url,
+            bind: "127.0.0.1:0".into(),
+            secret_key: Some(webhooks::SecretBox::generate_key_text()),
+            key_file: dir.path().join("key"),
+            ..Config::default()
+        };
+        configure(&mut config);
+        let clock = Clock::system();
+        let app = Application::build(config, clock.clone())
+            .await
+            .expect("build app");
+        let base = format!("http://{}", app.address);
+        let store = app.store.clone();
+        // The first-start token is printed, not returned; mint our own platform token.
+        let mut tx = store.begin().await.expect("tx");
+        let (_, platform_token) = api::routes::tokens::issue(
+            &mut tx,
+            clock.timestamp(),
+            None,
+            "tests",
+            domain::Scope::Admin,
+            Some(1_000_000),
+        )
+        .await
+        .expect("platform token");
+        tx.commit().await.expect("commit");
+        let server = tokio::spawn(async move {
+            let _ = app.run_until(std::future::pending()).await;
+        });
+        Some(TestApp {
+            base,
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("client"),
+            platform_token,
+            store,
+            clock,
+            dir,
+            _server: server,
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn request(&self, method: Method, path: &str, token: &str) -> RequestBuilder {
+        self.client
+            .request(method, self.url(path))
+            .bearer_auth(token)
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> Response {
+        self.request(Method::GET, path, token)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn send_json(
+        &self,
+        method: Method,
+        path: &str,
+        token: &str,
+        body: &Value,
+    ) -> Response {
+        self.request(method, path, token)
+            .json(body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn post(&self, path: &str, token: &str, body: &Value) -> Response {
+        self.send_json(Method::POST, path, token, body).await
+    }
+
+    /// A real git repository with one commit, inside the test's temp dir.
+    pub fn git_repo(&self, name: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::create_dir_all(path.join("src")).expect("mkdir");
+        std::fs::write(
+            path.join("src/lib.rs"),
+            "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+        )
+        .expect("write");
+        git(&path, &["init", "-q", "-b", "main"]);
+        git(&path, &["add", "."]);
+        git(&path, &["commit", "-q", "-m", "feat: add numbers"]);
+        path
+    }
+
+    /// Creates a workspace on a fresh repository; returns its id.
+    pub async fn workspace(&self, name: &str) -> String {
+        let repo = self.git_repo(&format!("repo-{}", uuid_like()));
+        let res = self
+            .post(
+                "/v1/workspaces",
+                &self.platform_token,
+                &json!({"name": name, "repo_path": repo}),
+            )
+            .await;
+        assert_eq!(res.status(), 201, "create workspace");
+        body(res).await["id"].as_str().expect("id").to_owned()
+    }
+
+    /// A token of `scope` in workspace `ws`, with a generous quota unless one is given.
+    pub async fn token(&self, ws: &str, scope: &str) -> String {
+        self.token_with_limit(ws, scope, 1_000_000).await
+    }
+
+    pub async fn token_with_limit(&self, ws: &str, scope: &str, limit: i64) -> String {
+        let res = self
+            .post(
+                &format!("/v1/workspaces/{ws}/tokens"),
+                &self.platform_token,
+                &json!({"scope": scope, "name": format!("{scope} token"), "rate_limit": limit}),
+            )
+            .await;
+        assert_eq!(res.status(), 201, "create token");
+        body(res).await["token"].as_str().expect("token").to_owned()
+    }
+}
+
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+pub async fn body(res: Response) -> Value {
+    let text = res.text().await.expect("body");
+    serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"))
+}
+
+/// Asserts the contract's error envelope and returns the body.
+pub async fn expect_error(res: Response, status: u16, kind: &str) -> Value {
+    assert_eq!(res.status(), status, "status");
+    let request_id = res
+        .headers()
+        .get("request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .expect("Request-Id header");
+    let base = res.url().origin().ascii_serialization();
+    let v = body(res).await;
+    assert_eq!(v["error"]["type"], kind, "error type in {v}");
+    assert_eq!(v["error"]["request_id"], request_id.as_str());
+    assert_eq!(
+        v["error"]["docs"],
+        format!("{base}/docs/errors#{kind}").as_str()
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty())
+    );
+    v
+}
+
+/// Unwraps the harness's `Option` or ends the test as skipped.
+#[macro_export]
+macro_rules! app {
+    () => {
+        match $crate::helpers::TestApp::spawn().await {
+            Some(app) => app,
+            None => return,
+        }
+    };
+    ($configure:expr) => {
+        match $crate::helpers::TestApp::spawn_with($configure).await {
+            Some(app) => app,
+            None => return,
+        }
+    };
+}
