@@ -82,6 +82,8 @@ impl JsonBody {
                     let field = field_in(&message).unwrap_or_default();
                     if path == "." {
                         field
+                    } else if path.ends_with(&field) {
+                        path
                     } else {
                         format!("{path}.{field}")
                     }

@@ -59,7 +59,7 @@ fn parse_key(raw: &HeaderValue) -> Result<String, ApiError> {
 
 /// Method, path and the canonical JSON of the body (object keys sorted, no whitespace); a body
 /// that is not JSON is hashed as it is.
-fn fingerprint(method: &Method, path: &str, body: &[u8]) -> String {
+pub fn fingerprint(method: &Method, path: &str, body: &[u8]) -> String {
     fn canonical(v: serde_json::Value) -> serde_json::Value {
         match v {
             serde_json::Value::Object(map) => {

@@ -9,7 +9,7 @@ mod context;
 pub mod deprecation;
 mod envelope;
 pub mod error;
-mod idempotency;
+pub mod idempotency;
 pub mod openapi;
 mod paging;
 pub mod ratelimit;

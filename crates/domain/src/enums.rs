@@ -139,6 +139,8 @@ impl RunStatus {
     }
 }
 
+// `wire_enum!` fixes the derive list, so the default is spelled out.
+#[allow(clippy::derivable_impls)]
 impl Default for Tier {
     fn default() -> Self {
         Tier::Standard

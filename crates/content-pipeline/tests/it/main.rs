@@ -3,4 +3,9 @@
 
 mod helpers;
 
+mod auth;
+mod errors;
+mod idempotency;
+mod paging;
+mod ratelimit;
 mod smoke;

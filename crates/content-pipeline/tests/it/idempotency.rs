@@ -1,0 +1,256 @@
+//! Idempotency keys: replays, reuse, in-flight duplicates, expiry and concurrency.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::app;
+use crate::helpers::{TestApp, body, expect_error};
+
+async fn keyed(
+    app: &TestApp,
+    path: &str,
+    key: &str,
+    body: &serde_json::Value,
+) -> reqwest::Response {
+    app.request(Method::POST, path, &app.platform_token)
+        .header("idempotency-key", key)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn count(app: &TestApp, path: &str) -> usize {
+    body(app.get(path, &app.platform_token).await).await["data"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+#[tokio::test]
+async fn a_retry_replays_the_stored_response_byte_for_byte() {
+    let app = app!();
+    let ws = app.workspace("idem").await;
+    let path = format!("/v1/workspaces/{ws}/webhooks");
+    let req =
+        json!({"url": "https://example.com/a", "events": ["run.completed"], "description": "x"});
+    let first = keyed(&app, &path, "key-1", &req).await;
+    assert_eq!(first.status(), 201);
+    assert!(first.headers().get("idempotent-replayed").is_none());
+    let location = first.headers()["location"].clone();
+    let first_body = first.bytes().await.unwrap();
+    // Same request, keys in another order: the same fingerprint.
+    let reordered =
+        json!({"description": "x", "events": ["run.completed"], "url": "https://example.com/a"});
+    let second = keyed(&app, &path, "key-1", &reordered).await;
+    assert_eq!(second.status(), 201);
+    assert_eq!(second.headers()["idempotent-replayed"], "true");
+    assert_eq!(second.headers()["location"], location);
+    assert_eq!(
+        second.bytes().await.unwrap(),
+        first_body,
+        "byte for byte, secret included"
+    );
+    assert_eq!(count(&app, &path).await, 1);
+    // A structured-field string names the same key.
+    let third = keyed(&app, &path, "\"key-1\"", &req).await;
+    assert_eq!(third.headers()["idempotent-replayed"], "true");
+}
+
+#[tokio::test]
+async fn a_key_reused_for_another_request_is_422() {
+    let app = app!();
+    let ws = app.workspace("reuse").await;
+    let runs = format!("/v1/workspaces/{ws}/runs");
+    assert_eq!(
+        keyed(&app, &runs, "k", &json!({"feature_id": "a"}))
+            .await
+            .status(),
+        201
+    );
+    expect_error(
+        keyed(&app, &runs, "k", &json!({"feature_id": "b"})).await,
+        422,
+        "idempotency_key_reused",
+    )
+    .await;
+    let hooks = format!("/v1/workspaces/{ws}/webhooks");
+    expect_error(
+        keyed(&app, &hooks, "k", &json!({"feature_id": "a"})).await,
+        422,
+        "idempotency_key_reused",
+    )
+    .await;
+    assert_eq!(count(&app, &runs).await, 1);
+    // Keys are scoped to the caller's workspace: another workspace's token may use "k" freely.
+    let other = app.workspace("other").await;
+    let token = app.token(&other, "write").await;
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/workspaces/{other}/runs"),
+            &token,
+        )
+        .header("idempotency-key", "k")
+        .json(&json!({"feature_id": "zzz"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+}
+
+#[tokio::test]
+async fn malformed_keys_are_400() {
+    let app = app!();
+    let ws = app.workspace("bad-keys").await;
+    let runs = format!("/v1/workspaces/{ws}/runs");
+    for key in ["", &"k".repeat(256), "has space"] {
+        let v = expect_error(
+            keyed(&app, &runs, key, &json!({"feature_id": "a"})).await,
+            400,
+            "invalid_request",
+        )
+        .await;
+        assert_eq!(v["error"]["param"], "Idempotency-Key");
+    }
+    assert_eq!(count(&app, &runs).await, 0);
+    assert_eq!(
+        keyed(&app, &runs, &"k".repeat(255), &json!({"feature_id": "a"}))
+            .await
+            .status(),
+        201
+    );
+}
+
+async fn hold_key(app: &TestApp, owner: &str, key: &str, path: &str, body: &serde_json::Value) {
+    let now = app.clock.timestamp();
+    let print = api::idempotency::fingerprint(&Method::POST, path, body.to_string().as_bytes());
+    let claim = store::Claim {
+        owner: owner.into(),
+        key: key.into(),
+    };
+    let outcome = app
+        .store
+        .claim_idempotency_key(
+            claim,
+            &print,
+            now,
+            now.minus(Duration::from_secs(86_400)),
+            now.minus(Duration::from_secs(60)),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(outcome, store::ClaimOutcome::Claimed(_)));
+}
+
+#[tokio::test]
+async fn a_duplicate_in_flight_is_409_with_retry_after() {
+    let app = app!();
+    let ws = app.workspace("inflight").await;
+    let runs = format!("/v1/workspaces/{ws}/runs");
+    let req = json!({"feature_id": "a"});
+    // Another node is processing this request right now: it holds the key.
+    hold_key(&app, "platform", "busy", &runs, &req).await;
+    let res = keyed(&app, &runs, "busy", &req).await;
+    assert_eq!(res.headers()["retry-after"], "1");
+    expect_error(res, 409, "idempotency_in_progress").await;
+    assert_eq!(count(&app, &runs).await, 0);
+    // A claim abandoned by a crashed process is taken over after a minute.
+    app.clock.advance(Duration::from_secs(61));
+    assert_eq!(keyed(&app, &runs, "busy", &req).await.status(), 201);
+}
+
+#[tokio::test]
+async fn records_expire_after_24_hours() {
+    let app = app!();
+    let ws = app.workspace("expiry").await;
+    let tokens = format!("/v1/workspaces/{ws}/tokens");
+    let req = json!({"scope": "read", "name": "ci"});
+    let first = body(keyed(&app, &tokens, "daily", &req).await).await;
+    app.clock.advance(Duration::from_secs(23 * 3600));
+    let replay = keyed(&app, &tokens, "daily", &req).await;
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    assert_eq!(body(replay).await["id"], first["id"]);
+    app.clock.advance(Duration::from_secs(3600 + 1));
+    let fresh = keyed(&app, &tokens, "daily", &req).await;
+    assert_eq!(fresh.status(), 201);
+    assert!(fresh.headers().get("idempotent-replayed").is_none());
+    assert_ne!(body(fresh).await["id"], first["id"]);
+}
+
+#[tokio::test]
+async fn client_errors_are_stored_but_auth_failures_are_not() {
+    let app = app!();
+    let ws = app.workspace("outcomes").await;
+    let runs = format!("/v1/workspaces/{ws}/runs");
+    let bad = json!({"feature_id": ""});
+    let first = keyed(&app, &runs, "e1", &bad).await;
+    assert_eq!(first.status(), 422);
+    let first_body = first.bytes().await.unwrap();
+    let again = keyed(&app, &runs, "e1", &bad).await;
+    assert_eq!(again.status(), 422);
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    assert_eq!(again.bytes().await.unwrap(), first_body);
+
+    // A 403 is not stored: the same key works once the caller has the scope.
+    let reader = app.token(&ws, "read").await;
+    let writer = app.token(&ws, "write").await;
+    let req = json!({"feature_id": "ok"});
+    for (token, status) in [(&reader, 403), (&writer, 201)] {
+        let res = app
+            .request(Method::POST, &runs, token)
+            .header("idempotency-key", "scoped")
+            .json(&req)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), status);
+        assert!(res.headers().get("idempotent-replayed").is_none());
+    }
+}
+
+#[tokio::test]
+async fn fifty_concurrent_identical_requests_create_one_resource() {
+    let app = app!();
+    let ws = app.workspace("burst").await;
+    let hooks = format!("/v1/workspaces/{ws}/webhooks");
+    let req = json!({"url": "https://example.com/burst", "events": ["run.failed"]});
+    let mut tasks = Vec::new();
+    for _ in 0..50 {
+        let client = app.client.clone();
+        let url = app.url(&hooks);
+        let token = app.platform_token.clone();
+        let req = req.clone();
+        tasks.push(tokio::spawn(async move {
+            let res = client
+                .post(url)
+                .bearer_auth(token)
+                .header("idempotency-key", "same")
+                .json(&req)
+                .send()
+                .await
+                .unwrap();
+            let status = res.status().as_u16();
+            let replayed = res.headers().contains_key("idempotent-replayed");
+            let v: serde_json::Value = res.json().await.unwrap();
+            (status, replayed, v["id"].as_str().map(str::to_owned))
+        }));
+    }
+    let mut created = std::collections::HashSet::new();
+    let mut originals = 0;
+    for t in tasks {
+        let (status, replayed, id) = t.await.unwrap();
+        assert!(status == 201 || status == 409, "unexpected {status}");
+        if status == 201 {
+            created.insert(id.unwrap());
+            if !replayed {
+                originals += 1;
+            }
+        }
+    }
+    assert_eq!(originals, 1, "exactly one request did the work");
+    assert_eq!(created.len(), 1);
+    assert_eq!(count(&app, &hooks).await, 1);
+}
