@@ -104,8 +104,7 @@ impl Store {
                 .busy_timeout(Duration::from_secs(5))
                 .foreign_keys(true)
                 .create_if_missing(true)
-                .pragma("temp_store", "memory")
-                .pragma("cache_size", "-16000");
+                .pragma("temp_store", "memory");
             let writer = SqlitePoolOptions::new()
                 .max_connections(1)
                 .connect_with(base.clone())

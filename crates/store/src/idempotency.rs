@@ -56,35 +56,34 @@ impl Store {
         expired_before: Timestamp,
         abandoned_before: Timestamp,
     ) -> Result<ClaimOutcome, StoreError> {
+        // One statement: insert the claim, or take over a record that expired or was
+        // abandoned; anything else is left alone and read back below.
         let mut tx = self.begin().await?;
-        write!(tx, |c| sqlx::query(
-            "DELETE FROM idempotency_keys WHERE owner = $1 AND idempotency_key = $2
-               AND (created_at < $3 OR (status_code IS NULL AND created_at < $4))"
-        )
-        .bind(&claim.owner)
-        .bind(&claim.key)
-        .bind(expired_before)
-        .bind(abandoned_before)
-        .execute(c)
-        .await?
-        .rows_affected());
-        let inserted = write!(tx, |c| sqlx::query(
+        let claimed = write!(tx, |c| sqlx::query(
             "INSERT INTO idempotency_keys (owner, idempotency_key, fingerprint, created_at)
-             VALUES ($1, $2, $3, $4) ON CONFLICT (owner, idempotency_key) DO NOTHING"
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (owner, idempotency_key) DO UPDATE SET
+                 fingerprint = excluded.fingerprint, status_code = NULL,
+                 response_headers = NULL, response_body = NULL, created_at = excluded.created_at
+             WHERE idempotency_keys.created_at < $5
+                OR (idempotency_keys.status_code IS NULL AND idempotency_keys.created_at < $6)"
         )
         .bind(&claim.owner)
         .bind(&claim.key)
         .bind(fingerprint)
         .bind(now)
+        .bind(expired_before)
+        .bind(abandoned_before)
         .execute(c)
         .await?
         .rows_affected());
-        if inserted == 1 {
+        if claimed == 1 {
             tx.commit().await?;
             return Ok(ClaimOutcome::Claimed(claim));
         }
-        let existing: Existing = write!(tx, |c| {
-            sqlx::query_as(
+        let existing: Existing =
+            write!(tx, |c| {
+                sqlx::query_as(
             "SELECT fingerprint, status_code, response_headers, response_body FROM idempotency_keys
              WHERE owner = $1 AND idempotency_key = $2"
         )
@@ -92,7 +91,7 @@ impl Store {
         .bind(&claim.key)
         .fetch_one(c)
         .await?
-        });
+            });
         tx.commit().await?;
         if existing.fingerprint != fingerprint {
             return Ok(ClaimOutcome::Mismatch);

@@ -13,6 +13,11 @@ use crate::error::{ApiError, ApiResult, ErrorType};
 use crate::state::AppState;
 
 pub fn router(openapi: serde_json::Value, docs_html: String) -> Router<AppState> {
+    // Serialised once: the document never changes while the process runs.
+    let openapi_bytes = (
+        [(header::CONTENT_TYPE, "application/json")],
+        axum::body::Bytes::from(serde_json::to_vec(&openapi).unwrap_or_default()),
+    );
     Router::new()
         .route(
             "/healthz",
@@ -20,7 +25,10 @@ pub fn router(openapi: serde_json::Value, docs_html: String) -> Router<AppState>
         )
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .route("/openapi.json", get(move || async move { Json(openapi) }))
+        .route(
+            "/openapi.json",
+            get(move || async move { openapi_bytes.clone() }),
+        )
         .route("/docs", get(move || async move { Html(docs_html) }))
         .route("/docs/errors", get(errors_page))
         .route("/published/{id}", get(published))

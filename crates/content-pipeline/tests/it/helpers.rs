@@ -76,6 +76,14 @@ impl TestApp {
 
     /// Starts a service; `None` only when the PostgreSQL engine was asked for and is absent.
     pub async fn spawn_with(configure: impl FnOnce(&mut Config)) -> Option<TestApp> {
+        Self::spawn_full(configure, Vec::new()).await
+    }
+
+    /// Like [`TestApp::spawn_with`], with operations announced as deprecated.
+    pub async fn spawn_full(
+        configure: impl FnOnce(&mut Config),
+        deprecations: Vec<api::deprecation::Deprecation>,
+    ) -> Option<TestApp> {
         let dir = tempfile::tempdir().expect("tempdir");
         let database_url = match engine() {
             "postgres" => fresh_postgres().await?,
@@ -90,7 +98,7 @@ impl TestApp {
         };
         configure(&mut config);
         let clock = Clock::system();
-        let app = Application::build(config, clock.clone())
+        let app = Application::build_with(config, clock.clone(), deprecations)
             .await
             .expect("build app");
         let base = format!("http://{}", app.address);

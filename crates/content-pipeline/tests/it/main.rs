@@ -9,3 +9,4 @@ mod idempotency;
 mod paging;
 mod ratelimit;
 mod smoke;
+mod versioning;
