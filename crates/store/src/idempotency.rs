@@ -81,9 +81,8 @@ impl Store {
             tx.commit().await?;
             return Ok(ClaimOutcome::Claimed(claim));
         }
-        let existing: Existing =
-            write!(tx, |c| {
-                sqlx::query_as(
+        let existing: Existing = write!(tx, |c| {
+            sqlx::query_as(
             "SELECT fingerprint, status_code, response_headers, response_body FROM idempotency_keys
              WHERE owner = $1 AND idempotency_key = $2"
         )
@@ -91,7 +90,7 @@ impl Store {
         .bind(&claim.key)
         .fetch_one(c)
         .await?
-            });
+        });
         tx.commit().await?;
         if existing.fingerprint != fingerprint {
             return Ok(ClaimOutcome::Mismatch);

@@ -1,0 +1,203 @@
+//! Drift: does an article's provenance still match the repository's HEAD? Like Swimm's
+//! auto-sync, a file whose bytes changed is only drift when something the article shows from
+//! it changed: a documented symbol's token hash, or prose and captures used verbatim.
+
+use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use crate::error::PipelineError;
+use crate::extract::{self, Extractor, Language};
+use crate::paths::{MODE_LINK, MODE_SUBMODULE};
+use crate::provenance::{FileRole, Provenance};
+use crate::repository;
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    Modified,
+    Deleted,
+    Renamed,
+}
+
+/// One source of an article that no longer matches HEAD.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The path recorded in the provenance.
+    pub path: String,
+    pub kind: ChangeKind,
+    /// Documented symbols affected (changed, removed, or carried away by a rename).
+    pub symbols: Vec<String>,
+    /// Where a renamed file is now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_path: Option<String>,
+}
+
+type SymbolIndex = Arc<Vec<(String, String, String)>>;
+
+/// The repository's HEAD, indexed once, against which many provenances are checked.
+pub struct DriftChecker {
+    repo: Mutex<Repository>,
+    head: String,
+    blobs: HashMap<String, Oid>,
+    paths_by_blob: HashMap<Oid, Vec<String>>,
+    symbols: Mutex<HashMap<(Oid, usize), SymbolIndex>>,
+    extractor: Mutex<Extractor>,
+}
+
+impl DriftChecker {
+    pub fn open(repo: &Path) -> Result<Self, PipelineError> {
+        let repository = repository::open(repo)?;
+        let (head, blobs) = {
+            let commit = repository::head_commit(&repository)?;
+            let tree = commit.tree()?;
+            let mut blobs = HashMap::new();
+            tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+                if entry.kind() == Some(ObjectType::Blob)
+                    && entry.filemode() != MODE_LINK
+                    && entry.filemode() != MODE_SUBMODULE
+                    && let Ok(name) = entry.name()
+                {
+                    blobs.insert(format!("{root}{name}"), entry.id());
+                }
+                TreeWalkResult::Ok
+            })?;
+            (commit.id().to_string(), blobs)
+        };
+        let mut paths_by_blob: HashMap<Oid, Vec<String>> = HashMap::new();
+        for (path, id) in &blobs {
+            paths_by_blob.entry(*id).or_default().push(path.clone());
+        }
+        for paths in paths_by_blob.values_mut() {
+            paths.sort();
+        }
+        Ok(Self {
+            repo: Mutex::new(repository),
+            head,
+            blobs,
+            paths_by_blob,
+            symbols: Mutex::new(HashMap::new()),
+            extractor: Mutex::new(Extractor::new()),
+        })
+    }
+
+    pub fn head_commit(&self) -> &str {
+        &self.head
+    }
+
+    /// The sources of `provenance` that changed, were renamed or were deleted since it was
+    /// recorded; empty when the article is up to date.
+    pub fn check(&self, provenance: &Provenance) -> Result<Vec<Change>, PipelineError> {
+        if provenance.commit == self.head {
+            return Ok(Vec::new());
+        }
+        let recorded: BTreeSet<&str> = provenance.files.iter().map(|f| f.path.as_str()).collect();
+        let mut changes = Vec::new();
+        for file in &provenance.files {
+            let blob = Oid::from_str(&file.blob).map_err(|_| {
+                PipelineError::Repository(format!(
+                    "provenance of '{}' holds an invalid blob id '{}'",
+                    file.path, file.blob
+                ))
+            })?;
+            let documented: Vec<_> = provenance
+                .symbols
+                .iter()
+                .filter(|s| s.path == file.path)
+                .collect();
+            let names = |list: &[&crate::provenance::SymbolSource]| {
+                let mut names: Vec<String> = list.iter().map(|s| s.name.clone()).collect();
+                names.dedup();
+                names
+            };
+            match self.blobs.get(&file.path) {
+                Some(current) if *current == blob => {}
+                Some(current) => {
+                    let affected = match file.role {
+                        FileRole::Prose | FileRole::Capture => Some(Vec::new()),
+                        FileRole::Code if documented.is_empty() => None,
+                        FileRole::Code => {
+                            let now = self.symbols_of(*current, &file.path)?;
+                            let changed: Vec<_> = documented
+                                .iter()
+                                .filter(|s| {
+                                    !now.iter().any(|(name, kind, hash)| {
+                                        *name == s.name && *kind == s.kind && *hash == s.hash
+                                    })
+                                })
+                                .copied()
+                                .collect();
+                            (!changed.is_empty()).then(|| names(&changed))
+                        }
+                    };
+                    if let Some(symbols) = affected {
+                        changes.push(Change {
+                            path: file.path.clone(),
+                            kind: ChangeKind::Modified,
+                            symbols,
+                            new_path: None,
+                        });
+                    }
+                }
+                None => {
+                    let new_path = self
+                        .paths_by_blob
+                        .get(&blob)
+                        .and_then(|paths| paths.iter().find(|p| !recorded.contains(p.as_str())))
+                        .cloned();
+                    changes.push(Change {
+                        path: file.path.clone(),
+                        kind: if new_path.is_some() {
+                            ChangeKind::Renamed
+                        } else {
+                            ChangeKind::Deleted
+                        },
+                        symbols: names(&documented),
+                        new_path,
+                    });
+                }
+            }
+        }
+        Ok(changes)
+    }
+
+    /// (name, kind, hash) of the public symbols of a blob, parsed once per checker.
+    fn symbols_of(&self, blob: Oid, path: &str) -> Result<SymbolIndex, PipelineError> {
+        let Some(language) = Language::from_path(path) else {
+            return Ok(Arc::new(Vec::new()));
+        };
+        let key = (blob, language as usize);
+        if let Some(found) = lock(&self.symbols).get(&key) {
+            return Ok(found.clone());
+        }
+        let content = {
+            let repo = lock(&self.repo);
+            let blob = repo.find_blob(blob)?;
+            blob.content().to_vec()
+        };
+        let index = if content.len() > extract::MAX_SOURCE_BYTES || extract::looks_binary(&content)
+        {
+            Vec::new()
+        } else {
+            let text = String::from_utf8_lossy(&content);
+            lock(&self.extractor)
+                .symbols(path, language, &text)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|s| (s.name, s.kind.as_str().to_string(), s.hash))
+                .collect()
+        };
+        let index = Arc::new(index);
+        lock(&self.symbols).insert(key, index.clone());
+        Ok(index)
+    }
+}
+
+/// A poisoned lock only means another check panicked; the data (a cache) is still usable.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

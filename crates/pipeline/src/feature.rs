@@ -1,0 +1,269 @@
+//! Stage `resolve`: which files, surfaces and steps a feature is made of, read from
+//! `.content-pipeline/features.toml` at the repository's HEAD, or implied by a path.
+
+use domain::Surface;
+use git2::{ObjectType, Repository, Tree};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+use crate::error::PipelineError;
+use crate::paths::{
+    self, MODE_LINK, check_no_escaping_link, glob_escape, literal_prefix, normalize_relative,
+};
+use crate::repository;
+
+pub const MANIFEST_PATH: &str = ".content-pipeline/features.toml";
+
+/// A feature of the product, as the articles describe it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Feature {
+    pub id: String,
+    pub title: String,
+    pub summary: String,
+    /// Globs relative to the repository root (`**` crosses folders, `*` does not).
+    pub paths: Vec<String>,
+    pub surfaces: Vec<Surface>,
+    /// Folder (relative to the repository root) holding the steps' capture images.
+    pub captures: Option<String>,
+    pub steps: Vec<Step>,
+}
+
+/// One step of the help-center walkthrough.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub title: String,
+    /// Markdown.
+    pub body: String,
+    /// Image file name inside the feature's `captures` folder (or relative to the repository
+    /// root when the feature has no `captures` folder).
+    pub capture: Option<String>,
+}
+
+impl Feature {
+    /// The repository path of a step's capture image.
+    pub fn capture_path(&self, step: &Step) -> Option<String> {
+        let capture = step.capture.as_deref()?;
+        Some(match self.captures.as_deref() {
+            Some(folder) if !folder.is_empty() => format!("{folder}/{capture}"),
+            _ => capture.to_string(),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestFile {
+    #[serde(default)]
+    features: Vec<ManifestFeature>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestFeature {
+    id: String,
+    title: Option<String>,
+    #[serde(default)]
+    summary: String,
+    paths: Vec<String>,
+    surfaces: Option<Vec<Surface>>,
+    captures: Option<String>,
+    #[serde(default)]
+    steps: Vec<ManifestStep>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestStep {
+    title: String,
+    #[serde(default)]
+    body: String,
+    capture: Option<String>,
+}
+
+/// Reads `.content-pipeline/features.toml` (or an implicit feature: a `feature_id` naming a
+/// file or folder of the repository) at the repository's HEAD.
+pub fn resolve_feature(repo: &Path, feature_id: &str) -> Result<Feature, PipelineError> {
+    let repository = repository::open(repo)?;
+    let commit = repository::head_commit(&repository)?;
+    let tree = commit.tree()?;
+    resolve_in_tree(&repository, &tree, feature_id)
+}
+
+pub(crate) fn resolve_in_tree(
+    repo: &Repository,
+    tree: &Tree,
+    feature_id: &str,
+) -> Result<Feature, PipelineError> {
+    if let Some(manifest) = read_manifest(repo, tree)? {
+        let mut seen = std::collections::BTreeSet::new();
+        for f in &manifest.features {
+            if !seen.insert(f.id.as_str()) {
+                return Err(PipelineError::InvalidManifest(format!(
+                    "feature id '{}' is declared more than once",
+                    f.id
+                )));
+            }
+        }
+        if let Some(entry) = manifest.features.into_iter().find(|f| f.id == feature_id) {
+            return declared_feature(repo, tree, entry);
+        }
+    }
+    implicit_feature(repo, tree, feature_id)
+}
+
+fn read_manifest(repo: &Repository, tree: &Tree) -> Result<Option<ManifestFile>, PipelineError> {
+    let Ok(entry) = tree.get_path(Path::new(MANIFEST_PATH)) else {
+        return Ok(None);
+    };
+    if entry.filemode() == MODE_LINK || entry.kind() != Some(ObjectType::Blob) {
+        return Err(PipelineError::InvalidManifest(
+            "it must be a regular file, not a symlink or a folder".into(),
+        ));
+    }
+    let blob = repo.find_blob(entry.id())?;
+    let text = std::str::from_utf8(blob.content())
+        .map_err(|_| PipelineError::InvalidManifest("it is not valid UTF-8".into()))?;
+    toml::from_str(text)
+        .map(Some)
+        .map_err(|e| PipelineError::InvalidManifest(e.to_string().trim().to_string()))
+}
+
+fn declared_feature(
+    repo: &Repository,
+    tree: &Tree,
+    entry: ManifestFeature,
+) -> Result<Feature, PipelineError> {
+    let invalid =
+        |msg: String| PipelineError::InvalidManifest(format!("feature '{}': {msg}", entry.id));
+    if entry.paths.is_empty() {
+        return Err(invalid("`paths` must list at least one glob".into()));
+    }
+    let mut globs = Vec::with_capacity(entry.paths.len());
+    for raw in &entry.paths {
+        let pattern = normalize_relative(raw)?;
+        if pattern.is_empty() {
+            return Err(invalid(format!("path '{raw}' names no file")));
+        }
+        globset::GlobBuilder::new(&pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| invalid(format!("invalid glob '{raw}': {}", e.kind())))?;
+        check_no_escaping_link(repo, tree, &literal_prefix(&pattern))?;
+        globs.push(pattern);
+    }
+    let surfaces = match entry.surfaces {
+        None => Surface::ALL.to_vec(),
+        Some(list) if list.is_empty() => {
+            return Err(invalid(
+                "`surfaces` must not be empty (omit it for all four)".into(),
+            ));
+        }
+        Some(list) => {
+            let mut unique = Vec::new();
+            for s in list {
+                if !unique.contains(&s) {
+                    unique.push(s);
+                }
+            }
+            unique
+        }
+    };
+    let captures = match entry.captures.as_deref() {
+        None => None,
+        Some(raw) => {
+            let folder = normalize_relative(raw)?;
+            check_no_escaping_link(repo, tree, &folder)?;
+            Some(folder)
+        }
+    };
+    let mut steps = Vec::with_capacity(entry.steps.len());
+    for step in entry.steps {
+        let capture = match step.capture.as_deref() {
+            None => None,
+            Some(raw) => {
+                let file = normalize_relative(raw)?;
+                if file.is_empty() {
+                    return Err(invalid(format!(
+                        "step '{}' has an empty capture",
+                        step.title
+                    )));
+                }
+                let full = match captures.as_deref() {
+                    Some(folder) if !folder.is_empty() => format!("{folder}/{file}"),
+                    _ => file.clone(),
+                };
+                check_no_escaping_link(repo, tree, &full)?;
+                Some(file)
+            }
+        };
+        steps.push(Step {
+            title: step.title,
+            body: step.body,
+            capture,
+        });
+    }
+    let title = entry
+        .title
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| humanize(&entry.id));
+    Ok(Feature {
+        id: entry.id,
+        title,
+        summary: entry.summary,
+        paths: globs,
+        surfaces,
+        captures,
+        steps,
+    })
+}
+
+fn implicit_feature(
+    repo: &Repository,
+    tree: &Tree,
+    feature_id: &str,
+) -> Result<Feature, PipelineError> {
+    let unknown = || PipelineError::UnknownFeature {
+        feature_id: feature_id.chars().take(300).collect(),
+    };
+    let path = normalize_relative(feature_id)?;
+    if path.is_empty() {
+        return Err(unknown());
+    }
+    check_no_escaping_link(repo, tree, &path)?;
+    let entry = tree.get_path(Path::new(&path)).map_err(|_| unknown())?;
+    let pattern = match (entry.kind(), entry.filemode()) {
+        (_, MODE_LINK) | (_, paths::MODE_SUBMODULE) => return Err(unknown()),
+        (Some(ObjectType::Tree), _) => format!("{}/**", glob_escape(&path)),
+        (Some(ObjectType::Blob), _) => glob_escape(&path),
+        _ => return Err(unknown()),
+    };
+    let name = path.rsplit('/').next().unwrap_or(&path);
+    let stem = if entry.kind() == Some(ObjectType::Blob) {
+        name.split_once('.').map_or(name, |(stem, _)| stem)
+    } else {
+        name
+    };
+    Ok(Feature {
+        id: feature_id.to_string(),
+        title: humanize(if stem.is_empty() { name } else { stem }),
+        summary: String::new(),
+        paths: vec![pattern],
+        surfaces: Surface::ALL.to_vec(),
+        captures: None,
+        steps: Vec::new(),
+    })
+}
+
+/// `csv_export` → `Csv export`.
+pub(crate) fn humanize(name: &str) -> String {
+    let spaced: String = name
+        .chars()
+        .map(|c| if c == '-' || c == '_' { ' ' } else { c })
+        .collect();
+    let spaced = spaced.trim();
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => name.to_string(),
+    }
+}

@@ -1,0 +1,29 @@
+//! The content pipeline: a git repository in, validated MDX articles and their provenance
+//! out (stages resolve, collect, extract, render, validate), plus the drift check that
+//! compares a provenance with the repository's current HEAD. It needs neither HTTP nor a
+//! database; the service calls it from its run workers and stores what it returns.
+
+mod collect;
+mod drift;
+mod error;
+mod extract;
+mod feature;
+mod log;
+pub mod mdx;
+mod paths;
+mod provenance;
+mod render;
+mod repository;
+mod run;
+mod validate;
+
+pub use collect::MAX_COMMITS;
+pub use drift::{Change, ChangeKind, DriftChecker};
+pub use error::{MdxError, PipelineError};
+pub use extract::{Prose, Symbol, SymbolKind};
+pub use feature::{Feature, MANIFEST_PATH, Step, resolve_feature};
+pub use log::{DiscardLog, Level, LogSink, Stage};
+pub use provenance::{FileRole, FileSource, Provenance, SymbolSource};
+pub use repository::is_git_repository;
+pub use run::{GeneratedArticle, RunOutput, RunRequest, run};
+pub use validate::validate_mdx;

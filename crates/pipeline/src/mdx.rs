@@ -1,0 +1,420 @@
+//! Turning text from commits, code, manifests and Markdown files into MDX that parses and
+//! shows that text literally: MDX reads `{` as an expression, `<` as JSX and lines starting
+//! with `import`/`export` as ES modules, so all of those are neutralised outside code.
+
+/// Escapes literal text (a commit subject, a doc sentence, a title) for MDX flow or phrasing
+/// content. Backtick code spans are kept as code.
+pub fn escape_text(text: &str) -> String {
+    escape(text, false)
+}
+
+/// Makes Markdown written by a person (a step body, a README) safe for MDX while keeping its
+/// formatting: fenced code stays verbatim, existing backslash escapes are kept, autolinks
+/// become links, HTML comments become MDX comments, and `{ } < >` elsewhere are escaped.
+pub fn sanitize_markdown(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len() + 16);
+    let mut fence: Option<(char, usize)> = None;
+    let mut comment: Option<String> = None;
+    for line in markdown.lines() {
+        if let Some((ch, len)) = fence {
+            out.push_str(line);
+            out.push('\n');
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            continue;
+        }
+        let mut rest = line;
+        let mut rendered = String::new();
+        if let Some(open) = comment.as_mut() {
+            match rest.find("-->") {
+                Some(end) => {
+                    open.push(' ');
+                    open.push_str(&rest[..end]);
+                    rendered.push_str(&mdx_comment(open));
+                    comment = None;
+                    rest = &rest[end + 3..];
+                }
+                None => {
+                    open.push(' ');
+                    open.push_str(rest);
+                    continue;
+                }
+            }
+        } else if let Some((ch, len)) = opens_fence(line) {
+            fence = Some((ch, len));
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        while let Some(start) = rest.find("<!--") {
+            rendered.push_str(&escape_line(&rest[..start], rendered.is_empty(), true));
+            let after = &rest[start + 4..];
+            match after.find("-->") {
+                Some(end) => {
+                    rendered.push_str(&mdx_comment(&after[..end]));
+                    rest = &after[end + 3..];
+                }
+                None => {
+                    comment = Some(after.to_string());
+                    rest = "";
+                }
+            }
+        }
+        let at_start = rendered.is_empty();
+        rendered.push_str(&escape_line(rest, at_start, true));
+        out.push_str(&rendered);
+        out.push('\n');
+    }
+    if let Some(open) = comment {
+        out.push_str(&mdx_comment(&open));
+        out.push('\n');
+    }
+    if let Some((ch, len)) = fence {
+        // Close a fence the author left open so it cannot swallow the rest of the article.
+        out.push_str(&ch.to_string().repeat(len));
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
+/// An MDX comment, `{/* … */}`, that cannot end early.
+pub fn mdx_comment(text: &str) -> String {
+    let cleaned: String = text
+        .replace("*/", "* /")
+        .chars()
+        .map(|c| match c {
+            '{' => '(',
+            '}' => ')',
+            '\n' | '\r' => ' ',
+            c => c,
+        })
+        .collect();
+    format!("{{/* {} */}}", cleaned.trim())
+}
+
+/// A quoted JSX attribute value (`"…"`) holding `text` literally.
+pub fn jsx_attribute(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '{' => out.push_str("&#123;"),
+            '}' => out.push_str("&#125;"),
+            '\n' | '\r' | '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Inline code holding `text` literally, whatever backticks it contains.
+pub fn code_span(text: &str) -> String {
+    let text: String = text
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    let ticks = "`".repeat(longest_run(&text, '`') + 1);
+    if text.starts_with('`') || text.ends_with('`') || text.is_empty() {
+        format!("{ticks} {text} {ticks}")
+    } else {
+        format!("{ticks}{text}{ticks}")
+    }
+}
+
+/// A fenced code block holding `code` verbatim.
+pub fn code_block(code: &str, language: &str) -> String {
+    let ticks = "`".repeat((longest_run(code, '`') + 1).max(3));
+    let language: String = language
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '_'))
+        .collect();
+    format!("{ticks}{language}\n{}\n{ticks}", code.trim_end())
+}
+
+/// A YAML scalar holding `text` (a JSON string is a valid YAML double-quoted scalar).
+pub fn yaml_string(text: &str) -> String {
+    serde_json::Value::String(text.to_string()).to_string()
+}
+
+fn longest_run(text: &str, ch: char) -> usize {
+    let (mut best, mut current) = (0, 0);
+    for c in text.chars() {
+        if c == ch {
+            current += 1;
+            best = best.max(current);
+        } else {
+            current = 0;
+        }
+    }
+    best
+}
+
+fn opens_fence(line: &str) -> Option<(char, usize)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let trimmed = &line[indent..];
+    let ch = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = trimmed.chars().take_while(|c| *c == ch).count();
+    if len < 3 || (ch == '`' && trimmed[len..].contains('`')) {
+        return None;
+    }
+    Some((ch, len))
+}
+
+fn closes_fence(line: &str, ch: char, len: usize) -> bool {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return false;
+    }
+    let run = trimmed.chars().take_while(|c| *c == ch).count();
+    run >= len && trimmed[run * ch.len_utf8()..].trim().is_empty()
+}
+
+fn escape(text: &str, prose: bool) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&escape_line(line, true, prose));
+    }
+    out
+}
+
+/// Escapes one line. `line_start` says whether the text begins a line of the document (where
+/// `import`/`export` start an ES module block and `>` starts a block quote).
+fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
+    let mut out = String::with_capacity(line.len() + 8);
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    if line_start {
+        let indent = chars
+            .iter()
+            .take_while(|c| **c == ' ' || **c == '\t')
+            .count();
+        out.extend(&chars[..indent]);
+        i = indent;
+        if prose {
+            // Keep block-quote markers of prose.
+            while i < chars.len() && chars[i] == '>' {
+                out.push('>');
+                i += 1;
+                while i < chars.len() && chars[i] == ' ' {
+                    out.push(' ');
+                    i += 1;
+                }
+            }
+        }
+        // MDX reads a line starting with `import ` or `export ` as an ES module.
+        let rest: String = chars[i..].iter().collect();
+        for keyword in ["import", "export"] {
+            if rest.starts_with(keyword)
+                && rest[keyword.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_whitespace)
+            {
+                // A character reference keeps the word but stops MDX reading an ES module.
+                out.push_str(if keyword == "import" {
+                    "&#105;"
+                } else {
+                    "&#101;"
+                });
+                i += 1;
+            }
+        }
+    }
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '`' {
+            let run = chars[i..].iter().take_while(|c| **c == '`').count();
+            if let Some(end) = find_closing_ticks(&chars, i + run, run) {
+                out.extend(&chars[i..end + run]);
+                i = end + run;
+            } else {
+                out.extend(&chars[i..i + run]);
+                i += run;
+            }
+            continue;
+        }
+        if prose && c == '\\' {
+            match chars.get(i + 1) {
+                Some(next) if next.is_ascii_punctuation() => {
+                    out.push('\\');
+                    out.push(*next);
+                    i += 2;
+                }
+                _ => {
+                    out.push_str("\\\\");
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if prose
+            && c == '<'
+            && let Some((url, len)) = autolink(&chars[i..])
+        {
+            out.push_str(&format!("[{}]({})", escape_line(&url, false, false), url));
+            i += len;
+            continue;
+        }
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '{' => out.push_str("\\{"),
+            '}' => out.push_str("\\}"),
+            '<' => out.push_str("\\<"),
+            '>' => out.push_str("\\>"),
+            '\r' => {}
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
+fn find_closing_ticks(chars: &[char], from: usize, run: usize) -> Option<usize> {
+    let mut j = from;
+    while j < chars.len() {
+        if chars[j] == '`' {
+            let len = chars[j..].iter().take_while(|c| **c == '`').count();
+            if len == run {
+                return Some(j);
+            }
+            j += len;
+        } else {
+            j += 1;
+        }
+    }
+    None
+}
+
+/// `<https://…>` or `<mailto:…>`: the URL and the number of chars consumed.
+fn autolink(chars: &[char]) -> Option<(String, usize)> {
+    let end = chars.iter().position(|c| *c == '>')?;
+    let inner: String = chars[1..end].iter().collect();
+    let is_url = ["http://", "https://", "mailto:"]
+        .iter()
+        .any(|scheme| inner.starts_with(scheme));
+    if is_url
+        && !inner
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '<' | '(' | ')' | '{' | '}'))
+    {
+        Some((inner, end + 1))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate_mdx;
+
+    fn assert_valid(body: &str) {
+        if let Err(e) = validate_mdx(body) {
+            panic!("invalid MDX ({e}):\n{body}");
+        }
+    }
+
+    #[test]
+    fn text_with_mdx_syntax_is_escaped() {
+        let nasty = "fix: handle {id} in <Widget> when a > b \\ and `Vec<T>` stays code";
+        let escaped = escape_text(nasty);
+        assert_eq!(
+            escaped,
+            "fix: handle \\{id\\} in \\<Widget\\> when a \\> b \\\\ and `Vec<T>` stays code"
+        );
+        assert_valid(&format!("- {escaped}\n"));
+        assert_valid(&escape_text("import x from 'y'\nexport const a = 1"));
+        assert!(escape_text("import x from 'y'").starts_with("&#105;mport"));
+        assert_valid(&escape_text("unclosed `tick and <!-- comment --> {"));
+    }
+
+    #[test]
+    fn markdown_keeps_code_and_structure() {
+        let md = "# Title\n\nUse <https://example.com> or {x}.\n<!-- hidden -->\n\n```rust\nlet v: Vec<u8> = {};\n```\n\n> quote <b>\n\nEscaped \\* star \\{ brace\n<!-- open\ncomment -->\n";
+        let out = sanitize_markdown(md);
+        assert!(out.contains("let v: Vec<u8> = {};"));
+        assert!(out.contains("[https://example.com](https://example.com)"));
+        assert!(out.contains("\\{x\\}"));
+        assert!(out.contains("{/* hidden */}"));
+        assert!(out.contains("> quote \\<b\\>"));
+        assert!(out.contains("\\* star \\{ brace"));
+        assert_valid(&out);
+        assert_valid(&sanitize_markdown("```\nunclosed { fence"));
+    }
+
+    #[test]
+    fn nasty_text_is_valid_in_every_position() {
+        let nasty = [
+            "{",
+            "}",
+            "<",
+            ">",
+            "</div>",
+            "<Foo bar={1}>",
+            "{/* x",
+            "*/}",
+            "`",
+            "``a`",
+            "\\",
+            "\\{",
+            "import a from 'b'",
+            "export default {}",
+            "<!--",
+            "-->",
+            "<https://x.y>",
+            "a | b",
+            "[link](<x>)",
+            "&lt;",
+            "# heading",
+            "- item",
+            "> quote",
+            "---",
+            "$x$",
+        ];
+        for a in nasty {
+            for b in nasty {
+                let text = format!("{a} {b}{a}");
+                let escaped = escape_text(&text);
+                for body in [
+                    format!("{escaped}\n"),
+                    format!("- {escaped}\n"),
+                    format!("## {escaped}\n"),
+                    format!("<Note>\n{escaped}\n</Note>\n"),
+                    format!(
+                        "<Step title={}>\n\n{escaped}\n\n</Step>\n",
+                        jsx_attribute(&text)
+                    ),
+                    format!("{}\n", sanitize_markdown(&text)),
+                    format!("{}\n", code_span(&text)),
+                    format!("{}\n", mdx_comment(&text)),
+                ] {
+                    assert_valid(&body);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn helpers_produce_valid_mdx() {
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_valid(&format!(
+            "<Step title={}>\n\nx\n\n</Step>",
+            jsx_attribute("a \"b\" {c} <d>")
+        ));
+        assert_valid(&code_block("fn f() -> Vec<T> { ``` }", "rust"));
+        assert_valid(&mdx_comment("a */ b { c"));
+        assert_eq!(yaml_string("a\"b"), "\"a\\\"b\"");
+    }
+}

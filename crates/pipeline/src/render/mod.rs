@@ -1,0 +1,288 @@
+//! Stage `render`: one MDX body per surface from a minijinja template, built in or overridden
+//! by `.content-pipeline/templates/<surface>.mdx.j2`. Every value a template prints is
+//! escaped for MDX unless a filter made it safe (`code`, `code_block`, `attr`, `markdown`,
+//! `comment`), so a repository's own template cannot produce broken MDX by accident.
+
+pub(crate) mod changelog;
+
+use domain::Surface;
+use minijinja::value::{Serde, Value};
+use minijinja::{AutoEscape, Environment, Error, ErrorKind};
+use serde::Serialize;
+
+use crate::error::PipelineError;
+use crate::extract::{Prose, Symbol, SymbolKind};
+use crate::feature::Feature;
+use crate::mdx;
+use changelog::{Changelog, Entry};
+
+/// Keeps a repository's template from running forever.
+const TEMPLATE_FUEL: u64 = 50_000_000;
+
+pub(crate) fn template_path(surface: Surface) -> String {
+    format!(".content-pipeline/templates/{}.mdx.j2", surface.as_str())
+}
+
+fn builtin(surface: Surface) -> &'static str {
+    match surface {
+        Surface::DevDocs => include_str!("templates/dev-docs.mdx.j2"),
+        Surface::Changelog => include_str!("templates/changelog.mdx.j2"),
+        Surface::HelpCenter => include_str!("templates/help-center.mdx.j2"),
+        Surface::Blog => include_str!("templates/blog.mdx.j2"),
+    }
+}
+
+/// The templates of one run.
+pub(crate) struct Renderer {
+    env: Environment<'static>,
+}
+
+impl Renderer {
+    /// `overrides`: (surface, template source) read from the repository.
+    pub fn new(overrides: Vec<(Surface, String)>) -> Result<Self, PipelineError> {
+        let mut env = Environment::new();
+        let syntax = minijinja::syntax::SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .build()
+            .map_err(|e| PipelineError::InvalidTemplate(e.to_string()))?;
+        env.set_syntax(syntax);
+        env.set_fuel(Some(TEMPLATE_FUEL));
+        env.set_auto_escape_callback(|_| AutoEscape::Custom("mdx".into()));
+        env.set_formatter(|out, _state, value| {
+            if value.is_undefined() || value.is_none() {
+                return Ok(());
+            }
+            let text = if value.is_safe() {
+                value.to_string()
+            } else {
+                mdx::escape_text(&value.to_string())
+            };
+            out.write_str(&text).map_err(Error::from)
+        });
+        env.add_filter("code", |s: String| {
+            Value::from_safe_string(mdx::code_span(&s))
+        });
+        env.add_filter("code_block", |s: String, language: Option<String>| {
+            Value::from_safe_string(mdx::code_block(&s, language.as_deref().unwrap_or("")))
+        });
+        env.add_filter("attr", |s: String| {
+            Value::from_safe_string(mdx::jsx_attribute(&s))
+        });
+        env.add_filter("markdown", |s: String| {
+            Value::from_safe_string(mdx::sanitize_markdown(&s))
+        });
+        env.add_filter("comment", |s: String| {
+            Value::from_safe_string(mdx::mdx_comment(&s))
+        });
+        for surface in Surface::ALL {
+            env.add_template(builtin_name(*surface), builtin(*surface))
+                .map_err(|e| template_error(*surface, false, &e))?;
+        }
+        for (surface, source) in overrides {
+            env.add_template_owned(override_name(surface), source)
+                .map_err(|e| template_error(surface, true, &e))?;
+        }
+        Ok(Self { env })
+    }
+
+    pub fn is_overridden(&self, surface: Surface) -> bool {
+        self.env.get_template(&override_name(surface)).is_ok()
+    }
+
+    /// The article body (without frontmatter).
+    pub fn render(&self, surface: Surface, context: &Context) -> Result<String, PipelineError> {
+        let overridden = self.is_overridden(surface);
+        let name = if overridden {
+            override_name(surface)
+        } else {
+            builtin_name(surface).to_string()
+        };
+        let template = self
+            .env
+            .get_template(&name)
+            .map_err(|e| template_error(surface, overridden, &e))?;
+        let body = template
+            .render(Value::from(Serde(context)))
+            .map_err(|e| template_error(surface, overridden, &e))?;
+        Ok(tidy(&body))
+    }
+}
+
+fn builtin_name(surface: Surface) -> &'static str {
+    match surface {
+        Surface::DevDocs => "builtin/dev-docs.mdx.j2",
+        Surface::Changelog => "builtin/changelog.mdx.j2",
+        Surface::HelpCenter => "builtin/help-center.mdx.j2",
+        Surface::Blog => "builtin/blog.mdx.j2",
+    }
+}
+
+fn override_name(surface: Surface) -> String {
+    template_path(surface)
+}
+
+fn template_error(surface: Surface, overridden: bool, e: &Error) -> PipelineError {
+    let origin = if overridden {
+        template_path(surface)
+    } else {
+        format!("built-in {surface} template")
+    };
+    let place = e.line().map(|l| format!(" (line {l})")).unwrap_or_default();
+    let detail = match e.kind() {
+        ErrorKind::OutOfFuel => "it takes too long to render".to_string(),
+        _ => e
+            .detail()
+            .map_or_else(|| e.kind().to_string(), str::to_string),
+    };
+    PipelineError::InvalidTemplate(format!("{origin}{place}: {detail}"))
+}
+
+/// Collapses runs of blank lines that template control flow leaves behind.
+fn tidy(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut blank = 0;
+    let mut fence: Option<String> = None;
+    for line in body.lines() {
+        let trimmed = line.trim_start();
+        match &fence {
+            Some(marker) => {
+                if trimmed.starts_with(marker.as_str()) && trimmed.trim_end() == marker {
+                    fence = None;
+                }
+            }
+            None => {
+                if trimmed.starts_with("```") {
+                    fence = Some(trimmed.chars().take_while(|c| *c == '`').collect());
+                }
+            }
+        }
+        if fence.is_none() && line.trim().is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.trim().to_string()
+}
+
+/// YAML frontmatter with the fields the contract requires.
+pub(crate) fn frontmatter(
+    title: &str,
+    description: &str,
+    feature: &str,
+    surface: Surface,
+    version: i64,
+    commit: &str,
+) -> String {
+    format!(
+        "---\ntitle: {}\ndescription: {}\nfeature: {}\nsurface: {}\nversion: {version}\nsource_commit: {}\n---\n",
+        mdx::yaml_string(title),
+        mdx::yaml_string(description),
+        mdx::yaml_string(feature),
+        mdx::yaml_string(surface.as_str()),
+        mdx::yaml_string(commit),
+    )
+}
+
+/// Everything a template can use.
+#[derive(Debug, Serialize)]
+pub(crate) struct Context<'a> {
+    pub feature: &'a Feature,
+    pub surface: &'static str,
+    pub version: i64,
+    pub title: String,
+    pub description: String,
+    pub commit: &'a str,
+    pub short_commit: String,
+    /// Date of the source commit, `YYYY-MM-DD` (UTC).
+    pub date: String,
+    pub since_commit: Option<&'a str>,
+    pub since_short: Option<String>,
+    pub range_label: String,
+    pub files: Vec<&'a str>,
+    pub symbol_count: usize,
+    pub symbol_groups: Vec<SymbolGroup<'a>>,
+    pub prose: &'a [Prose],
+    /// Newest first.
+    pub commits: &'a [Entry],
+    pub changelog: &'a Changelog,
+    pub highlights: Vec<&'a Entry>,
+    pub contributors: Vec<&'a str>,
+    pub steps: Vec<StepView<'a>>,
+    pub capture_grounded: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct SymbolGroup<'a> {
+    pub kind: SymbolKind,
+    pub title: &'static str,
+    pub symbols: Vec<&'a Symbol>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct StepView<'a> {
+    pub number: usize,
+    pub title: &'a str,
+    pub body: &'a str,
+    /// The capture's repository path, as declared.
+    pub capture: Option<String>,
+    /// Site path of the image (`/` + repository path) when the capture exists.
+    pub image: Option<String>,
+}
+
+pub(crate) fn group_symbols(symbols: &[Symbol]) -> Vec<SymbolGroup<'_>> {
+    let mut kinds: Vec<SymbolKind> = symbols.iter().map(|s| s.kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .map(|kind| {
+            let mut members: Vec<&Symbol> = symbols.iter().filter(|s| s.kind == kind).collect();
+            members.sort_by(|a, b| a.name.cmp(&b.name).then(a.path.cmp(&b.path)));
+            SymbolGroup {
+                kind,
+                title: kind.heading(),
+                symbols: members,
+            }
+        })
+        .collect()
+}
+
+/// `YYYY-MM-DD` (UTC) of a Unix time.
+pub(crate) fn date(unix_seconds: i64) -> String {
+    // Howard Hinnant's civil-from-days.
+    let days = unix_seconds.div_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(1_700_000_000), "2023-11-14");
+        assert_eq!(date(951_782_400), "2000-02-29");
+    }
+
+    #[test]
+    fn tidy_keeps_code_blocks() {
+        assert_eq!(tidy("a\n\n\n\nb\n```\n\n\n```\n"), "a\n\nb\n```\n\n\n```");
+    }
+}

@@ -1,0 +1,570 @@
+//! One run: resolve → collect → extract → render → validate. The caller stores the articles
+//! and sends notifications.
+
+use domain::{ArticleStatus, Surface};
+use git2::{ObjectType, Repository, Tree};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Instant;
+
+use crate::collect::{self, FeatureMatcher, RepoFile};
+use crate::error::PipelineError;
+use crate::extract::{self, Extractor, Language, Prose, Symbol};
+use crate::feature::{self, Feature};
+use crate::log::{Level, LogSink, Stage};
+use crate::paths::MODE_LINK;
+use crate::provenance::{FileRole, FileSource, Provenance, SymbolSource};
+use crate::render::changelog::{self, Entry};
+use crate::render::{self, Context, Renderer, StepView};
+use crate::repository;
+use crate::validate::validate_mdx;
+
+/// Template overrides larger than this are refused.
+const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
+
+pub struct RunRequest<'a> {
+    pub repo: &'a Path,
+    pub feature_id: &'a str,
+    /// Commit of this feature's previous successful run; `None` = whole history (capped).
+    pub since_commit: Option<&'a str>,
+    /// `Some` = only these surfaces (regenerating one article); `None` = the feature's.
+    pub surfaces: Option<&'a [Surface]>,
+    /// Version number each generated article will carry (frontmatter `version`); missing = 1.
+    pub versions: &'a BTreeMap<Surface, i64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// The source commit (HEAD when the run started).
+    pub commit: String,
+    pub feature: Feature,
+    pub articles: Vec<GeneratedArticle>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GeneratedArticle {
+    pub surface: Surface,
+    pub title: String,
+    pub description: String,
+    /// Frontmatter and body; parses as MDX.
+    pub mdx_body: String,
+    /// Help center only: every step has a capture file that exists at the source commit.
+    pub capture_grounded: bool,
+    pub provenance: Provenance,
+}
+
+impl GeneratedArticle {
+    /// The status a new version of this article gets.
+    pub fn status(&self) -> ArticleStatus {
+        if self.capture_grounded {
+            ArticleStatus::CaptureGrounded
+        } else {
+            ArticleStatus::Draft
+        }
+    }
+}
+
+/// Runs stages resolve, collect, extract, render and validate, logging each to `log`. A
+/// failure is logged at level error in the stage where it happened before it is returned.
+pub fn run(req: &RunRequest, log: &mut dyn LogSink) -> Result<RunOutput, PipelineError> {
+    let mut stage = Stage::Resolve;
+    let started = Instant::now();
+    let result = run_stages(req, log, &mut stage);
+    match &result {
+        Ok(output) => log.log(
+            Level::Info,
+            Stage::Validate,
+            "run finished",
+            json!({
+                "commit": output.commit,
+                "articles": output.articles.len(),
+                "elapsed_ms": started.elapsed().as_millis() as u64,
+            }),
+        ),
+        Err(e) => log.log(
+            Level::Error,
+            stage,
+            &e.to_string(),
+            json!({ "elapsed_ms": started.elapsed().as_millis() as u64 }),
+        ),
+    }
+    result
+}
+
+fn run_stages(
+    req: &RunRequest,
+    log: &mut dyn LogSink,
+    stage: &mut Stage,
+) -> Result<RunOutput, PipelineError> {
+    // resolve
+    log.log(
+        Level::Info,
+        Stage::Resolve,
+        "resolving feature",
+        json!({ "feature_id": req.feature_id }),
+    );
+    let repo = repository::open(req.repo)?;
+    let head = repository::head_commit(&repo)?;
+    let commit = head.id().to_string();
+    let tree = head.tree()?;
+    let feature = feature::resolve_in_tree(&repo, &tree, req.feature_id)?;
+    let surfaces: Vec<Surface> = match req.surfaces {
+        Some(list) => {
+            let mut unique = Vec::new();
+            for s in list {
+                if !unique.contains(s) {
+                    unique.push(*s);
+                }
+            }
+            unique
+        }
+        None => feature.surfaces.clone(),
+    };
+    log.log(
+        Level::Info,
+        Stage::Resolve,
+        "resolved feature",
+        json!({
+            "feature_id": feature.id,
+            "title": feature.title,
+            "paths": feature.paths,
+            "surfaces": surfaces.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            "steps": feature.steps.len(),
+            "commit": commit,
+        }),
+    );
+
+    // collect
+    *stage = Stage::Collect;
+    let matcher = FeatureMatcher::new(&feature, &tree)?;
+    let files = collect::files(&repo, &tree, &matcher)?;
+    if files.is_empty() {
+        log.log(
+            Level::Warn,
+            Stage::Collect,
+            "no file of the repository matches the feature's paths",
+            json!({ "paths": feature.paths }),
+        );
+    }
+    let history = collect::history(&repo, &head, req.since_commit, &matcher)?;
+    if !history.since_found {
+        log.log(
+            Level::Warn,
+            Stage::Collect,
+            "the previous run's commit is not in the repository; reading the whole history",
+            json!({ "since_commit": req.since_commit }),
+        );
+    }
+    log.log(
+        Level::Info,
+        Stage::Collect,
+        "collected files and commits",
+        json!({
+            "files": files.len(),
+            "commits": history.commits.len(),
+            "commits_walked": history.walked,
+            "truncated": history.truncated,
+            "since_commit": req.since_commit.filter(|_| history.since_found),
+        }),
+    );
+
+    // extract
+    *stage = Stage::Extract;
+    let extracted = extract_files(&repo, &files, log)?;
+    let captures = captures(&tree, &feature);
+    let grounded = !feature.steps.is_empty() && captures.iter().all(|c| c.blob.is_some());
+    log.log(
+        Level::Info,
+        Stage::Extract,
+        "extracted symbols and prose",
+        json!({
+            "source_files": extracted.code.len(),
+            "symbols": extracted.symbols.len(),
+            "symbols_by_kind": count_by(extracted.symbols.iter().map(|s| s.kind.as_str())),
+            "symbols_by_language": count_by(extracted.symbols.iter().map(|s| s.language)),
+            "prose_files": extracted.prose.len(),
+            "skipped_files": extracted.skipped,
+            "steps": feature.steps.len(),
+            "captures_found": captures.iter().filter(|c| c.blob.is_some()).count(),
+            "capture_grounded": grounded,
+        }),
+    );
+
+    // render
+    *stage = Stage::Render;
+    let overrides = template_overrides(&repo, &tree, &surfaces)?;
+    let overridden: Vec<&str> = overrides.iter().map(|(s, _)| s.as_str()).collect();
+    if !overridden.is_empty() {
+        log.log(
+            Level::Info,
+            Stage::Render,
+            "using the repository's templates",
+            json!({ "surfaces": overridden }),
+        );
+    }
+    let renderer = Renderer::new(overrides)?;
+    let entries: Vec<Entry> = history.commits.iter().map(changelog::entry).collect();
+    let log_groups = changelog::changelog(&entries);
+    let since_commit = req.since_commit.filter(|_| history.since_found);
+    let base_provenance = provenance(&commit, &extracted, &[]);
+    let mut articles = Vec::with_capacity(surfaces.len());
+    for surface in &surfaces {
+        let version = req.versions.get(surface).copied().unwrap_or(1);
+        let (title, description) = title_and_description(*surface, &feature, &extracted, &entries);
+        let steps = step_views(&feature, &captures);
+        let context = Context {
+            feature: &feature,
+            surface: surface.as_str(),
+            version,
+            title: title.clone(),
+            description: description.clone(),
+            commit: &commit,
+            short_commit: short(&commit),
+            date: render::date(head.time().seconds()),
+            since_commit,
+            since_short: since_commit.map(short),
+            range_label: range_label(entries.len(), since_commit, history.truncated),
+            files: extracted
+                .code
+                .iter()
+                .chain(&extracted.prose_files)
+                .map(|f| f.path.as_str())
+                .collect(),
+            symbol_count: extracted.symbols.len(),
+            symbol_groups: render::group_symbols(&extracted.symbols),
+            prose: &extracted.prose,
+            commits: &entries,
+            changelog: &log_groups,
+            highlights: highlights(&entries),
+            contributors: contributors(&entries),
+            steps,
+            capture_grounded: grounded,
+        };
+        let body = renderer.render(*surface, &context)?;
+        let mdx_body = format!(
+            "{}\n{body}\n",
+            render::frontmatter(
+                &title,
+                &description,
+                &feature.id,
+                *surface,
+                version,
+                &commit
+            )
+        );
+        log.log(
+            Level::Info,
+            Stage::Render,
+            &format!("rendered the {surface} article"),
+            json!({
+                "surface": surface.as_str(),
+                "version": version,
+                "bytes": mdx_body.len(),
+                "template": if renderer.is_overridden(*surface) { "repository" } else { "built-in" },
+            }),
+        );
+        let provenance = if *surface == Surface::HelpCenter {
+            provenance(&commit, &extracted, &captures)
+        } else {
+            base_provenance.clone()
+        };
+        articles.push(GeneratedArticle {
+            surface: *surface,
+            title,
+            description,
+            mdx_body,
+            capture_grounded: *surface == Surface::HelpCenter && grounded,
+            provenance,
+        });
+    }
+
+    // validate
+    *stage = Stage::Validate;
+    for article in &articles {
+        if let Err(error) = validate_mdx(&article.mdx_body) {
+            return Err(PipelineError::InvalidMdx {
+                surface: article.surface,
+                error,
+            });
+        }
+    }
+    log.log(
+        Level::Info,
+        Stage::Validate,
+        "every article parses as MDX",
+        json!({ "articles": articles.len() }),
+    );
+    Ok(RunOutput {
+        commit,
+        feature,
+        articles,
+    })
+}
+
+struct Extracted {
+    code: Vec<RepoFile>,
+    prose_files: Vec<RepoFile>,
+    symbols: Vec<Symbol>,
+    prose: Vec<Prose>,
+    skipped: usize,
+}
+
+fn extract_files(
+    repo: &Repository,
+    files: &[RepoFile],
+    log: &mut dyn LogSink,
+) -> Result<Extracted, PipelineError> {
+    let mut extractor = Extractor::new();
+    let mut out = Extracted {
+        code: Vec::new(),
+        prose_files: Vec::new(),
+        symbols: Vec::new(),
+        prose: Vec::new(),
+        skipped: 0,
+    };
+    for file in files {
+        let language = Language::from_path(&file.path);
+        let markdown = extract::is_markdown(&file.path);
+        if language.is_none() && !markdown {
+            out.skipped += 1;
+            continue;
+        }
+        let blob = repo.find_blob(file.blob)?;
+        let content = blob.content();
+        if content.len() > extract::MAX_SOURCE_BYTES || extract::looks_binary(content) {
+            out.skipped += 1;
+            log.log(
+                Level::Warn,
+                Stage::Extract,
+                "skipped a file that is too large or binary",
+                json!({ "path": file.path, "bytes": content.len() }),
+            );
+            continue;
+        }
+        let text = String::from_utf8_lossy(content);
+        match language {
+            Some(language) => {
+                match extractor.symbols(&file.path, language, &text) {
+                    Ok(symbols) => out.symbols.extend(symbols),
+                    Err(reason) => log.log(
+                        Level::Warn,
+                        Stage::Extract,
+                        "could not parse a source file",
+                        json!({ "path": file.path, "reason": reason }),
+                    ),
+                }
+                out.code.push(file.clone());
+            }
+            None => {
+                out.prose.push(extract::prose(&file.path, &text));
+                out.prose_files.push(file.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+struct Capture {
+    path: Option<String>,
+    blob: Option<git2::Oid>,
+}
+
+/// Each step's capture, and its blob when it exists as a regular file at the commit.
+fn captures(tree: &Tree, feature: &Feature) -> Vec<Capture> {
+    feature
+        .steps
+        .iter()
+        .map(|step| {
+            let path = feature.capture_path(step);
+            let blob = path.as_deref().and_then(|p| {
+                tree.get_path(Path::new(p))
+                    .ok()
+                    .filter(|e| e.kind() == Some(ObjectType::Blob) && e.filemode() != MODE_LINK)
+                    .map(|e| e.id())
+            });
+            Capture { path, blob }
+        })
+        .collect()
+}
+
+fn step_views<'a>(feature: &'a Feature, captures: &[Capture]) -> Vec<StepView<'a>> {
+    feature
+        .steps
+        .iter()
+        .zip(captures)
+        .enumerate()
+        .map(|(i, (step, capture))| StepView {
+            number: i + 1,
+            title: &step.title,
+            body: &step.body,
+            capture: capture.path.clone(),
+            image: capture
+                .blob
+                .and(capture.path.as_ref())
+                .map(|p| format!("/{p}")),
+        })
+        .collect()
+}
+
+fn template_overrides(
+    repo: &Repository,
+    tree: &Tree,
+    surfaces: &[Surface],
+) -> Result<Vec<(Surface, String)>, PipelineError> {
+    let mut overrides = Vec::new();
+    for surface in surfaces {
+        let path = render::template_path(*surface);
+        let Ok(entry) = tree.get_path(Path::new(&path)) else {
+            continue;
+        };
+        if entry.kind() != Some(ObjectType::Blob) || entry.filemode() == MODE_LINK {
+            return Err(PipelineError::InvalidTemplate(format!(
+                "{path}: must be a regular file"
+            )));
+        }
+        let blob = repo.find_blob(entry.id())?;
+        if blob.size() > MAX_TEMPLATE_BYTES {
+            return Err(PipelineError::InvalidTemplate(format!(
+                "{path}: larger than {MAX_TEMPLATE_BYTES} bytes"
+            )));
+        }
+        let source = String::from_utf8(blob.content().to_vec())
+            .map_err(|_| PipelineError::InvalidTemplate(format!("{path}: not valid UTF-8")))?;
+        overrides.push((*surface, source));
+    }
+    Ok(overrides)
+}
+
+fn provenance(commit: &str, extracted: &Extracted, captures: &[Capture]) -> Provenance {
+    let mut files: Vec<FileSource> = extracted
+        .code
+        .iter()
+        .map(|f| (f, FileRole::Code))
+        .chain(extracted.prose_files.iter().map(|f| (f, FileRole::Prose)))
+        .map(|(f, role)| FileSource {
+            path: f.path.clone(),
+            blob: f.blob.to_string(),
+            role,
+        })
+        .collect();
+    for capture in captures {
+        if let (Some(path), Some(blob)) = (&capture.path, capture.blob)
+            && !files.iter().any(|f| &f.path == path)
+        {
+            files.push(FileSource {
+                path: path.clone(),
+                blob: blob.to_string(),
+                role: FileRole::Capture,
+            });
+        }
+    }
+    Provenance {
+        commit: commit.to_string(),
+        files,
+        symbols: extracted
+            .symbols
+            .iter()
+            .map(|s| SymbolSource {
+                path: s.path.clone(),
+                name: s.name.clone(),
+                kind: s.kind.as_str().to_string(),
+                hash: s.hash.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn title_and_description(
+    surface: Surface,
+    feature: &Feature,
+    extracted: &Extracted,
+    entries: &[Entry],
+) -> (String, String) {
+    let summary = extract::first_sentence(std::slice::from_ref(&feature.summary));
+    let or = |fallback: String| {
+        if summary.is_empty() {
+            fallback
+        } else {
+            summary.clone()
+        }
+    };
+    let title = &feature.title;
+    match surface {
+        Surface::HelpCenter => (title.clone(), or(format!("How to use {title}."))),
+        Surface::DevDocs => (
+            format!("{title} reference"),
+            format!(
+                "Public API of {title}: {} in {}.",
+                plural(extracted.symbols.len(), "symbol"),
+                plural(extracted.code.len() + extracted.prose_files.len(), "file"),
+            ),
+        ),
+        Surface::Changelog => (
+            format!("{title} changelog"),
+            format!(
+                "What changed in {title}: {}.",
+                plural(entries.len(), "change")
+            ),
+        ),
+        Surface::Blog => (
+            format!("Introducing {title}"),
+            or(format!("What's new in {title}.")),
+        ),
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn short(sha: &str) -> String {
+    sha.chars().take(7).collect()
+}
+
+fn range_label(count: usize, since: Option<&str>, truncated: bool) -> String {
+    let mut label = plural(count, "commit");
+    if let Some(since) = since {
+        label.push_str(&format!(" since {}", short(since)));
+    }
+    if truncated {
+        label.push_str(" (latest only)");
+    }
+    label
+}
+
+/// The feature commits worth announcing: new features first, else the latest changes.
+fn highlights(entries: &[Entry]) -> Vec<&Entry> {
+    let features: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.kind == "feat" || e.kind == "feature")
+        .take(8)
+        .collect();
+    if features.is_empty() {
+        entries.iter().take(5).collect()
+    } else {
+        features
+    }
+}
+
+fn contributors(entries: &[Entry]) -> Vec<&str> {
+    let mut seen = BTreeSet::new();
+    entries
+        .iter()
+        .map(|e| e.author.as_str())
+        .filter(|a| !a.is_empty() && seen.insert(*a))
+        .take(10)
+        .collect()
+}
+
+fn count_by<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<&'a str, usize> {
+    let mut counts = BTreeMap::new();
+    for item in items {
+        *counts.entry(item).or_insert(0) += 1;
+    }
+    counts
+}

@@ -1,0 +1,308 @@
+//! Real git repositories in temporary folders, built with git2.
+
+use git2::{IndexAddOption, Repository, Signature, Time};
+use std::path::{Path, PathBuf};
+
+pub struct Repo {
+    _dir: tempfile::TempDir,
+    pub path: PathBuf,
+    pub git: Repository,
+    clock: i64,
+}
+
+impl Repo {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("repo");
+        std::fs::create_dir(&path).unwrap();
+        let git = Repository::init(&path).unwrap();
+        Repo {
+            _dir: dir,
+            path,
+            git,
+            clock: 1_700_000_000,
+        }
+    }
+
+    /// A folder next to the repository, outside it.
+    pub fn outside(&self) -> PathBuf {
+        self.path.parent().unwrap().to_path_buf()
+    }
+
+    pub fn write(&self, path: &str, content: impl AsRef<[u8]>) -> &Self {
+        let full = self.path.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+        self
+    }
+
+    pub fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.path.join(path)).unwrap()
+    }
+
+    pub fn remove(&self, path: &str) -> &Self {
+        std::fs::remove_file(self.path.join(path)).unwrap();
+        self
+    }
+
+    pub fn rename(&self, from: &str, to: &str) -> &Self {
+        let target = self.path.join(to);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::rename(self.path.join(from), target).unwrap();
+        self
+    }
+
+    pub fn symlink(&self, path: &str, target: &str) -> &Self {
+        let full = self.path.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, full).unwrap();
+        self
+    }
+
+    /// Commits every change of the working tree; returns the commit id.
+    pub fn commit(&mut self, message: &str) -> String {
+        self.commit_as(message, "Ada Lovelace")
+    }
+
+    pub fn commit_as(&mut self, message: &str, author: &str) -> String {
+        let mut index = self.git.index().unwrap();
+        index.add_all(["*"], IndexAddOption::DEFAULT, None).unwrap();
+        index.update_all(["*"], None).unwrap();
+        index.write().unwrap();
+        let tree_id = index.write_tree().unwrap();
+        let tree = self.git.find_tree(tree_id).unwrap();
+        self.clock += 3600;
+        let signature =
+            Signature::new(author, "dev@example.com", &Time::new(self.clock, 0)).unwrap();
+        let parent = self.git.head().ok().and_then(|h| h.peel_to_commit().ok());
+        let parents: Vec<&git2::Commit> = parent.iter().collect();
+        self.git
+            .commit(
+                Some("HEAD"),
+                &signature,
+                &signature,
+                message,
+                &tree,
+                &parents,
+            )
+            .unwrap()
+            .to_string()
+    }
+
+    pub fn blob_id(&self, path: &str) -> String {
+        let head = self.git.head().unwrap().peel_to_tree().unwrap();
+        head.get_path(Path::new(path)).unwrap().id().to_string()
+    }
+}
+
+pub const MANIFEST: &str = r#"
+[[features]]
+id = "csv-export"
+title = "CSV export"
+summary = "Export any report as a CSV file. Works with {placeholders} & <tags>."
+paths = ["src/export/**", "docs/export.md"]
+captures = "docs/captures/csv-export"
+
+[[features.steps]]
+title = "Open Reports"
+body = "Choose **Reports** in the sidebar."
+capture = "01-open-reports.png"
+
+[[features.steps]]
+title = "Pick <CSV> {format}"
+body = "Click `Export` then pick {format} <here>.\n\n```text\nVec<T> {x}\n```"
+capture = "02-export.png"
+
+[[features.steps]]
+title = "Download"
+body = "Your file downloads."
+capture = "03-missing.png"
+
+[[features]]
+id = "grounded"
+title = "Grounded walkthrough"
+paths = ["src/export/writer.rs"]
+surfaces = ["help-center", "help-center"]
+captures = "docs/captures/csv-export"
+
+[[features.steps]]
+title = "Open Reports"
+capture = "01-open-reports.png"
+
+[[features.steps]]
+title = "Export"
+capture = "02-export.png"
+"#;
+
+pub const WRITER_RS: &str = r#"//! CSV writing.
+
+use std::io::Write;
+
+/// Maximum rows in one export.
+pub const MAX_ROWS: usize = 100_000;
+
+/// Writes reports as CSV. Rows are buffered.
+#[derive(Debug)]
+pub struct CsvWriter<W: Write> {
+    out: W,
+    rows: usize,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Creates a writer over `out`.
+    pub fn new(out: W) -> Self {
+        CsvWriter { out, rows: 0 }
+    }
+
+    /// Writes one row and returns a `Vec<String>` of {cells} when a < b. More text.
+    pub fn write_row(&mut self, cells: &[&str]) -> std::io::Result<Vec<String>> {
+        self.rows += 1;
+        writeln!(self.out, "{}", cells.join(","))?;
+        Ok(cells.iter().map(|c| c.to_string()).collect())
+    }
+
+    fn helper(&self) -> usize {
+        self.rows
+    }
+}
+
+/// Where rows go.
+pub trait Sink {
+    /// Accepts one row.
+    fn accept(&mut self, row: &str);
+}
+
+/// How cells are quoted.
+pub enum Quote {
+    Always,
+    Minimal,
+}
+
+pub(crate) fn internal() {}
+
+fn private_helper() {}
+"#;
+
+pub const FORMATS_PY: &str = r#""""Export formats."""
+
+DEFAULT_DELIMITER = ","
+_hidden = 1
+
+
+class Exporter:
+    """Turns reports into rows. Second sentence."""
+
+    def to_rows(self, report):
+        """Returns the rows of a report."""
+        return [r for r in report]
+
+    def _secret(self):
+        return None
+
+
+def export_csv(report, *, delimiter=",") -> str:
+    """Exports a report as CSV text."""
+    return delimiter.join(report)
+
+
+def _private():
+    pass
+"#;
+
+pub const CLIENT_TS: &str = r#"import { fetch } from "./net";
+
+/**
+ * Downloads a report as CSV.
+ * @param id the report id
+ */
+export async function exportReport(id: string): Promise<Blob> {
+  return fetch(`/reports/${id}.csv`);
+}
+
+/** Options for an export. */
+export interface ExportOptions {
+  delimiter: string;
+  header?: boolean;
+}
+
+/** Supported formats. */
+export type Format = "csv" | "tsv";
+
+/** Default timeout in seconds. */
+export const DEFAULT_TIMEOUT = 30;
+
+/** Talks to the export API. */
+export class ExportClient {
+  /** Starts a download. */
+  download(format: Format): void {}
+
+  private secret(): void {}
+}
+
+function notExported(): void {}
+"#;
+
+pub const SERVER_GO: &str = r#"package export
+
+// MaxRows caps one export.
+const MaxRows = 1000
+
+// Options configure an export.
+type Options struct {
+	Delimiter string
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	return nil
+}
+
+// ExportHandler serves CSV exports over HTTP.
+func ExportHandler(w Writer, r *Request) {
+	helper()
+}
+
+func helper() {}
+"#;
+
+pub const EXPORT_MD: &str = "---\nsidebar: 2\n---\n# CSV export guide\n\nExports use {braces} and <angle> brackets.\n<!-- internal note -->\n\n## Limits\n\nSee <https://example.com/limits>.\n\n```rust\nlet rows: Vec<Row> = {};\n```\n";
+
+pub const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0, 0, 0, 13, 1, 2, 3];
+
+/// The product repository used by most tests, with its commits (oldest first).
+pub struct Product {
+    pub repo: Repo,
+    pub commits: Vec<String>,
+}
+
+pub fn product() -> Product {
+    let mut repo = Repo::new();
+    let mut commits = Vec::new();
+    repo.write(".content-pipeline/features.toml", MANIFEST)
+        .write("src/export/writer.rs", WRITER_RS)
+        .write("src/export/formats.py", FORMATS_PY)
+        .write("src/export/client.ts", CLIENT_TS)
+        .write("docs/export.md", EXPORT_MD)
+        .write("docs/captures/csv-export/01-open-reports.png", PNG)
+        .write("docs/captures/csv-export/02-export.png", PNG)
+        .write("src/other/lib.rs", "/// Unrelated.\npub fn other() {}\n")
+        .write("README.md", "# Product\n");
+    commits.push(repo.commit("feat(export): add CSV writer for <Report> {rows}"));
+    repo.write("src/export/server.go", SERVER_GO);
+    commits.push(repo.commit_as("Add the Go export handler", "Grace Hopper"));
+    repo.write(
+        "src/export/formats.py",
+        format!("{FORMATS_PY}\n# trailing comment\n"),
+    );
+    commits.push(repo.commit("fix: quote cells containing commas"));
+    repo.write(
+        "src/other/lib.rs",
+        "/// Unrelated.\npub fn other() -> u8 { 1 }\n",
+    );
+    commits.push(repo.commit("feat(other): unrelated change"));
+    repo.write("src/export/client.ts", format!("{CLIENT_TS}\n// v2\n"));
+    commits.push(repo.commit("feat!: drop the legacy XLS path"));
+    repo.write("docs/export.md", format!("{EXPORT_MD}\nMore.\n"));
+    commits.push(repo.commit("fix(security): escape formula cells"));
+    Product { repo, commits }
+}

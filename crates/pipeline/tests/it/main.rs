@@ -1,0 +1,18 @@
+//! Integration tests on real git repositories; one binary (see STYLE.md).
+
+mod drift;
+mod fixture;
+mod resolve;
+mod run;
+
+use pipeline::{Level, LogSink, Stage};
+
+/// Records a run's log events.
+#[derive(Default)]
+pub struct Recorded(pub Vec<(Level, Stage, String, serde_json::Value)>);
+
+impl LogSink for Recorded {
+    fn log(&mut self, level: Level, stage: Stage, message: &str, data: serde_json::Value) {
+        self.0.push((level, stage, message.to_string(), data));
+    }
+}
