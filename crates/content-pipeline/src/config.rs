@@ -29,6 +29,8 @@ pub struct Config {
     /// which is created on first start.
     pub secret_key: Option<String>,
     pub key_file: PathBuf,
+    /// Whether `serve` also runs the background workers (`serve --no-workers` sets false).
+    pub run_workers: bool,
 }
 
 impl Default for Config {
@@ -45,6 +47,7 @@ impl Default for Config {
             default_rate_limit: 600,
             secret_key: None,
             key_file: PathBuf::from("content-pipeline.key"),
+            run_workers: true,
         }
     }
 }

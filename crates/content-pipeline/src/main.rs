@@ -111,17 +111,33 @@ async fn main() -> anyhow::Result<()> {
     let clock = Clock::system();
     match cli.command {
         Command::Serve { no_workers } => {
-            if !no_workers {
-                tracing::info!("workers run inside this process");
-            }
-            let app = Application::build(config, clock).await?;
-            app.run_until(shutdown_signal()).await?;
+            let config = Config {
+                run_workers: config.run_workers && !no_workers,
+                ..config
+            };
+            Application::build(config, clock)
+                .await?
+                .run_until(shutdown_signal())
+                .await?;
         }
         Command::Worker => {
-            let store = open_store(&config).await?;
-            tracing::info!("worker started; waiting for work");
+            let app = Application::build(
+                Config {
+                    bind: "127.0.0.1:0".into(),
+                    ..config
+                },
+                clock,
+            )
+            .await?;
+            let (stop, stopped) = tokio::sync::watch::channel(false);
+            let workers = content_pipeline::startup::spawn_workers(&app.state, stopped);
+            tracing::info!("worker started");
             shutdown_signal().await;
-            store.close().await;
+            let _ = stop.send(true);
+            for w in workers {
+                let _ = w.await;
+            }
+            app.store.close().await;
         }
         Command::Tokens {
             command:

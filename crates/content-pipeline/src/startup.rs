@@ -1,10 +1,12 @@
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use api::{ApiConfig, AppState};
 use domain::{Clock, Scope};
 use store::Store;
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 use webhooks::AddressPolicy;
 
 use crate::Config;
@@ -39,6 +41,33 @@ pub async fn ensure_platform_token(store: &Store, clock: &Clock) -> anyhow::Resu
     Ok(Some(secret))
 }
 
+/// How events render runs and articles: exactly as the API shows them.
+pub fn renderers(state: &AppState) -> workers::Renderers {
+    let for_runs = state.clone();
+    workers::Renderers {
+        run: Arc::new(move |r| {
+            serde_json::to_value(api::resources::Run::new(&for_runs, r)).unwrap_or_default()
+        }),
+        article: Arc::new(|a| {
+            serde_json::to_value(api::resources::Article::without_body(a)).unwrap_or_default()
+        }),
+    }
+}
+
+/// Starts the background workers; they stop when `shutdown` turns true.
+pub fn spawn_workers(
+    state: &AppState,
+    shutdown: watch::Receiver<bool>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    vec![tokio::spawn(workers::runs::run_worker(
+        state.store.clone(),
+        state.clock.clone(),
+        renderers(state),
+        workers::runs::RunWorkerConfig::default(),
+        shutdown,
+    ))]
+}
+
 /// A running service: bound first, so callers (and tests) know the port before serving.
 pub struct Application {
     listener: TcpListener,
@@ -46,6 +75,8 @@ pub struct Application {
     pub state: AppState,
     pub address: SocketAddr,
     pub store: Store,
+    /// Whether this process also runs the background workers (`serve` without `--no-workers`).
+    pub workers: bool,
 }
 
 impl Application {
@@ -80,12 +111,14 @@ impl Application {
             },
         );
         let router = api::app(state.clone());
+        let workers = config.run_workers;
         Ok(Self {
             listener,
             router,
             state,
             address,
             store,
+            workers,
         })
     }
 
@@ -96,10 +129,20 @@ impl Application {
     ) -> anyhow::Result<()> {
         tracing::info!(address = %self.address, "listening");
         let housekeeping = tokio::spawn(housekeeping(self.state.clone()));
+        let (stop, stopped) = watch::channel(false);
+        let workers = if self.workers {
+            spawn_workers(&self.state, stopped)
+        } else {
+            Vec::new()
+        };
         axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)
             .await?;
         housekeeping.abort();
+        let _ = stop.send(true);
+        for worker in workers {
+            let _ = worker.await;
+        }
         self.store.close().await;
         Ok(())
     }

@@ -25,5 +25,5 @@ pub use idempotency::{Claim, ClaimOutcome, StoredResponse};
 pub use json::JsonText;
 pub use page::{KeysetPage, Position};
 pub use records::*;
-pub use runs::{NewRun, TriggerOutcome};
+pub use runs::{NewRun, RunEnding, TriggerOutcome};
 pub use webhooks::{NewWebhook, WebhookChanges};

@@ -90,7 +90,156 @@ impl Store {
     }
 }
 
+/// Claim order: `priority` before `standard`, then oldest first. A `running` run whose lease
+/// expired belonged to a worker that died; it is claimed again while it has attempts left.
+const CLAIM_CANDIDATES: &str = "SELECT id FROM runs
+     WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < $3)) AND attempts < $4
+     ORDER BY CASE tier WHEN 'priority' THEN 0 ELSE 1 END, created_at, id LIMIT 1";
+
+impl Store {
+    /// Claims the next run for `worker` until `lease_until`, moving it to `running`.
+    pub async fn claim_run(
+        &self,
+        worker: &str,
+        lease_until: Timestamp,
+        now: Timestamp,
+        max_attempts: i64,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        let lock = match self.engine() {
+            crate::Engine::Sqlite => "",
+            crate::Engine::Postgres => " FOR UPDATE SKIP LOCKED",
+        };
+        let sql = format!(
+            "UPDATE runs SET status = 'running', attempts = attempts + 1, lease_owner = $1,
+                 lease_expires_at = $2, started_at = COALESCE(started_at, $3), updated_at = $3
+             WHERE id = ({CLAIM_CANDIDATES}{lock}) RETURNING {RUN_COLUMNS}"
+        );
+        let mut tx = self.begin().await?;
+        let run = write!(tx, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(worker)
+            .bind(lease_until)
+            .bind(now)
+            .bind(max_attempts)
+            .fetch_optional(c)
+            .await?);
+        tx.commit().await?;
+        Ok(run)
+    }
+
+    /// Runs whose worker died on their last allowed attempt; the caller fails them.
+    pub async fn abandoned_runs(
+        &self,
+        now: Timestamp,
+        max_attempts: i64,
+    ) -> Result<Vec<RunRecord>, StoreError> {
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM runs
+             WHERE status = 'running' AND lease_expires_at < $1 AND attempts >= $2"
+        );
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(now)
+            .bind(max_attempts)
+            .fetch_all(c)
+            .await?))
+    }
+
+    /// Extends a lease; false when the run is no longer this worker's.
+    pub async fn heartbeat_run(
+        &self,
+        run: RunId,
+        worker: &str,
+        lease_until: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin().await?;
+        let n = write!(tx, |c| sqlx::query(
+            "UPDATE runs SET lease_expires_at = $3
+             WHERE id = $1 AND lease_owner = $2 AND status = 'running'"
+        )
+        .bind(run)
+        .bind(worker)
+        .bind(lease_until)
+        .execute(c)
+        .await?
+        .rows_affected());
+        tx.commit().await?;
+        Ok(n == 1)
+    }
+
+    /// The source commit of the feature's latest successful run, where its changelog resumes.
+    pub async fn last_successful_commit(
+        &self,
+        workspace: WorkspaceId,
+        feature_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let commit: Option<Option<String>> = read!(self, |c| sqlx::query_scalar(
+            "SELECT source_commit FROM runs
+             WHERE workspace_id = $1 AND feature_id = $2 AND status = 'succeeded'
+             ORDER BY finished_at DESC LIMIT 1"
+        )
+        .bind(workspace)
+        .bind(feature_id)
+        .fetch_optional(c)
+        .await?);
+        Ok(commit.flatten())
+    }
+
+    /// Appends one log event to a run in its own short transaction.
+    pub async fn log_run_event(
+        &self,
+        run: RunId,
+        level: &str,
+        stage: &str,
+        message: &str,
+        data: &serde_json::Value,
+        now: Timestamp,
+    ) -> Result<i64, StoreError> {
+        let mut tx = self.begin().await?;
+        let seq = tx
+            .append_run_event(run, level, stage, message, data, now)
+            .await?;
+        tx.commit().await?;
+        Ok(seq)
+    }
+}
+
+/// How a claimed run ends.
+#[derive(Clone, Debug)]
+pub struct RunEnding {
+    pub status: RunStatus,
+    pub source_commit: Option<String>,
+    pub artifacts: Vec<crate::Artifact>,
+    pub error: Option<String>,
+}
+
 impl Tx {
+    /// Finishes a run this worker holds (or, with `worker` = None, any running run). `None`
+    /// when the run was no longer this worker's: its result must then not be stored.
+    pub async fn finish_run(
+        &mut self,
+        run: RunId,
+        worker: Option<&str>,
+        ending: &RunEnding,
+        now: Timestamp,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        let sql = format!(
+            "UPDATE runs SET status = $3, source_commit = COALESCE($4, source_commit),
+                 artifacts = $5, error = $6, finished_at = $7, updated_at = $7,
+                 lease_owner = NULL, lease_expires_at = NULL
+             WHERE id = $1 AND status = 'running' AND ($2 IS NULL OR lease_owner = $2)
+             RETURNING {RUN_COLUMNS}"
+        );
+        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(run)
+            .bind(worker)
+            .bind(ending.status)
+            .bind(ending.source_commit.as_deref())
+            .bind(JsonText(&ending.artifacts))
+            .bind(ending.error.as_deref())
+            .bind(now)
+            .fetch_optional(c)
+            .await?))
+    }
+
     /// Queues a run, or joins the run already queued for the same feature: its tier is raised
     /// to the higher of the two, `notify_on_complete` is OR-ed, and its surfaces widened.
     /// A concurrent insert of the same feature surfaces as [`StoreError::Conflict`]; the caller

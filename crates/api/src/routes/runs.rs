@@ -1,3 +1,5 @@
+use std::path::Path;
+
 use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -35,8 +37,9 @@ pub struct TriggerRun {
     pub notify_on_complete: Option<bool>,
 }
 
-/// Checks what can be checked of a feature id before a worker reads the repository.
-pub fn validate_feature(ws: &WorkspaceRecord, feature_id: &str) -> ApiResult<()> {
+/// Checks that the feature resolves in the workspace's repository (the manifest or an
+/// implicit feature), so an unknown feature is a 422 now rather than a failed run later.
+pub async fn validate_feature(ws: &WorkspaceRecord, feature_id: &str) -> ApiResult<()> {
     required_text("feature_id", feature_id, 200)?;
     if feature_id.chars().any(char::is_control) {
         return Err(ApiError::validation(
@@ -44,13 +47,18 @@ pub fn validate_feature(ws: &WorkspaceRecord, feature_id: &str) -> ApiResult<()>
             "feature_id must not contain control characters.",
         ));
     }
-    if ws.repo_path.is_none() {
+    let Some(repo) = ws.repo_path.clone() else {
         return Err(ApiError::validation(
             "feature_id",
             "The workspace has no repo_path, so no feature can resolve.",
         ));
-    }
-    Ok(())
+    };
+    let feature = feature_id.to_owned();
+    tokio::task::spawn_blocking(move || pipeline::resolve_feature(Path::new(&repo), &feature))
+        .await
+        .map_err(ApiError::internal)?
+        .map(|_| ())
+        .map_err(|e| ApiError::validation("feature_id", e.to_string()))
 }
 
 /// Queues a run or joins the one already queued for the feature, answering 201 or 200.
@@ -129,7 +137,7 @@ async fn trigger_run(
     let ws = workspace_for(&state, &auth, &ws, Scope::Write).await?;
     ensure_active(&ws)?;
     let req: TriggerRun = body.parse()?;
-    validate_feature(&ws, &req.feature_id)?;
+    validate_feature(&ws, &req.feature_id).await?;
     let new = NewRun {
         workspace_id: ws.id,
         feature_id: req.feature_id,

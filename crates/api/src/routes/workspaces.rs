@@ -43,9 +43,7 @@ pub fn validate_repo_path(raw: &str) -> ApiResult<()> {
             "repo_path must be an absolute path.",
         ));
     }
-    let readable_git = path.join(".git").exists()
-        || (path.join("HEAD").is_file() && path.join("objects").is_dir());
-    if !path.is_dir() || !readable_git {
+    if !pipeline::is_git_repository(path) {
         return Err(ApiError::validation(
             "repo_path",
             "repo_path must be a readable git repository.",

@@ -94,6 +94,8 @@ impl TestApp {
             bind: "127.0.0.1:0".into(),
             secret_key: Some(webhooks::SecretBox::generate_key_text()),
             key_file: dir.path().join("key"),
+            // API tests want runs to stay queued; tests of the pipeline turn workers on.
+            run_workers: false,
             ..Config::default()
         };
         configure(&mut config);
@@ -177,6 +179,14 @@ impl TestApp {
             "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
         )
         .expect("write");
+        let mut manifest = String::new();
+        for id in feature_ids() {
+            manifest.push_str(&format!(
+                "[[features]]\nid = \"{id}\"\ntitle = \"Feature {id}\"\nsummary = \"What {id} does.\"\npaths = [\"src/**\"]\n\n"
+            ));
+        }
+        std::fs::create_dir_all(path.join(".content-pipeline")).expect("mkdir");
+        std::fs::write(path.join(".content-pipeline/features.toml"), manifest).expect("write");
         git(&path, &["init", "-q", "-b", "main"]);
         git(&path, &["add", "."]);
         git(&path, &["commit", "-q", "-m", "feat: add numbers"]);
@@ -213,6 +223,19 @@ impl TestApp {
         assert_eq!(res.status(), 201, "create token");
         body(res).await["token"].as_str().expect("token").to_owned()
     }
+}
+
+/// The feature ids the fixture repository's manifest declares (besides implicit features such
+/// as `src`): `f0`…`f149`, `old0`…`old59`, `new0`…`new39` and a few names.
+pub fn feature_ids() -> Vec<String> {
+    let mut ids: Vec<String> = ["a", "b", "docs", "ok", "zzz", "x"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    ids.extend((0..150).map(|i| format!("f{i}")));
+    ids.extend((0..60).map(|i| format!("old{i}")));
+    ids.extend((0..40).map(|i| format!("new{i}")));
+    ids
 }
 
 pub fn git(dir: &Path, args: &[&str]) {

@@ -7,6 +7,7 @@ mod auth;
 mod errors;
 mod idempotency;
 mod paging;
+mod pipeline_runs;
 mod ratelimit;
 mod smoke;
 mod versioning;

@@ -1,0 +1,172 @@
+//! Runs doing real work: a fixture repository in, articles, log events and outbox events out.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::app;
+use crate::helpers::{TestApp, body};
+
+async fn wait_finished(app: &TestApp, run: &str) -> Value {
+    for _ in 0..300 {
+        let v = body(
+            app.get(&format!("/v1/runs/{run}"), &app.platform_token)
+                .await,
+        )
+        .await;
+        if v["status"] == "succeeded" || v["status"] == "failed" {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("run {run} did not finish");
+}
+
+#[tokio::test]
+async fn a_run_writes_four_articles_with_log_and_events() {
+    let app = app!(|c| c.run_workers = true);
+    let ws = app.workspace("e2e").await;
+    let t = &app.platform_token;
+    let hook = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/webhooks"),
+            t,
+            &json!({"url": "https://hooks.example.com/e2e", "events": ["run.completed", "article.drafted"]}),
+        )
+        .await,
+    )
+    .await;
+    let run = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            t,
+            &json!({"feature_id": "src"}),
+        )
+        .await,
+    )
+    .await;
+    let done = wait_finished(&app, run["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert_eq!(done["commit"].as_str().map(str::len), Some(40));
+    assert!(done["started_at"].is_string() && done["finished_at"].is_string());
+    assert_eq!(done["artifacts"].as_array().map(Vec::len), Some(4));
+
+    let articles = body(app.get(&format!("/v1/workspaces/{ws}/articles"), t).await).await;
+    let list = articles["data"].as_array().unwrap();
+    assert_eq!(list.len(), 4);
+    let dev = list
+        .iter()
+        .find(|a| a["surface"] == "dev-docs")
+        .expect("dev-docs article");
+    assert_eq!(dev["version"], 1);
+    let mdx = dev["mdx_body"].as_str().unwrap();
+    assert!(mdx.starts_with("---\n"), "frontmatter");
+    assert!(
+        mdx.contains("add"),
+        "documents the fixture's public function: {mdx}"
+    );
+    pipeline::validate_mdx(mdx).expect("valid MDX");
+    let changelog = list.iter().find(|a| a["surface"] == "changelog").unwrap();
+    assert!(
+        changelog["mdx_body"]
+            .as_str()
+            .unwrap()
+            .contains("add numbers")
+    );
+
+    let log = body(
+        app.get(
+            &format!("/v1/runs/{}/log?limit=100", run["id"].as_str().unwrap()),
+            t,
+        )
+        .await,
+    )
+    .await;
+    let stages: Vec<&str> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["stage"].as_str().unwrap())
+        .collect();
+    for stage in [
+        "resolve", "collect", "extract", "render", "validate", "store", "notify",
+    ] {
+        assert!(stages.contains(&stage), "log has {stage}: {stages:?}");
+    }
+    let seqs: Vec<i64> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "oldest first");
+
+    let deliveries = body(
+        app.get(
+            &format!(
+                "/v1/webhooks/{}/deliveries?limit=100",
+                hook["id"].as_str().unwrap()
+            ),
+            t,
+        )
+        .await,
+    )
+    .await;
+    let types: Vec<&str> = deliveries["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.iter().filter(|t| **t == "article.drafted").count(), 4);
+    assert_eq!(types.iter().filter(|t| **t == "run.completed").count(), 1);
+
+    // A second run bumps every version and keeps the first readable.
+    let again = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            t,
+            &json!({"feature_id": "src"}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        wait_finished(&app, again["id"].as_str().unwrap()).await["status"],
+        "succeeded"
+    );
+    let dev_id = dev["id"].as_str().unwrap();
+    let versions = body(app.get(&format!("/v1/articles/{dev_id}/versions"), t).await).await;
+    let numbers: Vec<i64> = versions["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_i64().unwrap())
+        .collect();
+    assert_eq!(numbers, vec![2, 1]);
+}
+
+#[tokio::test]
+async fn unknown_features_are_refused_at_trigger_time() {
+    let app = app!();
+    let ws = app.workspace("unknown").await;
+    let res = app
+        .post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            &app.platform_token,
+            &json!({"feature_id": "no-such-thing"}),
+        )
+        .await;
+    let v = crate::helpers::expect_error(res, 422, "validation_failed").await;
+    assert_eq!(v["error"]["param"], "feature_id");
+    for escape in ["../etc", "/etc/passwd", "src/../../x"] {
+        let res = app
+            .post(
+                &format!("/v1/workspaces/{ws}/runs"),
+                &app.platform_token,
+                &json!({"feature_id": escape}),
+            )
+            .await;
+        crate::helpers::expect_error(res, 422, "validation_failed").await;
+    }
+}
