@@ -3,4 +3,10 @@
 
 mod helpers;
 
+mod articles;
+mod meta;
+mod runs;
 mod smoke;
+mod tokens;
+mod webhooks_api;
+mod workspaces;
