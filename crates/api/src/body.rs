@@ -77,17 +77,20 @@ impl JsonBody {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let message = inner.to_string();
-            let param =
-                if message.starts_with("missing field") || message.starts_with("unknown field") {
-                    let field = field_in(&message).unwrap_or_default();
-                    if path == "." {
-                        field
-                    } else {
-                        format!("{path}.{field}")
-                    }
+            // A missing field's path is the object that lacks it; an unknown field's path
+            // already ends with the field itself.
+            let param = if message.starts_with("missing field")
+                || (message.starts_with("unknown field") && path == ".")
+            {
+                let field = field_in(&message).unwrap_or_default();
+                if path == "." {
+                    field
                 } else {
-                    path
-                };
+                    format!("{path}.{field}")
+                }
+            } else {
+                path
+            };
             let err = ApiError::new(
                 ErrorType::ValidationFailed,
                 format!("Invalid body: {message}"),
