@@ -345,13 +345,19 @@ impl Drop for Served {
 
 /// Starts `content-pipeline serve` and waits until it logs the address it listens on.
 fn serve(dir: &Path) -> Served {
-    let mut child = cli(dir)
+    let child = cli(dir)
         .arg("serve")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn serve");
-    let stderr = child.stderr.take().expect("stderr");
+    // Owned by the guard from here on, so the process is killed on every path, panics included.
+    let mut served = Served {
+        child,
+        base: String::new(),
+        stderr: String::new(),
+    };
+    let stderr = served.child.stderr.take().expect("stderr");
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -361,14 +367,16 @@ fn serve(dir: &Path) -> Served {
         }
     });
     let deadline = Instant::now() + Duration::from_secs(60);
-    let mut seen = String::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let line = rx
-            .recv_timeout(left)
-            .unwrap_or_else(|_| panic!("serve did not report its address; stderr:\n{seen}"));
-        seen.push_str(&line);
-        seen.push('\n');
+        let Ok(line) = rx.recv_timeout(left) else {
+            panic!(
+                "serve did not report its address; stderr:\n{}",
+                served.stderr
+            );
+        };
+        served.stderr.push_str(&line);
+        served.stderr.push('\n');
         if line.contains("listening") {
             let at = line
                 .find("127.0.0.1:")
@@ -377,11 +385,8 @@ fn serve(dir: &Path) -> Served {
                 .chars()
                 .take_while(char::is_ascii_digit)
                 .collect();
-            return Served {
-                child,
-                base: format!("http://127.0.0.1:{port}"),
-                stderr: seen,
-            };
+            served.base = format!("http://127.0.0.1:{port}");
+            return served;
         }
     }
 }
