@@ -139,6 +139,8 @@ impl RunStatus {
     }
 }
 
+// `wire_enum!` declares the enum, so `#[derive(Default)]` cannot be attached to it.
+#[allow(clippy::derivable_impls)]
 impl Default for Tier {
     fn default() -> Self {
         Tier::Standard
