@@ -21,6 +21,7 @@ const DESCRIPTION: &str = include_str!("openapi_description.md");
         (name = "Runs", description = "Pipeline runs and their structured logs."),
         (name = "Webhooks", description = "Subscriptions, deliveries, secret rotation and replay."),
         (name = "Tokens", description = "API tokens of a workspace (the portal's Settings → API page)."),
+        (name = "Service", description = "Health, metrics, documentation and published articles; no token needed."),
     )
 )]
 pub struct ApiDoc;
@@ -118,7 +119,86 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
             }
         }
     }
+    for (path, op) in unauthenticated_operations() {
+        paths.insert(path.to_owned(), json!({"get": op}));
+    }
     doc
+}
+
+/// The routes outside `/v1` (`routes::meta`): no token, no rate limit, no shared headers.
+fn unauthenticated_operations() -> [(&'static str, Value); 7] {
+    let op = |summary: &str, description: &str, content: Value| {
+        json!({
+            "tags": ["Service"], "summary": summary, "description": description,
+            "security": [],
+            "responses": {"200": {"description": "OK", "content": content}},
+        })
+    };
+    let status = |value: &str| {
+        json!({"application/json": {"schema": {"type": "object",
+            "properties": {"status": {"type": "string", "enum": [value]}}}}})
+    };
+    let text = |media: &str| json!({media: {"schema": {"type": "string"}}});
+    let mut readyz = op(
+        "Readiness",
+        "200 when the database answers, else 503 service_unavailable.",
+        status("ready"),
+    );
+    readyz["responses"]["503"] = json!({"description": "service_unavailable",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}});
+    let mut published = op(
+        "A published article",
+        "The MDX of an article's published version; the article's `public_url` points here.",
+        text("text/markdown"),
+    );
+    published["parameters"] =
+        json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+    published["responses"]["404"] = json!({"description": "not_found: no such article, or it is not published",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}});
+    [
+        (
+            "/healthz",
+            op(
+                "Liveness",
+                "200 while the process serves requests.",
+                status("ok"),
+            ),
+        ),
+        ("/readyz", readyz),
+        (
+            "/metrics",
+            op(
+                "Prometheus metrics",
+                "Request counts and latencies per route and status, in the Prometheus text format.",
+                text("text/plain"),
+            ),
+        ),
+        (
+            "/openapi.json",
+            op(
+                "This document",
+                "The OpenAPI 3.1 description of the API.",
+                json!({"application/json": {"schema": {"type": "object"}}}),
+            ),
+        ),
+        (
+            "/docs",
+            op(
+                "API reference",
+                "A readable rendering of this document.",
+                text("text/html"),
+            ),
+        ),
+        (
+            "/docs/errors",
+            op(
+                "Error catalogue",
+                "One section per error type, anchored by the type (`/docs/errors#not_found`); every error's `docs` links here.",
+                text("text/html"),
+            ),
+        ),
+        ("/published/{id}", published),
+    ]
 }
 
 /// A readable reference of the document, served at `/docs` (no scripts, works offline).

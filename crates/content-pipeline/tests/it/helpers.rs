@@ -301,3 +301,127 @@ macro_rules! app {
         }
     };
 }
+
+/// Direct SQL on a test's database, for fixtures the API cannot create (a failing
+/// subscription, a delivered delivery) and for looking at the outbox.
+pub struct Database {
+    pub url: String,
+}
+
+impl Database {
+    pub async fn execute(&self, sql: &str) -> u64 {
+        let sql = sqlx::AssertSqlSafe(sql.to_owned());
+        if self.url.starts_with("sqlite:") {
+            let pool = sqlx::SqlitePool::connect(&self.url)
+                .await
+                .expect("sqlite connect");
+            let n = sqlx::query(sql)
+                .execute(&pool)
+                .await
+                .expect("execute")
+                .rows_affected();
+            pool.close().await;
+            n
+        } else {
+            let pool = sqlx::PgPool::connect(&self.url).await.expect("pg connect");
+            let n = sqlx::query(sql)
+                .execute(&pool)
+                .await
+                .expect("execute")
+                .rows_affected();
+            pool.close().await;
+            n
+        }
+    }
+
+    pub async fn count(&self, sql: &str) -> i64 {
+        let sql = sqlx::AssertSqlSafe(sql.to_owned());
+        if self.url.starts_with("sqlite:") {
+            let pool = sqlx::SqlitePool::connect(&self.url)
+                .await
+                .expect("sqlite connect");
+            let n: i64 = sqlx::query_scalar(sql)
+                .fetch_one(&pool)
+                .await
+                .expect("count");
+            pool.close().await;
+            n
+        } else {
+            let pool = sqlx::PgPool::connect(&self.url).await.expect("pg connect");
+            let n: i64 = sqlx::query_scalar(sql)
+                .fetch_one(&pool)
+                .await
+                .expect("count");
+            pool.close().await;
+            n
+        }
+    }
+}
+
+impl TestApp {
+    /// Like [`TestApp::spawn`], also giving direct access to the service's database.
+    pub async fn spawn_with_database() -> Option<(TestApp, Database)> {
+        let mut url = String::new();
+        let app = Self::spawn_with(|c| url = c.database_url.clone()).await?;
+        Some((app, Database { url }))
+    }
+
+    /// Writes the next version of the (workspace, feature, surface) article through the store,
+    /// as a run would; returns the article's id.
+    pub async fn write_article(
+        &self,
+        ws: &str,
+        feature: &str,
+        surface: domain::Surface,
+        mdx_body: &str,
+    ) -> String {
+        let new = store::NewArticleVersion {
+            workspace_id: ws.parse().expect("workspace id"),
+            feature_id: feature.to_owned(),
+            surface,
+            title: format!("{feature} on {surface}"),
+            status: domain::ArticleStatus::Draft,
+            mdx_body: mdx_body.to_owned(),
+            provenance: json!({"commit": "0123456789abcdef0123456789abcdef01234567"}),
+            run_id: domain::RunId::generate(),
+        };
+        let mut tx = self.store.begin().await.expect("tx");
+        let article = tx
+            .write_article_version(&new, self.clock.timestamp())
+            .await
+            .expect("write article version");
+        tx.commit().await.expect("commit");
+        article.id.to_string()
+    }
+
+    /// Creates a webhook subscription on a public URL; returns its JSON (with the secret).
+    pub async fn webhook(&self, ws: &str, url: &str, events: &[&str]) -> Value {
+        let res = self
+            .post(
+                &format!("/v1/workspaces/{ws}/webhooks"),
+                &self.platform_token,
+                &json!({"url": url, "events": events}),
+            )
+            .await;
+        assert_eq!(res.status(), 201, "create webhook");
+        body(res).await
+    }
+
+    pub async fn delete(&self, path: &str, token: &str) -> Response {
+        self.request(Method::DELETE, path, token)
+            .send()
+            .await
+            .expect("request")
+    }
+}
+
+/// Like `app!()`, also binding the database: `let (app, db) = app_db!();`.
+#[macro_export]
+macro_rules! app_db {
+    () => {
+        match $crate::helpers::TestApp::spawn_with_database().await {
+            Some(pair) => pair,
+            None => return,
+        }
+    };
+}

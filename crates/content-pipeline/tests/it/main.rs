@@ -3,11 +3,17 @@
 
 mod helpers;
 
+mod articles;
 mod auth;
 mod errors;
 mod idempotency;
+mod meta;
 mod paging;
 mod pipeline_runs;
 mod ratelimit;
+mod runs;
 mod smoke;
+mod tokens;
 mod versioning;
+mod webhooks_api;
+mod workspaces;

@@ -1,0 +1,1197 @@
+//! The storage conformance suite: every test runs against SQLite (a temp file) and PostgreSQL
+//! (a fresh database per test). Both engines must behave the same.
+//!
+//! PostgreSQL: `postgres://postgres@127.0.0.1:5432/postgres`, or
+//! `CONTENT_PIPELINE_TEST_POSTGRES_URL`. When it is unreachable the PostgreSQL variants print
+//! "SKIPPED" and pass, unless `CONTENT_PIPELINE_REQUIRE_POSTGRES=1`.
+
+use std::time::Duration;
+
+use domain::{
+    ArticleStatus, DeliveryStatus, EventType, RunId, RunSource, Scope, Surface, Tier, Timestamp,
+    WebhookId, WorkspaceId,
+};
+use serde_json::json;
+use store::{
+    Claim, ClaimOutcome, Engine, KeysetPage, NewArticleVersion, NewRun, NewWebhook, Position,
+    Store, StoreError, StoredResponse, TriggerOutcome, WebhookChanges,
+};
+
+const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// A store under test and the URL it was opened with (for SQL that bypasses the store).
+#[derive(Clone)]
+struct Db {
+    store: Store,
+    url: String,
+}
+
+impl std::ops::Deref for Db {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        &self.store
+    }
+}
+
+/// A migrated store on a fresh SQLite file; the directory lives as long as the store is used.
+async fn sqlite() -> (Db, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("sqlite://{}", dir.path().join("conformance.db").display());
+    let store = Store::connect(&url).await.expect("connect sqlite");
+    store.migrate().await.expect("migrate sqlite");
+    (Db { store, url }, dir)
+}
+
+/// A migrated store on a fresh PostgreSQL database, or `None` when skipped.
+async fn postgres() -> Option<Db> {
+    let admin = std::env::var("CONTENT_PIPELINE_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| DEFAULT_PG_URL.to_owned());
+    let required = std::env::var("CONTENT_PIPELINE_REQUIRE_POSTGRES").as_deref() == Ok("1");
+    let pool = match sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(Duration::from_secs(3))
+        .connect(&admin)
+        .await
+    {
+        Ok(p) => p,
+        Err(e) if !required => {
+            eprintln!(
+                "SKIPPED: PostgreSQL is not reachable at {admin} ({e}); set CONTENT_PIPELINE_REQUIRE_POSTGRES=1 to fail instead"
+            );
+            return None;
+        }
+        Err(e) => panic!("PostgreSQL is required but not reachable at {admin}: {e}"),
+    };
+    let name = format!(
+        "cp_conformance_{}",
+        RunId::generate().to_string().trim_start_matches("run_")
+    );
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&pool)
+        .await
+        .expect("create database");
+    pool.close().await;
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    let url = format!("{base}/{name}");
+    let store = Store::connect(&url).await.expect("connect postgres");
+    store.migrate().await.expect("migrate postgres");
+    Some(Db { store, url })
+}
+
+/// Declares each test once and runs it on both engines.
+macro_rules! conformance {
+    ($($name:ident),+ $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let (store, _dir) = super::sqlite().await;
+                    super::$name(store).await;
+                }
+            )+
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let Some(store) = super::postgres().await else { return };
+                    super::$name(store).await;
+                }
+            )+
+        }
+    };
+}
+
+conformance!(
+    workspaces_insert_get_list_and_deactivate,
+    tokens_are_found_by_hash_until_revoked,
+    reissue_replaces_the_hash,
+    trigger_creates_then_coalesces,
+    one_queued_run_per_feature_is_enforced_by_the_schema,
+    concurrent_triggers_never_queue_two_runs,
+    run_events_are_numbered_in_order,
+    article_versions_accumulate,
+    a_run_cannot_write_an_article_version_twice,
+    publishing_changes_the_article_once,
+    active_webhook_urls_are_unique_per_workspace,
+    webhook_updates_and_deletion,
+    record_event_fans_out_to_matching_active_subscriptions,
+    replay_creates_a_new_delivery_of_the_same_event,
+    idempotency_claim_outcomes,
+    idempotency_records_expire_and_can_be_released,
+    keyset_pages_are_newest_first_without_gaps_or_repeats,
+);
+
+fn at(seconds: i64) -> Timestamp {
+    Timestamp::from_micros(1_700_000_000_000_000 + seconds * 1_000_000).expect("timestamp")
+}
+
+async fn workspace(store: &Store, name: &str, now: Timestamp) -> WorkspaceId {
+    let mut tx = store.begin().await.expect("begin");
+    let ws = tx
+        .insert_workspace(name, Some("/srv/repo"), now)
+        .await
+        .expect("insert workspace");
+    tx.commit().await.expect("commit");
+    ws.id
+}
+
+fn new_run(ws: WorkspaceId, feature: &str, tier: Tier, notify: bool) -> NewRun {
+    NewRun {
+        workspace_id: ws,
+        feature_id: feature.to_owned(),
+        surfaces: None,
+        source: RunSource::Api,
+        tier,
+        notify_on_complete: notify,
+    }
+}
+
+async fn trigger(store: &Store, new: NewRun, now: Timestamp) -> Result<TriggerOutcome, StoreError> {
+    let mut tx = store.begin().await?;
+    let outcome = tx.trigger_run(new, now).await?;
+    tx.commit().await?;
+    Ok(outcome)
+}
+
+fn version(
+    ws: WorkspaceId,
+    feature: &str,
+    surface: Surface,
+    run: RunId,
+    body: &str,
+) -> NewArticleVersion {
+    NewArticleVersion {
+        workspace_id: ws,
+        feature_id: feature.to_owned(),
+        surface,
+        title: format!("{feature} {surface}"),
+        status: ArticleStatus::Draft,
+        mdx_body: body.to_owned(),
+        provenance: json!({"commit": "abc"}),
+        run_id: run,
+    }
+}
+
+async fn write_version(
+    store: &Store,
+    new: &NewArticleVersion,
+    now: Timestamp,
+) -> Result<store::ArticleRecord, StoreError> {
+    let mut tx = store.begin().await?;
+    let article = tx.write_article_version(new, now).await?;
+    tx.commit().await?;
+    Ok(article)
+}
+
+fn hook(ws: WorkspaceId, url: &str, events: &[EventType], active: bool) -> NewWebhook {
+    NewWebhook {
+        workspace_id: ws,
+        url: url.to_owned(),
+        events: events.to_vec(),
+        description: None,
+        active,
+        secret: vec![1, 2, 3],
+    }
+}
+
+async fn insert_hook(
+    store: &Store,
+    new: &NewWebhook,
+    now: Timestamp,
+) -> Result<store::WebhookRecord, StoreError> {
+    let mut tx = store.begin().await?;
+    let record = tx.insert_webhook(new, now).await?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+async fn record(
+    store: &Store,
+    ws: WorkspaceId,
+    event: EventType,
+    now: Timestamp,
+) -> store::EventRecord {
+    let mut tx = store.begin().await.expect("begin");
+    let e = tx
+        .record_event(ws, event, json!({"n": 1}), now)
+        .await
+        .expect("record event");
+    tx.commit().await.expect("commit");
+    e
+}
+
+async fn deliveries_of(store: &Store, hook: WebhookId) -> Vec<store::DeliveryRecord> {
+    store
+        .deliveries(hook, None, &KeysetPage::first(100))
+        .await
+        .expect("deliveries")
+}
+
+// ---- Workspaces and tokens ----
+
+async fn workspaces_insert_get_list_and_deactivate(store: Db) {
+    let a = workspace(&store, "A", at(1)).await;
+    let b = workspace(&store, "B", at(2)).await;
+    let got = store.workspace(a).await.expect("get").expect("exists");
+    assert_eq!(got.name, "A");
+    assert_eq!(got.repo_path.as_deref(), Some("/srv/repo"));
+    assert!(got.active);
+    assert_eq!(got.created_at, at(1));
+    assert!(
+        store
+            .workspace(WorkspaceId::generate())
+            .await
+            .expect("get")
+            .is_none()
+    );
+
+    let all = store
+        .workspaces(None, &KeysetPage::first(10))
+        .await
+        .expect("list");
+    assert_eq!(all.iter().map(|w| w.id).collect::<Vec<_>>(), [b, a]);
+    let only = store
+        .workspaces(Some(a), &KeysetPage::first(10))
+        .await
+        .expect("list");
+    assert_eq!(only.iter().map(|w| w.id).collect::<Vec<_>>(), [a]);
+
+    let mut tx = store.begin().await.expect("begin");
+    let gone = tx
+        .deactivate_workspace(a, at(5))
+        .await
+        .expect("deactivate")
+        .expect("exists");
+    tx.commit().await.expect("commit");
+    assert!(!gone.active);
+    assert_eq!(gone.updated_at, at(5));
+    let mut tx = store.begin().await.expect("begin");
+    let again = tx
+        .deactivate_workspace(a, at(9))
+        .await
+        .expect("deactivate")
+        .expect("exists");
+    let missing = tx
+        .deactivate_workspace(WorkspaceId::generate(), at(9))
+        .await
+        .expect("deactivate");
+    tx.commit().await.expect("commit");
+    assert_eq!(again.updated_at, at(5), "repeating changes nothing");
+    assert!(missing.is_none());
+    let all = store
+        .workspaces(None, &KeysetPage::first(10))
+        .await
+        .expect("list");
+    assert_eq!(all.len(), 2, "a deactivated workspace is kept");
+    assert!(!store.workspace(a).await.expect("get").expect("kept").active);
+}
+
+async fn tokens_are_found_by_hash_until_revoked(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    assert!(!store.has_platform_token().await.expect("has"));
+    let mut tx = store.begin().await.expect("begin");
+    let token = tx
+        .insert_token(Some(ws), "ci", Scope::Write, b"hash-1", Some(50), at(2))
+        .await
+        .expect("insert");
+    let platform = tx
+        .insert_token(None, "root", Scope::Admin, b"hash-2", None, at(2))
+        .await
+        .expect("insert platform");
+    tx.commit().await.expect("commit");
+    assert!(store.has_platform_token().await.expect("has"));
+
+    let found = store
+        .token_by_hash(b"hash-1")
+        .await
+        .expect("by hash")
+        .expect("found");
+    assert_eq!(found.id, token.id);
+    assert_eq!(found.workspace_id, Some(ws));
+    assert_eq!(found.scope, Scope::Write);
+    assert_eq!(found.rate_limit, Some(50));
+    assert!(
+        store
+            .token_by_hash(b"nope")
+            .await
+            .expect("by hash")
+            .is_none()
+    );
+
+    let mut tx = store.begin().await.expect("begin");
+    let dup = tx
+        .insert_token(Some(ws), "dup", Scope::Read, b"hash-1", None, at(3))
+        .await;
+    assert!(matches!(dup, Err(StoreError::Conflict)), "{dup:?}");
+    drop(tx);
+
+    let mut tx = store.begin().await.expect("begin");
+    let revoked = tx
+        .revoke_token(token.id, at(4))
+        .await
+        .expect("revoke")
+        .expect("exists");
+    tx.commit().await.expect("commit");
+    assert_eq!(revoked.revoked_at, Some(at(4)));
+    assert!(
+        store
+            .token_by_hash(b"hash-1")
+            .await
+            .expect("by hash")
+            .is_none()
+    );
+    let mut tx = store.begin().await.expect("begin");
+    let again = tx
+        .revoke_token(token.id, at(8))
+        .await
+        .expect("revoke")
+        .expect("exists");
+    tx.commit().await.expect("commit");
+    assert_eq!(
+        again.revoked_at,
+        Some(at(4)),
+        "the first revocation time stays"
+    );
+    let kept = store.token(token.id).await.expect("token").expect("kept");
+    assert_eq!(kept.revoked_at, Some(at(4)));
+    let listed = store
+        .tokens(ws, &KeysetPage::first(10))
+        .await
+        .expect("tokens");
+    assert_eq!(
+        listed.len(),
+        1,
+        "only the workspace's tokens, revoked included"
+    );
+    assert_eq!(listed[0].id, token.id);
+    assert!(
+        store
+            .token_by_hash(b"hash-2")
+            .await
+            .expect("hash")
+            .is_some()
+    );
+    assert_eq!(platform.workspace_id, None);
+}
+
+async fn reissue_replaces_the_hash(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let mut tx = store.begin().await.expect("begin");
+    let token = tx
+        .insert_token(Some(ws), "ci", Scope::Read, b"old", None, at(2))
+        .await
+        .expect("insert");
+    let reissued = tx
+        .reissue_token(token.id, b"new")
+        .await
+        .expect("reissue")
+        .expect("live");
+    tx.commit().await.expect("commit");
+    assert_eq!(reissued.id, token.id);
+    assert!(store.token_by_hash(b"old").await.expect("hash").is_none());
+    assert_eq!(
+        store
+            .token_by_hash(b"new")
+            .await
+            .expect("hash")
+            .map(|t| t.id),
+        Some(token.id)
+    );
+    let mut tx = store.begin().await.expect("begin");
+    tx.revoke_token(token.id, at(3)).await.expect("revoke");
+    let dead = tx.reissue_token(token.id, b"newer").await.expect("reissue");
+    tx.commit().await.expect("commit");
+    assert!(dead.is_none(), "a revoked token cannot be reissued");
+    assert!(store.token_by_hash(b"newer").await.expect("hash").is_none());
+}
+
+// ---- Runs ----
+
+async fn trigger_creates_then_coalesces(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let created = trigger(&store, new_run(ws, "export", Tier::Standard, false), at(2))
+        .await
+        .expect("trigger");
+    let TriggerOutcome::Created(run) = created else {
+        panic!("first trigger must create: {created:?}")
+    };
+    assert_eq!(run.status, domain::RunStatus::Queued);
+    assert_eq!(run.source, RunSource::Api);
+    assert_eq!(run.tier, Tier::Standard);
+    assert!(!run.notify_on_complete);
+    assert!(run.surfaces.is_none());
+    assert!(run.artifacts.0.is_empty());
+
+    let mut regenerate = new_run(ws, "export", Tier::Priority, true);
+    regenerate.surfaces = Some(vec![Surface::Blog]);
+    let joined = trigger(&store, regenerate, at(3)).await.expect("trigger");
+    let TriggerOutcome::Coalesced(joined) = joined else {
+        panic!("second trigger must coalesce: {joined:?}")
+    };
+    assert_eq!(joined.id, run.id);
+    assert_eq!(joined.tier, Tier::Priority);
+    assert!(joined.notify_on_complete);
+    assert!(joined.surfaces.is_none(), "all surfaces absorb one surface");
+    assert_eq!(joined.updated_at, at(3));
+    assert_eq!(joined.created_at, at(2));
+
+    let later = trigger(&store, new_run(ws, "export", Tier::Standard, false), at(4))
+        .await
+        .expect("trigger");
+    assert_eq!(later.run().tier, Tier::Priority, "never downgraded");
+    assert!(later.run().notify_on_complete);
+
+    let other = trigger(&store, new_run(ws, "import", Tier::Standard, true), at(5))
+        .await
+        .expect("trigger");
+    assert!(matches!(other, TriggerOutcome::Created(_)));
+    let stored = store.run(run.id).await.expect("run").expect("exists");
+    assert_eq!(stored.tier, Tier::Priority);
+    let listed = store.runs(ws, &KeysetPage::first(10)).await.expect("runs");
+    assert_eq!(
+        listed.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [other.run().id, run.id]
+    );
+}
+
+/// The partial unique index itself, bypassing the store's check-then-insert.
+async fn one_queued_run_per_feature_is_enforced_by_the_schema(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let first = trigger(&store, new_run(ws, "export", Tier::Standard, true), at(2))
+        .await
+        .expect("trigger");
+    let insert = "INSERT INTO runs (id, workspace_id, feature_id, status, source, tier,
+             notify_on_complete, created_at, updated_at)
+         VALUES ($1, $2, 'export', $3, 'api', 'standard', TRUE, 3, 3)";
+    let url = store.url.clone();
+    let attempt = |status: &'static str| {
+        let url = url.clone();
+        async move {
+            let id = RunId::generate().to_string();
+            let ws = ws.to_string();
+            if url.starts_with("sqlite:") {
+                let pool = sqlx::SqlitePool::connect(&url).await.expect("connect");
+                let r = sqlx::query(insert)
+                    .bind(id)
+                    .bind(ws)
+                    .bind(status)
+                    .execute(&pool)
+                    .await;
+                pool.close().await;
+                r.map(|_| ())
+            } else {
+                let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+                let r = sqlx::query(insert)
+                    .bind(id)
+                    .bind(ws)
+                    .bind(status)
+                    .execute(&pool)
+                    .await;
+                pool.close().await;
+                r.map(|_| ())
+            }
+        }
+    };
+    match attempt("queued").await {
+        Err(sqlx::Error::Database(db)) => assert!(db.is_unique_violation(), "{db}"),
+        other => panic!("a second queued run must violate the unique index: {other:?}"),
+    }
+    attempt("running")
+        .await
+        .expect("runs in other states are not limited");
+    attempt("succeeded")
+        .await
+        .expect("runs in other states are not limited");
+    assert!(matches!(first, TriggerOutcome::Created(_)));
+}
+
+/// Two transactions trigger the same feature at once. On PostgreSQL the loser's insert meets
+/// the unique index and gets [`StoreError::Conflict`] (the API retries and then coalesces);
+/// on SQLite writers are serialised, so the second one coalesces directly. Either way there is
+/// exactly one queued run.
+async fn concurrent_triggers_never_queue_two_runs(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let mut first = store.begin().await.expect("begin");
+    let created = first
+        .trigger_run(new_run(ws, "export", Tier::Standard, true), at(2))
+        .await
+        .expect("trigger");
+    let racer = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            trigger(&store, new_run(ws, "export", Tier::Priority, true), at(3)).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    first.commit().await.expect("commit");
+    let raced = racer.await.expect("join");
+    match store.engine() {
+        Engine::Postgres => assert!(
+            matches!(raced, Err(StoreError::Conflict)),
+            "PostgreSQL: the concurrent insert meets the unique index: {raced:?}"
+        ),
+        Engine::Sqlite => match &raced {
+            Ok(TriggerOutcome::Coalesced(r)) => assert_eq!(r.id, created.run().id),
+            other => {
+                panic!("SQLite serialises writers, so the second trigger coalesces: {other:?}")
+            }
+        },
+    }
+    let retried = trigger(&store, new_run(ws, "export", Tier::Priority, true), at(4))
+        .await
+        .expect("retry");
+    let TriggerOutcome::Coalesced(run) = retried else {
+        panic!("a retry coalesces: {retried:?}")
+    };
+    assert_eq!(run.id, created.run().id);
+    assert_eq!(run.tier, Tier::Priority);
+    let runs = store.runs(ws, &KeysetPage::first(10)).await.expect("runs");
+    assert_eq!(runs.len(), 1, "exactly one queued run");
+}
+
+async fn run_events_are_numbered_in_order(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let run = trigger(&store, new_run(ws, "export", Tier::Standard, true), at(2))
+        .await
+        .expect("trigger")
+        .run()
+        .id;
+    let mut tx = store.begin().await.expect("begin");
+    for (i, stage) in ["resolve", "collect", "render"].iter().enumerate() {
+        let seq = tx
+            .append_run_event(run, "info", stage, "step", &json!({"i": i}), at(3))
+            .await
+            .expect("append");
+        assert_eq!(seq, i as i64 + 1);
+    }
+    tx.commit().await.expect("commit");
+    let all = store.run_events(run, 0, 10).await.expect("events");
+    assert_eq!(
+        all.iter().map(|e| e.stage.as_str()).collect::<Vec<_>>(),
+        ["resolve", "collect", "render"]
+    );
+    assert_eq!(all[1].data.0, json!({"i": 1}));
+    let after = store.run_events(run, 1, 1).await.expect("events");
+    assert_eq!(after.len(), 1);
+    assert_eq!(after[0].seq, 2);
+}
+
+// ---- Articles ----
+
+async fn article_versions_accumulate(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let (r1, r2) = (RunId::generate(), RunId::generate());
+    let first = write_version(
+        &store,
+        &version(ws, "export", Surface::Blog, r1, "one"),
+        at(2),
+    )
+    .await
+    .expect("write");
+    let second = write_version(
+        &store,
+        &version(ws, "export", Surface::Blog, r2, "two"),
+        at(3),
+    )
+    .await
+    .expect("write");
+    let other = write_version(
+        &store,
+        &version(ws, "export", Surface::DevDocs, r1, "docs"),
+        at(4),
+    )
+    .await
+    .expect("a run writes each surface once");
+    assert_eq!(second.id, first.id, "the article id is stable");
+    assert_ne!(other.id, first.id);
+    assert_eq!((first.version, second.version), (1, 2));
+    assert_eq!(second.run_id, r2);
+    assert_eq!(second.mdx_body, "two");
+    assert_eq!(second.created_at, at(2));
+    assert_eq!(second.updated_at, at(3));
+
+    let versions = store
+        .article_versions(first.id, None, 10)
+        .await
+        .expect("versions");
+    assert_eq!(
+        versions
+            .iter()
+            .map(|v| (v.version, v.mdx_body.as_str(), v.run_id))
+            .collect::<Vec<_>>(),
+        [(2, "two", r2), (1, "one", r1)]
+    );
+    let older = store
+        .article_versions(first.id, Some(2), 10)
+        .await
+        .expect("versions");
+    assert_eq!(older.len(), 1);
+    assert_eq!(older[0].version, 1);
+
+    let filter = store::ArticleFilter {
+        surface: Some(Surface::Blog),
+        ..Default::default()
+    };
+    let blogs = store
+        .articles(ws, &filter, &KeysetPage::first(10))
+        .await
+        .expect("articles");
+    assert_eq!(blogs.iter().map(|a| a.id).collect::<Vec<_>>(), [first.id]);
+    let all = store
+        .articles(ws, &store::ArticleFilter::default(), &KeysetPage::first(10))
+        .await
+        .expect("articles");
+    assert_eq!(
+        all.iter().map(|a| a.id).collect::<Vec<_>>(),
+        [other.id, first.id]
+    );
+}
+
+async fn a_run_cannot_write_an_article_version_twice(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let run = RunId::generate();
+    let new = version(ws, "export", Surface::Changelog, run, "once");
+    let first = write_version(&store, &new, at(2)).await.expect("write");
+    let again = write_version(&store, &new, at(3)).await;
+    assert!(matches!(again, Err(StoreError::Conflict)), "{again:?}");
+    let article = store.article(first.id).await.expect("get").expect("exists");
+    assert_eq!(article.version, 1, "the failed write left nothing behind");
+    let versions = store
+        .article_versions(first.id, None, 10)
+        .await
+        .expect("versions");
+    assert_eq!(versions.len(), 1);
+}
+
+async fn publishing_changes_the_article_once(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let article = write_version(
+        &store,
+        &version(ws, "export", Surface::Blog, RunId::generate(), "v1"),
+        at(2),
+    )
+    .await
+    .expect("write");
+    let mut tx = store.begin().await.expect("begin");
+    let (published, changed) = tx
+        .publish_article(article.id, "https://docs.example/p", at(3))
+        .await
+        .expect("publish")
+        .expect("exists");
+    let (again, changed_again) = tx
+        .publish_article(article.id, "https://docs.example/p", at(4))
+        .await
+        .expect("publish")
+        .expect("exists");
+    let missing = tx
+        .publish_article(domain::ArticleId::generate(), "x", at(4))
+        .await
+        .expect("publish");
+    tx.commit().await.expect("commit");
+    assert!(changed);
+    assert_eq!(published.status, ArticleStatus::Published);
+    assert_eq!(
+        published.public_url.as_deref(),
+        Some("https://docs.example/p")
+    );
+    assert_eq!(published.published_version, Some(1));
+    assert!(
+        !changed_again,
+        "an already published version is not published again"
+    );
+    assert_eq!(again.updated_at, at(3));
+    assert!(missing.is_none());
+}
+
+// ---- Webhooks, events and deliveries ----
+
+async fn active_webhook_urls_are_unique_per_workspace(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let other_ws = workspace(&store, "B", at(1)).await;
+    let url = "https://example.com/hook";
+    let first = insert_hook(
+        &store,
+        &hook(ws, url, &[EventType::RunCompleted], true),
+        at(2),
+    )
+    .await
+    .expect("insert");
+    let dup = insert_hook(&store, &hook(ws, url, &[EventType::RunFailed], true), at(3)).await;
+    assert!(matches!(dup, Err(StoreError::Conflict)), "{dup:?}");
+    insert_hook(
+        &store,
+        &hook(other_ws, url, &[EventType::RunFailed], true),
+        at(3),
+    )
+    .await
+    .expect("another workspace may use the url");
+    let inactive = insert_hook(
+        &store,
+        &hook(ws, url, &[EventType::RunFailed], false),
+        at(3),
+    )
+    .await
+    .expect("an inactive duplicate is allowed");
+
+    let mut tx = store.begin().await.expect("begin");
+    let activate = WebhookChanges {
+        active: Some(true),
+        ..Default::default()
+    };
+    let clash = tx.update_webhook(inactive.id, &activate, at(4)).await;
+    assert!(matches!(clash, Err(StoreError::Conflict)), "{clash:?}");
+    drop(tx);
+
+    let mut tx = store.begin().await.expect("begin");
+    tx.delete_webhook(first.id, at(5))
+        .await
+        .expect("delete")
+        .expect("exists");
+    let now_active = tx
+        .update_webhook(inactive.id, &activate, at(5))
+        .await
+        .expect("update")
+        .expect("exists");
+    tx.commit().await.expect("commit");
+    assert!(now_active.active, "a deleted subscription frees its url");
+}
+
+async fn webhook_updates_and_deletion(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let mut new = hook(
+        ws,
+        "https://example.com/a",
+        &[EventType::RunCompleted],
+        true,
+    );
+    new.description = Some("first".into());
+    let h = insert_hook(&store, &new, at(2)).await.expect("insert");
+    assert_eq!(h.failure_count, 0);
+    assert_eq!(h.secret, vec![1, 2, 3]);
+
+    let mut tx = store.begin().await.expect("begin");
+    let url_only = WebhookChanges {
+        url: Some("https://example.com/b".into()),
+        ..Default::default()
+    };
+    let v = tx
+        .update_webhook(h.id, &url_only, at(3))
+        .await
+        .expect("update")
+        .expect("exists");
+    assert_eq!(v.url, "https://example.com/b");
+    assert_eq!(v.description.as_deref(), Some("first"));
+    assert_eq!(v.events.0, [EventType::RunCompleted]);
+    let clear = WebhookChanges {
+        description: Some(None),
+        events: Some(vec![EventType::RunFailed, EventType::DriftDetected]),
+        active: Some(false),
+        ..Default::default()
+    };
+    let v = tx
+        .update_webhook(h.id, &clear, at(4))
+        .await
+        .expect("update")
+        .expect("exists");
+    assert!(v.description.is_none());
+    assert!(!v.active);
+    assert_eq!(v.events.0, [EventType::RunFailed, EventType::DriftDetected]);
+
+    let rotated = tx
+        .rotate_webhook_secret(h.id, &[9, 9], at(100), at(5))
+        .await
+        .expect("rotate")
+        .expect("exists");
+    assert_eq!(rotated.secret, vec![9, 9]);
+    assert_eq!(rotated.previous_secret, Some(vec![1, 2, 3]));
+    assert_eq!(rotated.previous_secret_expires_at, Some(at(100)));
+
+    let deleted = tx
+        .delete_webhook(h.id, at(6))
+        .await
+        .expect("delete")
+        .expect("exists");
+    assert_eq!(deleted.deleted_at, Some(at(6)));
+    let twice = tx.delete_webhook(h.id, at(7)).await.expect("delete");
+    assert!(twice.is_none());
+    let after = tx
+        .update_webhook(h.id, &url_only, at(7))
+        .await
+        .expect("update");
+    assert!(after.is_none(), "a deleted subscription cannot be updated");
+    tx.commit().await.expect("commit");
+    assert!(store.webhook(h.id).await.expect("get").is_none());
+    assert!(
+        store
+            .webhooks(ws, &KeysetPage::first(10))
+            .await
+            .expect("list")
+            .is_empty()
+    );
+}
+
+async fn record_event_fans_out_to_matching_active_subscriptions(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let other_ws = workspace(&store, "B", at(1)).await;
+    let published = [EventType::ArticlePublished];
+    let matching = insert_hook(
+        &store,
+        &hook(ws, "https://e.com/1", &published, true),
+        at(2),
+    )
+    .await
+    .expect("insert");
+    let both = insert_hook(
+        &store,
+        &hook(
+            ws,
+            "https://e.com/2",
+            &[EventType::RunCompleted, EventType::ArticlePublished],
+            true,
+        ),
+        at(2),
+    )
+    .await
+    .expect("insert");
+    let other_type = insert_hook(
+        &store,
+        &hook(ws, "https://e.com/3", &[EventType::RunCompleted], true),
+        at(2),
+    )
+    .await
+    .expect("insert");
+    let inactive = insert_hook(
+        &store,
+        &hook(ws, "https://e.com/4", &published, false),
+        at(2),
+    )
+    .await
+    .expect("insert");
+    let deleted = insert_hook(
+        &store,
+        &hook(ws, "https://e.com/5", &published, true),
+        at(2),
+    )
+    .await
+    .expect("insert");
+    let foreign = insert_hook(
+        &store,
+        &hook(other_ws, "https://e.com/1", &published, true),
+        at(2),
+    )
+    .await
+    .expect("insert");
+    let mut tx = store.begin().await.expect("begin");
+    tx.delete_webhook(deleted.id, at(3)).await.expect("delete");
+    tx.commit().await.expect("commit");
+
+    let event = record(&store, ws, EventType::ArticlePublished, at(4)).await;
+    assert_eq!(event.workspace_id, ws);
+    let payload: serde_json::Value = serde_json::from_str(&event.payload).expect("payload");
+    assert_eq!(payload["id"], event.id.to_string());
+    assert_eq!(payload["type"], "article.published");
+    assert_eq!(payload["workspace_id"], ws.to_string());
+    assert_eq!(payload["data"], json!({"n": 1}));
+
+    for sub in [&matching, &both] {
+        let d = deliveries_of(&store, sub.id).await;
+        assert_eq!(d.len(), 1, "one delivery for {}", sub.url);
+        assert_eq!(d[0].event_id, event.id);
+        assert_eq!(d[0].event_type, EventType::ArticlePublished);
+        assert_eq!(d[0].status, DeliveryStatus::Pending);
+        assert_eq!(d[0].attempts, 0);
+        assert_eq!(d[0].target_url, sub.url);
+        assert!(!d[0].is_replay);
+        assert_eq!(d[0].next_attempt_at, Some(at(4)));
+    }
+    for sub in [&other_type, &inactive, &deleted, &foreign] {
+        assert!(
+            deliveries_of(&store, sub.id).await.is_empty(),
+            "no delivery for {} (active {}, workspace {})",
+            sub.url,
+            sub.active,
+            sub.workspace_id
+        );
+    }
+
+    // An event recorded in a transaction that rolls back leaves nothing.
+    let mut tx = store.begin().await.expect("begin");
+    tx.record_event(ws, EventType::ArticlePublished, json!({}), at(5))
+        .await
+        .expect("record");
+    drop(tx);
+    assert_eq!(deliveries_of(&store, matching.id).await.len(), 1);
+}
+
+async fn replay_creates_a_new_delivery_of_the_same_event(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let h = insert_hook(
+        &store,
+        &hook(ws, "https://e.com/old", &[EventType::RunFailed], true),
+        at(2),
+    )
+    .await
+    .expect("insert");
+    let event = record(&store, ws, EventType::RunFailed, at(3)).await;
+    let original = deliveries_of(&store, h.id).await.remove(0);
+    let mut tx = store.begin().await.expect("begin");
+    let moved = tx
+        .update_webhook(
+            h.id,
+            &WebhookChanges {
+                url: Some("https://e.com/new".into()),
+                ..Default::default()
+            },
+            at(4),
+        )
+        .await
+        .expect("update")
+        .expect("exists");
+    let copy = tx
+        .replay_delivery(&moved, &original, at(5))
+        .await
+        .expect("replay");
+    tx.commit().await.expect("commit");
+    assert_ne!(copy.id, original.id);
+    assert!(copy.is_replay);
+    assert_eq!(copy.event_id, event.id);
+    assert_eq!(copy.target_url, "https://e.com/new");
+    assert_eq!(copy.status, DeliveryStatus::Pending);
+    assert_eq!(
+        store.delivery(copy.id).await.expect("get").map(|d| d.id),
+        Some(copy.id)
+    );
+    let pending = store
+        .deliveries(h.id, Some(DeliveryStatus::Pending), &KeysetPage::first(10))
+        .await
+        .expect("list");
+    assert_eq!(
+        pending.iter().map(|d| d.id).collect::<Vec<_>>(),
+        [copy.id, original.id]
+    );
+    let dead = store
+        .deliveries(h.id, Some(DeliveryStatus::Dead), &KeysetPage::first(10))
+        .await
+        .expect("list");
+    assert!(dead.is_empty());
+
+    let mut tx = store.begin().await.expect("begin");
+    tx.delete_webhook(h.id, at(6)).await.expect("delete");
+    tx.commit().await.expect("commit");
+    let dead = store
+        .deliveries(h.id, Some(DeliveryStatus::Dead), &KeysetPage::first(10))
+        .await
+        .expect("list");
+    assert_eq!(
+        dead.len(),
+        2,
+        "deleting a subscription kills its pending deliveries"
+    );
+}
+
+// ---- Idempotency ----
+
+fn claim(owner: &str, key: &str) -> Claim {
+    Claim {
+        owner: owner.to_owned(),
+        key: key.to_owned(),
+    }
+}
+
+/// Claims with a 24-hour window and a 60-second abandonment threshold as of `now`.
+async fn claim_at(store: &Store, c: Claim, fingerprint: &str, now: Timestamp) -> ClaimOutcome {
+    store
+        .claim_idempotency_key(
+            c,
+            fingerprint,
+            now,
+            now.minus(Duration::from_secs(24 * 3600)),
+            now.minus(Duration::from_secs(60)),
+        )
+        .await
+        .expect("claim")
+}
+
+async fn idempotency_claim_outcomes(store: Db) {
+    let c = claim("ws_a", "key-1");
+    assert_eq!(
+        claim_at(&store, c.clone(), "fp", at(0)).await,
+        ClaimOutcome::Claimed(c.clone())
+    );
+    assert_eq!(
+        claim_at(&store, c.clone(), "fp", at(1)).await,
+        ClaimOutcome::InProgress
+    );
+    assert_eq!(
+        claim_at(&store, c.clone(), "other", at(1)).await,
+        ClaimOutcome::Mismatch
+    );
+    let elsewhere = claim("ws_b", "key-1");
+    assert_eq!(
+        claim_at(&store, elsewhere.clone(), "other", at(1)).await,
+        ClaimOutcome::Claimed(elsewhere),
+        "keys are scoped to their owner"
+    );
+
+    let response = StoredResponse {
+        status: 201,
+        headers: vec![("location".into(), "http://x/v1/runs/1".into())],
+        body: b"{\"id\":\"run_1\"}".to_vec(),
+    };
+    let mut tx = store.begin().await.expect("begin");
+    tx.complete_idempotency(&c, &response)
+        .await
+        .expect("complete");
+    tx.commit().await.expect("commit");
+    assert_eq!(
+        claim_at(&store, c.clone(), "fp", at(2)).await,
+        ClaimOutcome::Replay(response.clone())
+    );
+    assert_eq!(
+        claim_at(&store, c.clone(), "other", at(2)).await,
+        ClaimOutcome::Mismatch
+    );
+
+    // A completion rolled back with its transaction leaves the claim in progress.
+    let c2 = claim("ws_a", "key-2");
+    assert!(matches!(
+        claim_at(&store, c2.clone(), "fp", at(3)).await,
+        ClaimOutcome::Claimed(_)
+    ));
+    let mut tx = store.begin().await.expect("begin");
+    tx.complete_idempotency(&c2, &response)
+        .await
+        .expect("complete");
+    drop(tx);
+    assert_eq!(
+        claim_at(&store, c2.clone(), "fp", at(4)).await,
+        ClaimOutcome::InProgress
+    );
+    store
+        .complete_idempotency(
+            &c2,
+            &StoredResponse {
+                status: 422,
+                headers: vec![],
+                body: b"{}".to_vec(),
+            },
+        )
+        .await
+        .expect("complete without a transaction");
+    match claim_at(&store, c2, "fp", at(5)).await {
+        ClaimOutcome::Replay(r) => {
+            assert_eq!(r.status, 422);
+            assert_eq!(r.body, b"{}");
+        }
+        other => panic!("a stored 4xx replays: {other:?}"),
+    }
+}
+
+async fn idempotency_records_expire_and_can_be_released(store: Db) {
+    let done = claim("platform", "done");
+    claim_at(&store, done.clone(), "fp", at(0)).await;
+    store
+        .complete_idempotency(
+            &done,
+            &StoredResponse {
+                status: 200,
+                headers: vec![],
+                body: vec![],
+            },
+        )
+        .await
+        .expect("complete");
+    let day = 24 * 3600;
+    assert!(matches!(
+        claim_at(&store, done.clone(), "fp", at(day - 1)).await,
+        ClaimOutcome::Replay(_)
+    ));
+    assert_eq!(
+        claim_at(&store, done.clone(), "different", at(day + 1)).await,
+        ClaimOutcome::Claimed(done.clone()),
+        "after 24 hours the key is forgotten"
+    );
+
+    let released = claim("platform", "released");
+    claim_at(&store, released.clone(), "fp", at(0)).await;
+    store.release_idempotency(&released).await.expect("release");
+    assert_eq!(
+        claim_at(&store, released.clone(), "fp", at(1)).await,
+        ClaimOutcome::Claimed(released.clone()),
+        "a released key runs again"
+    );
+
+    let abandoned = claim("platform", "abandoned");
+    claim_at(&store, abandoned.clone(), "fp", at(0)).await;
+    assert_eq!(
+        claim_at(&store, abandoned.clone(), "fp", at(30)).await,
+        ClaimOutcome::InProgress
+    );
+    assert_eq!(
+        claim_at(&store, abandoned.clone(), "fp", at(61)).await,
+        ClaimOutcome::Claimed(abandoned),
+        "an unfinished claim of a dead process is taken over"
+    );
+
+    // Release never forgets a finished record.
+    let finished = claim("platform", "finished");
+    claim_at(&store, finished.clone(), "fp", at(0)).await;
+    store
+        .complete_idempotency(
+            &finished,
+            &StoredResponse {
+                status: 201,
+                headers: vec![],
+                body: vec![],
+            },
+        )
+        .await
+        .expect("complete");
+    store.release_idempotency(&finished).await.expect("release");
+    assert!(matches!(
+        claim_at(&store, finished, "fp", at(1)).await,
+        ClaimOutcome::Replay(_)
+    ));
+
+    let purged = store.purge_idempotency(at(day + 10)).await.expect("purge");
+    assert!(purged >= 1);
+}
+
+// ---- Paging ----
+
+async fn keyset_pages_are_newest_first_without_gaps_or_repeats(store: Db) {
+    // Seven workspaces, some sharing a created_at: ties are ordered by id, descending.
+    let mut expected = Vec::new();
+    for (i, second) in [1, 2, 2, 2, 3, 4, 4].iter().enumerate() {
+        let id = workspace(&store, &format!("w{i}"), at(*second)).await;
+        expected.push((at(*second), id));
+    }
+    expected.sort_by(|a, b| b.cmp(a));
+    let expected: Vec<WorkspaceId> = expected.into_iter().map(|(_, id)| id).collect();
+
+    let mut seen = Vec::new();
+    let mut page = KeysetPage::first(3);
+    loop {
+        let rows = store.workspaces(None, &page).await.expect("page");
+        assert!(rows.len() <= 4, "at most limit + 1 rows");
+        let more = rows.len() > 3;
+        let shown: Vec<_> = rows.into_iter().take(3).collect();
+        seen.extend(shown.iter().map(|w| w.id));
+        if !more {
+            break;
+        }
+        let last = shown.last().expect("a full page");
+        page = KeysetPage {
+            limit: 3,
+            after: Some(Position {
+                created_at: last.created_at,
+                id: last.id.to_string(),
+            }),
+        };
+        // A row inserted while paging is newer than every position, so it never shows up
+        // on a later page and nothing is skipped.
+        workspace(&store, "late", at(10)).await;
+    }
+    assert_eq!(seen, expected);
+}
