@@ -20,6 +20,10 @@ pub struct Config {
     pub webhook_timeout: String,
     /// CIDR ranges exempt from the private-address block.
     pub webhook_allowed_cidrs: String,
+    /// Delivery attempts in flight at once in one process.
+    pub webhook_concurrency: usize,
+    /// Run the background workers in `serve` (`serve --no-workers` turns this off).
+    pub workers: bool,
     pub drift_interval: String,
     /// Shared rate limiter for several API nodes (not used yet; see README).
     pub redis_url: Option<String>,
@@ -40,6 +44,8 @@ impl Default for Config {
             webhook_retry_schedule: "0s,5s,5m,30m,2h,5h,10h,14h,20h,24h".into(),
             webhook_timeout: "15s".into(),
             webhook_allowed_cidrs: String::new(),
+            webhook_concurrency: 256,
+            workers: true,
             drift_interval: "10m".into(),
             redis_url: None,
             default_rate_limit: 600,
@@ -62,6 +68,30 @@ impl Config {
             .merge(Env::prefixed("CONTENT_PIPELINE_"))
             .extract()?;
         Ok(config)
+    }
+
+    /// The delivery worker's settings, checked: a bad schedule, timeout or CIDR list stops
+    /// start-up with a message naming the variable.
+    pub fn delivery_settings(&self) -> anyhow::Result<workers::DeliverySettings> {
+        let schedule = webhooks::RetrySchedule::parse(&self.webhook_retry_schedule)
+            .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_RETRY_SCHEDULE: {e}"))?;
+        let timeout = webhooks::parse_duration(&self.webhook_timeout)
+            .ok()
+            .filter(|t| !t.is_zero())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "CONTENT_PIPELINE_WEBHOOK_TIMEOUT: use a positive duration such as 15s"
+                )
+            })?;
+        let mut settings =
+            workers::DeliverySettings::new(schedule, timeout, self.address_policy()?);
+        settings.concurrency = self.webhook_concurrency.max(1);
+        Ok(settings)
+    }
+
+    pub fn address_policy(&self) -> anyhow::Result<webhooks::AddressPolicy> {
+        webhooks::AddressPolicy::from_allowed_list(&self.webhook_allowed_cidrs)
+            .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS: {e}"))
     }
 
     /// The server key: configured, or read from (and on first start written to) the key file.

@@ -5,7 +5,7 @@ use api::{ApiConfig, AppState};
 use domain::{Clock, Scope};
 use store::Store;
 use tokio::net::TcpListener;
-use webhooks::AddressPolicy;
+use workers::{Shutdown, WorkerContext, Workers};
 
 use crate::Config;
 
@@ -46,6 +46,8 @@ pub struct Application {
     pub state: AppState,
     pub address: SocketAddr,
     pub store: Store,
+    /// The background workers to run beside the API; `None` with `--no-workers`.
+    workers: Option<WorkerContext>,
 }
 
 impl Application {
@@ -66,16 +68,19 @@ impl Application {
             .base_url
             .clone()
             .unwrap_or_else(|| format!("http://{address}"));
-        let address_policy = AddressPolicy::from_allowed_list(&config.webhook_allowed_cidrs)
-            .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS: {e}"))?;
+        let server_key = config.server_key()?;
+        let workers = match config.workers {
+            true => Some(worker_context(&config, &store, &clock, server_key)?),
+            false => None,
+        };
         let state = AppState::new(
             store.clone(),
             clock,
             ApiConfig {
                 base_url,
                 default_rate_limit: config.default_rate_limit,
-                server_key: config.server_key()?,
-                address_policy,
+                server_key,
+                address_policy: config.address_policy()?,
                 deprecations,
             },
         );
@@ -86,6 +91,7 @@ impl Application {
             state,
             address,
             store,
+            workers,
         })
     }
 
@@ -96,13 +102,54 @@ impl Application {
     ) -> anyhow::Result<()> {
         tracing::info!(address = %self.address, "listening");
         let housekeeping = tokio::spawn(housekeeping(self.state.clone()));
-        axum::serve(self.listener, self.router)
+        let (stop_workers, worker_shutdown) = workers::shutdown_channel();
+        let workers = self
+            .workers
+            .map(|ctx| workers::spawn_all(ctx, worker_shutdown))
+            .transpose()?;
+        let served = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)
-            .await?;
+            .await;
+        stop_workers.trigger();
+        if let Some(w) = workers {
+            w.join().await;
+        }
         housekeeping.abort();
         self.store.close().await;
-        Ok(())
+        Ok(served?)
     }
+}
+
+/// What the background workers need, from configuration.
+pub fn worker_context(
+    config: &Config,
+    store: &Store,
+    clock: &Clock,
+    server_key: [u8; 32],
+) -> anyhow::Result<WorkerContext> {
+    Ok(WorkerContext {
+        store: store.clone(),
+        clock: clock.clone(),
+        server_key,
+        deliveries: config.delivery_settings()?,
+    })
+}
+
+/// `content-pipeline worker`: only the background workers, until `shutdown` resolves.
+pub async fn run_workers_until(
+    config: &Config,
+    clock: Clock,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> anyhow::Result<()> {
+    let store = open_store(config).await?;
+    let ctx = worker_context(config, &store, &clock, config.server_key()?)?;
+    let (stop, signal): (_, Shutdown) = workers::shutdown_channel();
+    let running: Workers = workers::spawn_all(ctx, signal)?;
+    shutdown.await;
+    stop.trigger();
+    running.join().await;
+    store.close().await;
+    Ok(())
 }
 
 /// Forgets expired idempotency records and idle rate-limit logs.
