@@ -2,5 +2,7 @@
 //! to it over HTTP. One binary for all of them (faster to build and link).
 
 mod helpers;
+mod receiver;
 
 mod smoke;
+mod webhook_delivery;
