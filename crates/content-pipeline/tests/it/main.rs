@@ -4,5 +4,6 @@
 mod helpers;
 mod receiver;
 
+mod nothing_lost;
 mod smoke;
 mod webhook_delivery;
