@@ -20,7 +20,8 @@ pub struct Config {
     pub webhook_timeout: String,
     /// CIDR ranges exempt from the private-address block.
     pub webhook_allowed_cidrs: String,
-    /// Delivery attempts in flight at once in one process.
+    /// Delivery attempts in flight at once in one process (a quarter of them at most to one
+    /// subscription).
     pub webhook_concurrency: usize,
     /// Run the background workers in `serve` (`serve --no-workers` turns this off).
     pub workers: bool,
@@ -86,6 +87,9 @@ impl Config {
         let mut settings =
             workers::DeliverySettings::new(schedule, timeout, self.address_policy()?);
         settings.concurrency = self.webhook_concurrency.max(1);
+        // A quarter of the slots at most for one subscription, so a hanging receiver leaves
+        // three quarters to the others.
+        settings.per_subscription = (settings.concurrency / 4).max(1);
         Ok(settings)
     }
 

@@ -139,6 +139,8 @@ impl RunStatus {
     }
 }
 
+// `wire_enum!` takes no per-variant attributes, so `#[default]` cannot be derived.
+#[allow(clippy::derivable_impls)]
 impl Default for Tier {
     fn default() -> Self {
         Tier::Standard

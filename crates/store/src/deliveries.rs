@@ -51,6 +51,9 @@ pub enum NextStep {
     Gone,
     /// Nothing was sent because the subscription is no longer active: dead, no attempt.
     Abandoned,
+    /// Nothing was sent because this worker already has as many attempts in flight to the
+    /// subscription as it allows: back in the queue until this time, no attempt counted.
+    Deferred(Timestamp),
 }
 
 /// The outcome of one claimed delivery, recorded by [`Store::record_attempts`].
@@ -74,6 +77,8 @@ impl AttemptRecord {
             NextStep::Delivered => DeliveryStatus::Delivered,
             NextStep::RetryAt(_) => DeliveryStatus::Failed,
             NextStep::Dead | NextStep::Gone | NextStep::Abandoned => DeliveryStatus::Dead,
+            // Decided in SQL from the attempts made: pending before the first, failed after.
+            NextStep::Deferred(_) => DeliveryStatus::Pending,
         }
     }
 }
@@ -104,7 +109,7 @@ impl SubscriptionEffect {
                 self.first_failure.get_or_insert(record.at);
                 self.gone |= record.next == NextStep::Gone;
             }
-            NextStep::Abandoned => {}
+            NextStep::Abandoned | NextStep::Deferred(_) => {}
         }
     }
 
@@ -123,6 +128,15 @@ fn effects(records: &[AttemptRecord]) -> BTreeMap<WebhookId, SubscriptionEffect>
 }
 
 impl Store {
+    /// How many deliveries are in each state (for metrics, benchmarks and tests).
+    pub async fn delivery_counts(&self) -> Result<Vec<(DeliveryStatus, i64)>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT status, COUNT(*) FROM deliveries GROUP BY status ORDER BY status"
+        )
+        .fetch_all(c)
+        .await?))
+    }
+
     /// True when some delivery is due or some lease has expired: a cheap read that spares the
     /// single SQLite writer an empty claim.
     pub async fn has_due_deliveries(&self, now: Timestamp) -> Result<bool, StoreError> {
@@ -138,8 +152,9 @@ impl Store {
     }
 
     /// Claims up to `limit` due deliveries for `lease_owner` until `lease_until`: those
-    /// `pending` or `failed` whose next attempt is due, after returning to `pending` every
-    /// delivery whose worker let its lease expire (it crashed mid-attempt). PostgreSQL skips
+    /// `pending` or `failed` whose next attempt is due, after returning to the queue every
+    /// delivery whose worker let its lease expire (it crashed mid-attempt; the attempt is not
+    /// counted, since nobody knows whether it was made). PostgreSQL skips
     /// rows another worker is claiming at the same moment; SQLite has one writer.
     pub async fn claim_deliveries(
         &self,
@@ -162,8 +177,9 @@ impl Store {
         );
         let mut tx = self.begin().await?;
         write!(tx, |c| sqlx::query(
-            "UPDATE deliveries SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL,
-                 updated_at = $1
+            "UPDATE deliveries SET
+                 status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'failed' END,
+                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
              WHERE status = 'delivering' AND lease_expires_at <= $1"
         )
         .bind(now)
@@ -251,6 +267,24 @@ impl Store {
         ordered.sort_by_key(|r| r.delivery);
         let mut lost = 0;
         for r in ordered {
+            if let NextStep::Deferred(until) = r.next {
+                let updated = write!(tx, |c| sqlx::query(
+                    "UPDATE deliveries SET
+                         status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'failed' END,
+                         next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL,
+                         updated_at = $4
+                     WHERE id = $1 AND status = 'delivering' AND lease_owner = $2"
+                )
+                .bind(r.delivery)
+                .bind(&r.lease_owner)
+                .bind(until)
+                .bind(r.at)
+                .execute(c)
+                .await?
+                .rows_affected());
+                lost += u64::from(updated == 0);
+                continue;
+            }
             let attempted = i64::from(r.next != NextStep::Abandoned);
             let next_attempt_at = match r.next {
                 NextStep::RetryAt(at) => Some(at),

@@ -2,10 +2,11 @@
 //! attempt in its own task (bounded concurrency, per-attempt timeout, so one slow receiver
 //! only ever holds its own attempts), and records outcomes in batched transactions.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use domain::{Clock, Timestamp};
+use domain::{Clock, Timestamp, WebhookId};
 use store::{AttemptRecord, ClaimedDelivery, NextStep, Store};
 use tokio::sync::{Semaphore, mpsc};
 use webhooks::{
@@ -24,6 +25,9 @@ pub struct DeliverySettings {
     pub address_policy: AddressPolicy,
     /// Attempts in flight at once in this process.
     pub concurrency: usize,
+    /// Attempts in flight at once to one subscription in this process: a receiver that hangs
+    /// holds at most this many slots, the others stay free for everyone else.
+    pub per_subscription: usize,
     /// How often an idle worker looks for due deliveries.
     pub poll_interval: Duration,
 }
@@ -35,6 +39,7 @@ impl DeliverySettings {
             timeout,
             address_policy,
             concurrency: 256,
+            per_subscription: 64,
             poll_interval: Duration::from_millis(10),
         }
     }
@@ -43,6 +48,40 @@ impl DeliverySettings {
     /// worker that died is replaced after this long.
     pub fn lease(&self) -> Duration {
         self.timeout * 2 + Duration::from_secs(5)
+    }
+
+    /// How long a delivery waits when its subscription has no free slot in this worker.
+    fn deferral(&self) -> Duration {
+        self.timeout.min(Duration::from_secs(1))
+    }
+}
+
+/// Attempts in flight per subscription in this process.
+#[derive(Default)]
+struct InFlight(Mutex<HashMap<WebhookId, usize>>);
+
+impl InFlight {
+    fn try_enter(&self, id: WebhookId, cap: usize) -> bool {
+        let Ok(mut map) = self.0.lock() else {
+            return true;
+        };
+        let n = map.entry(id).or_default();
+        if *n >= cap {
+            return false;
+        }
+        *n += 1;
+        true
+    }
+
+    fn leave(&self, id: WebhookId) {
+        if let Ok(mut map) = self.0.lock()
+            && let Some(n) = map.get_mut(&id)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(&id);
+            }
+        }
     }
 }
 
@@ -84,6 +123,8 @@ impl DeliveryWorker {
             self.clock.clone(),
             inbox,
         ));
+        let in_flight = Arc::new(InFlight::default());
+        let cap = self.settings.per_subscription.max(1);
         let this = Arc::new(self);
         tracing::info!(
             concurrency,
@@ -115,11 +156,19 @@ impl DeliveryWorker {
                     tracing::error!("delivery slot accounting is off; the lease will expire");
                     break;
                 };
+                if !in_flight.try_enter(delivery.subscription_id, cap) {
+                    drop(permit);
+                    let _ = outcomes.send(this.defer(&delivery, lease_owner));
+                    continue;
+                }
                 let worker = Arc::clone(&this);
                 let outcomes = outcomes.clone();
+                let in_flight = Arc::clone(&in_flight);
                 tokio::spawn(async move {
+                    let subscription = delivery.subscription_id;
                     let record = worker.attempt(delivery, lease_owner).await;
                     let _ = outcomes.send(record);
+                    in_flight.leave(subscription);
                     drop(permit);
                 });
             }
@@ -156,6 +205,21 @@ impl DeliveryWorker {
             .into_iter()
             .map(|d| (d, lease_owner.clone()))
             .collect())
+    }
+
+    /// Puts a delivery back in the queue without an attempt: its subscription's slots in this
+    /// worker are all taken (most likely by a slow receiver).
+    fn defer(&self, d: &ClaimedDelivery, lease_owner: String) -> AttemptRecord {
+        let at = self.clock.timestamp();
+        AttemptRecord {
+            delivery: d.id,
+            subscription: d.subscription_id,
+            lease_owner,
+            at,
+            status_code: None,
+            target_url: d.url.clone(),
+            next: NextStep::Deferred(at.plus(self.settings.deferral())),
+        }
     }
 
     /// Makes one attempt (or none, for a subscription that is no longer active) and decides

@@ -456,6 +456,46 @@ async fn a_receiver_that_hangs_does_not_delay_another_and_times_out() {
 }
 
 #[tokio::test]
+async fn a_hanging_receiver_with_a_backlog_leaves_slots_for_the_others() {
+    // 8 slots, at most 2 per subscription: ten attempts to the hanging receiver cannot take
+    // the slots the fast one needs.
+    let h = Hooks::new(app!(|c: &mut Config| {
+        delivering("0s,5s")(c);
+        c.webhook_concurrency = 8;
+    }))
+    .await;
+    let slow = Receiver::start_with(Reply::status(200).after(Duration::from_secs(30))).await;
+    let fast = Receiver::start().await;
+    h.subscribe(&slow.url, &["run.failed"]).await;
+    h.subscribe(&fast.url, &["run.completed"]).await;
+    for _ in 0..10 {
+        h.record(
+            EventType::RunFailed,
+            sample_data(EventType::RunFailed, &h.ws),
+        )
+        .await;
+    }
+    let started = Instant::now();
+    for _ in 0..3 {
+        h.record(
+            EventType::RunCompleted,
+            sample_data(EventType::RunCompleted, &h.ws),
+        )
+        .await;
+    }
+    fast.wait_for(3, Duration::from_secs(5)).await;
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_millis(800),
+        "the fast receiver waited {waited:?} behind the hanging one's backlog"
+    );
+    assert!(
+        slow.count() <= 2,
+        "at most 2 attempts in flight to one subscription"
+    );
+}
+
+#[tokio::test]
 async fn rotation_signs_with_both_secrets_newest_first_then_only_the_new_one() {
     let h = Hooks::new(app!(delivering("0s,200ms"))).await;
     let receiver = Receiver::start().await;
