@@ -208,10 +208,10 @@ impl Auth {
         what: &str,
         id: &str,
     ) -> Result<(), ApiError> {
-        if let Some(own) = self.0.workspace {
-            if own != workspace {
-                return Err(ApiError::not_found(what, id));
-            }
+        if let Some(own) = self.0.workspace
+            && own != workspace
+        {
+            return Err(ApiError::not_found(what, id));
         }
         if !self.0.scope.includes(needed) {
             return Err(insufficient(needed));

@@ -137,10 +137,10 @@ async fn main() -> anyhow::Result<()> {
                 anyhow::bail!("a platform token (no --workspace) must have --scope admin");
             }
             let store = open_store(&config).await?;
-            if let Some(ws) = workspace {
-                if store.workspace(ws).await?.is_none() {
-                    anyhow::bail!("no such workspace: {ws}");
-                }
+            if let Some(ws) = workspace
+                && store.workspace(ws).await?.is_none()
+            {
+                anyhow::bail!("no such workspace: {ws}");
             }
             let mut tx = store.begin().await?;
             let (_, secret) = api::routes::tokens::issue(

@@ -131,13 +131,13 @@ async fn create_token(
     }
     let name = req.name.unwrap_or_default();
     bounded("name", &name, 200)?;
-    if let Some(n) = req.rate_limit {
-        if !(1..=1_000_000).contains(&n) {
-            return Err(ApiError::validation(
-                "rate_limit",
-                "rate_limit must be between 1 and 1000000.",
-            ));
-        }
+    if let Some(n) = req.rate_limit
+        && !(1..=1_000_000).contains(&n)
+    {
+        return Err(ApiError::validation(
+            "rate_limit",
+            "rate_limit must be between 1 and 1000000.",
+        ));
     }
     let mut tx = state.store.begin().await?;
     let (record, secret) = issue(
