@@ -11,7 +11,7 @@ use std::time::Duration;
 use domain::{DeliveryId, DeliveryStatus, EventId, Timestamp, WebhookId};
 
 use crate::engine::{read, write};
-use crate::{Engine, Store, StoreError};
+use crate::{Engine, JsonText, Store, StoreError};
 
 /// A subscription whose attempts have failed without a success for this long is deactivated.
 pub const FAILING_DEACTIVATION: Duration = Duration::from_secs(5 * 24 * 3600);
@@ -154,7 +154,8 @@ impl Store {
     /// Claims up to `limit` due deliveries for `lease_owner` until `lease_until`: those
     /// `pending` or `failed` whose next attempt is due, after returning to the queue every
     /// delivery whose worker let its lease expire (it crashed mid-attempt; the attempt is not
-    /// counted, since nobody knows whether it was made). PostgreSQL skips
+    /// counted, since nobody knows whether it was made). Deliveries to the subscriptions in
+    /// `skip` (those the worker already has enough attempts in flight to) stay where they are. PostgreSQL skips
     /// rows another worker is claiming at the same moment; SQLite has one writer.
     pub async fn claim_deliveries(
         &self,
@@ -162,10 +163,14 @@ impl Store {
         lease_owner: &str,
         lease_until: Timestamp,
         limit: i64,
+        skip: &[WebhookId],
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        let skip_locked = match self.engine() {
-            Engine::Postgres => "FOR UPDATE SKIP LOCKED",
-            Engine::Sqlite => "",
+        let (skip_locked, skipped) = match self.engine() {
+            Engine::Postgres => (
+                "FOR UPDATE SKIP LOCKED",
+                "SELECT jsonb_array_elements_text($5::jsonb)",
+            ),
+            Engine::Sqlite => ("", "SELECT value FROM json_each($5)"),
         };
         let claim = format!(
             "UPDATE deliveries SET status = 'delivering', lease_owner = $2, lease_expires_at = $3,
@@ -173,6 +178,7 @@ impl Store {
              WHERE status IN ('pending', 'failed') AND id IN (
                  SELECT id FROM deliveries
                  WHERE status IN ('pending', 'failed') AND next_attempt_at <= $1
+                   AND subscription_id NOT IN ({skipped})
                  ORDER BY next_attempt_at LIMIT $4 {skip_locked})"
         );
         let mut tx = self.begin().await?;
@@ -191,6 +197,7 @@ impl Store {
             .bind(lease_owner)
             .bind(lease_until)
             .bind(limit)
+            .bind(JsonText(skip))
             .execute(c)
             .await?
             .rows_affected());

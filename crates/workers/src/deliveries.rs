@@ -50,9 +50,11 @@ impl DeliverySettings {
         self.timeout * 2 + Duration::from_secs(5)
     }
 
-    /// How long a delivery waits when its subscription has no free slot in this worker.
+    /// How long a delivery waits when one claim brought more deliveries for its subscription
+    /// than the subscription has free slots. Saturated subscriptions are left out of claims,
+    /// so this only happens in the claim where a subscription reaches its cap.
     fn deferral(&self) -> Duration {
-        self.timeout.min(Duration::from_secs(1))
+        self.poll_interval * 5
     }
 }
 
@@ -71,6 +73,19 @@ impl InFlight {
         }
         *n += 1;
         true
+    }
+
+    /// The subscriptions at their cap: the next claim leaves their deliveries alone.
+    fn saturated(&self, cap: usize) -> Vec<WebhookId> {
+        self.0
+            .lock()
+            .map(|map| {
+                map.iter()
+                    .filter(|(_, n)| **n >= cap)
+                    .map(|(id, _)| *id)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn leave(&self, id: WebhookId) {
@@ -141,7 +156,7 @@ impl DeliveryWorker {
                 }
                 continue;
             }
-            let claimed = match this.claim(free).await {
+            let claimed = match this.claim(free, &in_flight.saturated(cap)).await {
                 Ok(c) => c,
                 Err(e) => {
                     tracing::warn!(error = %e, "could not claim deliveries");
@@ -186,6 +201,7 @@ impl DeliveryWorker {
     async fn claim(
         &self,
         limit: usize,
+        skip: &[WebhookId],
     ) -> Result<Vec<(ClaimedDelivery, String)>, store::StoreError> {
         let now = self.clock.timestamp();
         if !self.store.has_due_deliveries(now).await? {
@@ -199,6 +215,7 @@ impl DeliveryWorker {
                 &lease_owner,
                 now.plus(self.settings.lease()),
                 i64::try_from(limit).unwrap_or(1),
+                skip,
             )
             .await?;
         Ok(claimed
@@ -208,7 +225,7 @@ impl DeliveryWorker {
     }
 
     /// Puts a delivery back in the queue without an attempt: its subscription's slots in this
-    /// worker are all taken (most likely by a slow receiver).
+    /// worker are all taken.
     fn defer(&self, d: &ClaimedDelivery, lease_owner: String) -> AttemptRecord {
         let at = self.clock.timestamp();
         AttemptRecord {
