@@ -161,9 +161,14 @@ pub struct Run {
 
 impl Run {
     pub fn new(state: &AppState, r: RunRecord) -> Self {
+        Self::with_base(&state.base_url, r)
+    }
+
+    /// Renders a run with links under `base_url` (no trailing slash).
+    pub fn with_base(base_url: &str, r: RunRecord) -> Self {
         Self {
-            runs_url: state.url(&format!("/v1/runs/{}", r.id)),
-            log_url: state.url(&format!("/v1/runs/{}/log", r.id)),
+            runs_url: format!("{base_url}/v1/runs/{}", r.id),
+            log_url: format!("{base_url}/v1/runs/{}/log", r.id),
             id: r.id,
             workspace_id: r.workspace_id,
             feature_id: r.feature_id,

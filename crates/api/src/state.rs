@@ -2,10 +2,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use domain::Clock;
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
 use store::Store;
-use webhooks::{AddressPolicy, SecretBox};
+use webhooks::{AddressPolicy, SECRETS_KEY_PURPOSE, SecretBox, derive_key};
 
 use crate::paging::CursorCodec;
 use crate::ratelimit::RateLimiter;
@@ -46,21 +44,11 @@ impl Deref for AppState {
     }
 }
 
-/// Derives a purpose-specific key so one server key never serves two algorithms directly.
-pub fn derive_key(server_key: &[u8; 32], purpose: &str) -> [u8; 32] {
-    let mut mac = match Hmac::<Sha256>::new_from_slice(server_key) {
-        Ok(m) => m,
-        Err(_) => return *server_key,
-    };
-    mac.update(purpose.as_bytes());
-    mac.finalize().into_bytes().into()
-}
-
 impl AppState {
     pub fn new(store: Store, clock: Clock, config: ApiConfig) -> Self {
         let base_url = config.base_url.trim_end_matches('/').to_owned();
         Self(Arc::new(Inner {
-            secrets: SecretBox::new(&derive_key(&config.server_key, "webhook-secrets-v1")),
+            secrets: SecretBox::new(&derive_key(&config.server_key, SECRETS_KEY_PURPOSE)),
             cursors: CursorCodec::new(derive_key(&config.server_key, "cursors-v1")),
             limiter: RateLimiter::new(clock.clone()),
             store,

@@ -20,6 +20,11 @@ pub struct Config {
     pub webhook_timeout: String,
     /// CIDR ranges exempt from the private-address block.
     pub webhook_allowed_cidrs: String,
+    /// Delivery attempts in flight at once in one process (a quarter of them at most to one
+    /// subscription).
+    pub webhook_concurrency: usize,
+    /// Run the background workers in `serve` (`serve --no-workers` turns this off).
+    pub workers: bool,
     pub drift_interval: String,
     /// Shared rate limiter for several API nodes (not used yet; see README).
     pub redis_url: Option<String>,
@@ -29,8 +34,8 @@ pub struct Config {
     /// which is created on first start.
     pub secret_key: Option<String>,
     pub key_file: PathBuf,
-    /// Whether `serve` also runs the background workers (`serve --no-workers` sets false).
-    pub run_workers: bool,
+    /// Pipeline runs executed at once by this process's run worker; 0 turns it off.
+    pub run_concurrency: usize,
 }
 
 impl Default for Config {
@@ -42,12 +47,14 @@ impl Default for Config {
             webhook_retry_schedule: "0s,5s,5m,30m,2h,5h,10h,14h,20h,24h".into(),
             webhook_timeout: "15s".into(),
             webhook_allowed_cidrs: String::new(),
+            webhook_concurrency: 256,
+            workers: true,
             drift_interval: "10m".into(),
             redis_url: None,
             default_rate_limit: 600,
             secret_key: None,
             key_file: PathBuf::from("content-pipeline.key"),
-            run_workers: true,
+            run_concurrency: 2,
         }
     }
 }
@@ -65,6 +72,33 @@ impl Config {
             .merge(Env::prefixed("CONTENT_PIPELINE_"))
             .extract()?;
         Ok(config)
+    }
+
+    /// The delivery worker's settings, checked: a bad schedule, timeout or CIDR list stops
+    /// start-up with a message naming the variable.
+    pub fn delivery_settings(&self) -> anyhow::Result<workers::DeliverySettings> {
+        let schedule = webhooks::RetrySchedule::parse(&self.webhook_retry_schedule)
+            .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_RETRY_SCHEDULE: {e}"))?;
+        let timeout = webhooks::parse_duration(&self.webhook_timeout)
+            .ok()
+            .filter(|t| !t.is_zero())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "CONTENT_PIPELINE_WEBHOOK_TIMEOUT: use a positive duration such as 15s"
+                )
+            })?;
+        let mut settings =
+            workers::DeliverySettings::new(schedule, timeout, self.address_policy()?);
+        settings.concurrency = self.webhook_concurrency.max(1);
+        // A quarter of the slots at most for one subscription, so a hanging receiver leaves
+        // three quarters to the others.
+        settings.per_subscription = (settings.concurrency / 4).max(1);
+        Ok(settings)
+    }
+
+    pub fn address_policy(&self) -> anyhow::Result<webhooks::AddressPolicy> {
+        webhooks::AddressPolicy::from_allowed_list(&self.webhook_allowed_cidrs)
+            .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS: {e}"))
     }
 
     /// The server key: configured, or read from (and on first start written to) the key file.

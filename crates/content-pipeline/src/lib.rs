@@ -1,5 +1,5 @@
 //! The Content Pipeline Service as a program: configuration, start-up and the CLI commands.
-//! The parts it assembles live in their own crates: `domain`, `store`, `api`, `webhooks`.
+//! The parts it assembles live in their own crates: `domain`, `store`, `api`, `webhooks`, `workers`.
 
 pub mod config;
 pub mod startup;

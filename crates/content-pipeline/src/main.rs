@@ -2,7 +2,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use content_pipeline::Config;
-use content_pipeline::startup::{Application, ensure_platform_token, open_store};
+use content_pipeline::startup::{
+    Application, ensure_platform_token, open_store, run_workers_until,
+};
 use domain::{Clock, Scope, WorkspaceId};
 
 /// The Content Pipeline Service: turns a team's repository into versioned MDX documentation,
@@ -107,37 +109,20 @@ async fn shutdown_signal() {
 async fn main() -> anyhow::Result<()> {
     init_tracing();
     let cli = Cli::parse();
-    let config = Config::load(cli.config.as_deref())?;
+    let mut config = Config::load(cli.config.as_deref())?;
     let clock = Clock::system();
     match cli.command {
         Command::Serve { no_workers } => {
-            let config = Config {
-                run_workers: config.run_workers && !no_workers,
-                ..config
-            };
-            Application::build(config, clock)
-                .await?
-                .run_until(shutdown_signal())
-                .await?;
+            config.workers &= !no_workers;
+            if config.workers {
+                tracing::info!("workers run inside this process");
+            }
+            let app = Application::build(config, clock).await?;
+            app.run_until(shutdown_signal()).await?;
         }
         Command::Worker => {
-            let app = Application::build(
-                Config {
-                    bind: "127.0.0.1:0".into(),
-                    ..config
-                },
-                clock,
-            )
-            .await?;
-            let (stop, stopped) = tokio::sync::watch::channel(false);
-            let workers = content_pipeline::startup::spawn_workers(&app.state, stopped);
             tracing::info!("worker started");
-            shutdown_signal().await;
-            let _ = stop.send(true);
-            for w in workers {
-                let _ = w.await;
-            }
-            app.store.close().await;
+            run_workers_until(&config, clock, shutdown_signal()).await?;
         }
         Command::Tokens {
             command:

@@ -6,8 +6,7 @@ use api::{ApiConfig, AppState};
 use domain::{Clock, Scope};
 use store::Store;
 use tokio::net::TcpListener;
-use tokio::sync::watch;
-use webhooks::AddressPolicy;
+use workers::{Shutdown, WorkerContext, Workers};
 
 use crate::Config;
 
@@ -41,33 +40,6 @@ pub async fn ensure_platform_token(store: &Store, clock: &Clock) -> anyhow::Resu
     Ok(Some(secret))
 }
 
-/// How events render runs and articles: exactly as the API shows them.
-pub fn renderers(state: &AppState) -> workers::Renderers {
-    let for_runs = state.clone();
-    workers::Renderers {
-        run: Arc::new(move |r| {
-            serde_json::to_value(api::resources::Run::new(&for_runs, r)).unwrap_or_default()
-        }),
-        article: Arc::new(|a| {
-            serde_json::to_value(api::resources::Article::without_body(a)).unwrap_or_default()
-        }),
-    }
-}
-
-/// Starts the background workers; they stop when `shutdown` turns true.
-pub fn spawn_workers(
-    state: &AppState,
-    shutdown: watch::Receiver<bool>,
-) -> Vec<tokio::task::JoinHandle<()>> {
-    vec![tokio::spawn(workers::runs::run_worker(
-        state.store.clone(),
-        state.clock.clone(),
-        renderers(state),
-        workers::runs::RunWorkerConfig::default(),
-        shutdown,
-    ))]
-}
-
 /// A running service: bound first, so callers (and tests) know the port before serving.
 pub struct Application {
     listener: TcpListener,
@@ -75,8 +47,8 @@ pub struct Application {
     pub state: AppState,
     pub address: SocketAddr,
     pub store: Store,
-    /// Whether this process also runs the background workers (`serve` without `--no-workers`).
-    pub workers: bool,
+    /// The background workers to run beside the API; `None` with `--no-workers`.
+    workers: Option<WorkerContext>,
 }
 
 impl Application {
@@ -97,21 +69,25 @@ impl Application {
             .base_url
             .clone()
             .unwrap_or_else(|| format!("http://{address}"));
-        let address_policy = AddressPolicy::from_allowed_list(&config.webhook_allowed_cidrs)
-            .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS: {e}"))?;
+        let server_key = config.server_key()?;
+        let workers = match config.workers {
+            true => Some(worker_context(
+                &config, &store, &clock, server_key, &base_url,
+            )?),
+            false => None,
+        };
         let state = AppState::new(
             store.clone(),
             clock,
             ApiConfig {
                 base_url,
                 default_rate_limit: config.default_rate_limit,
-                server_key: config.server_key()?,
-                address_policy,
+                server_key,
+                address_policy: config.address_policy()?,
                 deprecations,
             },
         );
         let router = api::app(state.clone());
-        let workers = config.run_workers;
         Ok(Self {
             listener,
             router,
@@ -129,23 +105,78 @@ impl Application {
     ) -> anyhow::Result<()> {
         tracing::info!(address = %self.address, "listening");
         let housekeeping = tokio::spawn(housekeeping(self.state.clone()));
-        let (stop, stopped) = watch::channel(false);
-        let workers = if self.workers {
-            spawn_workers(&self.state, stopped)
-        } else {
-            Vec::new()
-        };
-        axum::serve(self.listener, self.router)
+        let (stop_workers, worker_shutdown) = workers::shutdown_channel();
+        let workers = self
+            .workers
+            .map(|ctx| workers::spawn_all(ctx, worker_shutdown))
+            .transpose()?;
+        let served = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)
-            .await?;
-        housekeeping.abort();
-        let _ = stop.send(true);
-        for worker in workers {
-            let _ = worker.await;
+            .await;
+        stop_workers.trigger();
+        if let Some(w) = workers {
+            w.join().await;
         }
+        housekeeping.abort();
         self.store.close().await;
-        Ok(())
+        Ok(served?)
     }
+}
+
+/// How events render runs and articles: exactly as the API shows them.
+pub fn renderers(base_url: &str) -> workers::Renderers {
+    let base: Arc<str> = base_url.trim_end_matches('/').into();
+    workers::Renderers {
+        run: Arc::new(move |r| {
+            serde_json::to_value(api::resources::Run::with_base(&base, r)).unwrap_or_default()
+        }),
+        article: Arc::new(|a| {
+            serde_json::to_value(api::resources::Article::without_body(a)).unwrap_or_default()
+        }),
+    }
+}
+
+/// What the background workers need, from configuration.
+pub fn worker_context(
+    config: &Config,
+    store: &Store,
+    clock: &Clock,
+    server_key: [u8; 32],
+    base_url: &str,
+) -> anyhow::Result<WorkerContext> {
+    Ok(WorkerContext {
+        store: store.clone(),
+        clock: clock.clone(),
+        server_key,
+        deliveries: config.delivery_settings()?,
+        runs: workers::runs::RunWorkerConfig {
+            concurrency: config.run_concurrency,
+            ..workers::runs::RunWorkerConfig::default()
+        },
+        renderers: renderers(base_url),
+    })
+}
+
+/// `content-pipeline worker`: only the background workers, until `shutdown` resolves.
+pub async fn run_workers_until(
+    config: &Config,
+    clock: Clock,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> anyhow::Result<()> {
+    let store = open_store(config).await?;
+    // Links in event payloads need the public address of the API nodes.
+    let base_url = config
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}", config.bind));
+    let ctx = worker_context(config, &store, &clock, config.server_key()?, &base_url)?;
+    let (stop, signal): (_, Shutdown) = workers::shutdown_channel();
+    let running: Workers = workers::spawn_all(ctx, signal)?;
+    shutdown.await;
+    stop.trigger();
+    running.join().await;
+    store.close().await;
+    Ok(())
 }
 
 /// Forgets expired idempotency records and idle rate-limit logs.

@@ -6,6 +6,7 @@
 //! causes and the idempotency record of the request) go through one [`Tx`].
 
 mod articles;
+mod deliveries;
 mod engine;
 mod error;
 mod events;
@@ -19,6 +20,7 @@ mod webhooks;
 mod workspaces;
 
 pub use articles::{ArticleFilter, NewArticleVersion};
+pub use deliveries::{AttemptRecord, ClaimedDelivery, FAILING_DEACTIVATION, NextStep};
 pub use engine::{Engine, Store, Tx};
 pub use error::StoreError;
 pub use idempotency::{Claim, ClaimOutcome, StoredResponse};

@@ -1,11 +1,18 @@
-//! The parts of webhook delivery that need neither an HTTP server nor a database: signing
-//! secrets and their encryption at rest, the Standard Webhooks signature, and the address
-//! policy that keeps deliveries away from private networks.
+//! The parts of webhook delivery that need no HTTP server and no database: signing secrets
+//! and their encryption at rest, the Standard Webhooks signature, the address policy that
+//! keeps deliveries away from private networks, the retry schedule, and the HTTP sender that
+//! makes one attempt.
 
 mod address;
+mod keys;
+mod retry;
 mod secret;
+mod sender;
 mod signature;
 
 pub use address::{AddressPolicy, TargetError};
+pub use keys::{SECRETS_KEY_PURPOSE, derive_key};
+pub use retry::{FailureKind, RetrySchedule, ScheduleError, parse_duration, parse_retry_after};
 pub use secret::{SecretBox, SecretError, SigningSecret};
+pub use sender::{Attempt, AttemptOutcome, RESPONSE_BODY_CAP, Sender};
 pub use signature::sign;

@@ -1,11 +1,70 @@
-//! Background workers. They share nothing with the API but the database, so they run inside
-//! `serve` or alone as `content-pipeline worker`, on as many nodes as needed.
+//! The background workers. Each claims its work from the database with leases, so any number
+//! of processes (`serve`, `worker`) can run them side by side and a crashed one's work is
+//! picked up again; nothing one process holds in memory is needed by another.
 
+pub mod deliveries;
 pub mod runs;
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use store::{ArticleRecord, RunRecord};
+use domain::Clock;
+use store::{ArticleRecord, RunRecord, Store};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub use deliveries::{DeliverySettings, DeliveryWorker};
+
+/// Tells workers to stop: they claim nothing new, finish what is in flight and return.
+#[derive(Clone, Debug)]
+pub struct Shutdown(watch::Receiver<bool>);
+
+/// The sending half of [`Shutdown`].
+#[derive(Debug)]
+pub struct ShutdownTrigger(watch::Sender<bool>);
+
+/// A connected trigger and signal.
+pub fn shutdown_channel() -> (ShutdownTrigger, Shutdown) {
+    let (tx, rx) = watch::channel(false);
+    (ShutdownTrigger(tx), Shutdown(rx))
+}
+
+impl ShutdownTrigger {
+    pub fn trigger(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+impl Shutdown {
+    pub fn is_triggered(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Resolves once the trigger fired (or was dropped).
+    pub async fn wait(&mut self) {
+        let _ = self.0.wait_for(|stop| *stop).await;
+    }
+
+    /// Sleeps for `d`, waking early on shutdown.
+    pub async fn sleep(&mut self, d: Duration) {
+        tokio::select! {
+            _ = tokio::time::sleep(d) => {}
+            _ = self.wait() => {}
+        }
+    }
+}
+
+/// What every worker needs.
+#[derive(Clone)]
+pub struct WorkerContext {
+    pub store: Store,
+    pub clock: Clock,
+    /// The server key: the delivery worker derives the secrets key from it.
+    pub server_key: [u8; 32],
+    pub deliveries: DeliverySettings,
+    pub runs: runs::RunWorkerConfig,
+    pub renderers: Renderers,
+}
 
 /// How events render the resources they carry; given by the API so that a webhook's `data`
 /// is exactly what the API returns for the same resource.
@@ -14,4 +73,36 @@ pub struct Renderers {
     pub run: Arc<dyn Fn(RunRecord) -> serde_json::Value + Send + Sync>,
     /// The article without its body.
     pub article: Arc<dyn Fn(ArticleRecord) -> serde_json::Value + Send + Sync>,
+}
+
+/// The running workers of this process.
+pub struct Workers {
+    handles: Vec<(&'static str, JoinHandle<()>)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("could not build the webhook HTTP client: {0}")]
+    HttpClient(String),
+}
+
+/// Starts every background worker of this process.
+pub fn spawn_all(ctx: WorkerContext, shutdown: Shutdown) -> Result<Workers, WorkerError> {
+    let deliveries = DeliveryWorker::new(&ctx)?;
+    let mut handles = vec![("deliveries", tokio::spawn(deliveries.run(shutdown.clone())))];
+    if ctx.runs.concurrency > 0 {
+        handles.push(("runs", tokio::spawn(runs::run_worker(ctx, shutdown))));
+    }
+    Ok(Workers { handles })
+}
+
+impl Workers {
+    /// Waits until every worker has stopped (after the shutdown was triggered).
+    pub async fn join(self) {
+        for (name, handle) in self.handles {
+            if let Err(e) = handle.await {
+                tracing::error!(worker = name, error = %e, "worker ended abnormally");
+            }
+        }
+    }
 }

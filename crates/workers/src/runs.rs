@@ -14,9 +14,9 @@ use pipeline::{Level, LogSink, RunRequest, Stage};
 use store::{
     ArticleFilter, Artifact, KeysetPage, NewArticleVersion, RunEnding, RunRecord, Store, StoreError,
 };
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
-use crate::Renderers;
+use crate::{Renderers, Shutdown, WorkerContext};
 
 #[derive(Clone, Debug)]
 pub struct RunWorkerConfig {
@@ -59,19 +59,20 @@ impl LogSink for ChannelLog {
     }
 }
 
-/// Runs until `shutdown` turns true; runs in hand are finished before it returns.
-pub async fn run_worker(
-    store: Store,
-    clock: Clock,
-    renderers: Renderers,
-    config: RunWorkerConfig,
-    mut shutdown: watch::Receiver<bool>,
-) {
+/// Runs until `shutdown` is triggered; runs in hand are finished before it returns.
+pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
+    let WorkerContext {
+        store,
+        clock,
+        renderers,
+        runs: config,
+        ..
+    } = ctx;
     let worker_id = format!("worker-{}", RunId::generate());
     let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(config.concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     loop {
-        if *shutdown.borrow() {
+        if shutdown.is_triggered() {
             break;
         }
         fail_abandoned(&store, &clock, &renderers, config.max_attempts).await;
@@ -99,10 +100,7 @@ pub async fn run_worker(
             }
             Ok(None) => {
                 drop(permit);
-                tokio::select! {
-                    _ = tokio::time::sleep(config.poll_interval) => {}
-                    _ = shutdown.changed() => {}
-                }
+                shutdown.sleep(config.poll_interval).await;
             }
             Err(e) => {
                 drop(permit);

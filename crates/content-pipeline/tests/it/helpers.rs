@@ -94,8 +94,10 @@ impl TestApp {
             bind: "127.0.0.1:0".into(),
             secret_key: Some(webhooks::SecretBox::generate_key_text()),
             key_file: dir.path().join("key"),
-            // API tests want runs to stay queued; tests of the pipeline turn workers on.
-            run_workers: false,
+            // API tests want runs to stay queued and deliveries pending; tests of the workers
+            // turn them on.
+            workers: false,
+            run_concurrency: 0,
             ..Config::default()
         };
         configure(&mut config);

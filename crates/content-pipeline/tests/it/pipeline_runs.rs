@@ -24,7 +24,10 @@ async fn wait_finished(app: &TestApp, run: &str) -> Value {
 
 #[tokio::test]
 async fn a_run_writes_four_articles_with_log_and_events() {
-    let app = app!(|c| c.run_workers = true);
+    let app = app!(|c| {
+        c.workers = true;
+        c.run_concurrency = 2;
+    });
     let ws = app.workspace("e2e").await;
     let t = &app.platform_token;
     let hook = body(

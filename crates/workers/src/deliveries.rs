@@ -1,0 +1,370 @@
+//! The webhook delivery worker: claims due deliveries in batches under a lease, sends each
+//! attempt in its own task (bounded concurrency, per-attempt timeout, so one slow receiver
+//! only ever holds its own attempts), and records outcomes in batched transactions.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use domain::{Clock, Timestamp, WebhookId};
+use store::{AttemptRecord, ClaimedDelivery, NextStep, Store};
+use tokio::sync::{Semaphore, mpsc};
+use webhooks::{
+    AddressPolicy, Attempt, AttemptOutcome, FailureKind, RetrySchedule, SECRETS_KEY_PURPOSE,
+    SecretBox, Sender, SigningSecret, derive_key,
+};
+
+use crate::{Shutdown, WorkerContext, WorkerError};
+
+/// How the delivery worker behaves; built from configuration.
+#[derive(Clone, Debug)]
+pub struct DeliverySettings {
+    pub schedule: RetrySchedule,
+    /// The whole-attempt timeout.
+    pub timeout: Duration,
+    pub address_policy: AddressPolicy,
+    /// Attempts in flight at once in this process.
+    pub concurrency: usize,
+    /// Attempts in flight at once to one subscription in this process: a receiver that hangs
+    /// holds at most this many slots, the others stay free for everyone else.
+    pub per_subscription: usize,
+    /// How often an idle worker looks for due deliveries.
+    pub poll_interval: Duration,
+}
+
+impl DeliverySettings {
+    pub fn new(schedule: RetrySchedule, timeout: Duration, address_policy: AddressPolicy) -> Self {
+        Self {
+            schedule,
+            timeout,
+            address_policy,
+            concurrency: 256,
+            per_subscription: 64,
+            poll_interval: Duration::from_millis(10),
+        }
+    }
+
+    /// How long a claim is held: the attempt's timeout, time to record it, and a margin. A
+    /// worker that died is replaced after this long.
+    pub fn lease(&self) -> Duration {
+        self.timeout * 2 + Duration::from_secs(5)
+    }
+
+    /// How long a delivery waits when one claim brought more deliveries for its subscription
+    /// than the subscription has free slots. Saturated subscriptions are left out of claims,
+    /// so this only happens in the claim where a subscription reaches its cap.
+    fn deferral(&self) -> Duration {
+        self.poll_interval * 5
+    }
+}
+
+/// Attempts in flight per subscription in this process.
+#[derive(Default)]
+struct InFlight(Mutex<HashMap<WebhookId, usize>>);
+
+impl InFlight {
+    fn try_enter(&self, id: WebhookId, cap: usize) -> bool {
+        let Ok(mut map) = self.0.lock() else {
+            return true;
+        };
+        let n = map.entry(id).or_default();
+        if *n >= cap {
+            return false;
+        }
+        *n += 1;
+        true
+    }
+
+    /// The subscriptions at their cap: the next claim leaves their deliveries alone.
+    fn saturated(&self, cap: usize) -> Vec<WebhookId> {
+        self.0
+            .lock()
+            .map(|map| {
+                map.iter()
+                    .filter(|(_, n)| **n >= cap)
+                    .map(|(id, _)| *id)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn leave(&self, id: WebhookId) {
+        if let Ok(mut map) = self.0.lock()
+            && let Some(n) = map.get_mut(&id)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(&id);
+            }
+        }
+    }
+}
+
+/// Most deliveries claimed in one statement.
+const CLAIM_BATCH: usize = 200;
+/// Most outcomes recorded in one transaction.
+const RECORD_BATCH: usize = 500;
+
+pub struct DeliveryWorker {
+    store: Store,
+    clock: Clock,
+    secrets: SecretBox,
+    sender: Sender,
+    settings: DeliverySettings,
+}
+
+impl DeliveryWorker {
+    pub fn new(ctx: &WorkerContext) -> Result<Self, WorkerError> {
+        let settings = ctx.deliveries.clone();
+        let sender = Sender::new(settings.address_policy.clone(), settings.timeout)
+            .map_err(|e| WorkerError::HttpClient(e.to_string()))?;
+        Ok(Self {
+            store: ctx.store.clone(),
+            clock: ctx.clock.clone(),
+            secrets: SecretBox::new(&derive_key(&ctx.server_key, SECRETS_KEY_PURPOSE)),
+            sender,
+            settings,
+        })
+    }
+
+    /// Runs until `shutdown`; then claims nothing more, lets the attempts in flight finish
+    /// (each is bounded by the timeout) and records them before returning.
+    pub async fn run(self, mut shutdown: Shutdown) {
+        let concurrency = self.settings.concurrency.max(1);
+        let permits = Arc::new(Semaphore::new(concurrency));
+        let (outcomes, inbox) = mpsc::unbounded_channel();
+        let recorder = tokio::spawn(record_outcomes(
+            self.store.clone(),
+            self.clock.clone(),
+            inbox,
+        ));
+        let in_flight = Arc::new(InFlight::default());
+        let cap = self.settings.per_subscription.max(1);
+        let this = Arc::new(self);
+        tracing::info!(
+            concurrency,
+            lease_ms = this.settings.lease().as_millis() as u64,
+            "delivery worker started"
+        );
+        while !shutdown.is_triggered() {
+            let free = permits.available_permits().min(CLAIM_BATCH);
+            if free == 0 {
+                // Every slot is busy: wait for one to free up.
+                tokio::select! {
+                    p = permits.clone().acquire_owned() => drop(p),
+                    _ = shutdown.wait() => {}
+                }
+                continue;
+            }
+            let claimed = match this.claim(free, &in_flight.saturated(cap)).await {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not claim deliveries");
+                    shutdown.sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            };
+            let full = claimed.len() == free;
+            for (delivery, lease_owner) in claimed {
+                let Ok(permit) = permits.clone().try_acquire_owned() else {
+                    // Only this loop takes permits, and it claimed no more than were free.
+                    tracing::error!("delivery slot accounting is off; the lease will expire");
+                    break;
+                };
+                if !in_flight.try_enter(delivery.subscription_id, cap) {
+                    drop(permit);
+                    let _ = outcomes.send(this.defer(&delivery, lease_owner));
+                    continue;
+                }
+                let worker = Arc::clone(&this);
+                let outcomes = outcomes.clone();
+                let in_flight = Arc::clone(&in_flight);
+                tokio::spawn(async move {
+                    let subscription = delivery.subscription_id;
+                    let record = worker.attempt(delivery, lease_owner).await;
+                    let _ = outcomes.send(record);
+                    in_flight.leave(subscription);
+                    drop(permit);
+                });
+            }
+            if !full {
+                shutdown.sleep(this.settings.poll_interval).await;
+            }
+        }
+        // Wait for the attempts in flight, then let the recorder drain and stop.
+        let _ = permits.acquire_many(concurrency as u32).await;
+        drop(outcomes);
+        let _ = recorder.await;
+        tracing::info!("delivery worker stopped");
+    }
+
+    async fn claim(
+        &self,
+        limit: usize,
+        skip: &[WebhookId],
+    ) -> Result<Vec<(ClaimedDelivery, String)>, store::StoreError> {
+        let now = self.clock.timestamp();
+        if !self.store.has_due_deliveries(now).await? {
+            return Ok(Vec::new());
+        }
+        let lease_owner = claim_token();
+        let claimed = self
+            .store
+            .claim_deliveries(
+                now,
+                &lease_owner,
+                now.plus(self.settings.lease()),
+                i64::try_from(limit).unwrap_or(1),
+                skip,
+            )
+            .await?;
+        Ok(claimed
+            .into_iter()
+            .map(|d| (d, lease_owner.clone()))
+            .collect())
+    }
+
+    /// Puts a delivery back in the queue without an attempt: its subscription's slots in this
+    /// worker are all taken.
+    fn defer(&self, d: &ClaimedDelivery, lease_owner: String) -> AttemptRecord {
+        let at = self.clock.timestamp();
+        AttemptRecord {
+            delivery: d.id,
+            subscription: d.subscription_id,
+            lease_owner,
+            at,
+            status_code: None,
+            target_url: d.url.clone(),
+            next: NextStep::Deferred(at.plus(self.settings.deferral())),
+        }
+    }
+
+    /// Makes one attempt (or none, for a subscription that is no longer active) and decides
+    /// what happens next.
+    async fn attempt(&self, d: ClaimedDelivery, lease_owner: String) -> AttemptRecord {
+        let record = |next: NextStep, status_code: Option<u16>, at: Timestamp| AttemptRecord {
+            delivery: d.id,
+            subscription: d.subscription_id,
+            lease_owner: lease_owner.clone(),
+            at,
+            status_code,
+            target_url: d.url.clone(),
+            next,
+        };
+        if !d.subscription_active {
+            return record(NextStep::Abandoned, None, self.clock.timestamp());
+        }
+        let attempts_made = usize::try_from(d.attempts).unwrap_or(usize::MAX - 1) + 1;
+        let outcome = match self.signing_secrets(&d) {
+            Ok(secrets) => {
+                let event_id = d.event_id.to_string();
+                let attempt = Attempt {
+                    url: &d.url,
+                    event_id: &event_id,
+                    timestamp: self.clock.now().unix_timestamp(),
+                    body: d.payload.as_bytes(),
+                    secrets: &secrets,
+                };
+                self.sender.send(&attempt).await
+            }
+            Err(e) => {
+                tracing::error!(delivery = %d.id, error = %e, "cannot open the signing secret");
+                AttemptOutcome::Network(e.to_string())
+            }
+        };
+        let at = self.clock.timestamp();
+        let next = match outcome.failure_kind() {
+            None if outcome == AttemptOutcome::Gone => NextStep::Gone,
+            None => NextStep::Delivered,
+            Some(kind) => self.after_failure(attempts_made, kind, &outcome, at),
+        };
+        match (&outcome, next) {
+            (_, NextStep::Delivered) => {
+                tracing::debug!(delivery = %d.id, attempt = attempts_made, "delivered")
+            }
+            (_, NextStep::Gone) => tracing::info!(
+                delivery = %d.id, subscription = %d.subscription_id,
+                "receiver answered 410 Gone: delivery dead, subscription deactivated"
+            ),
+            (o, NextStep::Dead) => tracing::info!(
+                delivery = %d.id, attempt = attempts_made, outcome = ?o,
+                "last attempt failed: delivery dead"
+            ),
+            (o, _) => tracing::debug!(
+                delivery = %d.id, attempt = attempts_made, outcome = ?o, "attempt failed"
+            ),
+        }
+        record(next, outcome.status_code(), at)
+    }
+
+    fn after_failure(
+        &self,
+        attempts_made: usize,
+        kind: FailureKind,
+        outcome: &AttemptOutcome,
+        at: Timestamp,
+    ) -> NextStep {
+        match self
+            .settings
+            .schedule
+            .next_delay(attempts_made, kind, outcome.retry_after())
+        {
+            Some(delay) => NextStep::RetryAt(at.plus(delay)),
+            None => NextStep::Dead,
+        }
+    }
+
+    /// The current secret, then the previous one while its grace period lasts.
+    fn signing_secrets(
+        &self,
+        d: &ClaimedDelivery,
+    ) -> Result<Vec<SigningSecret>, webhooks::SecretError> {
+        let mut secrets = vec![self.secrets.open(&d.secret)?];
+        let now = self.clock.timestamp();
+        if let (Some(previous), Some(until)) = (&d.previous_secret, d.previous_secret_expires_at)
+            && until > now
+        {
+            secrets.push(self.secrets.open(previous)?);
+        }
+        Ok(secrets)
+    }
+}
+
+/// Records outcomes as they arrive, as many per transaction as are waiting.
+async fn record_outcomes(
+    store: Store,
+    clock: Clock,
+    mut inbox: mpsc::UnboundedReceiver<AttemptRecord>,
+) {
+    let mut batch = Vec::with_capacity(RECORD_BATCH);
+    while inbox.recv_many(&mut batch, RECORD_BATCH).await > 0 {
+        let mut tries = 0;
+        loop {
+            match store.record_attempts(&batch, clock.timestamp()).await {
+                Ok(0) => break,
+                Ok(lost) => {
+                    tracing::warn!(lost, "outcomes dropped: their lease had expired");
+                    break;
+                }
+                Err(e) if tries < 5 => {
+                    tries += 1;
+                    tracing::warn!(error = %e, "could not record delivery outcomes; retrying");
+                    tokio::time::sleep(Duration::from_millis(200 * tries)).await;
+                }
+                Err(e) => {
+                    // The leases expire and the attempts are made again: at least once.
+                    tracing::error!(error = %e, count = batch.len(), "delivery outcomes lost");
+                    break;
+                }
+            }
+        }
+        batch.clear();
+    }
+}
+
+/// A fresh token per claim: only the claimer may record the outcome.
+fn claim_token() -> String {
+    let mut bytes = [0u8; 16];
+    rand::fill(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
