@@ -1,8 +1,12 @@
 use std::path::Path;
+use std::time::Duration;
 
 use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
+use axum::http::{HeaderMap, header};
+use axum::response::IntoResponse;
 use axum::response::Response;
+use axum::response::sse::{Event, KeepAlive, Sse};
 use domain::{RunId, RunSource, Scope, Tier};
 use serde::Deserialize;
 use store::{NewRun, StoreError, TriggerOutcome, WorkspaceRecord};
@@ -171,16 +175,25 @@ async fn get_run(
 ///
 /// Structured events `{seq, ts, level, stage, message, data}`, oldest first, paged like every
 /// list (the cursor resumes after the last `seq`). Stages: resolve, collect, extract, render,
-/// validate, store, notify. Scope: read.
+/// validate, store, notify. With `Accept: text/event-stream` the log is a live Server-Sent
+/// Events stream instead: each event has `id:` = seq and `data:` = the log event as JSON; a
+/// client resumes with `Last-Event-ID`; the stream ends when the run has finished and every
+/// event was sent. Scope: read.
 #[utoipa::path(get, path = "/v1/runs/{id}/log", tag = "Runs",
-    params(("id" = String, Path), PageParams), security(("bearer" = ["read"])),
-    responses((status = 200, body = Page<RunLogEvent>), (status = 400, body = ErrorEnvelope)))]
+    params(("id" = String, Path), PageParams,
+        ("Last-Event-ID" = Option<i64>, Header, description = "With text/event-stream: resume after this seq.")),
+    security(("bearer" = ["read"])),
+    responses((status = 200, content(
+        (Page<RunLogEvent> = "application/json"),
+        (String = "text/event-stream"))),
+        (status = 400, body = ErrorEnvelope)))]
 async fn run_log(
     State(state): State<AppState>,
     auth: Auth,
     UrlPath(id): UrlPath<String>,
+    headers: HeaderMap,
     q: ListQuery,
-) -> ApiResult<axum::Json<Page<RunLogEvent>>> {
+) -> ApiResult<Response> {
     let run_id: RunId = parse_id(&id, "run")?;
     let run = state
         .store
@@ -188,6 +201,27 @@ async fn run_log(
         .await?
         .ok_or_else(|| ApiError::not_found("run", &id))?;
     auth.check(run.workspace_id, Scope::Read, "run", &id)?;
+    let wants_stream = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/event-stream"));
+    if wants_stream {
+        let after = match headers.get("last-event-id") {
+            None => 0,
+            Some(v) => v
+                .to_str()
+                .ok()
+                .and_then(|t| t.trim().parse::<i64>().ok())
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| {
+                    ApiError::invalid_request(
+                        "Last-Event-ID",
+                        "Last-Event-ID must be a seq number.",
+                    )
+                })?,
+        };
+        return Ok(live_log(state, run_id, after).into_response());
+    }
     let list = format!("log:{run_id}");
     let after = state.cursors.seq(&list, &q)?.unwrap_or(0);
     let rows = state.store.run_events(run_id, after, q.limit + 1).await?;
@@ -197,5 +231,56 @@ async fn run_log(
         rows,
         |r| r.seq.to_string(),
         RunLogEvent::from,
-    )))
+    ))
+    .into_response())
+}
+
+const LIVE_POLL: Duration = Duration::from_millis(150);
+
+/// Streams a run's log from `after` on, polling the database (so it works whichever node runs
+/// the run), and ends once the run has finished and its last event was sent.
+fn live_log(
+    state: AppState,
+    run_id: RunId,
+    after: i64,
+) -> Sse<impl futures_util::Stream<Item = Result<Event, std::convert::Infallible>>> {
+    let stream = futures_util::stream::unfold(
+        (
+            state,
+            after,
+            false,
+            std::collections::VecDeque::<Event>::new(),
+        ),
+        move |(state, mut after, mut done, mut pending)| async move {
+            loop {
+                if let Some(event) = pending.pop_front() {
+                    return Some((Ok(event), (state, after, done, pending)));
+                }
+                if done {
+                    return None;
+                }
+                // Read the status before the events: a run that finished after this read still
+                // has all its events visible to the next poll.
+                let finished = matches!(
+                    state.store.run(run_id).await,
+                    Ok(Some(r)) if r.status.is_finished()
+                );
+                match state.store.run_events(run_id, after, 100).await {
+                    Ok(rows) if !rows.is_empty() => {
+                        for row in rows {
+                            after = row.seq;
+                            let data =
+                                serde_json::to_string(&RunLogEvent::from(row)).unwrap_or_default();
+                            pending.push_back(Event::default().id(after.to_string()).data(data));
+                        }
+                        continue;
+                    }
+                    Ok(_) if finished => done = true,
+                    Ok(_) => tokio::time::sleep(LIVE_POLL).await,
+                    Err(_) => done = true,
+                }
+            }
+        },
+    );
+    Sse::new(stream).keep_alive(KeepAlive::default())
 }

@@ -173,3 +173,90 @@ async fn unknown_features_are_refused_at_trigger_time() {
         crate::helpers::expect_error(res, 422, "validation_failed").await;
     }
 }
+
+/// `(id, data)` pairs of a Server-Sent-Events body.
+fn sse_events(text: &str) -> Vec<(i64, Value)> {
+    text.split("\n\n")
+        .filter_map(|block| {
+            let id = block
+                .lines()
+                .find_map(|l| l.strip_prefix("id:"))?
+                .trim()
+                .parse()
+                .ok()?;
+            let data = block.lines().find_map(|l| l.strip_prefix("data:"))?.trim();
+            Some((id, serde_json::from_str(data).ok()?))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_live_log_streams_until_the_run_ends_and_resumes() {
+    let app = app!(|c| {
+        c.workers = true;
+        c.run_concurrency = 2;
+    });
+    let ws = app.workspace("live").await;
+    let t = &app.platform_token;
+    let run = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            t,
+            &json!({"feature_id": "src"}),
+        )
+        .await,
+    )
+    .await;
+    let run_id = run["id"].as_str().unwrap();
+    // Connected while the run is queued or running: the stream ends by itself when it finishes.
+    let res = app
+        .request(reqwest::Method::GET, &format!("/v1/runs/{run_id}/log"), t)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    let text = tokio::time::timeout(Duration::from_secs(30), res.text())
+        .await
+        .expect("stream ended")
+        .unwrap();
+    let events = sse_events(&text);
+    let ids: Vec<i64> = events.iter().map(|(id, _)| *id).collect();
+    assert!(ids.len() >= 7, "{text}");
+    assert_eq!(ids[0], 1);
+    assert!(
+        ids.windows(2).all(|w| w[1] == w[0] + 1),
+        "every event once, in order: {ids:?}"
+    );
+    assert!(events.iter().any(|(_, e)| e["stage"] == "store"));
+    assert_eq!(wait_finished(&app, run_id).await["status"], "succeeded");
+
+    // Resuming after event 3 replays from 4 to the end, then closes (the run is finished).
+    let resumed = app
+        .request(reqwest::Method::GET, &format!("/v1/runs/{run_id}/log"), t)
+        .header("accept", "text/event-stream")
+        .header("last-event-id", "3")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let resumed_ids: Vec<i64> = sse_events(&resumed).iter().map(|(id, _)| *id).collect();
+    assert_eq!(resumed_ids, ids[3..].to_vec());
+
+    let bad = app
+        .request(reqwest::Method::GET, &format!("/v1/runs/{run_id}/log"), t)
+        .header("accept", "text/event-stream")
+        .header("last-event-id", "soon")
+        .send()
+        .await
+        .unwrap();
+    crate::helpers::expect_error(bad, 400, "invalid_request").await;
+}
