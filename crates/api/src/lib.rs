@@ -40,6 +40,7 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(routes::runs::router())
         .merge(routes::webhooks::router())
         .merge(routes::tokens::router())
+        .merge(routes::drift::router())
 }
 
 /// The OpenAPI document as served at `/openapi.json`.

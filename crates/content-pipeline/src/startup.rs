@@ -154,6 +154,11 @@ pub fn worker_context(
             ..workers::runs::RunWorkerConfig::default()
         },
         renderers: renderers(base_url),
+        drift_interval: match config.drift_interval.trim() {
+            "0" => Duration::ZERO,
+            text => webhooks::parse_duration(text)
+                .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_DRIFT_INTERVAL: {e}"))?,
+        },
     })
 }
 

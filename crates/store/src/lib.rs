@@ -7,6 +7,7 @@
 
 mod articles;
 mod deliveries;
+mod drift;
 mod engine;
 mod error;
 mod events;
@@ -21,6 +22,7 @@ mod workspaces;
 
 pub use articles::{ArticleFilter, NewArticleVersion};
 pub use deliveries::{AttemptRecord, ClaimedDelivery, FAILING_DEACTIVATION, NextStep};
+pub use drift::ArticleProvenance;
 pub use engine::{Engine, Store, Tx};
 pub use error::StoreError;
 pub use idempotency::{Claim, ClaimOutcome, StoredResponse};

@@ -125,6 +125,7 @@ async fn run() {
                 concurrency: 0,
                 ..Default::default()
             },
+            drift_interval: Duration::ZERO,
             renderers: workers::Renderers {
                 run: std::sync::Arc::new(|r| serde_json::json!({ "id": r.id })),
                 article: std::sync::Arc::new(|a| serde_json::json!({ "id": a.id })),

@@ -3,6 +3,7 @@
 //! picked up again; nothing one process holds in memory is needed by another.
 
 pub mod deliveries;
+pub mod drift;
 pub mod runs;
 
 use std::sync::Arc;
@@ -64,6 +65,8 @@ pub struct WorkerContext {
     pub deliveries: DeliverySettings,
     pub runs: runs::RunWorkerConfig,
     pub renderers: Renderers,
+    /// Period of the drift checker; zero turns it off.
+    pub drift_interval: Duration,
 }
 
 /// How events render the resources they carry; given by the API so that a webhook's `data`
@@ -90,6 +93,13 @@ pub enum WorkerError {
 pub fn spawn_all(ctx: WorkerContext, shutdown: Shutdown) -> Result<Workers, WorkerError> {
     let deliveries = DeliveryWorker::new(&ctx)?;
     let mut handles = vec![("deliveries", tokio::spawn(deliveries.run(shutdown.clone())))];
+    if !ctx.drift_interval.is_zero() {
+        let interval = ctx.drift_interval;
+        handles.push((
+            "drift",
+            tokio::spawn(drift::drift_worker(ctx.clone(), interval, shutdown.clone())),
+        ));
+    }
     if ctx.runs.concurrency > 0 {
         handles.push(("runs", tokio::spawn(runs::run_worker(ctx, shutdown))));
     }

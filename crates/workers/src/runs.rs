@@ -155,6 +155,7 @@ async fn execute(
     run: RunRecord,
 ) {
     let run_id = run.id;
+    let workspace_id = run.workspace_id;
     let heartbeat = {
         let (store, worker, lease) = (store.clone(), worker_id.to_owned(), config.lease);
         let clock = clock.clone();
@@ -219,7 +220,12 @@ async fn execute(
     .await;
     heartbeat.abort();
     match result {
-        Ok(true) => {}
+        Ok(true) => {
+            // Every run is also a drift check of its workspace against the HEAD it just read.
+            if let Err(e) = crate::drift::check_workspace(store, clock, workspace_id).await {
+                tracing::warn!(%run_id, error = %e, "drift check after the run failed");
+            }
+        }
         Ok(false) => tracing::warn!(%run_id, "lost the run's lease; its result was discarded"),
         Err(e) => {
             tracing::error!(%run_id, error = %e, "could not store the run's result");

@@ -3,6 +3,7 @@
 //! (415/422), so no input can tell a foreign resource from a missing one.
 
 pub mod articles;
+pub mod drift;
 pub mod meta;
 pub mod runs;
 pub mod tokens;

@@ -5,6 +5,7 @@ mod helpers;
 
 mod articles;
 mod auth;
+mod drift;
 mod errors;
 mod idempotency;
 mod meta;

@@ -1,0 +1,186 @@
+//! Drift: articles compared with the repository's HEAD on real commits.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::app;
+use crate::helpers::{TestApp, body, expect_error, git};
+
+async fn check(app: &TestApp, ws: &str) -> Value {
+    let res = app
+        .post(
+            &format!("/v1/workspaces/{ws}/drift-check"),
+            &app.platform_token,
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    body(res).await
+}
+
+async fn run_to_end(app: &TestApp, ws: &str, feature: &str) {
+    let run = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            &app.platform_token,
+            &json!({"feature_id": feature}),
+        )
+        .await,
+    )
+    .await;
+    let id = run["id"].as_str().unwrap();
+    for _ in 0..300 {
+        let v = body(
+            app.get(&format!("/v1/runs/{id}"), &app.platform_token)
+                .await,
+        )
+        .await;
+        if v["status"] == "succeeded" {
+            return;
+        }
+        assert_ne!(v["status"], "failed", "{v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("run did not finish");
+}
+
+#[tokio::test]
+async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
+    let app = app!(|c| {
+        c.workers = true;
+        c.run_concurrency = 1;
+        c.drift_interval = "0".into();
+    });
+    let repo = app.git_repo("drifting");
+    let res = app
+        .post(
+            "/v1/workspaces",
+            &app.platform_token,
+            &json!({"name": "drift", "repo_path": repo}),
+        )
+        .await;
+    let ws = body(res).await["id"].as_str().unwrap().to_owned();
+    run_to_end(&app, &ws, "src").await;
+
+    let fresh = check(&app, &ws).await;
+    assert_eq!(fresh["articles_checked"], 4);
+    assert_eq!(fresh["drifted"], json!([]));
+
+    // Only moved: a comment and blank lines above the function. Not drift.
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "// Arithmetic helpers.\n\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+    )
+    .unwrap();
+    git(&repo, &["commit", "-q", "-am", "chore: move things around"]);
+    let moved = check(&app, &ws).await;
+    assert_eq!(moved["drifted"], json!([]), "{moved}");
+    assert_eq!(moved["events_recorded"], 0);
+
+    // The documented function changes: every article built from it drifted.
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "/// Adds.\npub fn add(a: i64, b: i64) -> i64 { a + b }\n",
+    )
+    .unwrap();
+    git(&repo, &["commit", "-q", "-am", "feat: widen add"]);
+    let changed = check(&app, &ws).await;
+    let drifted = changed["drifted"].as_array().unwrap();
+    assert_eq!(drifted.len(), 4, "{changed}");
+    let report = &drifted[0];
+    assert_eq!(report["feature_id"], "src");
+    assert_eq!(report["current_commit"], changed["head_commit"]);
+    assert_ne!(report["article_commit"], report["current_commit"]);
+    assert_eq!(report["changes"][0]["path"], "src/lib.rs");
+    assert_eq!(report["changes"][0]["kind"], "modified");
+    assert!(
+        report["changes"][0]["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s.as_str().unwrap().contains("add"))
+    );
+    assert_eq!(changed["events_recorded"], 4);
+    // Once per (article, HEAD): checking again reports the drift but records nothing new.
+    let again = check(&app, &ws).await;
+    assert_eq!(again["drifted"].as_array().unwrap().len(), 4);
+    assert_eq!(again["events_recorded"], 0);
+
+    // Deleted at a new HEAD: reported again, as deleted.
+    git(&repo, &["rm", "-q", "src/lib.rs"]);
+    std::fs::write(repo.join("README.md"), "docs\n").unwrap();
+    git(&repo, &["add", "README.md"]);
+    git(&repo, &["commit", "-q", "-m", "refactor!: remove add"]);
+    let deleted = check(&app, &ws).await;
+    assert_eq!(deleted["events_recorded"], 4);
+    assert_eq!(deleted["drifted"][0]["changes"][0]["kind"], "deleted");
+
+    // Checking needs the write scope.
+    let read = app.token(&ws, "read").await;
+    let res = app
+        .post(
+            &format!("/v1/workspaces/{ws}/drift-check"),
+            &read,
+            &json!({}),
+        )
+        .await;
+    expect_error(res, 403, "insufficient_scope").await;
+}
+
+#[tokio::test]
+async fn drift_events_reach_subscriptions() {
+    let app = app!(|c| {
+        c.workers = true;
+        c.run_concurrency = 1;
+        c.drift_interval = "0".into();
+    });
+    let repo = app.git_repo("events");
+    let ws = body(
+        app.post(
+            "/v1/workspaces",
+            &app.platform_token,
+            &json!({"name": "ev", "repo_path": repo}),
+        )
+        .await,
+    )
+    .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let hook = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/webhooks"),
+            &app.platform_token,
+            &json!({"url": "https://hooks.example.com/drift", "events": ["drift.detected"], "active": true}),
+        )
+        .await,
+    )
+    .await;
+    run_to_end(&app, &ws, "src").await;
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "/// Adds.\npub fn add(a: u8, b: u8) -> u8 { a + b }\n",
+    )
+    .unwrap();
+    git(&repo, &["commit", "-q", "-am", "fix: bytes"]);
+    assert_eq!(check(&app, &ws).await["events_recorded"], 4);
+    let deliveries = body(
+        app.get(
+            &format!(
+                "/v1/webhooks/{}/deliveries?limit=100",
+                hook["id"].as_str().unwrap()
+            ),
+            &app.platform_token,
+        )
+        .await,
+    )
+    .await;
+    let drift: Vec<&Value> = deliveries["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["event_type"] == "drift.detected")
+        .collect();
+    assert_eq!(drift.len(), 4);
+}
