@@ -260,3 +260,150 @@ async fn the_live_log_streams_until_the_run_ends_and_resumes() {
         .unwrap();
     crate::helpers::expect_error(bad, 400, "invalid_request").await;
 }
+
+/// A second service on the same SQLite database with its workers on: the "other node".
+async fn worker_node(app: &TestApp) -> Option<TestApp> {
+    let url = format!("sqlite://{}", app.dir.path().join("test.db").display());
+    TestApp::spawn_with(move |c| {
+        c.database_url = url;
+        c.workers = true;
+        c.run_concurrency = 1;
+        c.drift_interval = "0".into();
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_run_whose_worker_died_is_taken_over_and_stored_once() {
+    if crate::helpers::engine() != "sqlite" {
+        return; // two nodes share one SQLite file here; the PostgreSQL claim is covered by the store suite
+    }
+    let app = app!();
+    let ws = app.workspace("crash").await;
+    let run = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            &app.platform_token,
+            &json!({"feature_id": "src"}),
+        )
+        .await,
+    )
+    .await;
+    let run_id: domain::RunId = run["id"].as_str().unwrap().parse().unwrap();
+
+    // A worker claims the run and dies without a heartbeat: its lease runs out.
+    let past = app.clock.timestamp().minus(Duration::from_secs(120));
+    let claimed = app
+        .store
+        .claim_run("dead-worker", past.plus(Duration::from_secs(30)), past, 3)
+        .await
+        .unwrap();
+    assert_eq!(claimed.map(|r| r.id), Some(run_id));
+
+    let Some(node) = worker_node(&app).await else {
+        return;
+    };
+    let done = wait_finished(&node, &run_id.to_string()).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let stored = app.store.run(run_id).await.unwrap().unwrap();
+    assert_eq!(stored.attempts, 2, "claimed again after the lease expired");
+
+    // Exactly one version per article, all written by this run.
+    let articles = body(
+        app.get(
+            &format!("/v1/workspaces/{ws}/articles"),
+            &app.platform_token,
+        )
+        .await,
+    )
+    .await;
+    for a in articles["data"].as_array().unwrap() {
+        assert_eq!(a["version"], 1);
+        let versions = body(
+            app.get(
+                &format!("/v1/articles/{}/versions", a["id"].as_str().unwrap()),
+                &app.platform_token,
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(versions["data"].as_array().unwrap().len(), 1);
+    }
+
+    // The dead worker wakes up and tries to store its result: refused on both counts.
+    let mut tx = app.store.begin().await.unwrap();
+    let ending = store::RunEnding {
+        status: domain::RunStatus::Succeeded,
+        source_commit: None,
+        artifacts: Vec::new(),
+        error: None,
+    };
+    assert!(
+        tx.finish_run(run_id, Some("dead-worker"), &ending, app.clock.timestamp())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let again = tx
+        .write_article_version(
+            &store::NewArticleVersion {
+                workspace_id: ws.parse().unwrap(),
+                feature_id: "src".into(),
+                surface: domain::Surface::Blog,
+                title: "dup".into(),
+                status: domain::ArticleStatus::Draft,
+                mdx_body: "---\ntitle: dup\n---\n".into(),
+                provenance: json!({}),
+                run_id,
+            },
+            app.clock.timestamp(),
+        )
+        .await;
+    assert!(
+        matches!(again, Err(store::StoreError::Conflict)),
+        "a run never writes a version twice"
+    );
+}
+
+#[tokio::test]
+async fn a_run_that_loses_its_worker_three_times_fails_with_a_clear_error() {
+    if crate::helpers::engine() != "sqlite" {
+        return;
+    }
+    let app = app!();
+    let ws = app.workspace("abandoned").await;
+    let run = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            &app.platform_token,
+            &json!({"feature_id": "src"}),
+        )
+        .await,
+    )
+    .await;
+    let run_id: domain::RunId = run["id"].as_str().unwrap().parse().unwrap();
+    let mut at = app.clock.timestamp().minus(Duration::from_secs(600));
+    for attempt in 1..=3 {
+        let claimed = app
+            .store
+            .claim_run(
+                &format!("dying-{attempt}"),
+                at.plus(Duration::from_secs(30)),
+                at,
+                3,
+            )
+            .await
+            .unwrap();
+        assert_eq!(claimed.map(|r| r.attempts), Some(attempt));
+        at = at.plus(Duration::from_secs(60));
+    }
+    let Some(node) = worker_node(&app).await else {
+        return;
+    };
+    let done = wait_finished(&node, &run_id.to_string()).await;
+    assert_eq!(done["status"], "failed");
+    assert!(
+        done["error"].as_str().unwrap().contains("3 times"),
+        "{done}"
+    );
+}
