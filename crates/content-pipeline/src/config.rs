@@ -36,6 +36,12 @@ pub struct Config {
     pub key_file: PathBuf,
     /// Pipeline runs executed at once by this process's run worker; 0 turns it off.
     pub run_concurrency: usize,
+    /// An OpenAI-compatible chat-completions URL that polishes generated prose (optional).
+    pub polish_url: Option<String>,
+    pub polish_model: String,
+    /// Sent as a bearer token to the polish endpoint; never logged.
+    pub polish_api_key: Option<String>,
+    pub polish_timeout: String,
 }
 
 impl Default for Config {
@@ -55,6 +61,10 @@ impl Default for Config {
             secret_key: None,
             key_file: PathBuf::from("content-pipeline.key"),
             run_concurrency: 2,
+            polish_url: None,
+            polish_model: "gpt-4o-mini".into(),
+            polish_api_key: None,
+            polish_timeout: "20s".into(),
         }
     }
 }

@@ -154,6 +154,16 @@ pub fn worker_context(
             ..workers::runs::RunWorkerConfig::default()
         },
         renderers: renderers(base_url),
+        polish: match &config.polish_url {
+            None => None,
+            Some(url) => Some(workers::polish::PolishConfig {
+                url: url.clone(),
+                model: config.polish_model.clone(),
+                api_key: config.polish_api_key.clone(),
+                timeout: webhooks::parse_duration(&config.polish_timeout)
+                    .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_POLISH_TIMEOUT: {e}"))?,
+            }),
+        },
         drift_interval: match config.drift_interval.trim() {
             "0" => Duration::ZERO,
             text => webhooks::parse_duration(text)

@@ -126,6 +126,7 @@ async fn run() {
                 ..Default::default()
             },
             drift_interval: Duration::ZERO,
+            polish: None,
             renderers: workers::Renderers {
                 run: std::sync::Arc::new(|r| serde_json::json!({ "id": r.id })),
                 article: std::sync::Arc::new(|a| serde_json::json!({ "id": a.id })),

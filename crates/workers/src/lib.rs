@@ -4,6 +4,7 @@
 
 pub mod deliveries;
 pub mod drift;
+pub mod polish;
 pub mod runs;
 
 use std::sync::Arc;
@@ -67,6 +68,8 @@ pub struct WorkerContext {
     pub renderers: Renderers,
     /// Period of the drift checker; zero turns it off.
     pub drift_interval: Duration,
+    /// The optional prose polish of generated articles.
+    pub polish: Option<polish::PolishConfig>,
 }
 
 /// How events render the resources they carry; given by the API so that a webhook's `data`

@@ -16,6 +16,7 @@ use store::{
 };
 use tokio::sync::mpsc;
 
+use crate::polish::Polisher;
 use crate::{Renderers, Shutdown, WorkerContext};
 
 #[derive(Clone, Debug)]
@@ -66,8 +67,16 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         clock,
         renderers,
         runs: config,
+        polish,
         ..
     } = ctx;
+    let polisher = polish.and_then(|p| match Polisher::new(p) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            tracing::warn!(error = %e, "prose polish is off: its HTTP client could not be built");
+            None
+        }
+    });
     let worker_id = format!("worker-{}", RunId::generate());
     let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(config.concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
@@ -86,15 +95,24 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             .await
         {
             Ok(Some(run)) => {
-                let (store, clock, renderers, config, worker_id) = (
+                let (store, clock, renderers, config, worker_id, polisher) = (
                     store.clone(),
                     clock.clone(),
                     renderers.clone(),
                     config.clone(),
                     worker_id.clone(),
+                    polisher.clone(),
                 );
                 tasks.spawn(async move {
-                    execute(&store, &clock, &renderers, &config, &worker_id, run).await;
+                    let job = Job {
+                        store: &store,
+                        clock: &clock,
+                        renderers: &renderers,
+                        config: &config,
+                        worker_id: &worker_id,
+                        polisher: polisher.as_ref(),
+                    };
+                    execute(&job, run).await;
                     drop(permit);
                 });
             }
@@ -146,14 +164,25 @@ async fn log(store: &Store, clock: &Clock, run: RunId, level: &str, stage: &str,
         .await;
 }
 
-async fn execute(
-    store: &Store,
-    clock: &Clock,
-    renderers: &Renderers,
-    config: &RunWorkerConfig,
-    worker_id: &str,
-    run: RunRecord,
-) {
+/// What executing one run needs.
+struct Job<'a> {
+    store: &'a Store,
+    clock: &'a Clock,
+    renderers: &'a Renderers,
+    config: &'a RunWorkerConfig,
+    worker_id: &'a str,
+    polisher: Option<&'a Polisher>,
+}
+
+async fn execute(job: &Job<'_>, run: RunRecord) {
+    let Job {
+        store,
+        clock,
+        renderers,
+        config,
+        worker_id,
+        polisher,
+    } = *job;
     let run_id = run.id;
     let workspace_id = run.workspace_id;
     let heartbeat = {
@@ -172,7 +201,31 @@ async fn execute(
         })
     };
 
-    let outcome = generate(store, clock, &run).await;
+    let mut outcome = generate(store, clock, &run).await;
+    if let (Ok(output), Some(polisher)) = (&mut outcome, polisher) {
+        for article in &mut output.articles {
+            let (level, message) = match polisher.polish(&article.mdx_body).await {
+                Ok(polished) => {
+                    article.mdx_body = polished;
+                    ("info", format!("polished the {} article", article.surface))
+                }
+                Err(why) => (
+                    "warn",
+                    format!("kept the deterministic {} text: {why}", article.surface),
+                ),
+            };
+            let _ = store
+                .log_run_event(
+                    run_id,
+                    level,
+                    "render",
+                    &message,
+                    &serde_json::json!({}),
+                    clock.timestamp(),
+                )
+                .await;
+        }
+    }
     let ending_and_versions = match outcome {
         Ok(output) => {
             let versions: Vec<NewArticleVersion> = output

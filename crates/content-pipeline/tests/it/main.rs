@@ -12,6 +12,7 @@ mod meta;
 mod nothing_lost;
 mod paging;
 mod pipeline_runs;
+mod polish;
 mod ratelimit;
 mod receiver;
 mod runs;

@@ -1,0 +1,93 @@
+//! Optional prose polish through an OpenAI-compatible chat endpoint. Only the body after the
+//! frontmatter is sent; the answer must still parse as MDX. Any failure (network, status,
+//! timeout, shape, invalid MDX) keeps the deterministic text: polishing can never fail a run.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+const INSTRUCTIONS: &str = "You edit documentation written in MDX. Improve the prose for \
+clarity and flow. Keep every heading, code block, JSX component, link and fact exactly as it \
+is; do not add facts. Answer with the edited MDX only.";
+
+/// Where and how to polish; configured by the operator, never by API users.
+#[derive(Clone, Debug)]
+pub struct PolishConfig {
+    /// The chat-completions URL, e.g. `https://api.example.com/v1/chat/completions`.
+    pub url: String,
+    pub model: String,
+    pub api_key: Option<String>,
+    pub timeout: Duration,
+}
+
+#[derive(Clone, Debug)]
+pub struct Polisher {
+    config: PolishConfig,
+    client: reqwest::Client,
+}
+
+/// Splits `---\n…\n---\n` frontmatter from the body.
+fn split_frontmatter(mdx: &str) -> Option<(&str, &str)> {
+    let rest = mdx.strip_prefix("---\n")?;
+    let end = rest.find("\n---\n")?;
+    let cut = 4 + end + 5;
+    Some((&mdx[..cut], &mdx[cut..]))
+}
+
+impl Polisher {
+    pub fn new(config: PolishConfig) -> Result<Self, String> {
+        let client = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Self { config, client })
+    }
+
+    /// The polished article, or `Err` with why the deterministic text was kept.
+    pub async fn polish(&self, mdx: &str) -> Result<String, String> {
+        let (frontmatter, body) = split_frontmatter(mdx).ok_or("the article has no frontmatter")?;
+        let mut request = self.client.post(&self.config.url).json(&json!({
+            "model": self.config.model,
+            "messages": [
+                {"role": "system", "content": INSTRUCTIONS},
+                {"role": "user", "content": body},
+            ],
+        }));
+        if let Some(key) = &self.config.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("request failed: {e}"))?;
+        if !response.status().is_success() {
+            return Err(format!("the endpoint answered {}", response.status()));
+        }
+        let answer: serde_json::Value = response
+            .json()
+            .await
+            .map_err(|e| format!("unreadable answer: {e}"))?;
+        let text = answer["choices"][0]["message"]["content"]
+            .as_str()
+            .filter(|t| !t.trim().is_empty())
+            .ok_or("the answer has no message content")?;
+        let polished = format!("{frontmatter}{}\n", text.trim_end());
+        pipeline::validate_mdx(&polished)
+            .map_err(|e| format!("the answer is not valid MDX: {e}"))?;
+        Ok(polished)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_is_kept_apart() {
+        let (fm, body) = split_frontmatter("---\ntitle: x\n---\n\n# Hi\n").unwrap();
+        assert_eq!(fm, "---\ntitle: x\n---\n");
+        assert_eq!(body, "\n# Hi\n");
+        assert!(split_frontmatter("# no frontmatter").is_none());
+    }
+}
