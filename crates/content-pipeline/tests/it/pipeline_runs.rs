@@ -407,3 +407,50 @@ async fn a_run_that_loses_its_worker_three_times_fails_with_a_clear_error() {
         "{done}"
     );
 }
+
+#[tokio::test]
+async fn a_repository_that_vanished_fails_the_run_with_a_clear_error() {
+    if crate::helpers::engine() != "sqlite" {
+        return;
+    }
+    let app = app!();
+    let repo = app.git_repo("vanishing");
+    let ws = body(
+        app.post(
+            "/v1/workspaces",
+            &app.platform_token,
+            &json!({"name": "gone", "repo_path": repo}),
+        )
+        .await,
+    )
+    .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let run = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            &app.platform_token,
+            &json!({"feature_id": "src"}),
+        )
+        .await,
+    )
+    .await;
+    std::fs::remove_dir_all(&repo).unwrap();
+    let Some(node) = worker_node(&app).await else {
+        return;
+    };
+    let done = wait_finished(&node, run["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "failed");
+    let error = done["error"].as_str().unwrap().to_lowercase();
+    assert!(error.contains("repositor"), "{error}");
+    let articles = body(
+        app.get(
+            &format!("/v1/workspaces/{ws}/articles"),
+            &app.platform_token,
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(articles["data"], json!([]));
+}
