@@ -50,7 +50,11 @@ c.commit()
 PY
 RUN_ID=$(python3 -c "import sqlite3; print(sqlite3.connect('$WORK/bench.db').execute(\"select id from runs where workspace_id='$WS' limit 1 offset 2500\").fetchone()[0])")
 
-$BIN serve 2>"$WORK/server.log" &
+# Files of the repository are implicit features; keep names that need no JSON escaping.
+git ls-files | grep -E '^[A-Za-z0-9_./-]+$' | head -n 500 > "$WORK/features.txt"
+
+# --no-workers: runs stay queued, so the load measures the API and not the pipeline.
+$BIN serve --no-workers 2>"$WORK/server.log" &
 SERVER=$!
 target/release/examples/bare_hyper "127.0.0.1:$BARE_PORT" &
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$API_PORT/healthz" >/dev/null && break; sleep 0.2; done
@@ -74,7 +78,7 @@ print(f"{rps:.0f} {p50:.2f} {p99:.2f}")'
 echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
 read -r BARE_RPS BARE_P50 BARE_P99 < <(measure "http://127.0.0.1:$BARE_PORT/")
 read -r GET_RPS GET_P50 GET_P99 < <(measure -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$API_PORT/v1/runs/$RUN_ID")
-read -r POST_RPS POST_P50 POST_P99 < <(measure -s bench/post.lua -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$API_PORT/v1/workspaces/$WS/runs")
+read -r POST_RPS POST_P50 POST_P99 < <(measure -s bench/post.lua -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$API_PORT/v1/workspaces/$WS/runs" -- "$WORK/features.txt")
 WALK=$(python3 bench/walk_pages.py 127.0.0.1 "$API_PORT" "$DEEP_WS" "$DEEP_TOKEN")
 DEEP_CURSOR=$(echo "$WALK" | python3 -c 'import sys,json,urllib.parse; print(urllib.parse.quote(json.load(sys.stdin)["deep_cursor"]))')
 read -r FIRST_RPS FIRST_P50 FIRST_P99 < <(measure -H "Authorization: Bearer $DEEP_TOKEN" "http://127.0.0.1:$API_PORT/v1/workspaces/$DEEP_WS/runs?limit=100")
