@@ -61,18 +61,21 @@ for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$API_PORT/healthz" >/dev/nul
 
 # wrk's --latency output → "rps p50 p99" (latencies in ms)
 measure() {
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" | python3 -c '
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" > "$WORK/wrk.txt" 2>&1 || true
+  python3 -c '
 import re, sys
 out = sys.stdin.read()
 def ms(v):
     n, unit = float(re.match(r"([\d.]+)", v).group(1)), re.sub(r"[\d.]", "", v)
     return n * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit]
+if "Latency Distribution" not in out:
+    sys.exit("wrk failed:\n" + out)
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-p50 = ms(re.search(r"50%\s+(\S+)", out).group(1))
-p99 = ms(re.search(r"99%\s+(\S+)", out).group(1))
+p50 = ms(re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1))
+p99 = ms(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1))
 errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
 if errors: sys.exit("non-2xx responses: " + errors.group(1))
-print(f"{rps:.0f} {p50:.2f} {p99:.2f}")'
+print(f"{rps:.0f} {p50:.2f} {p99:.2f}")' < "$WORK/wrk.txt"
 }
 
 echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
