@@ -1,11 +1,41 @@
 //! Drift: articles compared with the repository's HEAD on real commits.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::app;
 use crate::helpers::{TestApp, body, expect_error, git};
+
+/// `drift.detected` events recorded so far, counted from a subscription's deliveries: the
+/// worker's own check after each run may record them before the test's check does.
+async fn drift_events(app: &TestApp, hook: &str) -> usize {
+    let v = body(
+        app.get(
+            &format!("/v1/webhooks/{hook}/deliveries?limit=100"),
+            &app.platform_token,
+        )
+        .await,
+    )
+    .await;
+    v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["event_type"] == "drift.detected")
+        .count()
+}
+
+async fn subscribe(app: &TestApp, ws: &str) -> String {
+    let hook = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/webhooks"),
+            &app.platform_token,
+            &json!({"url": "https://hooks.example.com/drift", "events": ["drift.detected"]}),
+        )
+        .await,
+    )
+    .await;
+    hook["id"].as_str().unwrap().to_owned()
+}
 
 async fn check(app: &TestApp, ws: &str) -> Value {
     let res = app
@@ -17,32 +47,6 @@ async fn check(app: &TestApp, ws: &str) -> Value {
         .await;
     assert_eq!(res.status(), 200);
     body(res).await
-}
-
-async fn run_to_end(app: &TestApp, ws: &str, feature: &str) {
-    let run = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            &app.platform_token,
-            &json!({"feature_id": feature}),
-        )
-        .await,
-    )
-    .await;
-    let id = run["id"].as_str().unwrap();
-    for _ in 0..300 {
-        let v = body(
-            app.get(&format!("/v1/runs/{id}"), &app.platform_token)
-                .await,
-        )
-        .await;
-        if v["status"] == "succeeded" {
-            return;
-        }
-        assert_ne!(v["status"], "failed", "{v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("run did not finish");
 }
 
 #[tokio::test]
@@ -61,7 +65,8 @@ async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
         )
         .await;
     let ws = body(res).await["id"].as_str().unwrap().to_owned();
-    run_to_end(&app, &ws, "src").await;
+    let hook = subscribe(&app, &ws).await;
+    assert_eq!(app.run_feature(&ws, "src").await["status"], "succeeded");
 
     let fresh = check(&app, &ws).await;
     assert_eq!(fresh["articles_checked"], 4);
@@ -101,11 +106,12 @@ async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
             .iter()
             .any(|s| s.as_str().unwrap().contains("add"))
     );
-    assert_eq!(changed["events_recorded"], 4);
+    assert_eq!(drift_events(&app, &hook).await, 4);
     // Once per (article, HEAD): checking again reports the drift but records nothing new.
     let again = check(&app, &ws).await;
     assert_eq!(again["drifted"].as_array().unwrap().len(), 4);
     assert_eq!(again["events_recorded"], 0);
+    assert_eq!(drift_events(&app, &hook).await, 4);
 
     // Deleted at a new HEAD: reported again, as deleted.
     git(&repo, &["rm", "-q", "src/lib.rs"]);
@@ -113,7 +119,11 @@ async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
     git(&repo, &["add", "README.md"]);
     git(&repo, &["commit", "-q", "-m", "refactor!: remove add"]);
     let deleted = check(&app, &ws).await;
-    assert_eq!(deleted["events_recorded"], 4);
+    assert_eq!(
+        drift_events(&app, &hook).await,
+        8,
+        "reported again at the new HEAD"
+    );
     assert_eq!(deleted["drifted"][0]["changes"][0]["kind"], "deleted");
 
     // Checking needs the write scope.
@@ -148,39 +158,17 @@ async fn drift_events_reach_subscriptions() {
         .as_str()
         .unwrap()
         .to_owned();
-    let hook = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            &app.platform_token,
-            &json!({"url": "https://hooks.example.com/drift", "events": ["drift.detected"], "active": true}),
-        )
-        .await,
-    )
-    .await;
-    run_to_end(&app, &ws, "src").await;
+    let hook = subscribe(&app, &ws).await;
+    assert_eq!(app.run_feature(&ws, "src").await["status"], "succeeded");
     std::fs::write(
         repo.join("src/lib.rs"),
         "/// Adds.\npub fn add(a: u8, b: u8) -> u8 { a + b }\n",
     )
     .unwrap();
     git(&repo, &["commit", "-q", "-am", "fix: bytes"]);
-    assert_eq!(check(&app, &ws).await["events_recorded"], 4);
-    let deliveries = body(
-        app.get(
-            &format!(
-                "/v1/webhooks/{}/deliveries?limit=100",
-                hook["id"].as_str().unwrap()
-            ),
-            &app.platform_token,
-        )
-        .await,
-    )
-    .await;
-    let drift: Vec<&Value> = deliveries["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["event_type"] == "drift.detected")
-        .collect();
-    assert_eq!(drift.len(), 4);
+    assert_eq!(
+        check(&app, &ws).await["drifted"].as_array().unwrap().len(),
+        4
+    );
+    assert_eq!(drift_events(&app, &hook).await, 4);
 }

@@ -195,6 +195,40 @@ impl TestApp {
         path
     }
 
+    /// Polls a run until it has finished (succeeded or failed) and returns it.
+    pub async fn wait_for_run(&self, run: &str) -> Value {
+        for _ in 0..300 {
+            let v = body(
+                self.get(&format!("/v1/runs/{run}"), &self.platform_token)
+                    .await,
+            )
+            .await;
+            if v["status"] == "succeeded" || v["status"] == "failed" {
+                return v;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("run {run} did not finish");
+    }
+
+    /// Triggers a run of `feature` in `ws` and waits until it has finished.
+    pub async fn run_feature(&self, ws: &str, feature: &str) -> Value {
+        let res = self
+            .post(
+                &format!("/v1/workspaces/{ws}/runs"),
+                &self.platform_token,
+                &json!({"feature_id": feature}),
+            )
+            .await;
+        assert!(
+            res.status().is_success(),
+            "trigger {feature}: {}",
+            res.status()
+        );
+        let run = body(res).await;
+        self.wait_for_run(run["id"].as_str().expect("run id")).await
+    }
+
     /// Creates a workspace on a fresh repository; returns its id.
     pub async fn workspace(&self, name: &str) -> String {
         let repo = self.git_repo(&format!("repo-{}", uuid_like()));

@@ -7,21 +7,6 @@ use serde_json::{Value, json};
 use crate::app;
 use crate::helpers::{TestApp, body};
 
-async fn wait_finished(app: &TestApp, run: &str) -> Value {
-    for _ in 0..300 {
-        let v = body(
-            app.get(&format!("/v1/runs/{run}"), &app.platform_token)
-                .await,
-        )
-        .await;
-        if v["status"] == "succeeded" || v["status"] == "failed" {
-            return v;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("run {run} did not finish");
-}
-
 #[tokio::test]
 async fn a_run_writes_four_articles_with_log_and_events() {
     let app = app!(|c| {
@@ -48,7 +33,7 @@ async fn a_run_writes_four_articles_with_log_and_events() {
         .await,
     )
     .await;
-    let done = wait_finished(&app, run["id"].as_str().unwrap()).await;
+    let done = app.wait_for_run(run["id"].as_str().unwrap()).await;
     assert_eq!(done["status"], "succeeded", "{done}");
     assert_eq!(done["commit"].as_str().map(str::len), Some(40));
     assert!(done["started_at"].is_string() && done["finished_at"].is_string());
@@ -135,7 +120,7 @@ async fn a_run_writes_four_articles_with_log_and_events() {
     )
     .await;
     assert_eq!(
-        wait_finished(&app, again["id"].as_str().unwrap()).await["status"],
+        app.wait_for_run(again["id"].as_str().unwrap()).await["status"],
         "succeeded"
     );
     let dev_id = dev["id"].as_str().unwrap();
@@ -235,7 +220,7 @@ async fn the_live_log_streams_until_the_run_ends_and_resumes() {
         "every event once, in order: {ids:?}"
     );
     assert!(events.iter().any(|(_, e)| e["stage"] == "store"));
-    assert_eq!(wait_finished(&app, run_id).await["status"], "succeeded");
+    assert_eq!(app.wait_for_run(run_id).await["status"], "succeeded");
 
     // Resuming after event 3 replays from 4 to the end, then closes (the run is finished).
     let resumed = app
@@ -303,7 +288,7 @@ async fn a_run_whose_worker_died_is_taken_over_and_stored_once() {
     let Some(node) = worker_node(&app).await else {
         return;
     };
-    let done = wait_finished(&node, &run_id.to_string()).await;
+    let done = node.wait_for_run(&run_id.to_string()).await;
     assert_eq!(done["status"], "succeeded", "{done}");
     let stored = app.store.run(run_id).await.unwrap().unwrap();
     assert_eq!(stored.attempts, 2, "claimed again after the lease expired");
@@ -400,7 +385,7 @@ async fn a_run_that_loses_its_worker_three_times_fails_with_a_clear_error() {
     let Some(node) = worker_node(&app).await else {
         return;
     };
-    let done = wait_finished(&node, &run_id.to_string()).await;
+    let done = node.wait_for_run(&run_id.to_string()).await;
     assert_eq!(done["status"], "failed");
     assert!(
         done["error"].as_str().unwrap().contains("3 times"),
@@ -440,7 +425,7 @@ async fn a_repository_that_vanished_fails_the_run_with_a_clear_error() {
     let Some(node) = worker_node(&app).await else {
         return;
     };
-    let done = wait_finished(&node, run["id"].as_str().unwrap()).await;
+    let done = node.wait_for_run(run["id"].as_str().unwrap()).await;
     assert_eq!(done["status"], "failed");
     let error = done["error"].as_str().unwrap().to_lowercase();
     assert!(error.contains("repositor"), "{error}");

@@ -1,7 +1,6 @@
 //! The optional prose polish against a stub OpenAI-compatible endpoint on loopback.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::Json;
 use axum::http::HeaderMap;
@@ -43,37 +42,20 @@ async fn stub(reply: &'static str) -> (String, Arc<Mutex<Vec<(Value, String)>>>)
 
 async fn generate(app: &TestApp) -> Vec<Value> {
     let ws = app.workspace("polish").await;
-    let run = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
+    let run = app.run_feature(&ws, "src").await;
+    assert_eq!(
+        run["status"], "succeeded",
+        "polish must never fail a run: {run}"
+    );
+    let list = body(
+        app.get(
+            &format!("/v1/workspaces/{ws}/articles"),
             &app.platform_token,
-            &json!({"feature_id": "src"}),
         )
         .await,
     )
     .await;
-    let id = run["id"].as_str().unwrap();
-    for _ in 0..300 {
-        let v = body(
-            app.get(&format!("/v1/runs/{id}"), &app.platform_token)
-                .await,
-        )
-        .await;
-        if v["status"] == "succeeded" {
-            let list = body(
-                app.get(
-                    &format!("/v1/workspaces/{ws}/articles"),
-                    &app.platform_token,
-                )
-                .await,
-            )
-            .await;
-            return list["data"].as_array().unwrap().clone();
-        }
-        assert_ne!(v["status"], "failed", "polish must never fail a run: {v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("run did not finish");
+    list["data"].as_array().unwrap().clone()
 }
 
 fn workers_with_polish(url: String) -> impl FnOnce(&mut content_pipeline::Config) {
