@@ -92,9 +92,15 @@ impl Store {
 
 /// Claim order: `priority` before `standard`, then oldest first. A `running` run whose lease
 /// expired belonged to a worker that died; it is claimed again while it has attempts left.
-const CLAIM_CANDIDATES: &str = "SELECT id FROM runs
-     WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < $3)) AND attempts < $4
-     ORDER BY CASE tier WHEN 'priority' THEN 0 ELSE 1 END, created_at, id LIMIT 1";
+/// A feature runs one run at a time: while one holds a live lease, the next queued run of the
+/// same feature waits, so each run reads the versions and changelog start its predecessor left.
+const CLAIM_CANDIDATES: &str = "SELECT c.id FROM runs c
+     WHERE (c.status = 'queued' OR (c.status = 'running' AND c.lease_expires_at < $3))
+       AND c.attempts < $4
+       AND NOT EXISTS (SELECT 1 FROM runs busy
+           WHERE busy.workspace_id = c.workspace_id AND busy.feature_id = c.feature_id
+             AND busy.status = 'running' AND busy.lease_expires_at >= $3 AND busy.id <> c.id)
+     ORDER BY CASE c.tier WHEN 'priority' THEN 0 ELSE 1 END, c.created_at, c.id LIMIT 1";
 
 impl Store {
     /// Claims the next run for `worker` until `lease_until`, moving it to `running`.

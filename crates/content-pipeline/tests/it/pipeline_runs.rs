@@ -439,3 +439,73 @@ async fn a_repository_that_vanished_fails_the_run_with_a_clear_error() {
     .await;
     assert_eq!(articles["data"], json!([]));
 }
+
+#[tokio::test]
+async fn a_feature_runs_one_run_at_a_time() {
+    let app = app!();
+    let ws = app.workspace("serial").await;
+    let t = &app.platform_token;
+    let first = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            t,
+            &json!({"feature_id": "src"}),
+        )
+        .await,
+    )
+    .await;
+    let other = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            t,
+            &json!({"feature_id": "docs"}),
+        )
+        .await,
+    )
+    .await;
+    let now = app.clock.timestamp();
+    let lease = now.plus(Duration::from_secs(30));
+    let claimed = app
+        .store
+        .claim_run("w1", lease, now, 3)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.id.to_string(), first["id"].as_str().unwrap());
+    // While "src" runs, its next run is queued but not claimable; other features are.
+    let second = body(
+        app.post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            t,
+            &json!({"feature_id": "src"}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(second["status"], "queued");
+    assert_ne!(second["id"], first["id"]);
+    let next = app
+        .store
+        .claim_run("w2", lease, now, 3)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(next.id.to_string(), other["id"].as_str().unwrap());
+    assert!(
+        app.store
+            .claim_run("w3", lease, now, 3)
+            .await
+            .unwrap()
+            .is_none(),
+        "src is busy"
+    );
+    // Once the first run's lease has expired (its worker died), it is the one taken over.
+    let later = now.plus(Duration::from_secs(31));
+    let retaken = app
+        .store
+        .claim_run("w4", later.plus(Duration::from_secs(30)), later, 3)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(retaken.id.to_string(), first["id"].as_str().unwrap());
+}
