@@ -155,16 +155,19 @@ pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> R
     };
     let print = fingerprint(&parts.method, parts.uri.path(), &bytes);
     let now = state.clock.timestamp();
-    let outcome = state
-        .store
-        .claim_idempotency_key(
-            Claim { owner, key },
-            &print,
-            now,
-            now.minus(WINDOW),
-            now.minus(ABANDONED_AFTER),
-        )
-        .await;
+    let store = state.store.clone();
+    let claim = async move {
+        store
+            .claim_idempotency_key(
+                Claim { owner, key },
+                &print,
+                now,
+                now.minus(WINDOW),
+                now.minus(ABANDONED_AFTER),
+            )
+            .await
+    };
+    let outcome = state.store.transaction(claim).await.and_then(|o| o);
     let claim = match outcome {
         Err(e) => return ApiError::from(e).into_response(),
         Ok(ClaimOutcome::Replay(stored)) => return replay(stored),
@@ -230,6 +233,7 @@ async fn settle(state: &AppState, active: &ActiveClaim, response: Response) -> R
 }
 
 /// A handler's handle on the request's idempotency claim (if the client sent a key).
+#[derive(Clone)]
 pub struct Idempotency(Option<ActiveClaim>);
 
 impl<S: Send + Sync> FromRequestParts<S> for Idempotency {

@@ -31,6 +31,8 @@ pub struct Inner {
     pub limiter: RateLimiter,
     pub address_policy: AddressPolicy,
     pub deprecations: Vec<crate::deprecation::Deprecation>,
+    /// Trigger-time feature checks, remembered by HEAD commit.
+    pub features: pipeline::FeatureCache,
 }
 
 /// Shared by every handler; cheap to clone.
@@ -45,18 +47,19 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub fn new(store: Store, clock: Clock, config: ApiConfig) -> Self {
+    pub fn new(store: Store, clock: Clock, limiter: RateLimiter, config: ApiConfig) -> Self {
         let base_url = config.base_url.trim_end_matches('/').to_owned();
         Self(Arc::new(Inner {
             secrets: SecretBox::new(&derive_key(&config.server_key, SECRETS_KEY_PURPOSE)),
             cursors: CursorCodec::new(derive_key(&config.server_key, "cursors-v1")),
-            limiter: RateLimiter::new(clock.clone()),
+            limiter,
             store,
             clock,
             base_url: base_url.into(),
             default_rate_limit: config.default_rate_limit,
             address_policy: config.address_policy,
             deprecations: config.deprecations,
+            features: pipeline::FeatureCache::new(),
         }))
     }
 

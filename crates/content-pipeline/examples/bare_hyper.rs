@@ -11,6 +11,10 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
+/// The same allocator as the service, so the ratio compares request handling only.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const BODY: &[u8] = br#"{"id":"run_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f","status":"queued"}"#;
 
 #[tokio::main]

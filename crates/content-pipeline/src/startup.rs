@@ -2,6 +2,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use api::ratelimit::RateLimiter;
 use api::{ApiConfig, AppState};
 use domain::{Clock, Scope};
 use store::Store;
@@ -76,9 +77,20 @@ impl Application {
             )?),
             false => None,
         };
+        let limiter = match &config.redis_url {
+            Some(url) => {
+                let limiter = RateLimiter::shared(clock.clone(), url)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_REDIS_URL: {e}"))?;
+                tracing::info!("rate limits are shared through Redis");
+                limiter
+            }
+            None => RateLimiter::new(clock.clone()),
+        };
         let state = AppState::new(
             store.clone(),
             clock,
+            limiter,
             ApiConfig {
                 base_url,
                 default_rate_limit: config.default_rate_limit,

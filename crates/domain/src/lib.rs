@@ -1,12 +1,39 @@
 //! The vocabulary every part of the Content Pipeline Service shares. Nothing here knows about
 //! HTTP, SQL, git or the network: these are plain values that can only hold valid states.
 
+/// Calls `$m!` with every type stored as its text (prefixed ids, wire enums, scopes): the one
+/// list both storage encodings (`sql`, `sql_rusqlite`) implement.
+#[cfg(any(feature = "sqlx", feature = "rusqlite"))]
+macro_rules! stored_as_text_types {
+    ($m:ident) => {
+        $m!(
+            crate::WorkspaceId,
+            crate::ArticleId,
+            crate::RunId,
+            crate::WebhookId,
+            crate::DeliveryId,
+            crate::EventId,
+            crate::TokenId,
+            crate::Scope,
+            crate::Surface,
+            crate::ArticleStatus,
+            crate::RunStatus,
+            crate::RunSource,
+            crate::Tier,
+            crate::DeliveryStatus,
+            crate::EventType,
+        );
+    };
+}
+
 mod clock;
 mod enums;
 mod ids;
 mod scope;
 #[cfg(feature = "sqlx")]
 mod sql;
+#[cfg(feature = "rusqlite")]
+mod sql_rusqlite;
 mod timestamp;
 
 pub use clock::Clock;
@@ -18,14 +45,3 @@ pub use ids::{
 };
 pub use scope::Scope;
 pub use timestamp::{Timestamp, TimestampRangeError};
-
-/// RFC 3339 in UTC with a `Z` suffix and no sub-second noise beyond milliseconds, the one
-/// timestamp format of the API.
-pub fn format_timestamp(t: time::OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    let fmt = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
-    t.format(&fmt)
-        .unwrap_or_else(|_| t.unix_timestamp().to_string())
-}

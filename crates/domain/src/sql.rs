@@ -28,23 +28,7 @@ macro_rules! stored_as_text {
     )+};
 }
 
-stored_as_text!(
-    crate::WorkspaceId,
-    crate::ArticleId,
-    crate::RunId,
-    crate::WebhookId,
-    crate::DeliveryId,
-    crate::EventId,
-    crate::TokenId,
-    crate::Scope,
-    crate::Surface,
-    crate::ArticleStatus,
-    crate::RunStatus,
-    crate::RunSource,
-    crate::Tier,
-    crate::DeliveryStatus,
-    crate::EventType,
-);
+stored_as_text_types!(stored_as_text);
 
 impl<DB: Database> Type<DB> for crate::Timestamp
 where

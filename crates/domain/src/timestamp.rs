@@ -45,9 +45,22 @@ impl From<OffsetDateTime> for Timestamp {
     }
 }
 
+/// RFC 3339 in UTC with milliseconds, `2026-11-22T08:15:30.123Z`; written field by field, as
+/// it is on every response's hot path.
 impl std::fmt::Display for Timestamp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::format_timestamp(self.0))
+        let t = self.0.to_offset(time::UtcOffset::UTC);
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.millisecond()
+        )
     }
 }
 
@@ -70,3 +83,22 @@ impl utoipa::PartialSchema for Timestamp {
 }
 
 impl utoipa::ToSchema for Timestamp {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_rfc3339_utc_with_milliseconds() {
+        let t = Timestamp::from_micros(1_795_335_330_123_456).unwrap();
+        assert_eq!(t.to_string(), "2026-11-22T08:15:30.123Z");
+        let epoch = Timestamp::from_micros(5_000).unwrap();
+        assert_eq!(epoch.to_string(), "1970-01-01T00:00:00.005Z");
+        let parsed = OffsetDateTime::parse(
+            &t.to_string(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap();
+        assert_eq!(parsed.unix_timestamp(), t.unix_seconds());
+    }
+}

@@ -1,4 +1,5 @@
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
@@ -8,6 +9,8 @@ use sqlx::sqlite::{
 use sqlx::{Postgres, Sqlite, Transaction};
 
 use crate::StoreError;
+use crate::hot::HotReads;
+use crate::writer::WriterRuntime;
 
 /// Which engine a [`Store`] runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +26,10 @@ pub(crate) enum Pools {
     Sqlite {
         reader: SqlitePool,
         writer: SqlitePool,
+        /// In-thread point reads on the request path (see `hot`); `None` for `:memory:`.
+        hot: Option<Arc<HotReads>>,
+        /// Where hot write transactions run (see `writer`).
+        runtime: Arc<WriterRuntime>,
     },
     Postgres(PgPool),
 }
@@ -76,7 +83,24 @@ macro_rules! write {
     };
 }
 
-pub(crate) use {read, write};
+/// Runs `$body` with `$c` bound to the writer pool: one autocommit statement that needs no
+/// transaction around it (on SQLite, one trip to the single writer instead of three).
+macro_rules! write_pool {
+    ($store:expr, |$c:ident| $body:expr) => {
+        match &$store.pools {
+            $crate::engine::Pools::Sqlite { writer, .. } => {
+                let $c = writer;
+                $body
+            }
+            $crate::engine::Pools::Postgres(pool) => {
+                let $c = pool;
+                $body
+            }
+        }
+    };
+}
+
+pub(crate) use {read, write, write_pool};
 
 /// Options for connecting; defaults suit a laptop.
 #[derive(Clone, Debug)]
@@ -105,16 +129,28 @@ impl Store {
                 .foreign_keys(true)
                 .create_if_missing(true)
                 .pragma("temp_store", "memory");
+            let file = base.get_filename();
+            let hot = (file != std::path::Path::new(":memory:"))
+                .then(|| Arc::new(HotReads::new(file.to_path_buf())));
+            // No ping before each acquire: a local file cannot drop a connection, and on the
+            // single writer every ping is one more round trip other writers wait behind.
             let writer = SqlitePoolOptions::new()
                 .max_connections(1)
+                .test_before_acquire(false)
                 .connect_with(base.clone())
                 .await?;
             let reader = SqlitePoolOptions::new()
+                .test_before_acquire(false)
                 .max_connections(opts.max_connections.max(1))
                 .connect_with(base)
                 .await?;
             Ok(Self {
-                pools: Pools::Sqlite { reader, writer },
+                pools: Pools::Sqlite {
+                    reader,
+                    writer,
+                    hot,
+                    runtime: Arc::new(WriterRuntime::start()?),
+                },
             })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
@@ -134,6 +170,27 @@ impl Store {
         match self.pools {
             Pools::Sqlite { .. } => Engine::Sqlite,
             Pools::Postgres(_) => Engine::Postgres,
+        }
+    }
+
+    /// The in-thread SQLite reader, when this store has one.
+    pub(crate) fn hot(&self) -> Option<&HotReads> {
+        match &self.pools {
+            Pools::Sqlite { hot, .. } => hot.as_deref(),
+            Pools::Postgres(_) => None,
+        }
+    }
+
+    /// Runs a write transaction's whole future where it commits fastest: on SQLite, on the
+    /// dedicated writer thread (see `writer`); on PostgreSQL, in place.
+    pub async fn transaction<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
+    where
+        Fut: std::future::Future + Send + 'static,
+        Fut::Output: Send + 'static,
+    {
+        match &self.pools {
+            Pools::Sqlite { runtime, .. } => runtime.run(work).await,
+            Pools::Postgres(_) => Ok(work.await),
         }
     }
 
@@ -166,7 +223,7 @@ impl Store {
 
     pub async fn close(&self) {
         match &self.pools {
-            Pools::Sqlite { reader, writer } => {
+            Pools::Sqlite { reader, writer, .. } => {
                 reader.close().await;
                 writer.close().await;
             }

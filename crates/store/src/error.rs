@@ -5,6 +5,9 @@ pub enum StoreError {
     Conflict,
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// From the in-thread SQLite reads of `hot`.
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     #[error("migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
     #[error("stored data is malformed: {0}")]

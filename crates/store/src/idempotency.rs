@@ -1,6 +1,6 @@
 //! Idempotency records (IETF draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
 //!
-//! A request first *claims* its key in a short transaction of its own: that is what lets a
+//! A request first *claims* its key in one statement of its own: that is what lets a
 //! concurrent duplicate see "in progress". The outcome is then written by
 //! [`Tx::complete_idempotency`] inside the transaction of the side effect itself, so the
 //! resource and the record that replays it commit or vanish together.
@@ -8,7 +8,7 @@
 use domain::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::write;
+use crate::engine::{read, write, write_pool};
 use crate::{JsonText, Store, StoreError, Tx};
 
 /// A key this request owns until it completes or releases it.
@@ -56,42 +56,40 @@ impl Store {
         expired_before: Timestamp,
         abandoned_before: Timestamp,
     ) -> Result<ClaimOutcome, StoreError> {
-        // One statement: insert the claim, or take over a record that expired or was
-        // abandoned; anything else is left alone and read back below.
-        let mut tx = self.begin().await?;
-        let claimed = write!(tx, |c| sqlx::query(
+        // One autocommit statement on the writer: insert the claim, or take over a record that
+        // expired or was abandoned. Anything else is left alone and read back from a reader.
+        const CLAIM: &str =
             "INSERT INTO idempotency_keys (owner, idempotency_key, fingerprint, created_at)
              VALUES ($1, $2, $3, $4)
              ON CONFLICT (owner, idempotency_key) DO UPDATE SET
                  fingerprint = excluded.fingerprint, status_code = NULL,
                  response_headers = NULL, response_body = NULL, created_at = excluded.created_at
              WHERE idempotency_keys.created_at < $5
-                OR (idempotency_keys.status_code IS NULL AND idempotency_keys.created_at < $6)"
-        )
-        .bind(&claim.owner)
-        .bind(&claim.key)
-        .bind(fingerprint)
-        .bind(now)
-        .bind(expired_before)
-        .bind(abandoned_before)
-        .execute(c)
-        .await?
-        .rows_affected());
+                OR (idempotency_keys.status_code IS NULL AND idempotency_keys.created_at < $6)";
+        let claimed = write_pool!(self, |c| sqlx::query(CLAIM)
+            .bind(&claim.owner)
+            .bind(&claim.key)
+            .bind(fingerprint)
+            .bind(now)
+            .bind(expired_before)
+            .bind(abandoned_before)
+            .execute(c)
+            .await?
+            .rows_affected());
         if claimed == 1 {
-            tx.commit().await?;
             return Ok(ClaimOutcome::Claimed(claim));
         }
-        let existing: Existing = write!(tx, |c| {
-            sqlx::query_as(
-            "SELECT fingerprint, status_code, response_headers, response_body FROM idempotency_keys
-             WHERE owner = $1 AND idempotency_key = $2"
-        )
-        .bind(&claim.owner)
-        .bind(&claim.key)
-        .fetch_one(c)
-        .await?
-        });
-        tx.commit().await?;
+        const EXISTING: &str = "SELECT fingerprint, status_code, response_headers, response_body
+             FROM idempotency_keys WHERE owner = $1 AND idempotency_key = $2";
+        let existing: Option<Existing> = read!(self, |c| sqlx::query_as(EXISTING)
+            .bind(&claim.owner)
+            .bind(&claim.key)
+            .fetch_optional(c)
+            .await?);
+        // Released between the two statements: another request is retrying it right now.
+        let Some(existing) = existing else {
+            return Ok(ClaimOutcome::InProgress);
+        };
         if existing.fingerprint != fingerprint {
             return Ok(ClaimOutcome::Mismatch);
         }

@@ -11,6 +11,7 @@ mod drift;
 mod engine;
 mod error;
 mod events;
+mod hot;
 mod idempotency;
 mod json;
 mod page;
@@ -19,6 +20,7 @@ mod runs;
 mod tokens;
 mod webhooks;
 mod workspaces;
+mod writer;
 
 pub use articles::{ArticleFilter, NewArticleVersion};
 pub use deliveries::{AttemptRecord, ClaimedDelivery, FAILING_DEACTIVATION, NextStep};

@@ -146,3 +146,56 @@ pub struct DeliveryRecord {
     pub updated_at: Timestamp,
     pub next_attempt_at: Option<Timestamp>,
 }
+
+/// Decoding of the rows `hot` reads with rusqlite: by position,
+/// in the order of the columns each query selects (as in the sqlx queries of the same rows).
+impl WorkspaceRecord {
+    pub(crate) fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            id: row.get(0)?,
+            name: row.get(1)?,
+            repo_path: row.get(2)?,
+            active: row.get(3)?,
+            created_at: row.get(4)?,
+            updated_at: row.get(5)?,
+        })
+    }
+}
+
+impl TokenRecord {
+    pub(crate) fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            id: row.get(0)?,
+            workspace_id: row.get(1)?,
+            name: row.get(2)?,
+            scope: row.get(3)?,
+            secret_hash: row.get(4)?,
+            rate_limit: row.get(5)?,
+            created_at: row.get(6)?,
+            revoked_at: row.get(7)?,
+        })
+    }
+}
+
+impl RunRecord {
+    pub(crate) fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            id: row.get(0)?,
+            workspace_id: row.get(1)?,
+            feature_id: row.get(2)?,
+            surfaces: row.get(3)?,
+            status: row.get(4)?,
+            source: row.get(5)?,
+            tier: row.get(6)?,
+            notify_on_complete: row.get(7)?,
+            created_at: row.get(8)?,
+            updated_at: row.get(9)?,
+            started_at: row.get(10)?,
+            finished_at: row.get(11)?,
+            source_commit: row.get(12)?,
+            artifacts: row.get(13)?,
+            error: row.get(14)?,
+            attempts: row.get(15)?,
+        })
+    }
+}

@@ -46,6 +46,9 @@ fn merge_surfaces(a: Option<Vec<Surface>>, b: Option<Vec<Surface>>) -> Option<Ve
 impl Store {
     pub async fn run(&self, id: RunId) -> Result<Option<RunRecord>, StoreError> {
         let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1");
+        if let Some(hot) = self.hot() {
+            return hot.one(&sql, [id], RunRecord::from_sqlite);
+        }
         Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .fetch_optional(c)
@@ -255,6 +258,9 @@ impl Tx {
         new: NewRun,
         now: Timestamp,
     ) -> Result<TriggerOutcome, StoreError> {
+        if new.surfaces.is_none() {
+            return self.trigger_all_surfaces(new, now).await;
+        }
         let select = format!(
             "SELECT {RUN_COLUMNS} FROM runs
              WHERE workspace_id = $1 AND feature_id = $2 AND status = 'queued'"
@@ -302,6 +308,44 @@ impl Tx {
             .await
             .map_err(StoreError::from_write)?);
         Ok(TriggerOutcome::Created(run))
+    }
+
+    /// A run of every surface: one upsert on the "one queued run per feature" index. Joining
+    /// a queued run keeps its surfaces at "every surface" (nothing is narrower), raises its
+    /// tier and ORs `notify_on_complete`; the returned id tells whether a run was created.
+    async fn trigger_all_surfaces(
+        &mut self,
+        new: NewRun,
+        now: Timestamp,
+    ) -> Result<TriggerOutcome, StoreError> {
+        let upsert = format!(
+            "INSERT INTO runs (id, workspace_id, feature_id, surfaces, status, source, tier,
+                 notify_on_complete, created_at, updated_at)
+             VALUES ($1, $2, $3, NULL, 'queued', $4, $5, $6, $7, $7)
+             ON CONFLICT (workspace_id, feature_id) WHERE status = 'queued' DO UPDATE SET
+                 surfaces = NULL,
+                 tier = CASE WHEN excluded.tier = 'priority' THEN 'priority' ELSE runs.tier END,
+                 notify_on_complete = (runs.notify_on_complete OR excluded.notify_on_complete),
+                 updated_at = excluded.updated_at
+             RETURNING {RUN_COLUMNS}"
+        );
+        let id = RunId::generate();
+        let run: RunRecord = write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(upsert))
+            .bind(id)
+            .bind(new.workspace_id)
+            .bind(&new.feature_id)
+            .bind(new.source)
+            .bind(new.tier)
+            .bind(new.notify_on_complete)
+            .bind(now)
+            .fetch_one(c)
+            .await
+            .map_err(StoreError::from_write)?);
+        Ok(if run.id == id {
+            TriggerOutcome::Created(run)
+        } else {
+            TriggerOutcome::Coalesced(run)
+        })
     }
 
     /// Appends one structured log event to a run, numbering it after the last one.

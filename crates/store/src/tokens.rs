@@ -6,13 +6,16 @@ use crate::{KeysetPage, Store, StoreError, TokenRecord, Tx};
 impl Store {
     /// The live token whose secret hashes to `hash`, if any.
     pub async fn token_by_hash(&self, hash: &[u8]) -> Result<Option<TokenRecord>, StoreError> {
-        Ok(read!(self, |c| sqlx::query_as(
+        const SQL: &str =
             "SELECT id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at
-             FROM tokens WHERE secret_hash = $1 AND revoked_at IS NULL"
-        )
-        .bind(hash)
-        .fetch_optional(c)
-        .await?))
+             FROM tokens WHERE secret_hash = $1 AND revoked_at IS NULL";
+        if let Some(hot) = self.hot() {
+            return hot.one(SQL, [hash], TokenRecord::from_sqlite);
+        }
+        Ok(read!(self, |c| sqlx::query_as(SQL)
+            .bind(hash)
+            .fetch_optional(c)
+            .await?))
     }
 
     pub async fn token(&self, id: TokenId) -> Result<Option<TokenRecord>, StoreError> {

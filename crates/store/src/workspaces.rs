@@ -5,14 +5,15 @@ use crate::{KeysetPage, Store, StoreError, Tx, WorkspaceRecord};
 
 impl Store {
     pub async fn workspace(&self, id: WorkspaceId) -> Result<Option<WorkspaceRecord>, StoreError> {
-        Ok(read!(self, |c| {
-            sqlx::query_as(
-            "SELECT id, name, repo_path, active, created_at, updated_at FROM workspaces WHERE id = $1"
-        )
-        .bind(id)
-        .fetch_optional(c)
-        .await?
-        }))
+        const SQL: &str = "SELECT id, name, repo_path, active, created_at, updated_at
+                           FROM workspaces WHERE id = $1";
+        if let Some(hot) = self.hot() {
+            return hot.one(SQL, [id], WorkspaceRecord::from_sqlite);
+        }
+        Ok(read!(self, |c| sqlx::query_as(SQL)
+            .bind(id)
+            .fetch_optional(c)
+            .await?))
     }
 
     /// Newest first; `only` restricts the list to one workspace (a workspace token sees itself).

@@ -8,13 +8,13 @@
 use std::time::Duration;
 
 use domain::{
-    ArticleStatus, DeliveryStatus, EventType, RunId, RunSource, Scope, Surface, Tier, Timestamp,
-    WebhookId, WorkspaceId,
+    ArticleId, ArticleStatus, DeliveryStatus, EventType, RunId, RunSource, RunStatus, Scope,
+    Surface, Tier, Timestamp, WebhookId, WorkspaceId,
 };
 use serde_json::json;
 use store::{
-    Claim, ClaimOutcome, Engine, KeysetPage, NewArticleVersion, NewRun, NewWebhook, Position,
-    Store, StoreError, StoredResponse, TriggerOutcome, WebhookChanges,
+    Claim, ClaimOutcome, KeysetPage, NewArticleVersion, NewRun, NewWebhook, Position, Store,
+    StoreError, StoredResponse, TriggerOutcome, WebhookChanges,
 };
 
 const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -120,6 +120,7 @@ conformance!(
     idempotency_claim_outcomes,
     idempotency_records_expire_and_can_be_released,
     keyset_pages_are_newest_first_without_gaps_or_repeats,
+    point_reads_decode_every_column_as_the_other_reads_do,
 );
 
 fn at(seconds: i64) -> Timestamp {
@@ -506,10 +507,10 @@ async fn one_queued_run_per_feature_is_enforced_by_the_schema(store: Db) {
     assert!(matches!(first, TriggerOutcome::Created(_)));
 }
 
-/// Two transactions trigger the same feature at once. On PostgreSQL the loser's insert meets
-/// the unique index and gets [`StoreError::Conflict`] (the API retries and then coalesces);
-/// on SQLite writers are serialised, so the second one coalesces directly. Either way there is
-/// exactly one queued run.
+/// Two transactions trigger the same feature at once. The trigger is one upsert on the "one
+/// queued run per feature" index: on PostgreSQL the second waits for the first to commit and
+/// then joins its run; on SQLite writers are serialised, so the second one coalesces too.
+/// Either way there is exactly one queued run, and it carries the raised tier.
 async fn concurrent_triggers_never_queue_two_runs(store: Db) {
     let ws = workspace(&store, "A", at(1)).await;
     let mut first = store.begin().await.expect("begin");
@@ -526,17 +527,12 @@ async fn concurrent_triggers_never_queue_two_runs(store: Db) {
     tokio::time::sleep(Duration::from_millis(300)).await;
     first.commit().await.expect("commit");
     let raced = racer.await.expect("join");
-    match store.engine() {
-        Engine::Postgres => assert!(
-            matches!(raced, Err(StoreError::Conflict)),
-            "PostgreSQL: the concurrent insert meets the unique index: {raced:?}"
-        ),
-        Engine::Sqlite => match &raced {
-            Ok(TriggerOutcome::Coalesced(r)) => assert_eq!(r.id, created.run().id),
-            other => {
-                panic!("SQLite serialises writers, so the second trigger coalesces: {other:?}")
-            }
-        },
+    match &raced {
+        Ok(TriggerOutcome::Coalesced(r)) => {
+            assert_eq!(r.id, created.run().id);
+            assert_eq!(r.tier, Tier::Priority);
+        }
+        other => panic!("the second trigger joins the first run: {other:?}"),
     }
     let retried = trigger(&store, new_run(ws, "export", Tier::Priority, true), at(4))
         .await
@@ -1194,4 +1190,57 @@ async fn keyset_pages_are_newest_first_without_gaps_or_repeats(store: Db) {
         workspace(&store, "late", at(10)).await;
     }
     assert_eq!(seen, expected);
+}
+
+/// On SQLite the point reads on the request path (workspace, token by hash, run) go through
+/// rusqlite rather than sqlx: every column must decode exactly as sqlx decodes it elsewhere.
+async fn point_reads_decode_every_column_as_the_other_reads_do(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let listed = store
+        .workspaces(Some(ws), &KeysetPage::first(1))
+        .await
+        .expect("list");
+    let got = store.workspace(ws).await.expect("get").expect("found");
+    assert_eq!(format!("{got:?}"), format!("{:?}", listed[0]));
+
+    let mut tx = store.begin().await.expect("begin");
+    let token = tx
+        .insert_token(Some(ws), "ci", Scope::Publish, b"hash-p", Some(75), at(2))
+        .await
+        .expect("insert");
+    tx.commit().await.expect("commit");
+    let by_hash = store.token_by_hash(b"hash-p").await.expect("by hash");
+    let by_id = store.token(token.id).await.expect("by id");
+    assert_eq!(format!("{by_hash:?}"), format!("{by_id:?}"));
+
+    // A run with every column set: narrowed surfaces, claimed, finished with artifacts.
+    let mut run = new_run(ws, "export", Tier::Priority, false);
+    run.surfaces = Some(vec![Surface::Blog, Surface::Changelog]);
+    let queued = trigger(&store, run, at(3)).await.expect("trigger");
+    let claimed = store
+        .claim_run("w1", at(60), at(4), 3)
+        .await
+        .expect("claim")
+        .expect("claimed");
+    assert_eq!(claimed.id, queued.run().id);
+    let ending = store::RunEnding {
+        status: RunStatus::Failed,
+        source_commit: Some("abc123".into()),
+        artifacts: vec![store::Artifact {
+            article_id: ArticleId::generate(),
+            surface: Surface::Blog,
+            version: 2,
+        }],
+        error: Some("render failed".into()),
+    };
+    let mut tx = store.begin().await.expect("begin");
+    let finished = tx
+        .finish_run(claimed.id, Some("w1"), &ending, at(5))
+        .await
+        .expect("finish")
+        .expect("held");
+    tx.commit().await.expect("commit");
+    let read = store.run(claimed.id).await.expect("run").expect("found");
+    assert_eq!(format!("{read:?}"), format!("{finished:?}"));
+    assert!(read.started_at.is_some() && read.finished_at.is_some());
 }

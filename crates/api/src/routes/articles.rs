@@ -219,7 +219,7 @@ async fn regenerate_article(
     )
     .await?;
     let req: RegenerateArticle = body.parse_optional()?;
-    super::runs::validate_feature(&ws, &article.feature_id).await?;
+    super::runs::validate_feature(&state, &ws, &article.feature_id).await?;
     let new = NewRun {
         workspace_id: ws.id,
         feature_id: article.feature_id,

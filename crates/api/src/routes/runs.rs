@@ -43,7 +43,11 @@ pub struct TriggerRun {
 
 /// Checks that the feature resolves in the workspace's repository (the manifest or an
 /// implicit feature), so an unknown feature is a 422 now rather than a failed run later.
-pub async fn validate_feature(ws: &WorkspaceRecord, feature_id: &str) -> ApiResult<()> {
+pub async fn validate_feature(
+    state: &AppState,
+    ws: &WorkspaceRecord,
+    feature_id: &str,
+) -> ApiResult<()> {
     required_text("feature_id", feature_id, 200)?;
     if feature_id.chars().any(char::is_control) {
         return Err(ApiError::validation(
@@ -57,17 +61,25 @@ pub async fn validate_feature(ws: &WorkspaceRecord, feature_id: &str) -> ApiResu
             "The workspace has no repo_path, so no feature can resolve.",
         ));
     };
-    let feature = feature_id.to_owned();
-    tokio::task::spawn_blocking(move || pipeline::resolve_feature(Path::new(&repo), &feature))
+    let (state, feature) = (state.clone(), feature_id.to_owned());
+    tokio::task::spawn_blocking(move || state.features.check(Path::new(&repo), &feature))
         .await
         .map_err(ApiError::internal)?
-        .map(|_| ())
-        .map_err(|e| ApiError::validation("feature_id", e.to_string()))
+        .map_err(|message| ApiError::validation("feature_id", message))
 }
 
 /// Queues a run or joins the one already queued for the feature, answering 201 or 200.
 /// Shared by run triggers and article regeneration.
 pub async fn queue_run(state: &AppState, idem: &Idempotency, new: NewRun) -> ApiResult<Response> {
+    let (state, idem) = (state.clone(), idem.clone());
+    state
+        .store
+        .clone()
+        .transaction(insert_run(state, idem, new))
+        .await?
+}
+
+async fn insert_run(state: AppState, idem: Idempotency, new: NewRun) -> ApiResult<Response> {
     // Two nodes may insert the same feature at once on PostgreSQL; the loser sees the
     // unique index and coalesces on its second try.
     let mut attempt = 0;
@@ -85,7 +97,7 @@ pub async fn queue_run(state: &AppState, idem: &Idempotency, new: NewRun) -> Api
             ),
             TriggerOutcome::Coalesced(_) => (StatusCode::OK, None),
         };
-        let run = Run::new(state, outcome.run().clone());
+        let run = Run::new(&state, outcome.run().clone());
         let response = idem.respond(&mut tx, status, location, &run).await?;
         tx.commit().await?;
         return Ok(response);
@@ -141,7 +153,7 @@ async fn trigger_run(
     let ws = workspace_for(&state, &auth, &ws, Scope::Write).await?;
     ensure_active(&ws)?;
     let req: TriggerRun = body.parse()?;
-    validate_feature(&ws, &req.feature_id).await?;
+    validate_feature(&state, &ws, &req.feature_id).await?;
     let new = NewRun {
         workspace_id: ws.id,
         feature_id: req.feature_id,

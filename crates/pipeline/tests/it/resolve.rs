@@ -211,3 +211,39 @@ fn git_repositories_are_recognised() {
     let err = resolve_feature(&empty.path, "x").unwrap_err();
     assert!(err.to_string().contains("no commits"), "{err}");
 }
+
+#[test]
+fn the_feature_cache_follows_head() {
+    let cache = pipeline::FeatureCache::new();
+    let mut repo = repo_with_manifest(
+        "[[features]]\nid = \"alpha\"\ntitle = \"Alpha\"\npaths = [\"src/**\"]\n",
+    );
+    assert_eq!(cache.check(&repo.path, "alpha"), Ok(()));
+    assert_eq!(cache.check(&repo.path, "src/a.rs"), Ok(()));
+    let unknown = cache.check(&repo.path, "beta").unwrap_err();
+    assert!(unknown.contains("unknown feature 'beta'"), "{unknown}");
+    // Asked again at the same HEAD: the same answers.
+    assert!(cache.check(&repo.path, "beta").is_err());
+
+    // A commit declares beta and deletes src/a.rs: the next checks see the new HEAD.
+    repo.write(
+        ".content-pipeline/features.toml",
+        "[[features]]\nid = \"beta\"\ntitle = \"Beta\"\npaths = [\"lib/**\"]\n",
+    )
+    .write("lib/b.rs", "pub fn b() {}\n")
+    .remove("src/a.rs");
+    repo.commit("feat: beta");
+    assert_eq!(cache.check(&repo.path, "beta"), Ok(()));
+    assert!(cache.check(&repo.path, "alpha").is_err());
+    assert!(cache.check(&repo.path, "src/a.rs").is_err());
+
+    // Escapes are refused through the cache as without it.
+    let escape = cache.check(&repo.path, "../outside").unwrap_err();
+    assert!(escape.contains("not allowed"), "{escape}");
+
+    // A repository that vanished is an error, not a remembered answer.
+    let path = repo.path.clone();
+    std::fs::remove_dir_all(&path).unwrap();
+    let gone = cache.check(&path, "beta").unwrap_err();
+    assert!(gone.contains("repository"), "{gone}");
+}

@@ -1,0 +1,98 @@
+//! Trigger-time feature checks, remembered by HEAD commit.
+//!
+//! Every `POST …/runs` must refuse a feature that does not resolve (contract section 4), and
+//! resolving opens the repository, reads `features.toml` from HEAD's tree and parses it. The
+//! answer only changes when HEAD moves, so it is kept per (repository, feature, HEAD commit):
+//! a trigger then costs one read of HEAD through a repository handle kept open. A moved HEAD,
+//! a vanished repository or any git error falls back to a full resolve on a fresh handle.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use git2::{Oid, Repository};
+
+use crate::error::PipelineError;
+use crate::{feature, repository};
+
+/// Remembered outcomes are dropped wholesale beyond this many (a bound, not an LRU).
+const MAX_OUTCOMES: usize = 16_384;
+const MAX_REPOSITORIES: usize = 256;
+
+/// (repository, feature id) → (the HEAD it was resolved at, the error message if it failed).
+type Outcomes = HashMap<(PathBuf, String), (Oid, Option<String>)>;
+
+#[derive(Default)]
+pub struct FeatureCache {
+    repositories: Mutex<HashMap<PathBuf, Repository>>,
+    outcomes: Mutex<Outcomes>,
+}
+
+impl FeatureCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Ok when `feature_id` resolves in the repository at `repo` as of its current HEAD;
+    /// otherwise the message of the resolve error, written for the API user. Blocking.
+    pub fn check(&self, repo: &Path, feature_id: &str) -> Result<(), String> {
+        let mut repositories = lock(&self.repositories);
+        let (handle, head) = open_at_head(&mut repositories, repo).map_err(|e| e.to_string())?;
+        let key = (repo.to_path_buf(), feature_id.to_owned());
+        if let Some((at, outcome)) = lock(&self.outcomes).get(&key)
+            && *at == head
+        {
+            return outcome.clone().map_or(Ok(()), Err);
+        }
+        let outcome = handle
+            .find_commit(head)
+            .and_then(|c| c.tree())
+            .map_err(|e| PipelineError::Repository(e.message().to_owned()))
+            .and_then(|tree| feature::resolve_in_tree(handle, &tree, feature_id))
+            .err()
+            .map(|e| e.to_string());
+        let mut outcomes = lock(&self.outcomes);
+        if outcomes.len() >= MAX_OUTCOMES {
+            outcomes.clear();
+        }
+        outcomes.insert(key, (head, outcome.clone()));
+        outcome.map_or(Ok(()), Err)
+    }
+}
+
+/// The kept handle on the repository and its HEAD commit, re-opening a stale handle once.
+fn open_at_head<'a>(
+    repositories: &'a mut HashMap<PathBuf, Repository>,
+    path: &Path,
+) -> Result<(&'a Repository, Oid), PipelineError> {
+    let fresh = match repositories.get(path).map(head_oid) {
+        Some(Ok(_)) => false,
+        _ => {
+            let repo = repository::open(path)?;
+            if repositories.len() >= MAX_REPOSITORIES {
+                repositories.clear();
+            }
+            repositories.insert(path.to_path_buf(), repo);
+            true
+        }
+    };
+    let repo = repositories
+        .get(path)
+        .ok_or_else(|| PipelineError::Repository("repository handle lost".into()))?;
+    let head = head_oid(repo).map_err(|_| {
+        PipelineError::Repository(if fresh {
+            "the repository has no commits yet".into()
+        } else {
+            "HEAD cannot be read".into()
+        })
+    })?;
+    Ok((repo, head))
+}
+
+fn head_oid(repo: &Repository) -> Result<Oid, git2::Error> {
+    repo.head()?.peel_to_commit().map(|c| c.id())
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

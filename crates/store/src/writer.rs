@@ -1,0 +1,57 @@
+//! The thread that runs SQLite write transactions.
+//!
+//! SQLite admits one writer, so a write transaction holds the writer connection from `BEGIN`
+//! to `COMMIT`. Each statement is a round trip to sqlx's connection thread; if the task that
+//! holds the transaction then waits in the busy request runtime's queue behind other
+//! requests before it sends the next statement, every other writer waits too. Write
+//! transactions on hot paths therefore run on a runtime of their own, on one thread that does
+//! nothing else: the task is polled the moment each statement answers.
+
+use std::future::Future;
+use std::thread;
+
+use tokio::runtime::{Builder, Handle};
+use tokio::sync::oneshot;
+
+use crate::StoreError;
+
+#[derive(Debug)]
+pub(crate) struct WriterRuntime {
+    handle: Handle,
+    /// Dropping it (with the last clone of the store) ends the thread.
+    _stop: oneshot::Sender<()>,
+}
+
+impl WriterRuntime {
+    pub(crate) fn start() -> Result<Self, StoreError> {
+        let runtime = Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Corrupt(format!("writer runtime: {e}")))?;
+        let handle = runtime.handle().clone();
+        let (stop, stopped) = oneshot::channel::<()>();
+        thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                })
+            })
+            .map_err(|e| StoreError::Corrupt(format!("writer thread: {e}")))?;
+        Ok(Self {
+            handle,
+            _stop: stop,
+        })
+    }
+
+    pub(crate) async fn run<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
+    where
+        Fut: Future + Send + 'static,
+        Fut::Output: Send + 'static,
+    {
+        self.handle
+            .spawn(work)
+            .await
+            .map_err(|_| StoreError::Database(sqlx::Error::WorkerCrashed))
+    }
+}
