@@ -80,6 +80,7 @@ print(f"{rps:.0f} {p50:.2f} {p99:.2f}")' < "$WORK/wrk.txt"
 
 echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
 read -r BARE_RPS BARE_P50 BARE_P99 < <(measure "http://127.0.0.1:$BARE_PORT/")
+read -r HEALTH_RPS HEALTH_P50 HEALTH_P99 < <(measure "http://127.0.0.1:$API_PORT/healthz")
 read -r GET_RPS GET_P50 GET_P99 < <(measure -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$API_PORT/v1/runs/$RUN_ID")
 read -r POST_RPS POST_P50 POST_P99 < <(measure -s bench/post.lua -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$API_PORT/v1/workspaces/$WS/runs" -- "$WORK/features.txt")
 WALK=$(python3 bench/walk_pages.py 127.0.0.1 "$API_PORT" "$DEEP_WS" "$DEEP_TOKEN")
@@ -91,17 +92,19 @@ RSS_MIB=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$SERVER/status)
 python3 - <<PY
 rows = [
   ("bare hyper, fixed JSON (baseline)", $BARE_RPS, $BARE_P50, $BARE_P99),
+  ("GET /healthz (the middleware alone: no auth, no database)", $HEALTH_RPS, $HEALTH_P50, $HEALTH_P99),
   ("GET /v1/runs/{id} (authenticated)", $GET_RPS, $GET_P50, $GET_P99),
   ("POST /v1/workspaces/{ws}/runs, fresh Idempotency-Key", $POST_RPS, $POST_P50, $POST_P99),
   ("GET runs?limit=100, first page of $DEEP_ROWS", $FIRST_RPS, $FIRST_P50, $FIRST_P99),
   ("GET runs?limit=100, deepest page (cursor)", $DEEPP_RPS, $DEEPP_P50, $DEEPP_P99),
 ]
-print(f"{'case':58} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+print(f"{'case':60} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
 for name, rps, p50, p99 in rows:
-    print(f"{name:58} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}")
+    print(f"{name:60} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}")
 walk = $WALK
 print()
 print(f"GET run / bare hyper throughput ratio: {$GET_RPS / $BARE_RPS:.2f}  (target >= 0.5)")
+print(f"  for reference, /healthz / bare hyper: {$HEALTH_RPS / $BARE_RPS:.2f}")
 print(f"keyed POST throughput: {$POST_RPS:.0f}/s  (target >= 3000)")
 print(f"deep/first page p50 under load: {$DEEPP_P50 / $FIRST_P50:.2f}  (target <= 1.5)")
 print(f"sequential walk of {walk['pages']} pages: first 100 p50 {walk['first_p50_ms']} ms, last 100 p50 {walk['deep_p50_ms']} ms")

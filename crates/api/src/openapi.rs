@@ -49,6 +49,13 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
         "Idempotent-Replayed": header("`true` when the response is the stored result of an earlier request with the same Idempotency-Key.", json!({"type": "string", "enum": ["true"]})),
         "WWW-Authenticate": header("RFC 6750 challenge.", json!({"type": "string"})),
     });
+    doc["components"]["parameters"] = json!({
+        "Idempotency-Key": {
+            "name": "Idempotency-Key", "in": "header", "required": false,
+            "description": "Makes the request safe to retry for 24 h: a retry with the same key and body gets the stored response (`Idempotent-Replayed: true`); the same key with another body is 422, and while the first is in flight 409.",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+        },
+    });
     let error_body =
         json!({"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}});
     let common = [
@@ -77,6 +84,15 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
             continue;
         };
         for (method, op) in item.iter_mut() {
+            // Every POST and PATCH goes through the one idempotency layer.
+            if matches!(method.as_str(), "post" | "patch") {
+                let params = op
+                    .as_object_mut()
+                    .map(|o| o.entry("parameters").or_insert_with(|| json!([])));
+                if let Some(Value::Array(params)) = params {
+                    params.push(json!({"$ref": "#/components/parameters/Idempotency-Key"}));
+                }
+            }
             let Some(responses) = op["responses"].as_object_mut() else {
                 continue;
             };

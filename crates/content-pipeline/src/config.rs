@@ -26,8 +26,10 @@ pub struct Config {
     /// Run the background workers in `serve` (`serve --no-workers` turns this off).
     pub workers: bool,
     pub drift_interval: String,
-    /// Shared rate limiter for several API nodes (not used yet; see README).
+    /// Redis shared by every API node's rate limiter (contract section 8).
     pub redis_url: Option<String>,
+    /// Connections per pool: SQLite's readers (its writer is always one), or PostgreSQL's pool.
+    pub db_max_connections: u32,
     /// Requests per 300 s for tokens without their own limit.
     pub default_rate_limit: u32,
     /// The server key (32 bytes, standard base64). When unset it is read from `key_file`,
@@ -57,6 +59,7 @@ impl Default for Config {
             workers: true,
             drift_interval: "10m".into(),
             redis_url: None,
+            db_max_connections: 8,
             default_rate_limit: 600,
             secret_key: None,
             key_file: PathBuf::from("content-pipeline.key"),
@@ -141,4 +144,31 @@ fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     options.open(path)?.write_all(text.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    // figment::Jail's closure must return figment's own (large) error type.
+    #[allow(clippy::result_large_err)]
+    fn defaults_then_the_file_then_the_environment() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file(
+                "service.toml",
+                "default_rate_limit = 100\ndb_max_connections = 3\nbind = \"0.0.0.0:9000\"\n",
+            )?;
+            jail.set_env("CONTENT_PIPELINE_DEFAULT_RATE_LIMIT", "250");
+            jail.set_env("CONTENT_PIPELINE_REDIS_URL", "redis://cache:6379");
+            let c = Config::load(Some(Path::new("service.toml"))).map_err(|e| e.to_string())?;
+            assert_eq!(c.default_rate_limit, 250, "the environment wins");
+            assert_eq!(c.db_max_connections, 3, "the file beats the default");
+            assert_eq!(c.bind, "0.0.0.0:9000");
+            assert_eq!(c.redis_url.as_deref(), Some("redis://cache:6379"));
+            assert_eq!(c.run_concurrency, 2, "the default stays");
+            assert!(Config::load(Some(Path::new("missing.toml"))).is_err());
+            Ok(())
+        });
+    }
 }

@@ -13,7 +13,10 @@ use crate::Config;
 
 /// Opens the database and applies this engine's migrations.
 pub async fn open_store(config: &Config) -> anyhow::Result<Store> {
-    let store = Store::connect(&config.database_url).await?;
+    let options = store::ConnectOptions {
+        max_connections: config.db_max_connections,
+    };
+    let store = Store::connect_with(&config.database_url, options).await?;
     store.migrate().await?;
     Ok(store)
 }

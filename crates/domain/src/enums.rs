@@ -121,19 +121,6 @@ wire_enum!(
 );
 
 impl RunStatus {
-    /// The only moves a run may make; anything else is a bug in the caller.
-    pub fn can_become(self, next: RunStatus) -> bool {
-        use RunStatus::*;
-        matches!(
-            (self, next),
-            (Queued, Running)
-                | (Running, Succeeded)
-                | (Running, Failed)
-                | (Running, Queued)
-                | (Queued, Failed)
-        )
-    }
-
     pub fn is_finished(self) -> bool {
         matches!(self, RunStatus::Succeeded | RunStatus::Failed)
     }
@@ -163,12 +150,5 @@ mod tests {
             Some("\"drift.detected\"")
         );
         assert!("Help-Center".parse::<Surface>().is_err());
-    }
-
-    #[test]
-    fn runs_only_move_forward() {
-        assert!(RunStatus::Queued.can_become(RunStatus::Running));
-        assert!(!RunStatus::Succeeded.can_become(RunStatus::Running));
-        assert!(!RunStatus::Queued.can_become(RunStatus::Succeeded));
     }
 }

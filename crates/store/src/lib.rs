@@ -25,7 +25,7 @@ mod writer;
 pub use articles::{ArticleFilter, NewArticleVersion};
 pub use deliveries::{AttemptRecord, ClaimedDelivery, FAILING_DEACTIVATION, NextStep};
 pub use drift::ArticleProvenance;
-pub use engine::{Engine, Store, Tx};
+pub use engine::{ConnectOptions, Engine, Store, Tx};
 pub use error::StoreError;
 pub use idempotency::{Claim, ClaimOutcome, StoredResponse};
 pub use json::JsonText;

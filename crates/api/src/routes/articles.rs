@@ -138,8 +138,7 @@ async fn article_versions(
 /// `article.published` is emitted. Publishing an already published version returns 200 and
 /// emits nothing. The body is optional. Scope: publish.
 #[utoipa::path(post, path = "/v1/articles/{id}/publish", tag = "Articles",
-    params(("id" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("id" = String, Path)),
     request_body(content = Option<EmptyBody>), security(("bearer" = ["publish"])),
     responses((status = 200, body = Article), (status = 409, body = ErrorEnvelope),
         (status = 422, body = ErrorEnvelope)))]
@@ -196,8 +195,7 @@ async fn publish_article(
 /// Queues a run for the article's feature, limited to its surface, and returns the Run: 201
 /// for a new run, 200 when it joined a run already queued for the feature. Scope: write.
 #[utoipa::path(post, path = "/v1/articles/{id}/regenerate", tag = "Articles",
-    params(("id" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("id" = String, Path)),
     request_body(content = Option<RegenerateArticle>), security(("bearer" = ["write"])),
     responses((status = 201, body = Run, headers(("Location" = String))), (status = 200, body = Run),
         (status = 409, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]

@@ -93,8 +93,7 @@ impl From<workers::drift::DriftSummary> for DriftCheck {
 /// the repository's current HEAD and records `drift.detected` once per (article, HEAD commit).
 /// A symbol that moved without changing is not drift. The body is optional. Scope: write.
 #[utoipa::path(post, path = "/v1/workspaces/{ws}/drift-check", tag = "Articles",
-    params(("ws" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("ws" = String, Path)),
     request_body(content = Option<EmptyBody>), security(("bearer" = ["write"])),
     responses((status = 200, body = DriftCheck), (status = 409, body = ErrorEnvelope),
         (status = 422, body = ErrorEnvelope)))]

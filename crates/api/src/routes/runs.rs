@@ -137,8 +137,7 @@ async fn list_runs(
 /// `notify_on_complete` is OR-ed (coalescing, as CI systems skip superseded queued builds).
 /// Scope: write.
 #[utoipa::path(post, path = "/v1/workspaces/{ws}/runs", tag = "Runs",
-    params(("ws" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("ws" = String, Path)),
     request_body = TriggerRun, security(("bearer" = ["write"])),
     responses((status = 201, body = Run, headers(("Location" = String))),
         (status = 200, description = "Coalesced into the run already queued for this feature", body = Run),

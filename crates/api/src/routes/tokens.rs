@@ -108,8 +108,7 @@ async fn list_tokens(
 /// Returns the token with its secret in `token`, shown only here and on reissue. A token
 /// cannot mint a scope above its own. Scope: admin.
 #[utoipa::path(post, path = "/v1/workspaces/{ws}/tokens", tag = "Tokens",
-    params(("ws" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("ws" = String, Path)),
     request_body = CreateToken, security(("bearer" = ["admin"])),
     responses((status = 201, body = Token), (status = 409, body = ErrorEnvelope),
         (status = 422, body = ErrorEnvelope)))]
@@ -166,8 +165,7 @@ async fn create_token(
 ///
 /// Gives the token a new secret; the old secret stops working at once. Scope: admin.
 #[utoipa::path(post, path = "/v1/tokens/{id}/reissue", tag = "Tokens",
-    params(("id" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("id" = String, Path)),
     security(("bearer" = ["admin"])),
     responses((status = 200, body = Token), (status = 409, body = ErrorEnvelope)))]
 async fn reissue_token(

@@ -138,8 +138,7 @@ async fn list_webhooks(
 /// bytes): the only time it is shown besides rotate-secret. An active subscription with the
 /// same url in the workspace is a 409. Scope: write.
 #[utoipa::path(post, path = "/v1/workspaces/{ws}/webhooks", tag = "Webhooks",
-    params(("ws" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("ws" = String, Path)),
     request_body = CreateWebhook, security(("bearer" = ["write"])),
     responses((status = 201, body = Webhook, headers(("Location" = String))),
         (status = 409, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
@@ -203,8 +202,7 @@ async fn get_webhook(
 ///
 /// Changes only the fields sent. Re-activating resets `failure_count`. Scope: write.
 #[utoipa::path(patch, path = "/v1/webhooks/{id}", tag = "Webhooks",
-    params(("id" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("id" = String, Path)),
     request_body = UpdateWebhook, security(("bearer" = ["write"])),
     responses((status = 200, body = Webhook), (status = 409, body = ErrorEnvelope),
         (status = 422, body = ErrorEnvelope)))]
@@ -291,8 +289,7 @@ async fn delete_webhook(
 /// every delivery is signed with the new and the previous secret (newest first). The body is
 /// optional. Scope: write.
 #[utoipa::path(post, path = "/v1/webhooks/{id}/rotate-secret", tag = "Webhooks",
-    params(("id" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("id" = String, Path)),
     request_body(content = Option<RotateSecret>), security(("bearer" = ["write"])),
     responses((status = 200, body = Webhook), (status = 409, body = ErrorEnvelope),
         (status = 422, body = ErrorEnvelope)))]
@@ -352,8 +349,7 @@ async fn rotate_secret(
 /// normal retries. A delivery of another subscription is a 404; an inactive subscription a
 /// 409. Scope: write.
 #[utoipa::path(post, path = "/v1/webhooks/{id}/replay", tag = "Webhooks",
-    params(("id" = String, Path),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
+    params(("id" = String, Path)),
     request_body = ReplayDelivery, security(("bearer" = ["write"])),
     responses((status = 200, body = Delivery), (status = 409, body = ErrorEnvelope),
         (status = 422, body = ErrorEnvelope)))]

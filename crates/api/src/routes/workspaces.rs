@@ -103,7 +103,6 @@ async fn list_workspaces(
 /// Needs a platform admin token. `repo_path`, when given, must be an absolute path to a
 /// readable git repository on the server.
 #[utoipa::path(post, path = "/v1/workspaces", tag = "Workspaces",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the request safe to retry (24 h).")),
     request_body = CreateWorkspace, security(("bearer" = ["admin"])),
     responses((status = 201, body = Workspace, headers(("Location" = String))),
         (status = 409, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]

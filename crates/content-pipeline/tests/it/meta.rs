@@ -161,6 +161,20 @@ async fn the_openapi_document_is_3_1_version_1_0_0_with_bearer_and_errors() {
     );
     let publish = &ops["/v1/articles/{id}/publish"]["post"];
     assert_eq!(publish["security"][0]["bearer"][0], "publish");
+    // Every POST and PATCH documents the Idempotency-Key header once; no GET does.
+    let key = &doc["components"]["parameters"]["Idempotency-Key"];
+    assert_eq!(key["in"], "header");
+    for (path, item) in ops {
+        for (method, op) in item.as_object().expect("operations") {
+            let keyed = op["parameters"].as_array().map_or(0, |ps| {
+                ps.iter()
+                    .filter(|p| p["$ref"] == "#/components/parameters/Idempotency-Key")
+                    .count()
+            });
+            let expected = usize::from(matches!(method.as_str(), "post" | "patch"));
+            assert_eq!(keyed, expected, "{method} {path}");
+        }
+    }
     let doc_text = doc.to_string();
     for kind in ERROR_TYPES {
         assert!(doc_text.contains(kind), "error type {kind} is described");
