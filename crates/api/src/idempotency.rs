@@ -167,7 +167,11 @@ pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> R
             )
             .await
     };
-    let outcome = state.store.transaction(claim).await.and_then(|o| o);
+    let outcome = state
+        .store
+        .transaction(crate::context::carried(claim))
+        .await
+        .and_then(|o| o);
     let claim = match outcome {
         Err(e) => return ApiError::from(e).into_response(),
         Ok(ClaimOutcome::Replay(stored)) => return replay(stored),

@@ -6,8 +6,9 @@
 //! `CONTENT_PIPELINE_REDIS_URL` every node shares one log per token in Redis (contract section
 //! 8): a sorted set of admitted requests scored by their millisecond, trimmed and counted by
 //! one Lua script, so a check is atomic across nodes and still exact. Time comes from the
-//! service's clock (nodes are expected to run NTP). When Redis does not answer, a node falls
-//! back to its own log for that request and says so in its log: a limiter outage degrades
+//! service's clock (nodes are expected to run NTP). Each node also counts the requests it
+//! admitted in a log of its own; when Redis does not answer (250 ms), the node limits on that
+//! log for the next 2 s and says so in its log (once a minute): a limiter outage degrades
 //! limits to per node rather than refusing every caller.
 
 use std::collections::{HashMap, VecDeque};
@@ -78,14 +79,21 @@ impl Log {
         self.evict(now_ms);
         let allowed = self.total < u64::from(quota);
         if allowed {
-            match self.buckets.back_mut() {
-                Some((at, n)) if *at == now_ms => *n += 1,
-                _ => self.buckets.push_back((now_ms, 1)),
-            }
-            self.total += 1;
+            self.record(now_ms);
         }
         let oldest = self.buckets.front().map(|&(at, _)| at);
         Decision::new(now_ms, quota, allowed, self.total, oldest)
+    }
+}
+
+impl Log {
+    /// Counts a request admitted elsewhere (by the shared window).
+    fn record(&mut self, now_ms: i64) {
+        match self.buckets.back_mut() {
+            Some((at, n)) if *at == now_ms => *n += 1,
+            _ => self.buckets.push_back((now_ms, 1)),
+        }
+        self.total += 1;
     }
 }
 
@@ -112,6 +120,9 @@ struct Shared {
     script: redis::Script,
     /// When the last fallback was logged (ms), so an outage logs once a minute, not per request.
     last_warning_ms: AtomicI64,
+    /// After a failure Redis is left alone until then (ms), so an outage does not cost every
+    /// request the whole timeout.
+    retry_at_ms: AtomicI64,
 }
 
 /// Trims the window, admits the request if there is room, and reports the window's state.
@@ -166,6 +177,8 @@ pub struct RateLimiter {
 
 /// How long a node waits for Redis before it decides on its own.
 const REDIS_TIMEOUT: Duration = Duration::from_millis(250);
+/// How long a node limits on its own after Redis failed, before it asks Redis again.
+const REDIS_RETRY_AFTER_MS: i64 = 2_000;
 
 impl RateLimiter {
     /// A limiter of this node only.
@@ -190,23 +203,35 @@ impl RateLimiter {
                 redis,
                 script: redis::Script::new(SHARED_WINDOW_SCRIPT),
                 last_warning_ms: AtomicI64::new(i64::MIN),
+                retry_at_ms: AtomicI64::new(i64::MIN),
             }),
             ..Self::new(clock)
         })
     }
 
-    /// True when the limit is shared through Redis.
-    pub fn is_shared(&self) -> bool {
-        self.shared.is_some()
-    }
-
     pub async fn check(&self, token: TokenId, quota: u32) -> Decision {
         let now_ms =
             i64::try_from(self.clock.now().unix_timestamp_nanos() / 1_000_000).unwrap_or(0);
-        if let Some(shared) = &self.shared {
+        // Every request the shared window admits is also counted in this node's own log, so
+        // that during a Redis outage the node goes on from what it has seen, not from zero.
+        if let Some(shared) = &self.shared
+            && now_ms >= shared.retry_at_ms.load(Ordering::Relaxed)
+        {
             match tokio::time::timeout(REDIS_TIMEOUT, shared.admit(token, now_ms, quota)).await {
-                Ok(Ok(decision)) => return decision,
+                Ok(Ok(decision)) => {
+                    if decision.allowed {
+                        let mut logs = self.logs.lock().unwrap_or_else(|p| p.into_inner());
+                        let log = logs.entry(token).or_default();
+                        log.evict(now_ms);
+                        log.record(now_ms);
+                    }
+                    return decision;
+                }
                 outcome => {
+                    shared.retry_at_ms.store(
+                        now_ms.saturating_add(REDIS_RETRY_AFTER_MS),
+                        Ordering::Relaxed,
+                    );
                     let last = shared.last_warning_ms.load(Ordering::Relaxed);
                     if now_ms.saturating_sub(last) >= 60_000 {
                         shared.last_warning_ms.store(now_ms, Ordering::Relaxed);

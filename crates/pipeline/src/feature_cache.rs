@@ -3,8 +3,10 @@
 //! Every `POST …/runs` must refuse a feature that does not resolve (contract section 4), and
 //! resolving opens the repository, reads `features.toml` from HEAD's tree and parses it. The
 //! answer only changes when HEAD moves, so it is kept per (repository, feature, HEAD commit):
-//! a trigger then costs one read of HEAD through a repository handle kept open. A moved HEAD,
-//! a vanished repository or any git error falls back to a full resolve on a fresh handle.
+//! a trigger then costs one read of HEAD through a repository handle kept open. A moved HEAD
+//! resolves again; a handle that cannot read HEAD any more is re-opened; a git or I/O failure
+//! while resolving is reported and never remembered. One lock covers the handles, so checks
+//! are serialised (a hit holds it for one read of HEAD).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,13 +46,17 @@ impl FeatureCache {
         {
             return outcome.clone().map_or(Ok(()), Err);
         }
-        let outcome = handle
+        let resolved = handle
             .find_commit(head)
             .and_then(|c| c.tree())
             .map_err(|e| PipelineError::Repository(e.message().to_owned()))
-            .and_then(|tree| feature::resolve_in_tree(handle, &tree, feature_id))
-            .err()
-            .map(|e| e.to_string());
+            .and_then(|tree| feature::resolve_in_tree(handle, &tree, feature_id));
+        let outcome = match resolved {
+            Ok(_) => None,
+            // Only the repository's own answer is remembered; a git or I/O failure is not.
+            Err(e) if e.is_unresolvable_feature() => Some(e.to_string()),
+            Err(e) => return Err(e.to_string()),
+        };
         let mut outcomes = lock(&self.outcomes);
         if outcomes.len() >= MAX_OUTCOMES {
             outcomes.clear();

@@ -129,9 +129,11 @@ impl Store {
                 .foreign_keys(true)
                 .create_if_missing(true)
                 .pragma("temp_store", "memory");
-            let file = base.get_filename();
-            let hot = (file != std::path::Path::new(":memory:"))
-                .then(|| Arc::new(HotReads::new(file.to_path_buf())));
+            // sqlx renames an in-memory database to a shared-cache URI that a second library
+            // cannot open: such a store keeps every read on sqlx.
+            let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+            let hot =
+                (!in_memory).then(|| Arc::new(HotReads::new(base.get_filename().to_path_buf())));
             // No ping before each acquire: a local file cannot drop a connection, and on the
             // single writer every ping is one more round trip other writers wait behind.
             let writer = SqlitePoolOptions::new()
@@ -182,7 +184,8 @@ impl Store {
     }
 
     /// Runs a write transaction's whole future where it commits fastest: on SQLite, on the
-    /// dedicated writer thread (see `writer`); on PostgreSQL, in place.
+    /// dedicated writer thread (see `writer`); on PostgreSQL, in place. The caller carries
+    /// over whatever task-local context the work needs (the API's request id, its span).
     pub async fn transaction<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
     where
         Fut: std::future::Future + Send + 'static,

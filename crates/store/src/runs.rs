@@ -251,8 +251,9 @@ impl Tx {
 
     /// Queues a run, or joins the run already queued for the same feature: its tier is raised
     /// to the higher of the two, `notify_on_complete` is OR-ed, and its surfaces widened.
-    /// A concurrent insert of the same feature surfaces as [`StoreError::Conflict`]; the caller
-    /// retries in a new transaction and then coalesces.
+    /// A run of every surface is one upsert (a concurrent trigger waits and joins it); for a
+    /// run limited to some surfaces (a regenerate), a concurrent insert of the same feature
+    /// surfaces as [`StoreError::Conflict`] and the caller retries in a new transaction.
     pub async fn trigger_run(
         &mut self,
         new: NewRun,

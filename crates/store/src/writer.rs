@@ -12,6 +12,7 @@ use std::thread;
 
 use tokio::runtime::{Builder, Handle};
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
 use crate::StoreError;
 
@@ -44,14 +45,25 @@ impl WriterRuntime {
         })
     }
 
+    /// Runs `work` on the writer thread. Dropping the returned future (a request timed out,
+    /// its client went away) aborts the work, exactly as dropping it in place would: an
+    /// uncommitted transaction rolls back.
     pub(crate) async fn run<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
     where
         Fut: Future + Send + 'static,
         Fut::Output: Send + 'static,
     {
-        self.handle
-            .spawn(work)
+        let mut task = AbortOnDrop(self.handle.spawn(work));
+        (&mut task.0)
             .await
             .map_err(|_| StoreError::Database(sqlx::Error::WorkerCrashed))
+    }
+}
+
+struct AbortOnDrop<T>(JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }

@@ -1244,3 +1244,14 @@ async fn point_reads_decode_every_column_as_the_other_reads_do(store: Db) {
     assert_eq!(format!("{read:?}"), format!("{finished:?}"));
     assert!(read.started_at.is_some() && read.finished_at.is_some());
 }
+
+/// `sqlite::memory:` keeps every read on sqlx (a second library cannot open sqlx's in-memory
+/// database), and still answers the point reads of the request path.
+#[tokio::test]
+async fn an_in_memory_sqlite_store_answers_point_reads() {
+    let store = Store::connect("sqlite::memory:").await.expect("connect");
+    store.migrate().await.expect("migrate");
+    let ws = workspace(&store, "memory", at(1)).await;
+    let found = store.workspace(ws).await.expect("read").expect("found");
+    assert_eq!(found.name, "memory");
+}

@@ -75,7 +75,7 @@ pub async fn queue_run(state: &AppState, idem: &Idempotency, new: NewRun) -> Api
     state
         .store
         .clone()
-        .transaction(insert_run(state, idem, new))
+        .transaction(crate::context::carried(insert_run(state, idem, new)))
         .await?
 }
 
