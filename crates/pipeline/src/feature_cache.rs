@@ -5,12 +5,12 @@
 //! answer only changes when HEAD moves, so it is kept per (repository, feature, HEAD commit):
 //! a trigger then costs one read of HEAD through a repository handle kept open. A moved HEAD
 //! resolves again; a handle that cannot read HEAD any more is re-opened; a git or I/O failure
-//! while resolving is reported and never remembered. One lock covers the handles, so checks
-//! are serialised (a hit holds it for one read of HEAD).
+//! while resolving is reported and never remembered. Each repository has a lock of its own, so
+//! a slow repository delays only its own workspace's triggers.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use git2::{Oid, Repository};
 
@@ -24,9 +24,12 @@ const MAX_REPOSITORIES: usize = 256;
 /// (repository, feature id) → (the HEAD it was resolved at, the error message if it failed).
 type Outcomes = HashMap<(PathBuf, String), (Oid, Option<String>)>;
 
+/// A repository's kept handle (`None` until opened, or after it went stale).
+type Handle = Arc<Mutex<Option<Repository>>>;
+
 #[derive(Default)]
 pub struct FeatureCache {
-    repositories: Mutex<HashMap<PathBuf, Repository>>,
+    repositories: Mutex<HashMap<PathBuf, Handle>>,
     outcomes: Mutex<Outcomes>,
 }
 
@@ -38,8 +41,9 @@ impl FeatureCache {
     /// Ok when `feature_id` resolves in the repository at `repo` as of its current HEAD;
     /// otherwise the message of the resolve error, written for the API user. Blocking.
     pub fn check(&self, repo: &Path, feature_id: &str) -> Result<(), String> {
-        let mut repositories = lock(&self.repositories);
-        let (handle, head) = open_at_head(&mut repositories, repo).map_err(|e| e.to_string())?;
+        let slot = self.slot(repo);
+        let mut slot = lock(&slot);
+        let (handle, head) = open_at_head(&mut slot, repo).map_err(|e| e.to_string())?;
         let key = (repo.to_path_buf(), feature_id.to_owned());
         if let Some((at, outcome)) = lock(&self.outcomes).get(&key)
             && *at == head
@@ -64,26 +68,28 @@ impl FeatureCache {
         outcomes.insert(key, (head, outcome.clone()));
         outcome.map_or(Ok(()), Err)
     }
+
+    /// The repository's own lock, created on first use.
+    fn slot(&self, repo: &Path) -> Handle {
+        let mut repositories = lock(&self.repositories);
+        if !repositories.contains_key(repo) && repositories.len() >= MAX_REPOSITORIES {
+            repositories.clear();
+        }
+        repositories.entry(repo.to_path_buf()).or_default().clone()
+    }
 }
 
 /// The kept handle on the repository and its HEAD commit, re-opening a stale handle once.
 fn open_at_head<'a>(
-    repositories: &'a mut HashMap<PathBuf, Repository>,
+    slot: &'a mut Option<Repository>,
     path: &Path,
 ) -> Result<(&'a Repository, Oid), PipelineError> {
-    let fresh = match repositories.get(path).map(head_oid) {
-        Some(Ok(_)) => false,
-        _ => {
-            let repo = repository::open(path)?;
-            if repositories.len() >= MAX_REPOSITORIES {
-                repositories.clear();
-            }
-            repositories.insert(path.to_path_buf(), repo);
-            true
-        }
-    };
-    let repo = repositories
-        .get(path)
+    let fresh = !matches!(slot.as_ref().map(head_oid), Some(Ok(_)));
+    if fresh {
+        *slot = Some(repository::open(path)?);
+    }
+    let repo = slot
+        .as_ref()
         .ok_or_else(|| PipelineError::Repository("repository handle lost".into()))?;
     let head = head_oid(repo).map_err(|_| {
         PipelineError::Repository(if fresh {
