@@ -255,6 +255,7 @@ impl DeliveryWorker {
             return record(NextStep::Abandoned, None, self.clock.timestamp());
         }
         let attempts_made = usize::try_from(d.attempts).unwrap_or(usize::MAX - 1) + 1;
+        let started = std::time::Instant::now();
         let outcome = match self.signing_secrets(&d) {
             Ok(secrets) => {
                 let event_id = d.event_id.to_string();
@@ -278,6 +279,16 @@ impl DeliveryWorker {
             None => NextStep::Delivered,
             Some(kind) => self.after_failure(attempts_made, kind, &outcome, at),
         };
+        let result = match next {
+            NextStep::Delivered => "delivered",
+            NextStep::RetryAt(_) => "retry",
+            NextStep::Dead => "dead",
+            NextStep::Gone => "gone",
+            NextStep::Abandoned | NextStep::Deferred(_) => "skipped",
+        };
+        metrics::counter!("webhook_delivery_attempts_total", "result" => result).increment(1);
+        metrics::histogram!("webhook_delivery_attempt_duration_seconds")
+            .record(started.elapsed().as_secs_f64());
         match (&outcome, next) {
             (_, NextStep::Delivered) => {
                 tracing::debug!(delivery = %d.id, attempt = attempts_made, "delivered")

@@ -441,5 +441,11 @@ async fn finish(
         .await?;
     }
     tx.commit().await?;
+    metrics::counter!("pipeline_runs_finished_total", "status" => finished.status.as_str())
+        .increment(1);
+    if let (Some(started), Some(ended)) = (finished.started_at, finished.finished_at) {
+        let seconds = (ended.micros() - started.micros()) as f64 / 1e6;
+        metrics::histogram!("pipeline_run_duration_seconds").record(seconds.max(0.0));
+    }
     Ok(true)
 }

@@ -253,3 +253,79 @@ async fn docs_and_the_error_catalogue_are_served() {
         );
     }
 }
+
+/// The sample of `name` whose labels include `label` in a Prometheus exposition, if any.
+fn sample(text: &str, name: &str, label: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{name}{{")) && l.contains(label))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+}
+
+#[tokio::test]
+async fn metrics_count_finished_runs_and_delivery_attempts() {
+    let Some(app) = crate::helpers::TestApp::spawn_with(|c| {
+        c.workers = true;
+        c.run_concurrency = 1;
+        c.webhook_allowed_cidrs = "127.0.0.0/8".into();
+    })
+    .await
+    else {
+        return;
+    };
+    let receiver = crate::receiver::Receiver::start().await;
+    let ws = app.workspace("metrics").await;
+    let res = app
+        .post(
+            &format!("/v1/workspaces/{ws}/webhooks"),
+            &app.platform_token,
+            &serde_json::json!({"url": receiver.url, "events": ["run.completed"]}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let run = app.run_feature(&ws, "src").await;
+    assert_eq!(run["status"], "succeeded", "{run}");
+    receiver
+        .wait_for(1, std::time::Duration::from_secs(10))
+        .await;
+    // The attempt is counted once the worker has stored its outcome.
+    let mut text = String::new();
+    for _ in 0..50 {
+        text = app
+            .client
+            .get(app.url("/metrics"))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text");
+        if sample(
+            &text,
+            "webhook_delivery_attempts_total",
+            "result=\"delivered\"",
+        )
+        .is_some()
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let finished = sample(
+        &text,
+        "pipeline_runs_finished_total",
+        "status=\"succeeded\"",
+    );
+    assert!(finished.is_some_and(|n| n >= 1.0), "{text}");
+    let delivered = sample(
+        &text,
+        "webhook_delivery_attempts_total",
+        "result=\"delivered\"",
+    );
+    assert!(delivered.is_some_and(|n| n >= 1.0), "{text}");
+    assert!(text.contains("pipeline_run_duration_seconds"), "{text}");
+    assert!(
+        text.contains("webhook_delivery_attempt_duration_seconds"),
+        "{text}"
+    );
+}
