@@ -2,7 +2,7 @@
 //! touched them.
 
 use git2::{Commit, ObjectType, Oid, Repository, Sort, Tree, TreeWalkMode, TreeWalkResult};
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobSet, GlobSetBuilder};
 use std::path::Path;
 
 use crate::error::PipelineError;
@@ -43,16 +43,13 @@ impl FeatureMatcher {
         let mut prefixes = Vec::new();
         let mut whole_tree = false;
         let mut add = |pattern: &str| -> Result<(), PipelineError> {
-            let glob = GlobBuilder::new(pattern)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| {
-                    PipelineError::InvalidManifest(format!(
-                        "feature '{}': invalid glob '{pattern}': {}",
-                        feature.id,
-                        e.kind()
-                    ))
-                })?;
+            let glob = crate::paths::glob(pattern).map_err(|e| {
+                PipelineError::InvalidManifest(format!(
+                    "feature '{}': invalid glob '{pattern}': {}",
+                    feature.id,
+                    e.kind()
+                ))
+            })?;
             builder.add(glob);
             Ok(())
         };

@@ -22,6 +22,17 @@ pub enum ChangeKind {
     Renamed,
 }
 
+impl ChangeKind {
+    /// As serialized: `modified`, `deleted`, `renamed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Modified => "modified",
+            ChangeKind::Deleted => "deleted",
+            ChangeKind::Renamed => "renamed",
+        }
+    }
+}
+
 /// One source of an article that no longer matches HEAD.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Change {
@@ -177,17 +188,14 @@ impl DriftChecker {
             let blob = repo.find_blob(blob)?;
             blob.content().to_vec()
         };
-        let index = if content.len() > extract::MAX_SOURCE_BYTES || extract::looks_binary(&content)
-        {
-            Vec::new()
-        } else {
-            let text = String::from_utf8_lossy(&content);
-            lock(&self.extractor)
+        let index = match extract::source_text(&content) {
+            None => Vec::new(),
+            Some(text) => lock(&self.extractor)
                 .symbols(path, language, &text)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|s| (s.name, s.kind.as_str().to_string(), s.hash))
-                .collect()
+                .collect(),
         };
         let index = Arc::new(index);
         lock(&self.symbols).insert(key, index.clone());
@@ -196,8 +204,27 @@ impl DriftChecker {
 }
 
 /// A poisoned lock only means another check panicked; the data (a cache) is still usable.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChangeKind;
+
+    #[test]
+    fn change_kinds_read_as_they_serialize() {
+        for kind in [
+            ChangeKind::Modified,
+            ChangeKind::Deleted,
+            ChangeKind::Renamed,
+        ] {
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::json!(kind.as_str())
+            );
+        }
+    }
 }

@@ -144,9 +144,7 @@ fn declared_feature(
         if pattern.is_empty() {
             return Err(invalid(format!("path '{raw}' names no file")));
         }
-        globset::GlobBuilder::new(&pattern)
-            .literal_separator(true)
-            .build()
+        crate::paths::glob(&pattern)
             .map_err(|e| invalid(format!("invalid glob '{raw}': {}", e.kind())))?;
         check_no_escaping_link(repo, tree, &literal_prefix(&pattern))?;
         globs.push(pattern);

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use git2::{Oid, Repository};
 
+use crate::drift::lock;
 use crate::error::PipelineError;
 use crate::{feature, repository};
 
@@ -43,18 +44,21 @@ impl FeatureCache {
     pub fn check(&self, repo: &Path, feature_id: &str) -> Result<(), String> {
         let slot = self.slot(repo);
         let mut slot = lock(&slot);
-        let (handle, head) = open_at_head(&mut slot, repo).map_err(|e| e.to_string())?;
+        let head = head(&mut slot, repo).map_err(|e| e.to_string())?;
         let key = (repo.to_path_buf(), feature_id.to_owned());
         if let Some((at, outcome)) = lock(&self.outcomes).get(&key)
             && *at == head
         {
             return outcome.clone().map_or(Ok(()), Err);
         }
-        let resolved = handle
-            .find_commit(head)
-            .and_then(|c| c.tree())
-            .map_err(|e| PipelineError::Repository(e.message().to_owned()))
-            .and_then(|tree| feature::resolve_in_tree(handle, &tree, feature_id));
+        let resolved = match slot.as_ref() {
+            Some(handle) => handle
+                .find_commit(head)
+                .and_then(|c| c.tree())
+                .map_err(PipelineError::from)
+                .and_then(|tree| feature::resolve_in_tree(handle, &tree, feature_id)),
+            None => return Err("the repository cannot be opened".into()),
+        };
         let outcome = match resolved {
             Ok(_) => None,
             // Only the repository's own answer is remembered; a git or I/O failure is not.
@@ -79,32 +83,12 @@ impl FeatureCache {
     }
 }
 
-/// The kept handle on the repository and its HEAD commit, re-opening a stale handle once.
-fn open_at_head<'a>(
-    slot: &'a mut Option<Repository>,
-    path: &Path,
-) -> Result<(&'a Repository, Oid), PipelineError> {
-    let fresh = !matches!(slot.as_ref().map(head_oid), Some(Ok(_)));
-    if fresh {
-        *slot = Some(repository::open(path)?);
+/// HEAD's commit, read through the kept handle; a missing handle, or one that can no longer
+/// read HEAD (the repository moved or vanished), is opened afresh.
+fn head(slot: &mut Option<Repository>, path: &Path) -> Result<Oid, PipelineError> {
+    if let Some(Ok(commit)) = slot.as_ref().map(repository::head_commit) {
+        return Ok(commit.id());
     }
-    let repo = slot
-        .as_ref()
-        .ok_or_else(|| PipelineError::Repository("repository handle lost".into()))?;
-    let head = head_oid(repo).map_err(|_| {
-        PipelineError::Repository(if fresh {
-            "the repository has no commits yet".into()
-        } else {
-            "HEAD cannot be read".into()
-        })
-    })?;
-    Ok((repo, head))
-}
-
-fn head_oid(repo: &Repository) -> Result<Oid, git2::Error> {
-    repo.head()?.peel_to_commit().map(|c| c.id())
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    let repo = slot.insert(repository::open(path)?);
+    Ok(repository::head_commit(repo)?.id())
 }

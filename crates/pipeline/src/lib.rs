@@ -10,7 +10,7 @@ mod extract;
 mod feature;
 mod feature_cache;
 mod log;
-pub mod mdx;
+mod mdx;
 mod paths;
 mod provenance;
 mod render;
@@ -18,7 +18,6 @@ mod repository;
 mod run;
 mod validate;
 
-pub use collect::MAX_COMMITS;
 pub use drift::{Change, ChangeKind, DriftChecker};
 pub use error::{MdxError, PipelineError};
 pub use extract::{Prose, Symbol, SymbolKind};

@@ -12,16 +12,6 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: &'static [Stage] = &[
-        Stage::Resolve,
-        Stage::Collect,
-        Stage::Extract,
-        Stage::Render,
-        Stage::Validate,
-        Stage::Store,
-        Stage::Notify,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Stage::Resolve => "resolve",

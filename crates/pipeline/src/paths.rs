@@ -46,6 +46,13 @@ fn is_absolute(path: &str) -> bool {
 
 /// The leading components of a glob that contain no glob syntax: the part of the tree that
 /// can hold matches. Empty when the pattern starts with a wildcard.
+/// A feature path pattern as the pipeline matches it everywhere: `*` stays within one folder.
+pub(crate) fn glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+}
+
 pub(crate) fn literal_prefix(pattern: &str) -> String {
     pattern
         .split('/')

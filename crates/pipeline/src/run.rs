@@ -332,7 +332,7 @@ fn extract_files(
         }
         let blob = repo.find_blob(file.blob)?;
         let content = blob.content();
-        if content.len() > extract::MAX_SOURCE_BYTES || extract::looks_binary(content) {
+        let Some(text) = extract::source_text(content) else {
             out.skipped += 1;
             log.log(
                 Level::Warn,
@@ -341,8 +341,7 @@ fn extract_files(
                 json!({ "path": file.path, "bytes": content.len() }),
             );
             continue;
-        }
-        let text = String::from_utf8_lossy(content);
+        };
         match language {
             Some(language) => {
                 match extractor.symbols(&file.path, language, &text) {

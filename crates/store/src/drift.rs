@@ -1,48 +1,34 @@
 //! What the drift checker reads (each article's current provenance) and writes (one notice
 //! per article and HEAD commit, so `drift.detected` is emitted once).
 
-use domain::{ArticleId, Timestamp, WorkspaceId};
+use domain::{ArticleId, Surface, Timestamp, WorkspaceId};
 
 use crate::engine::{read, write};
-use crate::{ArticleRecord, JsonText, Store, StoreError, Tx};
+use crate::{JsonText, Store, StoreError, Tx};
 
-/// An article with the provenance of its current version.
-#[derive(Clone, Debug)]
+/// An article (what the drift report names) with the provenance of its current version.
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ArticleProvenance {
-    pub article: ArticleRecord,
-    pub provenance: serde_json::Value,
-}
-
-#[derive(sqlx::FromRow)]
-struct Row {
-    id: ArticleId,
-    provenance: JsonText<serde_json::Value>,
+    pub id: ArticleId,
+    pub feature_id: String,
+    pub surface: Surface,
+    pub provenance: JsonText<serde_json::Value>,
 }
 
 impl Store {
-    /// Every article of the workspace with its current version's provenance.
+    /// Every article of the workspace with its current version's provenance, in one query.
     pub async fn article_provenances(
         &self,
         workspace: WorkspaceId,
     ) -> Result<Vec<ArticleProvenance>, StoreError> {
-        let rows: Vec<Row> = read!(self, |c| sqlx::query_as(
-            "SELECT a.id, v.provenance FROM articles a
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT a.id, a.feature_id, a.surface, v.provenance FROM articles a
              JOIN article_versions v ON v.article_id = a.id AND v.version = a.version
              WHERE a.workspace_id = $1 ORDER BY a.created_at, a.id"
         )
         .bind(workspace)
         .fetch_all(c)
-        .await?);
-        let mut out = Vec::with_capacity(rows.len());
-        for row in rows {
-            if let Some(article) = self.article(row.id).await? {
-                out.push(ArticleProvenance {
-                    article,
-                    provenance: row.provenance.0,
-                });
-            }
-        }
-        Ok(out)
+        .await?))
     }
 
     /// Active workspaces that have a repository, for the periodic check.

@@ -51,12 +51,13 @@ pub(crate) enum TxInner {
     Postgres(Transaction<'static, Postgres>),
 }
 
-/// Runs `$body` with `$c` bound to a reader pool of whichever engine the store has.
-macro_rules! read {
-    ($store:expr, |$c:ident| $body:expr) => {
+/// Runs `$body` with `$c` bound to the SQLite pool `$sqlite` (`reader` or `writer`) or the
+/// PostgreSQL pool, whichever engine the store has.
+macro_rules! on_pool {
+    ($store:expr, $sqlite:ident, |$c:ident| $body:expr) => {
         match &$store.pools {
-            $crate::engine::Pools::Sqlite { reader, .. } => {
-                let $c = reader;
+            $crate::engine::Pools::Sqlite { $sqlite, .. } => {
+                let $c = $sqlite;
                 $body
             }
             $crate::engine::Pools::Postgres(pool) => {
@@ -64,6 +65,13 @@ macro_rules! read {
                 $body
             }
         }
+    };
+}
+
+/// Runs `$body` with `$c` bound to a reader pool of whichever engine the store has.
+macro_rules! read {
+    ($store:expr, |$c:ident| $body:expr) => {
+        $crate::engine::on_pool!($store, reader, |$c| $body)
     };
 }
 
@@ -87,20 +95,11 @@ macro_rules! write {
 /// transaction around it (on SQLite, one trip to the single writer instead of three).
 macro_rules! write_pool {
     ($store:expr, |$c:ident| $body:expr) => {
-        match &$store.pools {
-            $crate::engine::Pools::Sqlite { writer, .. } => {
-                let $c = writer;
-                $body
-            }
-            $crate::engine::Pools::Postgres(pool) => {
-                let $c = pool;
-                $body
-            }
-        }
+        $crate::engine::on_pool!($store, writer, |$c| $body)
     };
 }
 
-pub(crate) use {read, write, write_pool};
+pub(crate) use {on_pool, read, write, write_pool};
 
 /// Options for connecting; defaults suit a laptop.
 #[derive(Clone, Debug)]

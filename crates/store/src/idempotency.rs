@@ -117,8 +117,7 @@ impl Store {
 
     /// Forgets an unfinished claim so that a retry runs again (after a 5xx, 401, 403 or 429).
     pub async fn release_idempotency(&self, claim: &Claim) -> Result<(), StoreError> {
-        let mut tx = self.begin().await?;
-        write!(tx, |c| sqlx::query(
+        write_pool!(self, |c| sqlx::query(
             "DELETE FROM idempotency_keys
              WHERE owner = $1 AND idempotency_key = $2 AND status_code IS NULL"
         )
@@ -127,21 +126,18 @@ impl Store {
         .execute(c)
         .await?
         .rows_affected());
-        tx.commit().await
+        Ok(())
     }
 
     /// Deletes records older than the idempotency window; returns how many.
     pub async fn purge_idempotency(&self, expired_before: Timestamp) -> Result<u64, StoreError> {
-        let mut tx = self.begin().await?;
-        let n = write!(tx, |c| sqlx::query(
+        Ok(write_pool!(self, |c| sqlx::query(
             "DELETE FROM idempotency_keys WHERE created_at < $1"
         )
         .bind(expired_before)
         .execute(c)
         .await?
-        .rows_affected());
-        tx.commit().await?;
-        Ok(n)
+        .rows_affected()))
     }
 }
 

@@ -23,7 +23,7 @@ mod workspaces;
 mod writer;
 
 pub use articles::{ArticleFilter, NewArticleVersion};
-pub use deliveries::{AttemptRecord, ClaimedDelivery, FAILING_DEACTIVATION, NextStep};
+pub use deliveries::{AttemptRecord, ClaimedDelivery, NextStep};
 pub use drift::ArticleProvenance;
 pub use engine::{ConnectOptions, Engine, Store, Tx};
 pub use error::StoreError;

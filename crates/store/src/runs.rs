@@ -1,6 +1,6 @@
 use domain::{RunId, RunSource, RunStatus, Surface, Tier, Timestamp, WorkspaceId};
 
-use crate::engine::{read, write};
+use crate::engine::{read, write, write_pool};
 use crate::{JsonText, KeysetPage, RunEventRecord, RunRecord, Store, StoreError, Tx};
 
 const RUN_COLUMNS: &str = "id, workspace_id, feature_id, surfaces, status, source, tier, \
@@ -123,16 +123,16 @@ impl Store {
                  lease_expires_at = $2, started_at = COALESCE(started_at, $3), updated_at = $3
              WHERE id = ({CLAIM_CANDIDATES}{lock}) RETURNING {RUN_COLUMNS}"
         );
-        let mut tx = self.begin().await?;
-        let run = write!(tx, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(worker)
-            .bind(lease_until)
-            .bind(now)
-            .bind(max_attempts)
-            .fetch_optional(c)
-            .await?);
-        tx.commit().await?;
-        Ok(run)
+        // One statement: its own transaction on either engine.
+        Ok(write_pool!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            sql
+        ))
+        .bind(worker)
+        .bind(lease_until)
+        .bind(now)
+        .bind(max_attempts)
+        .fetch_optional(c)
+        .await?))
     }
 
     /// Runs whose worker died on their last allowed attempt; the caller fails them.
@@ -159,8 +159,7 @@ impl Store {
         worker: &str,
         lease_until: Timestamp,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.begin().await?;
-        let n = write!(tx, |c| sqlx::query(
+        let n = write_pool!(self, |c| sqlx::query(
             "UPDATE runs SET lease_expires_at = $3
              WHERE id = $1 AND lease_owner = $2 AND status = 'running'"
         )
@@ -170,7 +169,6 @@ impl Store {
         .execute(c)
         .await?
         .rows_affected());
-        tx.commit().await?;
         Ok(n == 1)
     }
 

@@ -12,7 +12,7 @@ mod signature;
 
 pub use address::{AddressPolicy, TargetError};
 pub use keys::{SECRETS_KEY_PURPOSE, derive_key};
-pub use retry::{FailureKind, RetrySchedule, ScheduleError, parse_duration, parse_retry_after};
+pub use retry::{FailureKind, RetrySchedule, ScheduleError, parse_duration};
 pub use secret::{SecretBox, SecretError, SigningSecret};
-pub use sender::{Attempt, AttemptOutcome, RESPONSE_BODY_CAP, Sender};
+pub use sender::{Attempt, AttemptOutcome, Sender};
 pub use signature::sign;

@@ -137,10 +137,6 @@ impl Sender {
         })
     }
 
-    pub fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
     /// Makes one attempt; never fails, every ending is an [`AttemptOutcome`].
     pub async fn send(&self, attempt: &Attempt<'_>) -> AttemptOutcome {
         // Literal addresses never reach the resolver: check them here.

@@ -110,7 +110,7 @@ fn compare(
     let head = checker.head_commit().to_owned();
     let mut drifted = Vec::new();
     for item in articles {
-        let Ok(provenance) = serde_json::from_value::<Provenance>(item.provenance) else {
+        let Ok(provenance) = serde_json::from_value::<Provenance>(item.provenance.0) else {
             continue;
         };
         if provenance.commit == head {
@@ -123,11 +123,11 @@ fn compare(
             continue;
         }
         drifted.push((
-            item.article.id,
+            item.id,
             DriftReport {
-                article_id: item.article.id.to_string(),
-                feature_id: item.article.feature_id.clone(),
-                surface: item.article.surface.to_string(),
+                article_id: item.id.to_string(),
+                feature_id: item.feature_id,
+                surface: item.surface.to_string(),
                 article_commit: provenance.commit.clone(),
                 current_commit: head.clone(),
                 changes,

@@ -214,16 +214,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
                     format!("kept the deterministic {} text: {why}", article.surface),
                 ),
             };
-            let _ = store
-                .log_run_event(
-                    run_id,
-                    level,
-                    "render",
-                    &message,
-                    &serde_json::json!({}),
-                    clock.timestamp(),
-                )
-                .await;
+            log(store, clock, run_id, level, "render", &message).await;
         }
     }
     let ending_and_versions = match outcome {

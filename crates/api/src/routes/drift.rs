@@ -73,10 +73,7 @@ impl From<workers::drift::DriftSummary> for DriftCheck {
                         .into_iter()
                         .map(|c| DriftChange {
                             path: c.path,
-                            kind: serde_json::to_value(c.kind)
-                                .ok()
-                                .and_then(|v| v.as_str().map(str::to_owned))
-                                .unwrap_or_default(),
+                            kind: c.kind.as_str().to_owned(),
                             symbols: c.symbols,
                             new_path: c.new_path,
                         })

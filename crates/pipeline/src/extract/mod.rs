@@ -101,8 +101,15 @@ pub(crate) fn is_markdown(path: &str) -> bool {
         .any(|ext| lower.ends_with(ext))
 }
 
-pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
+fn looks_binary(bytes: &[u8]) -> bool {
     bytes.iter().take(8000).any(|b| *b == 0)
+}
+
+/// The text of a file worth parsing: `None` when it is too large or binary. Runs and drift
+/// checks both decide with this, so the symbols they hash are always made the same way.
+pub(crate) fn source_text(content: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    (content.len() <= MAX_SOURCE_BYTES && !looks_binary(content))
+        .then(|| String::from_utf8_lossy(content))
 }
 
 /// Parses source files; keeps one parser and reuses the compiled queries.
