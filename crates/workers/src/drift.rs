@@ -3,8 +3,7 @@
 //! per (article, HEAD commit). It runs after every run, every `CONTENT_PIPELINE_DRIFT_INTERVAL`,
 //! and on demand (`POST /v1/workspaces/{ws}/drift-check`).
 
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::Path;
 
 use domain::{Clock, EventType, WorkspaceId};
 use pipeline::{Change, DriftChecker, Provenance};
@@ -57,20 +56,15 @@ impl From<StoreError> for DriftError {
     }
 }
 
-/// Checks every article of `workspace` against its repository's HEAD.
+/// Checks every article of `workspace` against the HEAD of its repository at `repo` (the
+/// caller holds the workspace record).
 pub async fn check_workspace(
     store: &Store,
     clock: &Clock,
     workspace: WorkspaceId,
+    repo: &Path,
 ) -> Result<DriftSummary, DriftError> {
-    let Some(ws) = store.workspace(workspace).await? else {
-        return Err(DriftError::Repository("no such workspace".into()));
-    };
-    let Some(repo) = ws.repo_path.map(PathBuf::from) else {
-        return Err(DriftError::Repository(
-            "the workspace has no repo_path".into(),
-        ));
-    };
+    let repo = repo.to_path_buf();
     let articles = store.article_provenances(workspace).await?;
     let checked = articles.len();
     let (head, drifted) = tokio::task::spawn_blocking(move || compare(&repo, articles))
@@ -137,13 +131,10 @@ fn compare(
     Ok((head, drifted))
 }
 
-/// The periodic checker; `interval` zero means off.
-pub async fn drift_worker(ctx: WorkerContext, interval: Duration, mut shutdown: Shutdown) {
-    if interval.is_zero() {
-        return;
-    }
+/// The periodic checker, every `ctx.drift_interval` (started only when it is not zero).
+pub async fn drift_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
     loop {
-        shutdown.sleep(interval).await;
+        shutdown.sleep(ctx.drift_interval).await;
         if shutdown.is_triggered() {
             return;
         }
@@ -151,7 +142,10 @@ pub async fn drift_worker(ctx: WorkerContext, interval: Duration, mut shutdown: 
             continue;
         };
         for ws in workspaces {
-            if let Err(e) = check_workspace(&ctx.store, &ctx.clock, ws.id).await {
+            let Some(repo) = ws.repo_path.as_deref() else {
+                continue;
+            };
+            if let Err(e) = check_workspace(&ctx.store, &ctx.clock, ws.id, Path::new(repo)).await {
                 tracing::warn!(workspace = %ws.id, error = %e, "drift check failed");
             }
         }

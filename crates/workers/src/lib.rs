@@ -97,10 +97,9 @@ pub fn spawn_all(ctx: WorkerContext, shutdown: Shutdown) -> Result<Workers, Work
     let deliveries = DeliveryWorker::new(&ctx)?;
     let mut handles = vec![("deliveries", tokio::spawn(deliveries.run(shutdown.clone())))];
     if !ctx.drift_interval.is_zero() {
-        let interval = ctx.drift_interval;
         handles.push((
             "drift",
-            tokio::spawn(drift::drift_worker(ctx.clone(), interval, shutdown.clone())),
+            tokio::spawn(drift::drift_worker(ctx.clone(), shutdown.clone())),
         ));
     }
     if ctx.runs.concurrency > 0 {

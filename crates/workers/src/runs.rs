@@ -6,7 +6,7 @@
 //! of an article from the same run).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use domain::{Clock, EventType, RunId, RunStatus, Surface};
@@ -266,8 +266,13 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
     match result {
         Ok(true) => {
             // Every run is also a drift check of its workspace against the HEAD it just read.
-            if let Err(e) = crate::drift::check_workspace(store, clock, workspace_id).await {
-                tracing::warn!(%run_id, error = %e, "drift check after the run failed");
+            let workspace = store.workspace(workspace_id).await.ok().flatten();
+            if let Some(repo) = workspace.as_ref().and_then(|w| w.repo_path.as_deref()) {
+                let checked =
+                    crate::drift::check_workspace(store, clock, workspace_id, Path::new(repo));
+                if let Err(e) = checked.await {
+                    tracing::warn!(%run_id, error = %e, "drift check after the run failed");
+                }
             }
         }
         Ok(false) => tracing::warn!(%run_id, "lost the run's lease; its result was discarded"),

@@ -104,21 +104,26 @@ async fn drift_check(
     let ws = workspace_for(&state, &auth, &ws, Scope::Write).await?;
     ensure_active(&ws)?;
     let _: EmptyBody = body.parse_optional()?;
-    if ws.repo_path.is_none() {
+    let Some(repo) = ws.repo_path.as_deref() else {
         return Err(ApiError::validation(
             "repo_path",
             "The workspace has no repo_path.",
         ));
-    }
-    let summary = workers::drift::check_workspace(&state.store, &state.clock, ws.id)
-        .await
-        .map_err(|e| match e {
-            workers::drift::DriftError::Repository(m) => ApiError::validation(
-                "repo_path",
-                format!("The repository could not be read: {m}"),
-            ),
-            workers::drift::DriftError::Store(e) => ApiError::from(e),
-        })?;
+    };
+    let summary = workers::drift::check_workspace(
+        &state.store,
+        &state.clock,
+        ws.id,
+        std::path::Path::new(repo),
+    )
+    .await
+    .map_err(|e| match e {
+        workers::drift::DriftError::Repository(m) => ApiError::validation(
+            "repo_path",
+            format!("The repository could not be read: {m}"),
+        ),
+        workers::drift::DriftError::Store(e) => ApiError::from(e),
+    })?;
     let mut tx = state.store.begin().await?;
     let response = idem
         .respond(&mut tx, StatusCode::OK, None, &DriftCheck::from(summary))
