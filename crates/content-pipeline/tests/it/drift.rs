@@ -172,3 +172,35 @@ async fn drift_events_reach_subscriptions() {
     );
     assert_eq!(drift_events(&app, &hook).await, 4);
 }
+
+#[tokio::test]
+async fn a_drift_check_without_a_repository_or_with_a_bad_body_is_422() {
+    let app = app!();
+    let res = app
+        .post(
+            "/v1/workspaces",
+            &app.platform_token,
+            &json!({"name": "no-repo"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let ws = body(res).await["id"].as_str().unwrap().to_owned();
+    let res = app
+        .post(
+            &format!("/v1/workspaces/{ws}/drift-check"),
+            &app.platform_token,
+            &json!({}),
+        )
+        .await;
+    let error = expect_error(res, 422, "validation_failed").await;
+    assert_eq!(error["error"]["param"], "repo_path");
+    // A bad body is refused before anything is checked.
+    let res = app
+        .post(
+            &format!("/v1/workspaces/{ws}/drift-check"),
+            &app.platform_token,
+            &json!({"unexpected": true}),
+        )
+        .await;
+    assert_eq!(res.status(), 422);
+}
