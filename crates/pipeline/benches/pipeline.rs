@@ -47,6 +47,7 @@ fn main() {
         since_commit: None,
         surfaces: None,
         versions: &versions,
+        limits: &pipeline::Limits::default(),
     };
     let started = Instant::now();
     let output = pipeline::run(&request, &mut pipeline::DiscardLog).expect("run");
@@ -75,6 +76,7 @@ fn main() {
                     since_commit: None,
                     surfaces: Some(&[Surface::DevDocs]),
                     versions: &versions,
+                    limits: &pipeline::Limits::default(),
                 },
                 &mut pipeline::DiscardLog,
             )

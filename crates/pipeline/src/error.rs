@@ -44,6 +44,18 @@ pub enum PipelineError {
     #[error("invalid template: {0}")]
     InvalidTemplate(String),
 
+    /// A bound of [`Limits`](crate::Limits) was crossed; `limit` names the setting.
+    #[error("{what} exceeds the limit {limit} = {value} ({detail})")]
+    LimitExceeded {
+        /// What grew too large, e.g. "the feature's files".
+        what: String,
+        /// The name of the [`Limits`](crate::Limits) field.
+        limit: &'static str,
+        value: u64,
+        /// Where: a path, a surface, a commit.
+        detail: String,
+    },
+
     #[error("the generated {surface} article is not valid MDX at {error}")]
     InvalidMdx { surface: Surface, error: MdxError },
 }

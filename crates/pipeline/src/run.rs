@@ -32,6 +32,8 @@ pub struct RunRequest<'a> {
     pub surfaces: Option<&'a [Surface]>,
     /// Version number each generated article will carry (frontmatter `version`); missing = 1.
     pub versions: &'a BTreeMap<Surface, i64>,
+    /// The bounds of this run's work.
+    pub limits: &'a crate::Limits,
 }
 
 #[derive(Clone, Debug)]

@@ -342,6 +342,7 @@ async fn generate(
         })
     };
     let result = tokio::task::spawn_blocking(move || {
+        let limits = pipeline::Limits::default();
         let mut sink = ChannelLog(tx);
         let request = RunRequest {
             repo: &repo,
@@ -349,6 +350,7 @@ async fn generate(
             since_commit: since.as_deref(),
             surfaces: surfaces.as_deref(),
             versions: &versions,
+            limits: &limits,
         };
         pipeline::run(&request, &mut sink)
     })

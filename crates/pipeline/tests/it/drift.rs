@@ -13,6 +13,7 @@ fn provenance(p: &Product) -> Provenance {
             since_commit: None,
             surfaces: Some(&[Surface::DevDocs]),
             versions: &versions,
+            limits: &pipeline::Limits::default(),
         },
         &mut pipeline::DiscardLog,
     )

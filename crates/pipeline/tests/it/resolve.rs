@@ -138,6 +138,7 @@ fn symlinks_out_of_the_repository_are_refused() {
             since_commit: None,
             surfaces: None,
             versions: &versions,
+            limits: &pipeline::Limits::default(),
         },
         &mut pipeline::DiscardLog,
     )
@@ -154,6 +155,7 @@ fn symlinks_out_of_the_repository_are_refused() {
             since_commit: None,
             surfaces: Some(&[Surface::DevDocs]),
             versions: &versions,
+            limits: &pipeline::Limits::default(),
         },
         &mut pipeline::DiscardLog,
     )

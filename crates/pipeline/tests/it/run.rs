@@ -23,6 +23,7 @@ fn run_feature(
             since_commit: since,
             surfaces,
             versions: &versions,
+            limits: &pipeline::Limits::default(),
         },
         &mut log,
     )
@@ -458,6 +459,7 @@ fn broken_templates_and_invalid_mdx_fail_the_run_with_a_position() {
         since_commit: None,
         surfaces: Some(&[Surface::Blog]),
         versions: &versions,
+        limits: &pipeline::Limits::default(),
     };
     let mut log = Recorded::default();
     let err = run(&request, &mut log).unwrap_err();
@@ -504,6 +506,7 @@ fn a_vanished_repository_fails_clearly() {
             since_commit: None,
             surfaces: None,
             versions: &versions,
+            limits: &pipeline::Limits::default(),
         },
         &mut pipeline::DiscardLog,
     )
