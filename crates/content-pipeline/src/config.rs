@@ -25,6 +25,7 @@ pub struct Config {
     pub webhook_concurrency: usize,
     /// Run the background workers in `serve` (`serve --no-workers` turns this off).
     pub workers: bool,
+    #[serde(deserialize_with = "text")]
     pub drift_interval: String,
     /// Redis shared by every API node's rate limiter (contract section 8).
     pub redis_url: Option<String>,
@@ -44,6 +45,23 @@ pub struct Config {
     /// Sent as a bearer token to the polish endpoint; never logged.
     pub polish_api_key: Option<String>,
     pub polish_timeout: String,
+    // The sandbox of runs and drift checks (contract section 4, Isolation).
+    /// The executable started as `<program> sandbox` for each run; the server's own by default.
+    pub sandbox_program: Option<PathBuf>,
+    /// Wall-clock deadline of one run's or drift check's process.
+    #[serde(deserialize_with = "text")]
+    pub run_deadline: String,
+    /// CPU time of one run's process.
+    #[serde(deserialize_with = "text")]
+    pub run_cpu_limit: String,
+    /// Address space of one run's process, in MiB.
+    pub run_memory_limit_mb: u64,
+    /// Open files of one run's process.
+    pub run_open_files: u64,
+    /// Stack of the thread that does a run's work, in MiB.
+    pub run_stack_mb: u64,
+    /// The bounds of a run's work (`[limits]` in TOML, `CONTENT_PIPELINE_LIMITS__<FIELD>`).
+    pub limits: pipeline::Limits,
 }
 
 impl Default for Config {
@@ -68,6 +86,13 @@ impl Default for Config {
             polish_model: "gpt-4o-mini".into(),
             polish_api_key: None,
             polish_timeout: "20s".into(),
+            sandbox_program: None,
+            run_deadline: "5m".into(),
+            run_cpu_limit: "2m".into(),
+            run_memory_limit_mb: 2048,
+            run_open_files: 256,
+            run_stack_mb: 16,
+            limits: pipeline::Limits::default(),
         }
     }
 }
@@ -82,7 +107,7 @@ impl Config {
             figment = figment.merge(Toml::file(file));
         }
         let config: Config = figment
-            .merge(Env::prefixed("CONTENT_PIPELINE_"))
+            .merge(Env::prefixed("CONTENT_PIPELINE_").split("__"))
             .extract()?;
         Ok(config)
     }
@@ -107,6 +132,36 @@ impl Config {
         // three quarters to the others.
         settings.per_subscription = (settings.concurrency / 4).max(1);
         Ok(settings)
+    }
+
+    /// How runs and drift checks are isolated, checked: a bad duration stops start-up with a
+    /// message naming the variable.
+    pub fn sandbox(&self) -> anyhow::Result<workers::sandbox::Sandbox> {
+        let program = match &self.sandbox_program {
+            Some(p) => p.clone(),
+            None => std::env::current_exe()
+                .map_err(|e| anyhow::anyhow!("the server's own executable is unknown: {e}"))?,
+        };
+        let deadline = positive_duration(&self.run_deadline, "CONTENT_PIPELINE_RUN_DEADLINE")?;
+        let cpu = positive_duration(&self.run_cpu_limit, "CONTENT_PIPELINE_RUN_CPU_LIMIT")?;
+        let mib = |n: u64, name: &str| {
+            n.checked_mul(1024 * 1024)
+                .filter(|b| *b > 0)
+                .ok_or_else(|| anyhow::anyhow!("{name}: use a positive number of MiB"))
+        };
+        let mut sandbox = workers::sandbox::Sandbox::new(program);
+        sandbox.deadline = deadline;
+        sandbox.resources = workers::sandbox::ResourceLimits {
+            cpu_seconds: cpu.as_secs().max(1),
+            memory_bytes: mib(
+                self.run_memory_limit_mb,
+                "CONTENT_PIPELINE_RUN_MEMORY_LIMIT_MB",
+            )?,
+            open_files: self.run_open_files.max(16),
+            stack_bytes: mib(self.run_stack_mb, "CONTENT_PIPELINE_RUN_STACK_MB")? as usize,
+        };
+        sandbox.limits = self.limits.clone();
+        Ok(sandbox)
     }
 
     pub fn address_policy(&self) -> anyhow::Result<webhooks::AddressPolicy> {
@@ -134,6 +189,32 @@ impl Config {
             .try_into()
             .map_err(|_| anyhow::anyhow!("the server key must be 32 bytes"))
     }
+}
+
+fn positive_duration(text: &str, name: &str) -> anyhow::Result<std::time::Duration> {
+    webhooks::parse_duration(text)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| anyhow::anyhow!("{name}: use a positive duration such as 30s or 5m"))
+}
+
+/// A setting written as text that may also arrive as a number: the environment provider
+/// parses `CONTENT_PIPELINE_DRIFT_INTERVAL=0` into an integer.
+fn text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Text {
+        S(String),
+        U(u64),
+        I(i64),
+        F(f64),
+    }
+    Ok(match Text::deserialize(d)? {
+        Text::S(s) => s,
+        Text::U(n) => n.to_string(),
+        Text::I(n) => n.to_string(),
+        Text::F(n) => n.to_string(),
+    })
 }
 
 fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
@@ -168,6 +249,35 @@ mod tests {
             assert_eq!(c.redis_url.as_deref(), Some("redis://cache:6379"));
             assert_eq!(c.run_concurrency, 2, "the default stays");
             assert!(Config::load(Some(Path::new("missing.toml"))).is_err());
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
+    fn numbers_for_durations_and_nested_limits_from_the_environment() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file(
+                "service.toml",
+                "run_deadline = \"90s\"\n[limits]\nmax_file_bytes = 5000\n",
+            )?;
+            jail.set_env("CONTENT_PIPELINE_DRIFT_INTERVAL", "0");
+            jail.set_env("CONTENT_PIPELINE_LIMITS__MAX_NESTING_DEPTH", "64");
+            jail.set_env("CONTENT_PIPELINE_RUN_MEMORY_LIMIT_MB", "512");
+            let c = Config::load(Some(Path::new("service.toml"))).map_err(|e| e.to_string())?;
+            assert_eq!(c.drift_interval, "0");
+            assert_eq!(c.limits.max_file_bytes, 5000);
+            assert_eq!(c.limits.max_nesting_depth, 64);
+            let sandbox = c.sandbox().map_err(|e| e.to_string())?;
+            assert_eq!(sandbox.deadline, std::time::Duration::from_secs(90));
+            assert_eq!(sandbox.resources.memory_bytes, 512 * 1024 * 1024);
+            jail.set_env("CONTENT_PIPELINE_RUN_DEADLINE", "0");
+            let c = Config::load(Some(Path::new("service.toml"))).map_err(|e| e.to_string())?;
+            let refused = c.sandbox().err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(
+                refused.contains("CONTENT_PIPELINE_RUN_DEADLINE"),
+                "{refused}"
+            );
             Ok(())
         });
     }

@@ -48,6 +48,10 @@ enum Command {
     Migrate,
     /// Print the OpenAPI document (JSON) and exit.
     Openapi,
+    /// Internal: one run or drift check in a resource-limited child process. The server
+    /// starts it with the job on stdin; it is not meant to be run by hand.
+    #[command(hide = true)]
+    Sandbox,
 }
 
 #[derive(Subcommand)]
@@ -110,10 +114,21 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    init_tracing();
+fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
+    if let Command::Sandbox = cli.command {
+        // No runtime, no tracing, no configuration: the child only reads its job.
+        return Ok(workers::sandbox::child::main());
+    }
+    init_tracing();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(serve(cli))?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+async fn serve(cli: Cli) -> anyhow::Result<()> {
     let mut config = Config::load(cli.config.as_deref())?;
     let clock = Clock::system();
     match cli.command {
@@ -191,6 +206,7 @@ async fn main() -> anyhow::Result<()> {
                 serde_json::to_string_pretty(&api::openapi_document(&[]))?
             );
         }
+        Command::Sandbox => anyhow::bail!("the sandbox runs without a runtime"),
     }
     Ok(())
 }

@@ -169,6 +169,7 @@ pub fn worker_context(
             ..workers::runs::RunWorkerConfig::default()
         },
         renderers: renderers(base_url),
+        sandbox: config.sandbox()?,
         polish: match &config.polish_url {
             None => None,
             Some(url) => Some(workers::polish::PolishConfig {

@@ -83,6 +83,8 @@ prefixed_id!(/// An event recorded in the outbox.
     EventId, "evt_");
 prefixed_id!(/// An API token (its id, never its secret).
     TokenId, "tok_");
+prefixed_id!(/// A drift check of a workspace, queued by the API and done by a worker.
+    DriftCheckId, "dck_");
 
 #[cfg(test)]
 mod tests {

@@ -14,6 +14,7 @@ macro_rules! stored_as_text_types {
             crate::DeliveryId,
             crate::EventId,
             crate::TokenId,
+            crate::DriftCheckId,
             crate::Scope,
             crate::Surface,
             crate::ArticleStatus,
@@ -41,7 +42,8 @@ pub use enums::{
     ArticleStatus, DeliveryStatus, EventType, ParseEnumError, RunSource, RunStatus, Surface, Tier,
 };
 pub use ids::{
-    ArticleId, DeliveryId, EventId, IdParseError, RunId, TokenId, WebhookId, WorkspaceId,
+    ArticleId, DeliveryId, DriftCheckId, EventId, IdParseError, RunId, TokenId, WebhookId,
+    WorkspaceId,
 };
 pub use scope::Scope;
 pub use timestamp::{Timestamp, TimestampRangeError};

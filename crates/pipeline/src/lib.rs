@@ -27,6 +27,6 @@ pub use feature_cache::FeatureCache;
 pub use limits::Limits;
 pub use log::{DiscardLog, Level, LogSink, Stage};
 pub use provenance::{FileRole, FileSource, Provenance, SymbolSource};
-pub use repository::is_git_repository;
+pub use repository::{is_git_repository, limit_pack_mappings};
 pub use run::{GeneratedArticle, RunOutput, RunRequest, run};
 pub use validate::validate_mdx;

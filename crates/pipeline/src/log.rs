@@ -1,6 +1,7 @@
 /// The stages of a run, in order. The pipeline performs resolve to validate; the caller
 /// performs store and notify and logs them with the same vocabulary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Stage {
     Resolve,
     Collect,
@@ -25,7 +26,10 @@ impl Stage {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Level {
     Debug,
     Info,

@@ -8,6 +8,21 @@ pub fn is_git_repository(path: &Path) -> bool {
     path.is_absolute() && Repository::open(path).is_ok()
 }
 
+/// Bounds how much of the repositories' pack files libgit2 keeps mapped. Its defaults (windows
+/// of 1 GiB, 8 GiB mapped) would turn an address-space limit into failures on large
+/// repositories; a process that limits its memory calls this first.
+///
+/// # Safety
+/// Must be called before any other thread uses libgit2.
+pub unsafe fn limit_pack_mappings(mapped_bytes: usize) -> Result<(), PipelineError> {
+    // SAFETY: the caller guarantees no other thread uses libgit2 yet.
+    unsafe {
+        git2::opts::set_mwindow_size(32 * 1024 * 1024)?;
+        git2::opts::set_mwindow_mapped_limit(mapped_bytes)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn open(path: &Path) -> Result<Repository, PipelineError> {
     if !path.is_absolute() {
         return Err(PipelineError::Repository(format!(

@@ -1,10 +1,10 @@
 //! What the drift checker reads (each article's current provenance) and writes (one notice
 //! per article and HEAD commit, so `drift.detected` is emitted once).
 
-use domain::{ArticleId, Surface, Timestamp, WorkspaceId};
+use domain::{ArticleId, DriftCheckId, RunStatus, Surface, Timestamp, WorkspaceId};
 
-use crate::engine::{read, write};
-use crate::{JsonText, Store, StoreError, Tx};
+use crate::engine::{read, write, write_pool};
+use crate::{DriftCheckRecord, JsonText, Store, StoreError, Tx};
 
 /// An article (what the drift report names) with the provenance of its current version.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -64,6 +64,119 @@ impl Tx {
         .await?
         .rows_affected()
         });
+        Ok(n == 1)
+    }
+}
+
+const CHECK_COLUMNS: &str = "id, workspace_id, status, created_at, updated_at, started_at,
+    finished_at, result, error, attempts";
+
+impl Tx {
+    /// Queues a drift check of `workspace`, or joins the one already queued (its id is then
+    /// not `new_id`: the caller tells a join from a creation that way).
+    pub async fn queue_drift_check(
+        &mut self,
+        workspace: WorkspaceId,
+        now: Timestamp,
+    ) -> Result<DriftCheckRecord, StoreError> {
+        let sql = format!(
+            "INSERT INTO drift_checks (id, workspace_id, status, created_at, updated_at)
+             VALUES ($1, $2, 'queued', $3, $3)
+             ON CONFLICT (workspace_id) WHERE status = 'queued'
+                 DO UPDATE SET updated_at = drift_checks.updated_at
+             RETURNING {CHECK_COLUMNS}"
+        );
+        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(DriftCheckId::generate())
+            .bind(workspace)
+            .bind(now)
+            .fetch_one(c)
+            .await?))
+    }
+}
+
+impl Store {
+    pub async fn drift_check(
+        &self,
+        id: DriftCheckId,
+    ) -> Result<Option<DriftCheckRecord>, StoreError> {
+        let sql = format!("SELECT {CHECK_COLUMNS} FROM drift_checks WHERE id = $1");
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(c)
+            .await?))
+    }
+
+    /// Claims the oldest queued drift check (or one whose worker's lease expired) for `worker`.
+    /// A check that lost its worker `max_attempts` times is failed instead.
+    pub async fn claim_drift_check(
+        &self,
+        worker: &str,
+        lease_until: Timestamp,
+        now: Timestamp,
+        max_attempts: i64,
+    ) -> Result<Option<DriftCheckRecord>, StoreError> {
+        let lock = match self.engine() {
+            crate::Engine::Sqlite => "",
+            crate::Engine::Postgres => " FOR UPDATE SKIP LOCKED",
+        };
+        write_pool!(self, |c| sqlx::query(
+            "UPDATE drift_checks SET status = 'failed', finished_at = $1, updated_at = $1,
+                 error = 'The drift check was abandoned: its worker stopped responding.',
+                 lease_owner = NULL, lease_expires_at = NULL
+             WHERE status = 'running' AND lease_expires_at < $1 AND attempts >= $2"
+        )
+        .bind(now)
+        .bind(max_attempts)
+        .execute(c)
+        .await?
+        .rows_affected());
+        let sql = format!(
+            "UPDATE drift_checks SET status = 'running', attempts = attempts + 1,
+                 lease_owner = $1, lease_expires_at = $2, started_at = COALESCE(started_at, $3),
+                 updated_at = $3
+             WHERE id = (SELECT id FROM drift_checks
+                 WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $3)
+                 ORDER BY created_at, id LIMIT 1{lock})
+             RETURNING {CHECK_COLUMNS}"
+        );
+        Ok(write_pool!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            sql
+        ))
+        .bind(worker)
+        .bind(lease_until)
+        .bind(now)
+        .fetch_optional(c)
+        .await?))
+    }
+
+    /// Ends a drift check this worker holds with its result (JSON) or error. False when it
+    /// was no longer this worker's.
+    pub async fn finish_drift_check(
+        &self,
+        id: DriftCheckId,
+        worker: &str,
+        outcome: Result<&serde_json::Value, &str>,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let (status, result, error) = match outcome {
+            Ok(result) => (RunStatus::Succeeded, Some(JsonText(result)), None),
+            Err(error) => (RunStatus::Failed, None, Some(error)),
+        };
+        let n = write_pool!(self, |c| sqlx::query(
+            "UPDATE drift_checks SET status = $3, result = $4, error = $5, finished_at = $6,
+                 updated_at = $6, lease_owner = NULL, lease_expires_at = NULL
+             WHERE id = $1 AND lease_owner = $2 AND status = 'running'"
+        )
+        .bind(id)
+        .bind(worker)
+        .bind(status)
+        .bind(result)
+        .bind(error)
+        .bind(now)
+        .execute(c)
+        .await?
+        .rows_affected());
         Ok(n == 1)
     }
 }

@@ -2,8 +2,8 @@
 //! a value that does not parse is reported as a database error, never silently defaulted.
 
 use domain::{
-    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, EventId, EventType, RunId, RunSource,
-    RunStatus, Scope, Surface, Tier, Timestamp, TokenId, WebhookId, WorkspaceId,
+    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventId, EventType, RunId,
+    RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId, WebhookId, WorkspaceId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +29,22 @@ pub struct TokenRecord {
     pub rate_limit: Option<i64>,
     pub created_at: Timestamp,
     pub revoked_at: Option<Timestamp>,
+}
+
+/// A drift check asked for over the API; `status` follows a run's (queued → running →
+/// succeeded | failed) and `result` holds the report when it succeeded.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct DriftCheckRecord {
+    pub id: DriftCheckId,
+    pub workspace_id: WorkspaceId,
+    pub status: RunStatus,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
+    pub result: Option<JsonText<serde_json::Value>>,
+    pub error: Option<String>,
+    pub attempts: i64,
 }
 
 /// One article a run wrote: `[{article_id, surface, version}]` on the Run.

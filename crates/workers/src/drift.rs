@@ -5,15 +5,17 @@
 
 use std::path::Path;
 
-use domain::{Clock, EventType, WorkspaceId};
-use pipeline::{Change, DriftChecker, Provenance};
-use serde::Serialize;
-use store::{ArticleProvenance, Store, StoreError};
+use domain::{ArticleId, Clock, EventType, WorkspaceId};
+use pipeline::Change;
+use serde::{Deserialize, Serialize};
+use store::{DriftCheckRecord, Store, StoreError};
+
+use crate::sandbox::{ArticleToCheck, DriftResult, Sandbox, Work};
 
 use crate::{Shutdown, WorkerContext};
 
 /// The `data` of a `drift.detected` event.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DriftReport {
     pub article_id: String,
     pub feature_id: String,
@@ -24,7 +26,7 @@ pub struct DriftReport {
 }
 
 /// What one check of a workspace found.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DriftSummary {
     pub head_commit: Option<String>,
     pub articles_checked: usize,
@@ -57,29 +59,49 @@ impl From<StoreError> for DriftError {
 }
 
 /// Checks every article of `workspace` against the HEAD of its repository at `repo` (the
-/// caller holds the workspace record).
+/// caller holds the workspace record), in a sandboxed child process.
 pub async fn check_workspace(
     store: &Store,
     clock: &Clock,
+    sandbox: &Sandbox,
     workspace: WorkspaceId,
     repo: &Path,
 ) -> Result<DriftSummary, DriftError> {
-    let repo = repo.to_path_buf();
-    let articles = store.article_provenances(workspace).await?;
+    let articles: Vec<ArticleToCheck> = store
+        .article_provenances(workspace)
+        .await?
+        .into_iter()
+        .map(|a| ArticleToCheck {
+            article_id: a.id.to_string(),
+            feature_id: a.feature_id,
+            surface: a.surface,
+            provenance: a.provenance.0,
+        })
+        .collect();
     let checked = articles.len();
-    let (head, drifted) = tokio::task::spawn_blocking(move || compare(&repo, articles))
+    let work = Work::Drift {
+        repo: repo.to_path_buf(),
+        articles,
+    };
+    let DriftResult { head, drifted } = sandbox
+        .check_drift(work)
         .await
-        .map_err(|e| DriftError::Repository(e.to_string()))??;
+        .map_err(|stopped| DriftError::Repository(stopped.0))?
+        .map_err(DriftError::Repository)?;
 
     let now = clock.timestamp();
     let mut tx = store.begin().await?;
     let mut events_recorded = 0;
-    for (article_id, report) in &drifted {
+    for report in &drifted {
+        let Ok(article_id) = report.article_id.parse::<ArticleId>() else {
+            continue;
+        };
         if tx
-            .note_drift(*article_id, &report.current_commit, now)
+            .note_drift(article_id, &report.current_commit, now)
             .await?
         {
-            let data = serde_json::to_value(report).unwrap_or_default();
+            let data =
+                serde_json::to_value(report).map_err(|e| DriftError::Repository(e.to_string()))?;
             tx.record_event(workspace, EventType::DriftDetected, data, now)
                 .await?;
             events_recorded += 1;
@@ -89,46 +111,45 @@ pub async fn check_workspace(
     Ok(DriftSummary {
         head_commit: Some(head),
         articles_checked: checked,
-        drifted: drifted.into_iter().map(|(_, r)| r).collect(),
+        drifted,
         events_recorded,
     })
 }
 
-type Drifted = Vec<(domain::ArticleId, DriftReport)>;
-
-fn compare(
-    repo: &std::path::Path,
-    articles: Vec<ArticleProvenance>,
-) -> Result<(String, Drifted), DriftError> {
-    let checker = DriftChecker::open(repo).map_err(|e| DriftError::Repository(e.to_string()))?;
-    let head = checker.head_commit().to_owned();
-    let mut drifted = Vec::new();
-    for item in articles {
-        let Ok(provenance) = serde_json::from_value::<Provenance>(item.provenance.0) else {
-            continue;
-        };
-        if provenance.commit == head {
-            continue;
+/// Does one drift check asked for over the API and stores its report (or why it failed) on
+/// the check.
+pub async fn execute_check(
+    store: &Store,
+    clock: &Clock,
+    sandbox: &Sandbox,
+    worker: &str,
+    check: DriftCheckRecord,
+) {
+    let workspace = match store.workspace(check.workspace_id).await {
+        Ok(ws) => ws,
+        Err(e) => {
+            tracing::warn!(check = %check.id, error = %e, "could not read a drift check's workspace");
+            return;
         }
-        let changes = checker
-            .check(&provenance)
-            .map_err(|e| DriftError::Repository(e.to_string()))?;
-        if changes.is_empty() {
-            continue;
-        }
-        drifted.push((
-            item.id,
-            DriftReport {
-                article_id: item.id.to_string(),
-                feature_id: item.feature_id,
-                surface: item.surface.to_string(),
-                article_commit: provenance.commit.clone(),
-                current_commit: head.clone(),
-                changes,
-            },
-        ));
+    };
+    let outcome = match workspace.as_ref().and_then(|w| w.repo_path.as_deref()) {
+        None => Err("The workspace has no repo_path.".to_owned()),
+        Some(repo) => check_workspace(store, clock, sandbox, check.workspace_id, Path::new(repo))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|summary| serde_json::to_value(summary).map_err(|e| e.to_string())),
+    };
+    let finished = store
+        .finish_drift_check(
+            check.id,
+            worker,
+            outcome.as_ref().map_err(String::as_str),
+            clock.timestamp(),
+        )
+        .await;
+    if let Err(e) = finished {
+        tracing::warn!(check = %check.id, error = %e, "could not store a drift check's result");
     }
-    Ok((head, drifted))
 }
 
 /// The periodic checker, every `ctx.drift_interval` (started only when it is not zero).
@@ -145,7 +166,9 @@ pub async fn drift_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             let Some(repo) = ws.repo_path.as_deref() else {
                 continue;
             };
-            if let Err(e) = check_workspace(&ctx.store, &ctx.clock, ws.id, Path::new(repo)).await {
+            let checked =
+                check_workspace(&ctx.store, &ctx.clock, &ctx.sandbox, ws.id, Path::new(repo));
+            if let Err(e) = checked.await {
                 tracing::warn!(workspace = %ws.id, error = %e, "drift check failed");
             }
         }

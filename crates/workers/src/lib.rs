@@ -6,6 +6,7 @@ pub mod deliveries;
 pub mod drift;
 pub mod polish;
 pub mod runs;
+pub mod sandbox;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,6 +71,8 @@ pub struct WorkerContext {
     pub drift_interval: Duration,
     /// The optional prose polish of generated articles.
     pub polish: Option<polish::PolishConfig>,
+    /// How runs and drift checks are isolated in child processes.
+    pub sandbox: sandbox::Sandbox,
 }
 
 /// How events render the resources they carry; given by the API so that a webhook's `data`

@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use domain::{Clock, EventType, RunId, RunStatus, Surface};
-use pipeline::{Level, LogSink, RunRequest, Stage};
 use store::{
     ArticleFilter, Artifact, KeysetPage, NewArticleVersion, RunEnding, RunRecord, Store, StoreError,
 };
 use tokio::sync::mpsc;
 
 use crate::polish::Polisher;
+use crate::sandbox::{LogLine, RunResult, Sandbox, Work};
 use crate::{Renderers, Shutdown, WorkerContext};
 
 #[derive(Clone, Debug)]
@@ -39,27 +39,6 @@ impl Default for RunWorkerConfig {
     }
 }
 
-/// One log line on its way from the pipeline thread to the database.
-struct LogLine {
-    level: &'static str,
-    stage: &'static str,
-    message: String,
-    data: serde_json::Value,
-}
-
-struct ChannelLog(mpsc::UnboundedSender<LogLine>);
-
-impl LogSink for ChannelLog {
-    fn log(&mut self, level: Level, stage: Stage, message: &str, data: serde_json::Value) {
-        let _ = self.0.send(LogLine {
-            level: level.as_str(),
-            stage: stage.as_str(),
-            message: message.to_owned(),
-            data,
-        });
-    }
-}
-
 /// Runs until `shutdown` is triggered; runs in hand are finished before it returns.
 pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
     let WorkerContext {
@@ -68,6 +47,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         renderers,
         runs: config,
         polish,
+        sandbox,
         ..
     } = ctx;
     let polisher = polish.and_then(|p| match Polisher::new(p) {
@@ -95,13 +75,14 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             .await
         {
             Ok(Some(run)) => {
-                let (store, clock, renderers, config, worker_id, polisher) = (
+                let (store, clock, renderers, config, worker_id, polisher, sandbox) = (
                     store.clone(),
                     clock.clone(),
                     renderers.clone(),
                     config.clone(),
                     worker_id.clone(),
                     polisher.clone(),
+                    sandbox.clone(),
                 );
                 tasks.spawn(async move {
                     let job = Job {
@@ -111,15 +92,40 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                         config: &config,
                         worker_id: &worker_id,
                         polisher: polisher.as_ref(),
+                        sandbox: &sandbox,
                     };
                     execute(&job, run).await;
                     drop(permit);
                 });
             }
-            Ok(None) => {
-                drop(permit);
-                shutdown.sleep(config.poll_interval).await;
-            }
+            // No run waits: drift checks asked for over the API share the same slots.
+            Ok(None) => match store
+                .claim_drift_check(&worker_id, now.plus(config.lease), now, config.max_attempts)
+                .await
+            {
+                Ok(Some(check)) => {
+                    let (store, clock, sandbox, worker_id) = (
+                        store.clone(),
+                        clock.clone(),
+                        sandbox.clone(),
+                        worker_id.clone(),
+                    );
+                    tasks.spawn(async move {
+                        crate::drift::execute_check(&store, &clock, &sandbox, &worker_id, check)
+                            .await;
+                        drop(permit);
+                    });
+                }
+                Ok(None) => {
+                    drop(permit);
+                    shutdown.sleep(config.poll_interval).await;
+                }
+                Err(e) => {
+                    drop(permit);
+                    tracing::warn!(error = %e, "could not claim a drift check");
+                    shutdown.sleep(config.poll_interval).await;
+                }
+            },
             Err(e) => {
                 drop(permit);
                 tracing::warn!(error = %e, "could not claim a run");
@@ -172,6 +178,7 @@ struct Job<'a> {
     config: &'a RunWorkerConfig,
     worker_id: &'a str,
     polisher: Option<&'a Polisher>,
+    sandbox: &'a Sandbox,
 }
 
 async fn execute(job: &Job<'_>, run: RunRecord) {
@@ -182,6 +189,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
         config,
         worker_id,
         polisher,
+        sandbox,
     } = *job;
     let run_id = run.id;
     let workspace_id = run.workspace_id;
@@ -201,57 +209,62 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
         })
     };
 
-    let mut outcome = generate(store, clock, &run).await;
-    if let (Ok(output), Some(polisher)) = (&mut outcome, polisher) {
-        for article in &mut output.articles {
-            let (level, message) = match polisher.polish(&article.mdx_body).await {
-                Ok(polished) => {
-                    article.mdx_body = polished;
-                    ("info", format!("polished the {} article", article.surface))
-                }
-                Err(why) => (
-                    "warn",
-                    format!("kept the deterministic {} text: {why}", article.surface),
-                ),
-            };
-            log(store, clock, run_id, level, "render", &message).await;
-        }
-    }
-    let ending_and_versions = match outcome {
-        Ok(output) => {
+    let (ending, versions) = match generate(store, clock, sandbox, &run).await {
+        Outcome::Generated(mut output) => {
+            if let Some(polisher) = polisher {
+                polish(store, clock, run_id, polisher, &mut output).await;
+            }
             let versions: Vec<NewArticleVersion> = output
                 .articles
-                .iter()
+                .into_iter()
                 .map(|a| NewArticleVersion {
                     workspace_id: run.workspace_id,
                     feature_id: run.feature_id.clone(),
                     surface: a.surface,
-                    title: a.title.clone(),
-                    status: a.status(),
-                    mdx_body: a.mdx_body.clone(),
-                    provenance: serde_json::to_value(&a.provenance).unwrap_or_default(),
+                    title: a.title,
+                    status: a.status,
+                    mdx_body: a.mdx_body,
+                    provenance: a.provenance,
                     run_id,
                 })
                 .collect();
             let ending = RunEnding {
                 status: RunStatus::Succeeded,
-                source_commit: Some(output.commit.clone()),
+                source_commit: Some(output.commit),
                 artifacts: Vec::new(),
                 error: None,
             };
             (ending, versions)
         }
-        Err(message) => (
-            RunEnding {
-                status: RunStatus::Failed,
-                source_commit: None,
-                artifacts: Vec::new(),
-                error: Some(message),
-            },
+        Outcome::Failed(message) => (failed(message), Vec::new()),
+        Outcome::Stopped(why) if run.attempts < config.max_attempts => {
+            // Like a lost lease: this attempt counts, and the run is claimed again at once.
+            log(
+                store,
+                clock,
+                run_id,
+                "error",
+                "validate",
+                &format!("{why} The run will be retried."),
+            )
+            .await;
+            heartbeat.abort();
+            if let Err(e) = store
+                .heartbeat_run(run_id, worker_id, clock.timestamp())
+                .await
+            {
+                tracing::warn!(%run_id, error = %e, "could not hand back a stopped run");
+            }
+            return;
+        }
+        Outcome::Stopped(why) => (
+            failed(format!(
+                "{why} (attempt {} of {})",
+                run.attempts, config.max_attempts
+            )),
             Vec::new(),
         ),
     };
-    let (ending, versions) = ending_and_versions;
     let result = finish(
         store,
         clock,
@@ -268,8 +281,13 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
             // Every run is also a drift check of its workspace against the HEAD it just read.
             let workspace = store.workspace(workspace_id).await.ok().flatten();
             if let Some(repo) = workspace.as_ref().and_then(|w| w.repo_path.as_deref()) {
-                let checked =
-                    crate::drift::check_workspace(store, clock, workspace_id, Path::new(repo));
+                let checked = crate::drift::check_workspace(
+                    store,
+                    clock,
+                    sandbox,
+                    workspace_id,
+                    Path::new(repo),
+                );
                 if let Err(e) = checked.await {
                     tracing::warn!(%run_id, error = %e, "drift check after the run failed");
                 }
@@ -291,12 +309,57 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
     }
 }
 
-/// Runs the pipeline on a blocking thread, streaming its log into the database.
-async fn generate(
+/// How generating a run's articles ended.
+enum Outcome {
+    Generated(RunResult),
+    /// The run fails with this message.
+    Failed(String),
+    /// Its process was stopped (a limit, a crash, the deadline); the attempt counts.
+    Stopped(String),
+}
+
+fn failed(message: String) -> RunEnding {
+    RunEnding {
+        status: RunStatus::Failed,
+        source_commit: None,
+        artifacts: Vec::new(),
+        error: Some(message),
+    }
+}
+
+async fn polish(
     store: &Store,
     clock: &Clock,
-    run: &RunRecord,
-) -> Result<pipeline::RunOutput, String> {
+    run_id: RunId,
+    polisher: &Polisher,
+    output: &mut RunResult,
+) {
+    for article in &mut output.articles {
+        let (level, message) = match polisher.polish(&article.mdx_body).await {
+            Ok(polished) => {
+                article.mdx_body = polished;
+                ("info", format!("polished the {} article", article.surface))
+            }
+            Err(why) => (
+                "warn",
+                format!("kept the deterministic {} text: {why}", article.surface),
+            ),
+        };
+        log(store, clock, run_id, level, "render", &message).await;
+    }
+}
+
+/// Runs the pipeline in a sandboxed child process, streaming its log into the database.
+async fn generate(store: &Store, clock: &Clock, sandbox: &Sandbox, run: &RunRecord) -> Outcome {
+    match prepare(store, run).await {
+        Ok(work) => run_sandboxed(store, clock, sandbox, run, work).await,
+        Err(message) => Outcome::Failed(message),
+    }
+}
+
+/// What the child needs to know: the repository, the feature, where its changelog resumes and
+/// the versions its articles will carry.
+async fn prepare(store: &Store, run: &RunRecord) -> Result<Work, String> {
     let workspace = store
         .workspace(run.workspace_id)
         .await
@@ -320,9 +383,22 @@ async fn generate(
         .map_err(|e| e.to_string())?;
     let versions: BTreeMap<Surface, i64> =
         current.iter().map(|a| (a.surface, a.version + 1)).collect();
-    let surfaces = run.surfaces.as_ref().map(|s| s.0.clone());
-    let feature = run.feature_id.clone();
+    Ok(Work::Run {
+        repo,
+        feature_id: run.feature_id.clone(),
+        since_commit: since,
+        surfaces: run.surfaces.as_ref().map(|s| s.0.clone()),
+        versions: versions.into_iter().collect(),
+    })
+}
 
+async fn run_sandboxed(
+    store: &Store,
+    clock: &Clock,
+    sandbox: &Sandbox,
+    run: &RunRecord,
+    work: Work,
+) -> Outcome {
     let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
     let writer = {
         let (store, clock, run_id) = (store.clone(), clock.clone(), run.id);
@@ -331,8 +407,8 @@ async fn generate(
                 let _ = store
                     .log_run_event(
                         run_id,
-                        line.level,
-                        line.stage,
+                        line.level.as_str(),
+                        line.stage.as_str(),
                         &line.message,
                         &line.data,
                         clock.timestamp(),
@@ -341,25 +417,17 @@ async fn generate(
             }
         })
     };
-    let result = tokio::task::spawn_blocking(move || {
-        let limits = pipeline::Limits::default();
-        let mut sink = ChannelLog(tx);
-        let request = RunRequest {
-            repo: &repo,
-            feature_id: &feature,
-            since_commit: since.as_deref(),
-            surfaces: surfaces.as_deref(),
-            versions: &versions,
-            limits: &limits,
-        };
-        pipeline::run(&request, &mut sink)
-    })
-    .await;
+    let result = sandbox
+        .run(work, |line| {
+            let _ = tx.send(line);
+        })
+        .await;
+    drop(tx);
     let _ = writer.await;
     match result {
-        Ok(Ok(output)) => Ok(output),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(e) => Err(format!("The pipeline stopped unexpectedly: {e}")),
+        Ok(Ok(output)) => Outcome::Generated(output),
+        Ok(Err(message)) => Outcome::Failed(message),
+        Err(stopped) => Outcome::Stopped(stopped.0),
     }
 }
 

@@ -98,6 +98,8 @@ impl TestApp {
             // turn them on.
             workers: false,
             run_concurrency: 0,
+            // Runs and drift checks execute in children of the real binary.
+            sandbox_program: Some(PathBuf::from(env!("CARGO_BIN_EXE_content-pipeline"))),
             ..Config::default()
         };
         configure(&mut config);

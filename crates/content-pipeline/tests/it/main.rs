@@ -8,6 +8,7 @@ mod auth;
 mod drift;
 mod errors;
 mod idempotency;
+mod isolation;
 mod meta;
 mod nothing_lost;
 mod paging;
