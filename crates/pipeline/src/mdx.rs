@@ -1,6 +1,15 @@
 //! Turning text from commits, code, manifests and Markdown files into MDX that parses and
 //! shows that text literally: MDX reads `{` as an expression, `<` as JSX and lines starting
 //! with `import`/`export` as ES modules, so all of those are neutralised outside code.
+//!
+//! Markdown reads across lines while these functions work line by line, so every construct
+//! that could pair with something on another line is closed or escaped on its own line:
+//! backtick runs without a partner on the line are escaped, fences are re-emitted at column
+//! 0 (where Markdown and this module agree on where they end) and every other fence-like line
+//! is escaped. Links and definitions whose URL is not http(s), mailto or relative lose their
+//! link syntax. Stage validate checks the result again (see `validate.rs`).
+
+use crate::validate::url_is_allowed;
 
 /// Escapes literal text (a commit subject, a doc sentence, a title) for MDX flow or phrasing
 /// content. Backtick code spans are kept as code.
@@ -17,11 +26,13 @@ pub fn sanitize_markdown(markdown: &str) -> String {
     let mut comment: Option<String> = None;
     for line in markdown.lines() {
         if let Some((ch, len)) = fence {
-            out.push_str(line);
-            out.push('\n');
             if closes_fence(line, ch, len) {
+                out.push_str(&ch.to_string().repeat(len));
                 fence = None;
+            } else {
+                out.push_str(line);
             }
+            out.push('\n');
             continue;
         }
         let mut rest = line;
@@ -41,9 +52,11 @@ pub fn sanitize_markdown(markdown: &str) -> String {
                     continue;
                 }
             }
-        } else if let Some((ch, len)) = opens_fence(line) {
+        } else if let Some((ch, len, info)) = opens_fence(line) {
+            // At column 0 the fence cannot belong to a container that would end it early.
             fence = Some((ch, len));
-            out.push_str(line);
+            out.push_str(&ch.to_string().repeat(len));
+            out.push_str(info);
             out.push('\n');
             continue;
         }
@@ -137,9 +150,35 @@ pub fn code_block(code: &str, language: &str) -> String {
     format!("{ticks}{language}\n{}\n{ticks}", code.trim_end())
 }
 
-/// A YAML scalar holding `text` (a JSON string is a valid YAML double-quoted scalar).
+/// A YAML double-quoted scalar holding `text`, valid whatever `text` holds: every character
+/// YAML does not allow as printable (C0, DEL, C1, U+FFFE/U+FFFF) and the line separators of
+/// YAML 1.1 are escaped. So are `{ } < > [ ]`, so that a compiler reading the frontmatter as
+/// Markdown (plain `@mdx-js/mdx` has no frontmatter support) finds no expression, JSX or link
+/// in it. The result is a JSON string too.
 pub fn yaml_string(text: &str) -> String {
-    serde_json::Value::String(text.to_string()).to_string()
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '{' | '}' | '<' | '>' | '[' | ']' => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if c.is_control()
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
+                ) =>
+            {
+                out.push_str(&format!("\\u{:04X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn longest_run(text: &str, ch: char) -> usize {
@@ -155,25 +194,22 @@ fn longest_run(text: &str, ch: char) -> usize {
     best
 }
 
-fn opens_fence(line: &str) -> Option<(char, usize)> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
-        return None;
-    }
-    let trimmed = &line[indent..];
+/// A line opening a fence: its char, length and info string. MDX has no indented code, so
+/// any indentation is allowed.
+fn opens_fence(line: &str) -> Option<(char, usize, &str)> {
+    let trimmed = line.trim_start_matches([' ', '\t']);
     let ch = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
     let len = trimmed.chars().take_while(|c| *c == ch).count();
-    if len < 3 || (ch == '`' && trimmed[len..].contains('`')) {
+    let info = &trimmed[len..];
+    if len < 3 || (ch == '`' && info.contains('`')) {
         return None;
     }
-    Some((ch, len))
+    Some((ch, len, info))
 }
 
+/// MDX has no indented code, so a closing fence may be indented by any amount.
 fn closes_fence(line: &str, ch: char, len: usize) -> bool {
-    let trimmed = line.trim_start_matches(' ');
-    if line.len() - trimmed.len() > 3 {
-        return false;
-    }
+    let trimmed = line.trim_start_matches([' ', '\t']);
     let run = trimmed.chars().take_while(|c| *c == ch).count();
     run >= len && trimmed[run * ch.len_utf8()..].trim().is_empty()
 }
@@ -213,6 +249,11 @@ fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
                 }
             }
         }
+        if chars.get(i) == Some(&'[') && !safe_definition(&chars[i..]) {
+            // `[x]: javascript:…` stays text.
+            out.push_str("\\[");
+            i += 1;
+        }
         // MDX reads a line starting with `import ` or `export ` as an ES module.
         let rest: String = chars[i..].iter().collect();
         for keyword in ["import", "export"] {
@@ -236,13 +277,33 @@ fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
         let c = chars[i];
         if c == '`' {
             let run = chars[i..].iter().take_while(|c| **c == '`').count();
-            if let Some(end) = find_closing_ticks(&chars, i + run, run) {
-                out.extend(&chars[i..end + run]);
-                i = end + run;
-            } else {
-                out.extend(&chars[i..i + run]);
-                i += run;
+            match find_closing_ticks(&chars, i + run, run) {
+                // A GFM table splits its rows at `|` even inside code, which would leave the
+                // code's content unescaped: such code is escaped as text.
+                Some(end) if !chars[i + run..end].contains(&'|') => {
+                    out.extend(&chars[i..end + run]);
+                    i = end + run;
+                }
+                // Without a partner on this line the run could pair with one on the next.
+                _ => {
+                    for _ in 0..run {
+                        out.push_str("\\`");
+                    }
+                    i += run;
+                }
             }
+            continue;
+        }
+        if c == '~' && chars[i..].iter().take(3).all(|c| *c == '~') {
+            // Three tildes could open a fence.
+            out.push_str("\\~");
+            i += 1;
+            continue;
+        }
+        if c == ']' && chars.get(i + 1) == Some(&'(') && !safe_destination(&chars[i + 2..]) {
+            // `[x](javascript:…)` stays text.
+            out.push_str("\\]");
+            i += 1;
             continue;
         }
         if prose && c == '\\' {
@@ -279,6 +340,29 @@ fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
         i += 1;
     }
     out
+}
+
+/// Whether a link destination (the text after `(`) is one stage validate accepts. Character
+/// references and backslash escapes could hide a scheme, so they count against it.
+fn safe_destination(after_paren: &[char]) -> bool {
+    let destination: String = after_paren
+        .iter()
+        .skip_while(|c| **c == ' ' || **c == '\t')
+        .take_while(|c| !c.is_whitespace() && **c != ')')
+        .collect();
+    let scheme_end = destination
+        .find(['/', '?', '#'])
+        .unwrap_or(destination.len());
+    url_is_allowed(&destination) && !destination[..scheme_end].contains(['&', '\\', '<'])
+}
+
+/// Whether a line starting with `[` is no definition, or one with a safe destination.
+fn safe_definition(line: &[char]) -> bool {
+    let text: String = line.iter().collect();
+    match text.find("]:") {
+        Some(end) => safe_destination(&line[text[..end + 2].chars().count()..]),
+        None => true,
+    }
 }
 
 fn find_closing_ticks(chars: &[char], from: usize, run: usize) -> Option<usize> {
