@@ -466,6 +466,16 @@ mod tests {
             "> quote",
             "---",
             "$x$",
+            "See `",
+            "`{x}`",
+            "```",
+            "    ```",
+            "\t~~~",
+            "~~~ a",
+            "[x](javascript:alert(1))",
+            "[x]: javascript:alert(1)",
+            "`a|{b}`",
+            "a ` <!-- c --> `{d}`",
         ];
         for a in nasty {
             for b in nasty {
@@ -488,6 +498,100 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Valid, safe MDX that shows `payload` as text, never as code.
+    fn assert_inert(body: &str, payload: &str) {
+        assert_valid(body);
+        let escaped = payload.replace('{', "\\{").replace('}', "\\}");
+        assert!(
+            body.contains(&escaped) || body.contains(&format!("`{payload}`")),
+            "{payload} is neither escaped nor code:\n{body}"
+        );
+    }
+
+    const LIVE: &str = "{(globalThis.X=1)}";
+
+    #[test]
+    fn a_code_span_across_lines_cannot_expose_an_expression() {
+        let text = format!("See `\n`{LIVE}`");
+        let escaped = escape_text(&text);
+        assert_eq!(escaped, format!("See \\`\n`{LIVE}`"));
+        assert_inert(&escaped, LIVE);
+        assert_inert(&sanitize_markdown(&text), LIVE);
+    }
+
+    #[test]
+    fn fences_close_where_mdx_closes_them() {
+        for closing in ["    ```", "\t```", "        ```  "] {
+            let md = format!("```\ncode\n{closing}\n{LIVE}\n```");
+            let out = sanitize_markdown(&md);
+            assert_inert(&out, LIVE);
+            assert!(out.starts_with("```\ncode\n```\n"), "{out}");
+        }
+        // Opened with four spaces of indentation: still a fence in MDX.
+        let out = sanitize_markdown(&format!("    ```\n{LIVE}\n```\n{LIVE}\n```"));
+        assert_valid(&out);
+        assert!(out.contains(&format!("```\n{LIVE}\n```\n\\{{")), "{out}");
+        // A fence inside a list item ends with it; a fence-like line is never left to chance.
+        let out = sanitize_markdown(&format!("- ```\n  a\n  ```\n{LIVE}\n```"));
+        assert_valid(&out);
+        assert_inert(&escape_text(&format!("~~~\n{LIVE}\n~~~")), LIVE);
+        assert_inert(&escape_text(&format!("```\n{LIVE}\n```")), LIVE);
+    }
+
+    #[test]
+    fn a_comment_cannot_split_a_code_span_open() {
+        let md = format!("a ` <!-- c --> `{LIVE}`");
+        let out = sanitize_markdown(&md);
+        assert_eq!(out, format!("a \\` {{/* c */}} `{LIVE}`"));
+        assert_valid(&out);
+    }
+
+    #[test]
+    fn code_in_a_table_cell_is_escaped_as_text() {
+        let md = format!("| a |\n|---|\n| `{LIVE}|` |");
+        let out = sanitize_markdown(&md);
+        assert_valid(&out);
+        assert!(out.contains("\\{(globalThis.X=1)\\}"), "{out}");
+    }
+
+    #[test]
+    fn links_to_other_schemes_lose_their_link_syntax() {
+        for text in [
+            "[x](javascript:alert(1))",
+            "[x]( JavaScript:alert(1))",
+            "[x](javascript&#58;alert(1))",
+            "[x](java\\script:alert(1))",
+            "[x]\n\n[x]: javascript:alert(1)",
+        ] {
+            for out in [sanitize_markdown(text), escape_text(text)] {
+                assert_valid(&out);
+                assert!(out.contains("\\]") || out.contains("\\["), "{out}");
+            }
+        }
+        let kept = sanitize_markdown("[docs](https://x.y/a) [mail](mailto:a@b.c) [rel](../a.md)");
+        assert_eq!(
+            kept,
+            "[docs](https://x.y/a) [mail](mailto:a@b.c) [rel](../a.md)"
+        );
+    }
+
+    #[test]
+    fn yaml_scalars_escape_what_yaml_and_mdx_would_read() {
+        assert_eq!(
+            yaml_string("a\u{7f}b\u{85}c\u{9f}"),
+            "\"a\\u007Fb\\u0085c\\u009F\""
+        );
+        assert_eq!(yaml_string("\u{1}\t\n"), "\"\\u0001\\t\\n\"");
+        assert_eq!(
+            yaml_string("{x} <A> [l](u)"),
+            "\"\\u007Bx\\u007D \\u003CA\\u003E \\u005Bl\\u005D(u)\""
+        );
+        // Still a JSON string, decoding to the original text.
+        let text = "t\u{7f}\u{2028}{\"\\}é";
+        let decoded: String = serde_json::from_str(&yaml_string(text)).unwrap();
+        assert_eq!(decoded, text);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod drift;
 mod fixture;
+mod hostile;
 mod resolve;
 mod run;
 
