@@ -161,6 +161,21 @@ fn control_characters_in_a_title_give_valid_yaml() {
     assert!(!help.contains('\u{7f}'), "{help}");
 }
 
+/// The run's error; a run that succeeds is reported without its (possibly huge) articles.
+fn failure(repo: &Repo, limits: &pipeline::Limits) -> PipelineError {
+    match run_with(repo, limits) {
+        Ok(output) => panic!(
+            "the run succeeded: {:?}",
+            output
+                .articles
+                .iter()
+                .map(|a| (a.surface, a.mdx_body.len()))
+                .collect::<Vec<_>>()
+        ),
+        Err(e) => e,
+    }
+}
+
 fn limit(err: PipelineError) -> &'static str {
     match err {
         PipelineError::LimitExceeded { limit, .. } => limit,
@@ -180,7 +195,7 @@ fn deep_markdown_fails_the_run_naming_the_cap() {
         "a**".repeat(100_000),
     ] {
         let repo = repo("T", "S.", &[], &[("deep.md", &doc)]);
-        let err = run_with(&repo, &pipeline::Limits::default()).unwrap_err();
+        let err = failure(&repo, &pipeline::Limits::default());
         assert!(err.to_string().contains("max_nesting_depth"), "{err}");
         assert_eq!(limit(err), "max_nesting_depth");
     }
@@ -208,7 +223,7 @@ fn template_overrides_cannot_emit_code() {
         ("[x](javascript:alert(1))\n", "javascript:alert(1)"),
     ] {
         let repo = with_template("blog", template);
-        match run_with(&repo, &pipeline::Limits::default()).unwrap_err() {
+        match failure(&repo, &pipeline::Limits::default()) {
             PipelineError::UnsafeMdx { surface, error } => {
                 assert_eq!(surface, Surface::Blog);
                 assert!(error.line > 1 && error.column >= 1, "{error}");
@@ -225,7 +240,7 @@ fn template_evaluation_is_bounded() {
         "blog",
         "{% for i in range(3) %}{{ \"x\" * 99999999 }}{% endfor %}",
     );
-    let err = run_with(&repo, &pipeline::Limits::default()).unwrap_err();
+    let err = failure(&repo, &pipeline::Limits::default());
     assert!(err.to_string().contains("blog.mdx.j2"), "{err}");
     assert_eq!(limit(err), "max_article_bytes");
 
@@ -234,7 +249,7 @@ fn template_evaluation_is_bounded() {
         "{% for i in range(100) %}{{ \"x\" * 30000 }}{% endfor %}",
     );
     assert_eq!(
-        limit(run_with(&repo, &pipeline::Limits::default()).unwrap_err()),
+        limit(failure(&repo, &pipeline::Limits::default())),
         "max_article_bytes"
     );
 
@@ -246,7 +261,7 @@ fn template_evaluation_is_bounded() {
         max_template_fuel: 100_000,
         ..pipeline::Limits::default()
     };
-    let err = run_with(&repo, &limits).unwrap_err();
+    let err = failure(&repo, &limits);
     assert!(
         err.to_string().contains("max_template_fuel = 100000"),
         "{err}"
