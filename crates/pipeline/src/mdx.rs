@@ -11,6 +11,10 @@
 
 use crate::validate::url_is_allowed;
 
+/// Longest URL kept as a link or autolink; scanning for the end of a longer one on every `<`
+/// or `](` of a line would make escaping quadratic.
+const MAX_URL_CHARS: usize = 2048;
+
 /// Escapes literal text (a commit subject, a doc sentence, a title) for MDX flow or phrasing
 /// content. Backtick code spans are kept as code.
 pub fn escape_text(text: &str) -> String {
@@ -349,7 +353,11 @@ fn safe_destination(after_paren: &[char]) -> bool {
         .iter()
         .skip_while(|c| **c == ' ' || **c == '\t')
         .take_while(|c| !c.is_whitespace() && **c != ')')
+        .take(MAX_URL_CHARS + 1)
         .collect();
+    if destination.chars().count() > MAX_URL_CHARS {
+        return false;
+    }
     let scheme_end = destination
         .find(['/', '?', '#'])
         .unwrap_or(destination.len());
@@ -383,7 +391,7 @@ fn find_closing_ticks(chars: &[char], from: usize, run: usize) -> Option<usize> 
 
 /// `<https://…>` or `<mailto:…>`: the URL and the number of chars consumed.
 fn autolink(chars: &[char]) -> Option<(String, usize)> {
-    let end = chars.iter().position(|c| *c == '>')?;
+    let end = chars.iter().take(MAX_URL_CHARS).position(|c| *c == '>')?;
     let inner: String = chars[1..end].iter().collect();
     let is_url = ["http://", "https://", "mailto:"]
         .iter()
