@@ -185,6 +185,7 @@ fn jsx(name: Option<&str>, attributes: &[AttributeContent]) -> Result<(), String
             ));
         }
         match &property.value {
+            // markdown-rs decodes character references in attribute values as compilers do.
             Some(AttributeValue::Literal(value)) if URL_ATTRIBUTES.contains(&key) => url(value)?,
             Some(AttributeValue::Expression(_)) => {
                 return Err(format!(
@@ -298,6 +299,7 @@ mod tests {
         refused("<>x</>\n");
         refused("a <Foo.Bar /> b\n");
         refused("<img src=\"javascript:alert(1)\" alt=\"x\" />\n");
+        refused("<img src=\"javascript&#58;alert(1)\" alt=\"x\" />\n");
     }
 
     #[test]

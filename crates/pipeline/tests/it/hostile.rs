@@ -221,6 +221,10 @@ fn template_overrides_cannot_emit_code() {
         ("<Note onClick=\"alert(1)\">x</Note>\n", "onClick"),
         ("<Step title={globalThis.X=1}>x</Step>\n", "expression"),
         ("[x](javascript:alert(1))\n", "javascript:alert(1)"),
+        (
+            "<img src=\"javascript&#58;alert(1)\" alt=\"x\" />\n",
+            "javascript:alert(1)",
+        ),
     ] {
         let repo = with_template("blog", template);
         match failure(&repo, &pipeline::Limits::default()) {
