@@ -298,7 +298,7 @@ fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
             }
             continue;
         }
-        if c == '~' && chars[i..].iter().take(3).all(|c| *c == '~') {
+        if c == '~' && chars[i..].iter().take_while(|c| **c == '~').count() >= 3 {
             // Three tildes could open a fence.
             out.push_str("\\~");
             i += 1;
@@ -545,6 +545,7 @@ mod tests {
         let out = sanitize_markdown(&format!("- ```\n  a\n  ```\n{LIVE}\n```"));
         assert_valid(&out);
         assert_inert(&escape_text(&format!("~~~\n{LIVE}\n~~~")), LIVE);
+        assert_eq!(escape_text("~~~~ a~ ~~"), "\\~\\~~~ a~ ~~");
         assert_inert(&escape_text(&format!("```\n{LIVE}\n```")), LIVE);
     }
 
