@@ -58,6 +58,11 @@ pub enum PipelineError {
 
     #[error("the generated {surface} article is not valid MDX at {error}")]
     InvalidMdx { surface: Surface, error: MdxError },
+
+    /// The article parses but holds something that would run where it is compiled (ESM, an
+    /// expression, JSX outside the allow-list, a `javascript:` URL, …).
+    #[error("the generated {surface} article is refused at {error}")]
+    UnsafeMdx { surface: Surface, error: MdxError },
 }
 
 impl PipelineError {

@@ -1,6 +1,19 @@
 //! Turning text from commits, code, manifests and Markdown files into MDX that parses and
 //! shows that text literally: MDX reads `{` as an expression, `<` as JSX and lines starting
 //! with `import`/`export` as ES modules, so all of those are neutralised outside code.
+//!
+//! Markdown reads across lines while these functions work line by line, so every construct
+//! that could pair with something on another line is closed or escaped on its own line:
+//! backtick runs without a partner on the line are escaped, fences are re-emitted at column
+//! 0 (where Markdown and this module agree on where they end) and every other fence-like line
+//! is escaped. Links and definitions whose URL is not http(s), mailto or relative lose their
+//! link syntax. Stage validate checks the result again (see `validate.rs`).
+
+use crate::validate::url_is_allowed;
+
+/// Longest URL kept as a link or autolink; scanning for the end of a longer one on every `<`
+/// or `](` of a line would make escaping quadratic.
+const MAX_URL_CHARS: usize = 2048;
 
 /// Escapes literal text (a commit subject, a doc sentence, a title) for MDX flow or phrasing
 /// content. Backtick code spans are kept as code.
@@ -17,11 +30,13 @@ pub fn sanitize_markdown(markdown: &str) -> String {
     let mut comment: Option<String> = None;
     for line in markdown.lines() {
         if let Some((ch, len)) = fence {
-            out.push_str(line);
-            out.push('\n');
             if closes_fence(line, ch, len) {
+                out.push_str(&ch.to_string().repeat(len));
                 fence = None;
+            } else {
+                out.push_str(line);
             }
+            out.push('\n');
             continue;
         }
         let mut rest = line;
@@ -41,9 +56,11 @@ pub fn sanitize_markdown(markdown: &str) -> String {
                     continue;
                 }
             }
-        } else if let Some((ch, len)) = opens_fence(line) {
+        } else if let Some((ch, len, info)) = opens_fence(line) {
+            // At column 0 the fence cannot belong to a container that would end it early.
             fence = Some((ch, len));
-            out.push_str(line);
+            out.push_str(&ch.to_string().repeat(len));
+            out.push_str(info);
             out.push('\n');
             continue;
         }
@@ -137,9 +154,35 @@ pub fn code_block(code: &str, language: &str) -> String {
     format!("{ticks}{language}\n{}\n{ticks}", code.trim_end())
 }
 
-/// A YAML scalar holding `text` (a JSON string is a valid YAML double-quoted scalar).
+/// A YAML double-quoted scalar holding `text`, valid whatever `text` holds: every character
+/// YAML does not allow as printable (C0, DEL, C1, U+FFFE/U+FFFF) and the line separators of
+/// YAML 1.1 are escaped. So are `{ } < > [ ]`, so that a compiler reading the frontmatter as
+/// Markdown (plain `@mdx-js/mdx` has no frontmatter support) finds no expression, JSX or link
+/// in it. The result is a JSON string too.
 pub fn yaml_string(text: &str) -> String {
-    serde_json::Value::String(text.to_string()).to_string()
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '{' | '}' | '<' | '>' | '[' | ']' => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if c.is_control()
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
+                ) =>
+            {
+                out.push_str(&format!("\\u{:04X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn longest_run(text: &str, ch: char) -> usize {
@@ -155,25 +198,22 @@ fn longest_run(text: &str, ch: char) -> usize {
     best
 }
 
-fn opens_fence(line: &str) -> Option<(char, usize)> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
-        return None;
-    }
-    let trimmed = &line[indent..];
+/// A line opening a fence: its char, length and info string. MDX has no indented code, so
+/// any indentation is allowed.
+fn opens_fence(line: &str) -> Option<(char, usize, &str)> {
+    let trimmed = line.trim_start_matches([' ', '\t']);
     let ch = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
     let len = trimmed.chars().take_while(|c| *c == ch).count();
-    if len < 3 || (ch == '`' && trimmed[len..].contains('`')) {
+    let info = &trimmed[len..];
+    if len < 3 || (ch == '`' && info.contains('`')) {
         return None;
     }
-    Some((ch, len))
+    Some((ch, len, info))
 }
 
+/// MDX has no indented code, so a closing fence may be indented by any amount.
 fn closes_fence(line: &str, ch: char, len: usize) -> bool {
-    let trimmed = line.trim_start_matches(' ');
-    if line.len() - trimmed.len() > 3 {
-        return false;
-    }
+    let trimmed = line.trim_start_matches([' ', '\t']);
     let run = trimmed.chars().take_while(|c| *c == ch).count();
     run >= len && trimmed[run * ch.len_utf8()..].trim().is_empty()
 }
@@ -213,6 +253,11 @@ fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
                 }
             }
         }
+        if chars.get(i) == Some(&'[') && !safe_definition(&chars[i..]) {
+            // `[x]: javascript:…` stays text.
+            out.push_str("\\[");
+            i += 1;
+        }
         // MDX reads a line starting with `import ` or `export ` as an ES module.
         let rest: String = chars[i..].iter().collect();
         for keyword in ["import", "export"] {
@@ -236,13 +281,33 @@ fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
         let c = chars[i];
         if c == '`' {
             let run = chars[i..].iter().take_while(|c| **c == '`').count();
-            if let Some(end) = find_closing_ticks(&chars, i + run, run) {
-                out.extend(&chars[i..end + run]);
-                i = end + run;
-            } else {
-                out.extend(&chars[i..i + run]);
-                i += run;
+            match find_closing_ticks(&chars, i + run, run) {
+                // A GFM table splits its rows at `|` even inside code, which would leave the
+                // code's content unescaped: such code is escaped as text.
+                Some(end) if !chars[i + run..end].contains(&'|') => {
+                    out.extend(&chars[i..end + run]);
+                    i = end + run;
+                }
+                // Without a partner on this line the run could pair with one on the next.
+                _ => {
+                    for _ in 0..run {
+                        out.push_str("\\`");
+                    }
+                    i += run;
+                }
             }
+            continue;
+        }
+        if c == '~' && chars[i..].iter().take_while(|c| **c == '~').count() >= 3 {
+            // Three tildes could open a fence.
+            out.push_str("\\~");
+            i += 1;
+            continue;
+        }
+        if c == ']' && chars.get(i + 1) == Some(&'(') && !safe_destination(&chars[i + 2..]) {
+            // `[x](javascript:…)` stays text.
+            out.push_str("\\]");
+            i += 1;
             continue;
         }
         if prose && c == '\\' {
@@ -281,6 +346,33 @@ fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
     out
 }
 
+/// Whether a link destination (the text after `(`) is one stage validate accepts. Character
+/// references and backslash escapes could hide a scheme, so they count against it.
+fn safe_destination(after_paren: &[char]) -> bool {
+    let destination: String = after_paren
+        .iter()
+        .skip_while(|c| **c == ' ' || **c == '\t')
+        .take_while(|c| !c.is_whitespace() && **c != ')')
+        .take(MAX_URL_CHARS + 1)
+        .collect();
+    if destination.chars().count() > MAX_URL_CHARS {
+        return false;
+    }
+    let scheme_end = destination
+        .find(['/', '?', '#'])
+        .unwrap_or(destination.len());
+    url_is_allowed(&destination) && !destination[..scheme_end].contains(['&', '\\', '<'])
+}
+
+/// Whether a line starting with `[` is no definition, or one with a safe destination.
+fn safe_definition(line: &[char]) -> bool {
+    let text: String = line.iter().collect();
+    match text.find("]:") {
+        Some(end) => safe_destination(&line[text[..end + 2].chars().count()..]),
+        None => true,
+    }
+}
+
 fn find_closing_ticks(chars: &[char], from: usize, run: usize) -> Option<usize> {
     let mut j = from;
     while j < chars.len() {
@@ -299,7 +391,7 @@ fn find_closing_ticks(chars: &[char], from: usize, run: usize) -> Option<usize> 
 
 /// `<https://…>` or `<mailto:…>`: the URL and the number of chars consumed.
 fn autolink(chars: &[char]) -> Option<(String, usize)> {
-    let end = chars.iter().position(|c| *c == '>')?;
+    let end = chars.iter().take(MAX_URL_CHARS).position(|c| *c == '>')?;
     let inner: String = chars[1..end].iter().collect();
     let is_url = ["http://", "https://", "mailto:"]
         .iter()
@@ -382,6 +474,16 @@ mod tests {
             "> quote",
             "---",
             "$x$",
+            "See `",
+            "`{x}`",
+            "```",
+            "    ```",
+            "\t~~~",
+            "~~~ a",
+            "[x](javascript:alert(1))",
+            "[x]: javascript:alert(1)",
+            "`a|{b}`",
+            "a ` <!-- c --> `{d}`",
         ];
         for a in nasty {
             for b in nasty {
@@ -404,6 +506,101 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Valid, safe MDX that shows `payload` as text, never as code.
+    fn assert_inert(body: &str, payload: &str) {
+        assert_valid(body);
+        let escaped = payload.replace('{', "\\{").replace('}', "\\}");
+        assert!(
+            body.contains(&escaped) || body.contains(&format!("`{payload}`")),
+            "{payload} is neither escaped nor code:\n{body}"
+        );
+    }
+
+    const LIVE: &str = "{(globalThis.X=1)}";
+
+    #[test]
+    fn a_code_span_across_lines_cannot_expose_an_expression() {
+        let text = format!("See `\n`{LIVE}`");
+        let escaped = escape_text(&text);
+        assert_eq!(escaped, format!("See \\`\n`{LIVE}`"));
+        assert_inert(&escaped, LIVE);
+        assert_inert(&sanitize_markdown(&text), LIVE);
+    }
+
+    #[test]
+    fn fences_close_where_mdx_closes_them() {
+        for closing in ["    ```", "\t```", "        ```  "] {
+            let md = format!("```\ncode\n{closing}\n{LIVE}\n```");
+            let out = sanitize_markdown(&md);
+            assert_inert(&out, LIVE);
+            assert!(out.starts_with("```\ncode\n```\n"), "{out}");
+        }
+        // Opened with four spaces of indentation: still a fence in MDX.
+        let out = sanitize_markdown(&format!("    ```\n{LIVE}\n```\n{LIVE}\n```"));
+        assert_valid(&out);
+        assert!(out.contains(&format!("```\n{LIVE}\n```\n\\{{")), "{out}");
+        // A fence inside a list item ends with it; a fence-like line is never left to chance.
+        let out = sanitize_markdown(&format!("- ```\n  a\n  ```\n{LIVE}\n```"));
+        assert_valid(&out);
+        assert_inert(&escape_text(&format!("~~~\n{LIVE}\n~~~")), LIVE);
+        assert_eq!(escape_text("~~~~ a~ ~~"), "\\~\\~~~ a~ ~~");
+        assert_inert(&escape_text(&format!("```\n{LIVE}\n```")), LIVE);
+    }
+
+    #[test]
+    fn a_comment_cannot_split_a_code_span_open() {
+        let md = format!("a ` <!-- c --> `{LIVE}`");
+        let out = sanitize_markdown(&md);
+        assert_eq!(out, format!("a \\` {{/* c */}} `{LIVE}`"));
+        assert_valid(&out);
+    }
+
+    #[test]
+    fn code_in_a_table_cell_is_escaped_as_text() {
+        let md = format!("| a |\n|---|\n| `{LIVE}|` |");
+        let out = sanitize_markdown(&md);
+        assert_valid(&out);
+        assert!(out.contains("\\{(globalThis.X=1)\\}"), "{out}");
+    }
+
+    #[test]
+    fn links_to_other_schemes_lose_their_link_syntax() {
+        for text in [
+            "[x](javascript:alert(1))",
+            "[x]( JavaScript:alert(1))",
+            "[x](javascript&#58;alert(1))",
+            "[x](java\\script:alert(1))",
+            "[x]\n\n[x]: javascript:alert(1)",
+        ] {
+            for out in [sanitize_markdown(text), escape_text(text)] {
+                assert_valid(&out);
+                assert!(out.contains("\\]") || out.contains("\\["), "{out}");
+            }
+        }
+        let kept = sanitize_markdown("[docs](https://x.y/a) [mail](mailto:a@b.c) [rel](../a.md)");
+        assert_eq!(
+            kept,
+            "[docs](https://x.y/a) [mail](mailto:a@b.c) [rel](../a.md)"
+        );
+    }
+
+    #[test]
+    fn yaml_scalars_escape_what_yaml_and_mdx_would_read() {
+        assert_eq!(
+            yaml_string("a\u{7f}b\u{85}c\u{9f}"),
+            "\"a\\u007Fb\\u0085c\\u009F\""
+        );
+        assert_eq!(yaml_string("\u{1}\t\n"), "\"\\u0001\\t\\n\"");
+        assert_eq!(
+            yaml_string("{x} <A> [l](u)"),
+            "\"\\u007Bx\\u007D \\u003CA\\u003E \\u005Bl\\u005D(u)\""
+        );
+        // Still a JSON string, decoding to the original text.
+        let text = "t\u{7f}\u{2028}{\"\\}é";
+        let decoded: String = serde_json::from_str(&yaml_string(text)).unwrap();
+        assert_eq!(decoded, text);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::provenance::{FileRole, FileSource, Provenance, SymbolSource};
 use crate::render::changelog::{self, Entry};
 use crate::render::{self, Context, Renderer, StepView};
 use crate::repository;
-use crate::validate::validate_mdx;
+use crate::validate;
 
 /// Template overrides larger than this are refused.
 const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
@@ -205,7 +205,7 @@ fn run_stages(
             json!({ "surfaces": overridden }),
         );
     }
-    let renderer = Renderer::new(overrides)?;
+    let renderer = Renderer::new(overrides, req.limits)?;
     let entries: Vec<Entry> = history.commits.iter().map(changelog::entry).collect();
     let log_groups = changelog::changelog(&entries);
     let since_commit = req.since_commit.filter(|_| history.since_found);
@@ -255,6 +255,14 @@ fn run_stages(
                 &commit
             )
         );
+        if mdx_body.len() > req.limits.max_article_bytes {
+            return Err(PipelineError::LimitExceeded {
+                what: format!("the rendered {surface} article"),
+                limit: "max_article_bytes",
+                value: req.limits.max_article_bytes as u64,
+                detail: "with its frontmatter".into(),
+            });
+        }
         log.log(
             Level::Info,
             Stage::Render,
@@ -284,17 +292,12 @@ fn run_stages(
     // validate
     *stage = Stage::Validate;
     for article in &articles {
-        if let Err(error) = validate_mdx(&article.mdx_body) {
-            return Err(PipelineError::InvalidMdx {
-                surface: article.surface,
-                error,
-            });
-        }
+        validate::check_article(article.surface, &article.mdx_body, req.limits)?;
     }
     log.log(
         Level::Info,
         Stage::Validate,
-        "every article parses as MDX",
+        "every article parses as MDX and holds no code",
         json!({ "articles": articles.len() }),
     );
     Ok(RunOutput {

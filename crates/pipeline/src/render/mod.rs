@@ -2,6 +2,13 @@
 //! by `.content-pipeline/templates/<surface>.mdx.j2`. Every value a template prints is
 //! escaped for MDX unless a filter made it safe (`code`, `code_block`, `attr`, `markdown`,
 //! `comment`), so a repository's own template cannot produce broken MDX by accident.
+//!
+//! Evaluation is bounded: minijinja fuel ([`Limits::max_template_fuel`]) caps the
+//! instructions, and the output goes to a writer that fails past
+//! [`Limits::max_article_bytes`]; a printed value larger than that is refused before it is
+//! copied. minijinja itself refuses a repeated string over 100 MB and a `range` over 100,000
+//! items. What a template builds without printing it (`~` in a loop, `{% set %}` blocks,
+//! macro output) is bounded only by the fuel and by the run's process limits.
 
 pub(crate) mod changelog;
 
@@ -9,15 +16,20 @@ use domain::Surface;
 use minijinja::value::{Serde, Value};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind};
 use serde::Serialize;
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::PipelineError;
 use crate::extract::{Prose, Symbol, SymbolKind};
 use crate::feature::Feature;
+use crate::limits::Limits;
 use crate::mdx;
 use changelog::{Changelog, Entry};
 
-/// Keeps a repository's template from running forever.
-const TEMPLATE_FUEL: u64 = 50_000_000;
+/// Macro recursion deep enough for any documentation template; each level can double what
+/// a template builds in memory.
+const RECURSION_LIMIT: usize = 32;
 
 pub(crate) fn template_path(surface: Surface) -> String {
     format!(".content-pipeline/templates/{}.mdx.j2", surface.as_str())
@@ -35,23 +47,38 @@ fn builtin(surface: Surface) -> &'static str {
 /// The templates of one run.
 pub(crate) struct Renderer {
     env: Environment<'static>,
+    max_bytes: usize,
+    fuel: u64,
+    /// Set by the formatter when a single printed value is larger than the article may be.
+    oversized: Arc<AtomicBool>,
 }
 
 impl Renderer {
     /// `overrides`: (surface, template source) read from the repository.
-    pub fn new(overrides: Vec<(Surface, String)>) -> Result<Self, PipelineError> {
+    pub fn new(overrides: Vec<(Surface, String)>, limits: &Limits) -> Result<Self, PipelineError> {
         let mut env = Environment::new();
+        let max_bytes = limits.max_article_bytes;
+        let oversized = Arc::new(AtomicBool::new(false));
         let syntax = minijinja::syntax::SyntaxConfig::builder()
             .trim_blocks(true)
             .lstrip_blocks(true)
             .build()
             .map_err(|e| PipelineError::InvalidTemplate(e.to_string()))?;
         env.set_syntax(syntax);
-        env.set_fuel(Some(TEMPLATE_FUEL));
+        env.set_fuel(Some(limits.max_template_fuel));
+        env.set_recursion_limit(RECURSION_LIMIT);
         env.set_auto_escape_callback(|_| AutoEscape::Custom("mdx".into()));
-        env.set_formatter(|out, _state, value| {
+        let flag = Arc::clone(&oversized);
+        env.set_formatter(move |out, _state, value| {
             if value.is_undefined() || value.is_none() {
                 return Ok(());
+            }
+            if value.as_str().is_some_and(|s| s.len() > max_bytes) {
+                flag.store(true, Ordering::Relaxed);
+                return Err(Error::new(
+                    ErrorKind::WriteFailure,
+                    "a printed value is larger than an article may be",
+                ));
             }
             let text = if value.is_safe() {
                 value.to_string()
@@ -83,7 +110,12 @@ impl Renderer {
             env.add_template_owned(override_name(surface), source)
                 .map_err(|e| template_error(surface, true, &e))?;
         }
-        Ok(Self { env })
+        Ok(Self {
+            env,
+            max_bytes,
+            fuel: limits.max_template_fuel,
+            oversized,
+        })
     }
 
     pub fn is_overridden(&self, surface: Surface) -> bool {
@@ -102,10 +134,63 @@ impl Renderer {
             .env
             .get_template(&name)
             .map_err(|e| template_error(surface, overridden, &e))?;
-        let body = template
-            .render(Value::from(Serde(context)))
-            .map_err(|e| template_error(surface, overridden, &e))?;
+        self.oversized.store(false, Ordering::Relaxed);
+        let mut out = CappedWriter {
+            bytes: Vec::new(),
+            cap: self.max_bytes,
+            exceeded: false,
+        };
+        let rendered = template.render_captured_to(Value::from(Serde(context)), &mut out);
+        if out.exceeded || self.oversized.load(Ordering::Relaxed) {
+            return Err(PipelineError::LimitExceeded {
+                what: format!("the rendered {surface} article"),
+                limit: "max_article_bytes",
+                value: self.max_bytes as u64,
+                detail: origin(surface, overridden),
+            });
+        }
+        match rendered {
+            Err(e) if e.kind() == ErrorKind::OutOfFuel => {
+                return Err(PipelineError::LimitExceeded {
+                    what: format!("the evaluation of the {surface} template"),
+                    limit: "max_template_fuel",
+                    value: self.fuel,
+                    detail: origin(surface, overridden),
+                });
+            }
+            Err(e) => return Err(template_error(surface, overridden, &e)),
+            Ok(_) => {}
+        }
+        let body = String::from_utf8(out.bytes).map_err(|_| {
+            PipelineError::InvalidTemplate(format!(
+                "{}: the output is not valid UTF-8",
+                origin(surface, overridden)
+            ))
+        })?;
         Ok(tidy(&body))
+    }
+}
+
+/// Collects a template's output and fails once it grows past the cap, so that a template
+/// cannot make the run hold more than one article's worth of output.
+struct CappedWriter {
+    bytes: Vec<u8>,
+    cap: usize,
+    exceeded: bool,
+}
+
+impl io::Write for CappedWriter {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.bytes.len() + data.len() > self.cap {
+            self.exceeded = true;
+            return Err(io::Error::other("the article is too large"));
+        }
+        self.bytes.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -122,19 +207,20 @@ fn override_name(surface: Surface) -> String {
     template_path(surface)
 }
 
-fn template_error(surface: Surface, overridden: bool, e: &Error) -> PipelineError {
-    let origin = if overridden {
+fn origin(surface: Surface, overridden: bool) -> String {
+    if overridden {
         template_path(surface)
     } else {
         format!("built-in {surface} template")
-    };
+    }
+}
+
+fn template_error(surface: Surface, overridden: bool, e: &Error) -> PipelineError {
+    let origin = origin(surface, overridden);
     let place = e.line().map(|l| format!(" (line {l})")).unwrap_or_default();
-    let detail = match e.kind() {
-        ErrorKind::OutOfFuel => "it takes too long to render".to_string(),
-        _ => e
-            .detail()
-            .map_or_else(|| e.kind().to_string(), str::to_string),
-    };
+    let detail = e
+        .detail()
+        .map_or_else(|| e.kind().to_string(), str::to_string);
     PipelineError::InvalidTemplate(format!("{origin}{place}: {detail}"))
 }
 

@@ -2,6 +2,8 @@
 
 mod drift;
 mod fixture;
+mod hostile;
+mod mdx_js;
 mod resolve;
 mod run;
 

@@ -1,0 +1,148 @@
+//! The reference compiler's view: articles generated from hostile repositories are compiled
+//! and evaluated with `@mdx-js/mdx` 3 (tests/mdx-js/check.mjs) and nothing in them may run.
+//! Skipped, with a visible SKIPPED line, when node or the npm packages are missing, unless
+//! CONTENT_PIPELINE_REQUIRE_NODE=1 (set by .ci/run).
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use crate::hostile::{LIVE, repo, run_with};
+
+fn harness() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mdx-js");
+    let node = Command::new("node").arg("--version").output();
+    let missing = match node {
+        Ok(out) if out.status.success() => {
+            if dir.join("node_modules/@mdx-js/mdx").is_dir() {
+                return Some(dir);
+            }
+            format!("run `npm ci` in {}", dir.display())
+        }
+        _ => "node is not installed".to_string(),
+    };
+    if std::env::var("CONTENT_PIPELINE_REQUIRE_NODE").as_deref() == Ok("1") {
+        panic!(
+            "CONTENT_PIPELINE_REQUIRE_NODE=1 but the MDX reference compiler is missing: {missing}"
+        );
+    }
+    // Straight to stderr: the test harness does not capture this, so the skip is seen.
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED mdx_js: {missing} (set CONTENT_PIPELINE_REQUIRE_NODE=1 to fail instead)"
+    );
+    None
+}
+
+/// Runs check.mjs over `(name, mdx)` pairs.
+fn evaluate(dir: &PathBuf, articles: &[(String, String)]) -> Vec<Value> {
+    let input: Vec<Value> = articles
+        .iter()
+        .map(|(name, mdx)| json!({ "name": name, "mdx": mdx }))
+        .collect();
+    let mut child = Command::new("node")
+        .arg("check.mjs")
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(&input).unwrap().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "check.mjs failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn allowed_url(url: &str) -> bool {
+    let end = url.find(['/', '?', '#']).unwrap_or(url.len());
+    !url[..end].contains(':')
+        || ["http:", "https:", "mailto:"]
+            .iter()
+            .any(|s| url.to_ascii_lowercase().starts_with(s))
+}
+
+#[test]
+fn no_generated_article_runs_code_in_the_reference_compiler() {
+    let Some(dir) = harness() else { return };
+    let title = format!("A\u{7f}B\u{85}C\u{9b} {LIVE} <Note> [x](javascript:alert(1))");
+    let summary = format!("See `\n`{LIVE}`");
+    let steps = [
+        format!("```\ncode\n    ```\n{LIVE}\n```"),
+        format!("```\ncode\n\t```\n{LIVE}\n```"),
+        format!("    ```\ncode\n```\n{LIVE}\n```"),
+        format!("- ```\n  a\n  ```\n{LIVE}\n```"),
+        format!("~~~\n{LIVE}\n~~~"),
+        format!("a ` <!-- c --> `{LIVE}`"),
+        "[x](javascript:alert(1)) [y]( JavaScript&#58;alert(1)) [z](java\\script:alert(1))".into(),
+        format!("| a |\n|---|\n| `{LIVE}|` |"),
+        format!("import x from 'y'\nexport const a = {LIVE}"),
+    ];
+    let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+    let docs = [
+        ("split.md", format!("# Split\n\na ` <!-- c --> `{LIVE}`\n")),
+        (
+            "links.md",
+            "# Links\n\n[z]\n\n[z]: javascript:alert(1)\n".into(),
+        ),
+        (
+            "table.md",
+            format!("# Table\n\n| a | b |\n|---|---|\n| `{LIVE}|` | <!-- x --> |\n"),
+        ),
+    ];
+    let docs: Vec<(&str, &str)> = docs.iter().map(|(p, c)| (*p, c.as_str())).collect();
+    let mut fixture = repo(&title, &summary, &steps, &docs);
+    fixture.commit(&format!(
+        "feat: x ` <!-- y --> `{LIVE}` [l](javascript:alert(1))"
+    ));
+    let output = run_with(&fixture, &pipeline::Limits::default()).unwrap_or_else(|e| panic!("{e}"));
+
+    let mut articles: Vec<(String, String)> = output
+        .articles
+        .iter()
+        .map(|a| (a.surface.to_string(), a.mdx_body.clone()))
+        .collect();
+    // The harness must see code when there is some.
+    articles.push((
+        "control".into(),
+        format!("---\ntitle: \"c\"\n---\n\n{LIVE} [x](javascript:alert(1))\n"),
+    ));
+    let reports = evaluate(&dir, &articles);
+    assert_eq!(reports.len(), articles.len());
+
+    let control = &reports[articles.len() - 1];
+    for result in control["results"].as_array().unwrap() {
+        assert_eq!(result["ran"], json!(["set globalThis.X = 1"]), "{control}");
+        assert_eq!(result["urls"], json!(["javascript:alert(1)"]), "{control}");
+    }
+    for (report, article) in reports.iter().zip(&output.articles) {
+        for result in report["results"].as_array().unwrap() {
+            assert_eq!(
+                result["error"],
+                Value::Null,
+                "{report}\n{}",
+                article.mdx_body
+            );
+            assert_eq!(result["ran"], json!([]), "{report}\n{}", article.mdx_body);
+            for url in result["urls"].as_array().unwrap() {
+                let url = url.as_str().unwrap();
+                assert!(allowed_url(url), "{url} in {report}\n{}", article.mdx_body);
+            }
+        }
+        assert_eq!(
+            report["title"].as_str(),
+            Some(article.title.as_str()),
+            "the frontmatter is YAML holding the title: {report}"
+        );
+    }
+}
