@@ -219,3 +219,35 @@ async fn a_drift_check_is_a_job_answered_202_when_no_worker_takes_it_in_time() {
         .await;
     expect_error(res, 404, "not_found").await;
 }
+
+#[tokio::test]
+async fn deeply_nested_markdown_fails_its_run_naming_the_cap_and_the_server_lives() {
+    let app = app!(|c| {
+        c.workers = true;
+        c.run_concurrency = 1;
+        c.drift_interval = "0".into();
+    });
+    // 40,000 nested block quotes once aborted the whole process, again after every restart.
+    let repo = app.git_repo("deep");
+    std::fs::write(repo.join("src/deep.md"), "> ".repeat(40_000)).expect("write");
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "docs: deep"]);
+    let res = app
+        .post(
+            "/v1/workspaces",
+            &app.platform_token,
+            &json!({"name": "deep", "repo_path": repo}),
+        )
+        .await;
+    let ws = body(res).await["id"].as_str().expect("id").to_owned();
+    let (probes, stop) = probe_health(&app);
+    let run = app.run_feature(&ws, "f1").await;
+    let _ = stop.send(true);
+    assert_healthy(probes.await.expect("probes"));
+    assert_eq!(run["status"], "failed", "{run}");
+    let error = run["error"].as_str().expect("error");
+    assert!(error.contains("max_nesting_depth"), "{error}");
+    // The service still works for everyone: another run succeeds.
+    let other = app.workspace("fine").await;
+    assert_eq!(app.run_feature(&other, "f1").await["status"], "succeeded");
+}
