@@ -44,6 +44,17 @@ pub struct Config {
     /// Sent as a bearer token to the polish endpoint; never logged.
     pub polish_api_key: Option<String>,
     pub polish_timeout: String,
+    // Fairness between tenants.
+    /// Delivery attempts in flight at once for one workspace in one process, across all its
+    /// subscriptions; unset: half of `webhook_concurrency`.
+    pub webhook_workspace_concurrency: Option<usize>,
+    /// Live log streams (`GET /v1/runs/{id}/log`, text/event-stream) one token may hold open
+    /// at once in one process.
+    pub log_streams_per_token: usize,
+    /// How long a live log stream lasts before the server ends it (the client resumes with
+    /// `Last-Event-ID`); a bare number is seconds.
+    #[serde(deserialize_with = "duration_text")]
+    pub log_stream_lifetime: String,
 }
 
 impl Default for Config {
@@ -68,6 +79,9 @@ impl Default for Config {
             polish_model: "gpt-4o-mini".into(),
             polish_api_key: None,
             polish_timeout: "20s".into(),
+            webhook_workspace_concurrency: None,
+            log_streams_per_token: 5,
+            log_stream_lifetime: "30m".into(),
         }
     }
 }
@@ -104,9 +118,30 @@ impl Config {
             workers::DeliverySettings::new(schedule, timeout, self.address_policy()?);
         settings.concurrency = self.webhook_concurrency.max(1);
         // A quarter of the slots at most for one subscription, so a hanging receiver leaves
-        // three quarters to the others.
+        // three quarters to the others; half at most for one workspace, so a tenant whose
+        // receivers all hang leaves half to the other tenants.
         settings.per_subscription = (settings.concurrency / 4).max(1);
+        settings.per_workspace = self
+            .webhook_workspace_concurrency
+            .unwrap_or(settings.concurrency / 2)
+            .max(1);
         Ok(settings)
+    }
+
+    /// The limits of live log streams, checked.
+    pub fn live_log_limits(&self) -> anyhow::Result<api::routes::runs::LiveLogLimits> {
+        let lifetime = webhooks::parse_duration(&self.log_stream_lifetime)
+            .ok()
+            .filter(|t| !t.is_zero())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "CONTENT_PIPELINE_LOG_STREAM_LIFETIME: use a positive duration such as 30m"
+                )
+            })?;
+        Ok(api::routes::runs::LiveLogLimits {
+            per_token: self.log_streams_per_token.max(1),
+            lifetime,
+        })
     }
 
     pub fn address_policy(&self) -> anyhow::Result<webhooks::AddressPolicy> {
@@ -134,6 +169,21 @@ impl Config {
             .try_into()
             .map_err(|_| anyhow::anyhow!("the server key must be 32 bytes"))
     }
+}
+
+/// A duration as text ("30m"); the environment hands a bare number over as an integer, which
+/// is read as seconds.
+fn duration_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Text {
+        Seconds(u64),
+        Text(String),
+    }
+    Ok(match Text::deserialize(d)? {
+        Text::Seconds(n) => format!("{n}s"),
+        Text::Text(t) => t,
+    })
 }
 
 fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
@@ -167,7 +217,52 @@ mod tests {
             assert_eq!(c.bind, "0.0.0.0:9000");
             assert_eq!(c.redis_url.as_deref(), Some("redis://cache:6379"));
             assert_eq!(c.run_concurrency, 2, "the default stays");
+            assert_eq!(c.log_stream_lifetime, "30m");
             assert!(Config::load(Some(Path::new("missing.toml"))).is_err());
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
+    fn fairness_limits_from_the_environment() {
+        figment::Jail::expect_with(|jail| {
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let limits = c.live_log_limits().map_err(|e| e.to_string())?;
+            assert_eq!(limits.per_token, 5);
+            assert_eq!(limits.lifetime, std::time::Duration::from_secs(1800));
+            let deliveries = c.delivery_settings().map_err(|e| e.to_string())?;
+            assert_eq!(deliveries.per_workspace, 128, "half of the 256 slots");
+
+            jail.set_env("CONTENT_PIPELINE_LOG_STREAM_LIFETIME", "90");
+            jail.set_env("CONTENT_PIPELINE_LOG_STREAMS_PER_TOKEN", "2");
+            jail.set_env("CONTENT_PIPELINE_WEBHOOK_CONCURRENCY", "8");
+            jail.set_env("CONTENT_PIPELINE_WEBHOOK_WORKSPACE_CONCURRENCY", "3");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let limits = c.live_log_limits().map_err(|e| e.to_string())?;
+            assert_eq!(
+                limits.lifetime,
+                std::time::Duration::from_secs(90),
+                "seconds"
+            );
+            assert_eq!(limits.per_token, 2);
+            let deliveries = c.delivery_settings().map_err(|e| e.to_string())?;
+            assert_eq!(
+                (deliveries.per_subscription, deliveries.per_workspace),
+                (2, 3)
+            );
+
+            jail.set_env("CONTENT_PIPELINE_LOG_STREAM_LIFETIME", "2m");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let limits = c.live_log_limits().map_err(|e| e.to_string())?;
+            assert_eq!(limits.lifetime, std::time::Duration::from_secs(120));
+
+            jail.set_env("CONTENT_PIPELINE_LOG_STREAM_LIFETIME", "0");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            assert!(
+                c.live_log_limits().is_err(),
+                "a stream must be allowed to live"
+            );
             Ok(())
         });
     }
