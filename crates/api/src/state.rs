@@ -19,6 +19,7 @@ pub struct ApiConfig {
     pub address_policy: AddressPolicy,
     /// Operations announced as deprecated.
     pub deprecations: Vec<crate::deprecation::Deprecation>,
+    pub live_logs: crate::routes::runs::LiveLogLimits,
 }
 
 pub struct Inner {
@@ -33,6 +34,8 @@ pub struct Inner {
     pub deprecations: Vec<crate::deprecation::Deprecation>,
     /// Trigger-time feature checks, remembered by HEAD commit.
     pub features: pipeline::FeatureCache,
+    /// Live log streams open per token.
+    pub live_logs: crate::routes::runs::LiveLogs,
 }
 
 /// Shared by every handler; cheap to clone.
@@ -60,6 +63,7 @@ impl AppState {
             address_policy: config.address_policy,
             deprecations: config.deprecations,
             features: pipeline::FeatureCache::new(),
+            live_logs: crate::routes::runs::LiveLogs::new(config.live_logs),
         }))
     }
 

@@ -25,7 +25,7 @@ pub struct Config {
     pub webhook_concurrency: usize,
     /// Run the background workers in `serve` (`serve --no-workers` turns this off).
     pub workers: bool,
-    #[serde(deserialize_with = "text")]
+    #[serde(deserialize_with = "duration_text")]
     pub drift_interval: String,
     /// Redis shared by every API node's rate limiter (contract section 8).
     pub redis_url: Option<String>,
@@ -49,10 +49,10 @@ pub struct Config {
     /// The executable started as `<program> sandbox` for each run; the server's own by default.
     pub sandbox_program: Option<PathBuf>,
     /// Wall-clock deadline of one run's or drift check's process.
-    #[serde(deserialize_with = "text")]
+    #[serde(deserialize_with = "duration_text")]
     pub run_deadline: String,
     /// CPU time of one run's process.
-    #[serde(deserialize_with = "text")]
+    #[serde(deserialize_with = "duration_text")]
     pub run_cpu_limit: String,
     /// Address space of one run's process, in MiB.
     pub run_memory_limit_mb: u64,
@@ -62,6 +62,17 @@ pub struct Config {
     pub run_stack_mb: u64,
     /// The bounds of a run's work (`[limits]` in TOML, `CONTENT_PIPELINE_LIMITS__<FIELD>`).
     pub limits: pipeline::Limits,
+    // Fairness between tenants.
+    /// Delivery attempts in flight at once for one workspace in one process, across all its
+    /// subscriptions; unset: half of `webhook_concurrency`.
+    pub webhook_workspace_concurrency: Option<usize>,
+    /// Live log streams (`GET /v1/runs/{id}/log`, text/event-stream) one token may hold open
+    /// at once in one process.
+    pub log_streams_per_token: usize,
+    /// How long a live log stream lasts before the server ends it (the client resumes with
+    /// `Last-Event-ID`); a bare number is seconds.
+    #[serde(deserialize_with = "duration_text")]
+    pub log_stream_lifetime: String,
 }
 
 impl Default for Config {
@@ -93,6 +104,9 @@ impl Default for Config {
             run_open_files: 256,
             run_stack_mb: 16,
             limits: pipeline::Limits::default(),
+            webhook_workspace_concurrency: None,
+            log_streams_per_token: 5,
+            log_stream_lifetime: "30m".into(),
         }
     }
 }
@@ -129,8 +143,13 @@ impl Config {
             workers::DeliverySettings::new(schedule, timeout, self.address_policy()?);
         settings.concurrency = self.webhook_concurrency.max(1);
         // A quarter of the slots at most for one subscription, so a hanging receiver leaves
-        // three quarters to the others.
+        // three quarters to the others; half at most for one workspace, so a tenant whose
+        // receivers all hang leaves half to the other tenants.
         settings.per_subscription = (settings.concurrency / 4).max(1);
+        settings.per_workspace = self
+            .webhook_workspace_concurrency
+            .unwrap_or(settings.concurrency / 2)
+            .max(1);
         Ok(settings)
     }
 
@@ -162,6 +181,18 @@ impl Config {
         };
         sandbox.limits = self.limits.clone();
         Ok(sandbox)
+    }
+
+    /// The limits of live log streams, checked.
+    pub fn live_log_limits(&self) -> anyhow::Result<api::routes::runs::LiveLogLimits> {
+        let lifetime = positive_duration(
+            &self.log_stream_lifetime,
+            "CONTENT_PIPELINE_LOG_STREAM_LIFETIME",
+        )?;
+        Ok(api::routes::runs::LiveLogLimits {
+            per_token: self.log_streams_per_token.max(1),
+            lifetime,
+        })
     }
 
     pub fn address_policy(&self) -> anyhow::Result<webhooks::AddressPolicy> {
@@ -198,22 +229,18 @@ fn positive_duration(text: &str, name: &str) -> anyhow::Result<std::time::Durati
         .ok_or_else(|| anyhow::anyhow!("{name}: use a positive duration such as 30s or 5m"))
 }
 
-/// A setting written as text that may also arrive as a number: the environment provider
-/// parses `CONTENT_PIPELINE_DRIFT_INTERVAL=0` into an integer.
-fn text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+/// A duration as text ("30m"); the environment hands a bare number over as an integer, which
+/// is read as seconds.
+fn duration_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Text {
-        S(String),
-        U(u64),
-        I(i64),
-        F(f64),
+        Seconds(u64),
+        Text(String),
     }
     Ok(match Text::deserialize(d)? {
-        Text::S(s) => s,
-        Text::U(n) => n.to_string(),
-        Text::I(n) => n.to_string(),
-        Text::F(n) => n.to_string(),
+        Text::Seconds(n) => format!("{n}s"),
+        Text::Text(t) => t,
     })
 }
 
@@ -248,6 +275,7 @@ mod tests {
             assert_eq!(c.bind, "0.0.0.0:9000");
             assert_eq!(c.redis_url.as_deref(), Some("redis://cache:6379"));
             assert_eq!(c.run_concurrency, 2, "the default stays");
+            assert_eq!(c.log_stream_lifetime, "30m");
             assert!(Config::load(Some(Path::new("missing.toml"))).is_err());
             Ok(())
         });
@@ -265,7 +293,7 @@ mod tests {
             jail.set_env("CONTENT_PIPELINE_LIMITS__MAX_NESTING_DEPTH", "64");
             jail.set_env("CONTENT_PIPELINE_RUN_MEMORY_LIMIT_MB", "512");
             let c = Config::load(Some(Path::new("service.toml"))).map_err(|e| e.to_string())?;
-            assert_eq!(c.drift_interval, "0");
+            assert_eq!(c.drift_interval, "0s");
             assert_eq!(c.limits.max_file_bytes, 5000);
             assert_eq!(c.limits.max_nesting_depth, 64);
             let sandbox = c.sandbox().map_err(|e| e.to_string())?;
@@ -277,6 +305,50 @@ mod tests {
             assert!(
                 refused.contains("CONTENT_PIPELINE_RUN_DEADLINE"),
                 "{refused}"
+            );
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
+    fn fairness_limits_from_the_environment() {
+        figment::Jail::expect_with(|jail| {
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let limits = c.live_log_limits().map_err(|e| e.to_string())?;
+            assert_eq!(limits.per_token, 5);
+            assert_eq!(limits.lifetime, std::time::Duration::from_secs(1800));
+            let deliveries = c.delivery_settings().map_err(|e| e.to_string())?;
+            assert_eq!(deliveries.per_workspace, 128, "half of the 256 slots");
+
+            jail.set_env("CONTENT_PIPELINE_LOG_STREAM_LIFETIME", "90");
+            jail.set_env("CONTENT_PIPELINE_LOG_STREAMS_PER_TOKEN", "2");
+            jail.set_env("CONTENT_PIPELINE_WEBHOOK_CONCURRENCY", "8");
+            jail.set_env("CONTENT_PIPELINE_WEBHOOK_WORKSPACE_CONCURRENCY", "3");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let limits = c.live_log_limits().map_err(|e| e.to_string())?;
+            assert_eq!(
+                limits.lifetime,
+                std::time::Duration::from_secs(90),
+                "seconds"
+            );
+            assert_eq!(limits.per_token, 2);
+            let deliveries = c.delivery_settings().map_err(|e| e.to_string())?;
+            assert_eq!(
+                (deliveries.per_subscription, deliveries.per_workspace),
+                (2, 3)
+            );
+
+            jail.set_env("CONTENT_PIPELINE_LOG_STREAM_LIFETIME", "2m");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let limits = c.live_log_limits().map_err(|e| e.to_string())?;
+            assert_eq!(limits.lifetime, std::time::Duration::from_secs(120));
+
+            jail.set_env("CONTENT_PIPELINE_LOG_STREAM_LIFETIME", "0");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            assert!(
+                c.live_log_limits().is_err(),
+                "a stream must be allowed to live"
             );
             Ok(())
         });

@@ -100,6 +100,7 @@ impl Application {
                 server_key,
                 address_policy: config.address_policy()?,
                 deprecations,
+                live_logs: config.live_log_limits()?,
             },
         );
         let router = api::app(state.clone());

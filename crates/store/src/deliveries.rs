@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use domain::{DeliveryId, DeliveryStatus, EventId, Timestamp, WebhookId};
+use domain::{DeliveryId, DeliveryStatus, EventId, Timestamp, WebhookId, WorkspaceId};
 
 use crate::engine::{read, write};
 use crate::{Engine, JsonText, Store, StoreError};
@@ -21,6 +21,7 @@ pub const FAILING_DEACTIVATION: Duration = Duration::from_secs(5 * 24 * 3600);
 pub struct ClaimedDelivery {
     pub id: DeliveryId,
     pub subscription_id: WebhookId,
+    pub workspace_id: WorkspaceId,
     pub event_id: EventId,
     /// Attempts made before this one.
     pub attempts: i64,
@@ -38,6 +39,14 @@ pub struct ClaimedDelivery {
     pub previous_secret_expires_at: Option<Timestamp>,
 }
 
+/// Where a delivery worker already has as many attempts in flight as it allows: a claim
+/// leaves their deliveries in the queue.
+#[derive(Clone, Debug, Default)]
+pub struct Saturated {
+    pub subscriptions: Vec<WebhookId>,
+    pub workspaces: Vec<WorkspaceId>,
+}
+
 /// What happens to a delivery after an attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NextStep {
@@ -52,7 +61,8 @@ pub enum NextStep {
     /// Nothing was sent because the subscription is no longer active: dead, no attempt.
     Abandoned,
     /// Nothing was sent because this worker already has as many attempts in flight to the
-    /// subscription as it allows: back in the queue until this time, no attempt counted.
+    /// subscription (or its workspace) as it allows: back in the queue until this time, no
+    /// attempt counted.
     Deferred(Timestamp),
 }
 
@@ -154,23 +164,29 @@ impl Store {
     /// Claims up to `limit` due deliveries for `lease_owner` until `lease_until`: those
     /// `pending` or `failed` whose next attempt is due, after returning to the queue every
     /// delivery whose worker let its lease expire (it crashed mid-attempt; the attempt is not
-    /// counted, since nobody knows whether it was made). Deliveries to the subscriptions in
-    /// `skip` (those the worker already has enough attempts in flight to) stay where they are. PostgreSQL skips
-    /// rows another worker is claiming at the same moment; SQLite has one writer.
+    /// counted, since nobody knows whether it was made). Deliveries to the subscriptions and
+    /// workspaces in `skip` (those the worker already has enough attempts in flight to) stay
+    /// where they are. PostgreSQL skips rows another worker is claiming at the same moment;
+    /// SQLite has one writer.
     pub async fn claim_deliveries(
         &self,
         now: Timestamp,
         lease_owner: &str,
         lease_until: Timestamp,
         limit: i64,
-        skip: &[WebhookId],
+        skip: &Saturated,
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        let (skip_locked, skipped) = match self.engine() {
+        let (skip_locked, subscriptions, workspaces) = match self.engine() {
             Engine::Postgres => (
                 "FOR UPDATE SKIP LOCKED",
                 "SELECT jsonb_array_elements_text($5::jsonb)",
+                "SELECT jsonb_array_elements_text($6::jsonb)",
             ),
-            Engine::Sqlite => ("", "SELECT value FROM json_each($5)"),
+            Engine::Sqlite => (
+                "",
+                "SELECT value FROM json_each($5)",
+                "SELECT value FROM json_each($6)",
+            ),
         };
         let claim = format!(
             "UPDATE deliveries SET status = 'delivering', lease_owner = $2, lease_expires_at = $3,
@@ -178,7 +194,8 @@ impl Store {
              WHERE status IN ('pending', 'failed') AND id IN (
                  SELECT id FROM deliveries
                  WHERE status IN ('pending', 'failed') AND next_attempt_at <= $1
-                   AND subscription_id NOT IN ({skipped})
+                   AND subscription_id NOT IN ({subscriptions})
+                   AND workspace_id NOT IN ({workspaces})
                  ORDER BY next_attempt_at LIMIT $4 {skip_locked})"
         );
         let mut tx = self.begin().await?;
@@ -197,7 +214,8 @@ impl Store {
             .bind(lease_owner)
             .bind(lease_until)
             .bind(limit)
-            .bind(JsonText(skip))
+            .bind(JsonText(&skip.subscriptions))
+            .bind(JsonText(&skip.workspaces))
             .execute(c)
             .await?
             .rows_affected());
@@ -205,8 +223,9 @@ impl Store {
             tx.commit().await?;
             return Ok(Vec::new());
         }
-        let rows: Vec<ClaimedDelivery> = write!(tx, |c| sqlx::query_as(
-            "SELECT d.id, d.subscription_id, d.event_id, d.attempts, d.created_at, e.payload,
+        let rows: Vec<ClaimedDelivery> = write!(tx, |c| {
+            sqlx::query_as(
+            "SELECT d.id, d.subscription_id, d.workspace_id, d.event_id, d.attempts, d.created_at, e.payload,
                     w.url, (w.active AND w.deleted_at IS NULL) AS subscription_active,
                     w.secret, w.previous_secret, w.previous_secret_expires_at
              FROM deliveries d
@@ -217,7 +236,8 @@ impl Store {
         )
         .bind(lease_owner)
         .fetch_all(c)
-        .await?);
+        .await?
+        });
         tx.commit().await?;
         Ok(rows)
     }

@@ -2,6 +2,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use domain::RunId;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -10,6 +11,7 @@ use sqlx::{Postgres, Sqlite, Transaction};
 
 use crate::StoreError;
 use crate::hot::HotReads;
+use crate::signals::{RunChanges, RunSignals};
 use crate::writer::WriterRuntime;
 
 /// Which engine a [`Store`] runs on.
@@ -38,12 +40,16 @@ pub(crate) enum Pools {
 #[derive(Clone, Debug)]
 pub struct Store {
     pub(crate) pools: Pools,
+    signals: Arc<RunSignals>,
 }
 
 /// A write transaction. On SQLite it starts with `BEGIN IMMEDIATE` so a read-then-write never
 /// fails on a lock upgrade.
 pub struct Tx {
     pub(crate) inner: TxInner,
+    signals: Arc<RunSignals>,
+    /// Runs this transaction changed: their followers are woken once it commits.
+    changed_runs: Vec<RunId>,
 }
 
 pub(crate) enum TxInner {
@@ -152,6 +158,7 @@ impl Store {
                     hot,
                     runtime: Arc::new(WriterRuntime::start()?),
                 },
+                signals: Arc::default(),
             })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
@@ -161,6 +168,7 @@ impl Store {
                 .await?;
             Ok(Self {
                 pools: Pools::Postgres(pool),
+                signals: Arc::default(),
             })
         } else {
             Err(StoreError::UnsupportedUrl)
@@ -215,7 +223,21 @@ impl Store {
             }
             Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
         };
-        Ok(Tx { inner })
+        Ok(Tx {
+            inner,
+            signals: Arc::clone(&self.signals),
+            changed_runs: Vec::new(),
+        })
+    }
+
+    /// Follows the changes this process commits to `run` (see [`RunChanges`]).
+    pub fn follow_run(&self, run: RunId) -> RunChanges {
+        self.signals.follow(run)
+    }
+
+    /// Wakes the followers of a run changed by an autocommit statement.
+    pub(crate) fn run_changed(&self, run: RunId) {
+        self.signals.changed(run);
     }
 
     /// True when the database answers; used by `/readyz`.
@@ -240,6 +262,16 @@ impl Tx {
             TxInner::Sqlite(t) => t.commit().await?,
             TxInner::Postgres(t) => t.commit().await?,
         }
+        for run in self.changed_runs {
+            self.signals.changed(run);
+        }
         Ok(())
+    }
+
+    /// Marks `run` as changed by this transaction.
+    pub(crate) fn run_changed(&mut self, run: RunId) {
+        if !self.changed_runs.contains(&run) {
+            self.changed_runs.push(run);
+        }
     }
 }

@@ -93,17 +93,28 @@ impl Store {
     }
 }
 
-/// Claim order: `priority` before `standard`, then oldest first. A `running` run whose lease
-/// expired belonged to a worker that died; it is claimed again while it has attempts left.
-/// A feature runs one run at a time: while one holds a live lease, the next queued run of the
-/// same feature waits, so each run reads the versions and changelog start its predecessor left.
+/// Claim order: `priority` before `standard`; then round-robin across workspaces: the
+/// workspace with the fewest runs under a live lease first, then the one whose last run started
+/// longest ago (never first), so one tenant's backlog cannot hold every slot while another
+/// tenant's run waits; then oldest first. A `running` run whose lease expired belonged to a
+/// worker that died; it is claimed again while it has attempts left. A feature runs one run at
+/// a time: while one holds a live lease, the next queued run of the same feature waits, so each
+/// run reads the versions and changelog start its predecessor left.
 const CLAIM_CANDIDATES: &str = "SELECT c.id FROM runs c
      WHERE (c.status = 'queued' OR (c.status = 'running' AND c.lease_expires_at < $3))
        AND c.attempts < $4
        AND NOT EXISTS (SELECT 1 FROM runs busy
            WHERE busy.workspace_id = c.workspace_id AND busy.feature_id = c.feature_id
              AND busy.status = 'running' AND busy.lease_expires_at >= $3 AND busy.id <> c.id)
-     ORDER BY CASE c.tier WHEN 'priority' THEN 0 ELSE 1 END, c.created_at, c.id LIMIT 1";
+     ORDER BY CASE c.tier WHEN 'priority' THEN 0 ELSE 1 END,
+         (SELECT COUNT(*) FROM runs live
+          WHERE live.workspace_id = c.workspace_id AND live.status = 'running'
+            AND live.lease_expires_at >= $3),
+         (SELECT last.started_at FROM runs last
+          WHERE last.workspace_id = c.workspace_id AND last.started_at IS NOT NULL
+          ORDER BY last.started_at DESC LIMIT 1) NULLS FIRST,
+         c.created_at, c.id
+     LIMIT 1";
 
 impl Store {
     /// Claims the next run for `worker` until `lease_until`, moving it to `running`.
@@ -124,15 +135,18 @@ impl Store {
              WHERE id = ({CLAIM_CANDIDATES}{lock}) RETURNING {RUN_COLUMNS}"
         );
         // One statement: its own transaction on either engine.
-        Ok(write_pool!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
-            sql
-        ))
-        .bind(worker)
-        .bind(lease_until)
-        .bind(now)
-        .bind(max_attempts)
-        .fetch_optional(c)
-        .await?))
+        let claimed: Option<RunRecord> =
+            write_pool!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(worker)
+                .bind(lease_until)
+                .bind(now)
+                .bind(max_attempts)
+                .fetch_optional(c)
+                .await?);
+        if let Some(run) = &claimed {
+            self.run_changed(run.id);
+        }
+        Ok(claimed)
     }
 
     /// Runs whose worker died on their last allowed attempt; the caller fails them.
@@ -235,16 +249,21 @@ impl Tx {
              WHERE id = $1 AND status = 'running' AND ($2 IS NULL OR lease_owner = $2)
              RETURNING {RUN_COLUMNS}"
         );
-        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(run)
-            .bind(worker)
-            .bind(ending.status)
-            .bind(ending.source_commit.as_deref())
-            .bind(JsonText(&ending.artifacts))
-            .bind(ending.error.as_deref())
-            .bind(now)
-            .fetch_optional(c)
-            .await?))
+        let finished: Option<RunRecord> =
+            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(run)
+                .bind(worker)
+                .bind(ending.status)
+                .bind(ending.source_commit.as_deref())
+                .bind(JsonText(&ending.artifacts))
+                .bind(ending.error.as_deref())
+                .bind(now)
+                .fetch_optional(c)
+                .await?);
+        if finished.is_some() {
+            self.run_changed(run);
+        }
+        Ok(finished)
     }
 
     /// Queues a run, or joins the run already queued for the same feature: its tier is raised
@@ -357,7 +376,7 @@ impl Tx {
         data: &serde_json::Value,
         now: Timestamp,
     ) -> Result<i64, StoreError> {
-        Ok(write!(self, |c| sqlx::query_scalar(
+        let seq = write!(self, |c| sqlx::query_scalar(
             "INSERT INTO run_events (run_id, seq, ts, level, stage, message, data)
              VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = $1),
                      $2, $3, $4, $5, $6)
@@ -370,7 +389,9 @@ impl Tx {
         .bind(message)
         .bind(JsonText(data))
         .fetch_one(c)
-        .await?))
+        .await?);
+        self.run_changed(run);
+        Ok(seq)
     }
 }
 

@@ -121,6 +121,8 @@ conformance!(
     idempotency_records_expire_and_can_be_released,
     keyset_pages_are_newest_first_without_gaps_or_repeats,
     point_reads_decode_every_column_as_the_other_reads_do,
+    run_claims_take_turns_across_workspaces,
+    followers_of_a_run_wake_when_its_changes_commit,
 );
 
 fn at(seconds: i64) -> Timestamp {
@@ -1243,6 +1245,163 @@ async fn point_reads_decode_every_column_as_the_other_reads_do(store: Db) {
     let read = store.run(claimed.id).await.expect("run").expect("found");
     assert_eq!(format!("{read:?}"), format!("{finished:?}"));
     assert!(read.started_at.is_some() && read.finished_at.is_some());
+}
+
+/// One tenant's backlog cannot hold every run slot: the workspace with fewer runs in flight,
+/// then the one served longest ago, goes first; `priority` still beats everything.
+async fn run_claims_take_turns_across_workspaces(store: Db) {
+    let a = workspace(&store, "A", at(1)).await;
+    let b = workspace(&store, "B", at(1)).await;
+    let mut a_runs = Vec::new();
+    for i in 0..5 {
+        let run = trigger(
+            &store,
+            new_run(a, &format!("a{i}"), Tier::Standard, false),
+            at(2 + i),
+        )
+        .await
+        .expect("trigger");
+        a_runs.push(run.run().id);
+    }
+    let b_run = trigger(&store, new_run(b, "b0", Tier::Standard, false), at(10))
+        .await
+        .expect("trigger")
+        .run()
+        .id;
+    let claim = |worker: &'static str, now: i64| {
+        let store = store.clone();
+        async move {
+            store
+                .claim_run(worker, at(now + 600), at(now), 3)
+                .await
+                .expect("claim")
+                .map(|r| r.id)
+        }
+    };
+
+    assert_eq!(claim("w1", 20).await, Some(a_runs[0]), "oldest first");
+    assert_eq!(
+        claim("w2", 21).await,
+        Some(b_run),
+        "A already runs one: B's later run goes before A's four older ones"
+    );
+    assert_eq!(claim("w3", 22).await, Some(a_runs[1]));
+
+    // One slot turning over: A's run finished, and A's next run still waits for B's turn.
+    let c = workspace(&store, "C", at(23)).await;
+    let c_run = trigger(&store, new_run(c, "c0", Tier::Standard, false), at(24))
+        .await
+        .expect("trigger")
+        .run()
+        .id;
+    let ending = store::RunEnding {
+        status: RunStatus::Succeeded,
+        source_commit: None,
+        artifacts: Vec::new(),
+        error: None,
+    };
+    for (run, worker) in [(a_runs[0], "w1"), (a_runs[1], "w3")] {
+        let mut tx = store.begin().await.expect("begin");
+        tx.finish_run(run, Some(worker), &ending, at(25))
+            .await
+            .expect("finish")
+            .expect("held");
+        tx.commit().await.expect("commit");
+    }
+    assert_eq!(
+        claim("w4", 26).await,
+        Some(c_run),
+        "C never ran: it goes before A, which has nothing running but was served recently"
+    );
+
+    // Priority first, whoever has more in flight.
+    let urgent = trigger(&store, new_run(a, "urgent", Tier::Priority, false), at(27))
+        .await
+        .expect("trigger")
+        .run()
+        .id;
+    let late_b = trigger(&store, new_run(b, "b1", Tier::Standard, false), at(28))
+        .await
+        .expect("trigger")
+        .run()
+        .id;
+    assert_eq!(claim("w5", 29).await, Some(urgent));
+    assert_eq!(
+        claim("w6", 30).await,
+        Some(late_b),
+        "A, B and C run one each: B was served longer ago than A"
+    );
+}
+
+/// A follower of a run is woken by each change once it is committed (never before, when a
+/// reader could not see it yet): appended events, a claim, the end of the run.
+async fn followers_of_a_run_wake_when_its_changes_commit(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let run = trigger(&store, new_run(ws, "f", Tier::Standard, false), at(2))
+        .await
+        .expect("trigger")
+        .run()
+        .id;
+    let mut follower = store.follow_run(run);
+    let quiet = Duration::from_millis(100);
+    let woken = Duration::from_secs(2);
+
+    let mut tx = store.begin().await.expect("begin");
+    tx.append_run_event(run, "info", "resolve", "one", &json!({}), at(3))
+        .await
+        .expect("append");
+    assert!(
+        tokio::time::timeout(quiet, follower.changed())
+            .await
+            .is_err(),
+        "not before the commit"
+    );
+    tx.commit().await.expect("commit");
+    tokio::time::timeout(woken, follower.changed())
+        .await
+        .expect("woken by the committed event");
+
+    let claimed = store
+        .claim_run("w1", at(600), at(4), 3)
+        .await
+        .expect("claim")
+        .expect("claimed");
+    assert_eq!(claimed.id, run);
+    tokio::time::timeout(woken, follower.changed())
+        .await
+        .expect("woken by the claim");
+
+    let other = trigger(&store, new_run(ws, "g", Tier::Standard, false), at(5))
+        .await
+        .expect("trigger")
+        .run()
+        .id;
+    store
+        .log_run_event(other, "info", "resolve", "elsewhere", &json!({}), at(5))
+        .await
+        .expect("log");
+    assert!(
+        tokio::time::timeout(quiet, follower.changed())
+            .await
+            .is_err(),
+        "another run's event does not wake this follower"
+    );
+
+    let mut tx = store.begin().await.expect("begin");
+    let ending = store::RunEnding {
+        status: RunStatus::Succeeded,
+        source_commit: None,
+        artifacts: Vec::new(),
+        error: None,
+    };
+    tx.finish_run(run, Some("w1"), &ending, at(6))
+        .await
+        .expect("finish")
+        .expect("held");
+    tx.commit().await.expect("commit");
+    tokio::time::timeout(woken, follower.changed())
+        .await
+        .expect("woken by the end of the run");
 }
 
 /// `sqlite::memory:` keeps every read on sqlx (a second library cannot open sqlx's in-memory

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use domain::{Clock, Timestamp, WebhookId};
-use store::{AttemptRecord, ClaimedDelivery, NextStep, Store};
+use domain::{Clock, Timestamp, WebhookId, WorkspaceId};
+use store::{AttemptRecord, ClaimedDelivery, NextStep, Saturated, Store};
 use tokio::sync::{Semaphore, mpsc};
 use webhooks::{
     AddressPolicy, Attempt, AttemptOutcome, FailureKind, RetrySchedule, SECRETS_KEY_PURPOSE,
@@ -28,6 +28,9 @@ pub struct DeliverySettings {
     /// Attempts in flight at once to one subscription in this process: a receiver that hangs
     /// holds at most this many slots, the others stay free for everyone else.
     pub per_subscription: usize,
+    /// Attempts in flight at once for one workspace in this process, across its
+    /// subscriptions: a tenant whose receivers all hang leaves the other slots to the others.
+    pub per_workspace: usize,
     /// How often an idle worker looks for due deliveries.
     pub poll_interval: Duration,
 }
@@ -40,6 +43,7 @@ impl DeliverySettings {
             address_policy,
             concurrency: 256,
             per_subscription: 64,
+            per_workspace: 128,
             poll_interval: Duration::from_millis(10),
         }
     }
@@ -51,51 +55,82 @@ impl DeliverySettings {
     }
 
     /// How long a delivery waits when one claim brought more deliveries for its subscription
-    /// than the subscription has free slots. Saturated subscriptions are left out of claims,
-    /// so this only happens in the claim where a subscription reaches its cap.
+    /// (or workspace) than it has free slots. Saturated subscriptions and workspaces are left
+    /// out of claims, so this only happens in the claim where one reaches its cap.
     fn deferral(&self) -> Duration {
         self.poll_interval * 5
     }
 }
 
-/// Attempts in flight per subscription in this process.
+/// The most attempts in flight at once in this process, per subscription and per workspace.
+#[derive(Clone, Copy, Debug)]
+struct Caps {
+    subscription: usize,
+    workspace: usize,
+}
+
+/// Attempts in flight in this process, per subscription and per workspace.
 #[derive(Default)]
-struct InFlight(Mutex<HashMap<WebhookId, usize>>);
+struct InFlight(Mutex<Counts>);
+
+#[derive(Default)]
+struct Counts {
+    subscriptions: HashMap<WebhookId, usize>,
+    workspaces: HashMap<WorkspaceId, usize>,
+}
 
 impl InFlight {
-    fn try_enter(&self, id: WebhookId, cap: usize) -> bool {
-        let Ok(mut map) = self.0.lock() else {
-            return true;
-        };
-        let n = map.entry(id).or_default();
-        if *n >= cap {
+    fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn try_enter(&self, d: &ClaimedDelivery, caps: Caps) -> bool {
+        let mut counts = self.counts();
+        let subscription = counts.subscriptions.get(&d.subscription_id).copied();
+        let workspace = counts.workspaces.get(&d.workspace_id).copied();
+        if subscription.unwrap_or(0) >= caps.subscription
+            || workspace.unwrap_or(0) >= caps.workspace
+        {
             return false;
         }
-        *n += 1;
+        *counts.subscriptions.entry(d.subscription_id).or_default() += 1;
+        *counts.workspaces.entry(d.workspace_id).or_default() += 1;
         true
     }
 
-    /// The subscriptions at their cap: the next claim leaves their deliveries alone.
-    fn saturated(&self, cap: usize) -> Vec<WebhookId> {
-        self.0
-            .lock()
-            .map(|map| {
-                map.iter()
-                    .filter(|(_, n)| **n >= cap)
-                    .map(|(id, _)| *id)
-                    .collect()
-            })
-            .unwrap_or_default()
+    /// The subscriptions and workspaces at their cap: the next claim leaves their deliveries
+    /// alone.
+    fn saturated(&self, caps: Caps) -> Saturated {
+        let counts = self.counts();
+        let full = |n: &usize, cap: usize| *n >= cap;
+        Saturated {
+            subscriptions: counts
+                .subscriptions
+                .iter()
+                .filter(|(_, n)| full(n, caps.subscription))
+                .map(|(id, _)| *id)
+                .collect(),
+            workspaces: counts
+                .workspaces
+                .iter()
+                .filter(|(_, n)| full(n, caps.workspace))
+                .map(|(id, _)| *id)
+                .collect(),
+        }
     }
 
-    fn leave(&self, id: WebhookId) {
-        if let Ok(mut map) = self.0.lock()
-            && let Some(n) = map.get_mut(&id)
-        {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                map.remove(&id);
-            }
+    fn leave(&self, subscription: WebhookId, workspace: WorkspaceId) {
+        let mut counts = self.counts();
+        release(&mut counts.subscriptions, subscription);
+        release(&mut counts.workspaces, workspace);
+    }
+}
+
+fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K) {
+    if let Some(n) = map.get_mut(&key) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            map.remove(&key);
         }
     }
 }
@@ -139,7 +174,10 @@ impl DeliveryWorker {
             inbox,
         ));
         let in_flight = Arc::new(InFlight::default());
-        let cap = self.settings.per_subscription.max(1);
+        let caps = Caps {
+            subscription: self.settings.per_subscription.max(1),
+            workspace: self.settings.per_workspace.max(1),
+        };
         let this = Arc::new(self);
         tracing::info!(
             concurrency,
@@ -156,7 +194,7 @@ impl DeliveryWorker {
                 }
                 continue;
             }
-            let claimed = match this.claim(free, &in_flight.saturated(cap)).await {
+            let claimed = match this.claim(free, &in_flight.saturated(caps)).await {
                 Ok(c) => c,
                 Err(e) => {
                     tracing::warn!(error = %e, "could not claim deliveries");
@@ -171,7 +209,7 @@ impl DeliveryWorker {
                     tracing::error!("delivery slot accounting is off; the lease will expire");
                     break;
                 };
-                if !in_flight.try_enter(delivery.subscription_id, cap) {
+                if !in_flight.try_enter(&delivery, caps) {
                     drop(permit);
                     let _ = outcomes.send(this.defer(&delivery, lease_owner));
                     continue;
@@ -180,10 +218,11 @@ impl DeliveryWorker {
                 let outcomes = outcomes.clone();
                 let in_flight = Arc::clone(&in_flight);
                 tokio::spawn(async move {
-                    let subscription = delivery.subscription_id;
+                    let (subscription, workspace) =
+                        (delivery.subscription_id, delivery.workspace_id);
                     let record = worker.attempt(delivery, lease_owner).await;
                     let _ = outcomes.send(record);
-                    in_flight.leave(subscription);
+                    in_flight.leave(subscription, workspace);
                     drop(permit);
                 });
             }
@@ -201,7 +240,7 @@ impl DeliveryWorker {
     async fn claim(
         &self,
         limit: usize,
-        skip: &[WebhookId],
+        skip: &Saturated,
     ) -> Result<Vec<(ClaimedDelivery, String)>, store::StoreError> {
         let now = self.clock.timestamp();
         if !self.store.has_due_deliveries(now).await? {
@@ -224,8 +263,8 @@ impl DeliveryWorker {
             .collect())
     }
 
-    /// Puts a delivery back in the queue without an attempt: its subscription's slots in this
-    /// worker are all taken.
+    /// Puts a delivery back in the queue without an attempt: its subscription's (or its
+    /// workspace's) slots in this worker are all taken.
     fn defer(&self, d: &ClaimedDelivery, lease_owner: String) -> AttemptRecord {
         let at = self.clock.timestamp();
         AttemptRecord {

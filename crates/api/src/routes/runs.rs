@@ -1,4 +1,6 @@
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::{Path as UrlPath, State};
@@ -7,7 +9,7 @@ use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use axum::response::Response;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use domain::{RunId, RunSource, Scope, Tier};
+use domain::{RunId, RunSource, Scope, Tier, TokenId};
 use serde::Deserialize;
 use store::{NewRun, StoreError, TriggerOutcome, WorkspaceRecord};
 use utoipa::ToSchema;
@@ -16,7 +18,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::{ensure_active, parse_id, workspace_for};
 use crate::auth::Auth;
 use crate::body::{JsonBody, required_text};
-use crate::error::{ApiError, ApiResult, ErrorEnvelope};
+use crate::error::{ApiError, ApiResult, ErrorEnvelope, ErrorType};
 use crate::idempotency::Idempotency;
 use crate::paging::{ListQuery, Page, PageParams, keyset_position};
 use crate::resources::{Run, RunLogEvent};
@@ -189,7 +191,9 @@ async fn get_run(
 /// validate, store, notify. With `Accept: text/event-stream` the log is a live Server-Sent
 /// Events stream instead: each event has `id:` = seq and `data:` = the log event as JSON; a
 /// client resumes with `Last-Event-ID`; the stream ends when the run has finished and every
-/// event was sent. Scope: read.
+/// event was sent, or after its maximum lifetime (30 minutes by default: reconnect with
+/// `Last-Event-ID`). A token holds at most 5 live streams at once by default; one more is
+/// refused with 429 `rate_limited` and `Retry-After`. Scope: read.
 #[utoipa::path(get, path = "/v1/runs/{id}/log", tag = "Runs",
     params(("id" = String, Path), PageParams,
         ("Last-Event-ID" = Option<i64>, Header, description = "With text/event-stream: resume after this seq.")),
@@ -197,7 +201,7 @@ async fn get_run(
     responses((status = 200, content(
         (Page<RunLogEvent> = "application/json"),
         (String = "text/event-stream"))),
-        (status = 400, body = ErrorEnvelope)))]
+        (status = 400, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn run_log(
     State(state): State<AppState>,
     auth: Auth,
@@ -231,7 +235,11 @@ async fn run_log(
                     )
                 })?,
         };
-        return Ok(live_log(state, run_id, after).into_response());
+        let slot = state
+            .live_logs
+            .open(auth.0.token_id)
+            .ok_or_else(|| too_many_streams(state.live_logs.limits.per_token))?;
+        return Ok(live_log(state, run_id, after, slot).into_response());
     }
     let list = format!("log:{run_id}");
     let after = state.cursors.seq(&list, &q)?.unwrap_or(0);
@@ -246,52 +254,155 @@ async fn run_log(
     .into_response())
 }
 
-const LIVE_POLL: Duration = Duration::from_millis(150);
+/// How often an idle stream reads the database anyway: a run executed by another process
+/// (another node on PostgreSQL) signals nothing in this one.
+const SAFETY_POLL: Duration = Duration::from_secs(2);
+/// When a client refused for holding too many streams may try again.
+const STREAMS_RETRY_AFTER_SECS: u64 = 5;
 
-/// Streams a run's log from `after` on, polling the database (so it works whichever node runs
-/// the run), and ends once the run has finished and its last event was sent.
+/// How many live log streams a token may hold and how long each lasts; from configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct LiveLogLimits {
+    /// Streams open at once per token in one process.
+    pub per_token: usize,
+    /// A stream ends after this long; the client resumes with `Last-Event-ID`.
+    pub lifetime: Duration,
+}
+
+/// The live log streams open in this process, per token.
+#[derive(Debug)]
+pub struct LiveLogs {
+    pub limits: LiveLogLimits,
+    open: Arc<Mutex<HashMap<TokenId, usize>>>,
+}
+
+impl LiveLogs {
+    pub fn new(limits: LiveLogLimits) -> Self {
+        Self {
+            limits,
+            open: Arc::default(),
+        }
+    }
+
+    /// A slot for one more stream of `token`, or `None` when it holds its maximum.
+    fn open(&self, token: TokenId) -> Option<StreamSlot> {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let n = open.entry(token).or_default();
+        if *n >= self.limits.per_token {
+            return None;
+        }
+        *n += 1;
+        Some(StreamSlot {
+            token,
+            open: Arc::clone(&self.open),
+        })
+    }
+}
+
+/// Held by a stream for as long as it is open (the client going away drops it too).
+struct StreamSlot {
+    token: TokenId,
+    open: Arc<Mutex<HashMap<TokenId, usize>>>,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = open.get_mut(&self.token) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.token);
+            }
+        }
+    }
+}
+
+fn too_many_streams(per_token: usize) -> ApiError {
+    let retry = STREAMS_RETRY_AFTER_SECS.to_string();
+    ApiError::new(
+        ErrorType::RateLimited,
+        format!(
+            "This token already holds {per_token} live log streams, the most allowed at once; \
+             close one or retry after {retry} s."
+        ),
+    )
+    .with_header(header::RETRY_AFTER, &retry)
+}
+
+/// What a stream carries from one step to the next.
+struct LiveLog {
+    state: AppState,
+    run_id: RunId,
+    after: i64,
+    done: bool,
+    pending: std::collections::VecDeque<Event>,
+    changes: store::RunChanges,
+    ends_at: tokio::time::Instant,
+    _slot: StreamSlot,
+}
+
+/// Streams a run's log from `after` on and ends once the run has finished and its last event
+/// was sent, or at the stream's lifetime. It reads the database when this process commits a
+/// change to the run, and every [`SAFETY_POLL`] for changes made elsewhere.
 fn live_log(
     state: AppState,
     run_id: RunId,
     after: i64,
+    slot: StreamSlot,
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, std::convert::Infallible>>> {
-    let stream = futures_util::stream::unfold(
-        (
-            state,
-            after,
-            false,
-            std::collections::VecDeque::<Event>::new(),
-        ),
-        move |(state, mut after, mut done, mut pending)| async move {
-            loop {
-                if let Some(event) = pending.pop_front() {
-                    return Some((Ok(event), (state, after, done, pending)));
-                }
-                if done {
-                    return None;
-                }
-                // Read the status before the events: a run that finished after this read still
-                // has all its events visible to the next poll.
-                let finished = matches!(
-                    state.store.run(run_id).await,
-                    Ok(Some(r)) if r.status.is_finished()
-                );
-                match state.store.run_events(run_id, after, 100).await {
-                    Ok(rows) if !rows.is_empty() => {
-                        for row in rows {
-                            after = row.seq;
-                            let data =
-                                serde_json::to_string(&RunLogEvent::from(row)).unwrap_or_default();
-                            pending.push_back(Event::default().id(after.to_string()).data(data));
-                        }
-                        continue;
-                    }
-                    Ok(_) if finished => done = true,
-                    Ok(_) => tokio::time::sleep(LIVE_POLL).await,
-                    Err(_) => done = true,
-                }
+    let live = LiveLog {
+        // Followed before the first read, so no change between that read and the first wait
+        // goes unnoticed.
+        changes: state.store.follow_run(run_id),
+        ends_at: tokio::time::Instant::now() + state.live_logs.limits.lifetime,
+        state,
+        run_id,
+        after,
+        done: false,
+        pending: std::collections::VecDeque::new(),
+        _slot: slot,
+    };
+    let stream = futures_util::stream::unfold(live, |mut live| async move {
+        loop {
+            if let Some(event) = live.pending.pop_front() {
+                return Some((Ok(event), live));
             }
-        },
-    );
+            if live.done || tokio::time::Instant::now() >= live.ends_at {
+                return None;
+            }
+            metrics::counter!("run_log_stream_reads_total").increment(1);
+            // Read the status before the events: a run that finished after this read still
+            // has all its events visible to the next read.
+            let finished = matches!(
+                live.state.store.run(live.run_id).await,
+                Ok(Some(r)) if r.status.is_finished()
+            );
+            match live
+                .state
+                .store
+                .run_events(live.run_id, live.after, 100)
+                .await
+            {
+                Ok(rows) if !rows.is_empty() => {
+                    for row in rows {
+                        live.after = row.seq;
+                        let data =
+                            serde_json::to_string(&RunLogEvent::from(row)).unwrap_or_default();
+                        live.pending
+                            .push_back(Event::default().id(live.after.to_string()).data(data));
+                    }
+                }
+                Ok(_) if finished => live.done = true,
+                Ok(_) => {
+                    tokio::select! {
+                        _ = live.changes.changed() => {}
+                        _ = tokio::time::sleep(SAFETY_POLL) => {}
+                        _ = tokio::time::sleep_until(live.ends_at) => {}
+                    }
+                }
+                Err(_) => live.done = true,
+            }
+        }
+    });
     Sse::new(stream).keep_alive(KeepAlive::default())
 }

@@ -7,6 +7,7 @@ mod articles;
 mod auth;
 mod drift;
 mod errors;
+mod fairness;
 mod idempotency;
 mod isolation;
 mod meta;

@@ -1,0 +1,289 @@
+//! One tenant cannot starve the others: delivery slots are capped per workspace, and live log
+//! streams are capped per token and in lifetime, woken by changes rather than polling.
+
+use std::time::{Duration, Instant};
+
+use domain::{EventType, WorkspaceId};
+use reqwest::Response;
+use serde_json::json;
+
+use crate::app;
+use crate::helpers::{TestApp, body, expect_error};
+use crate::receiver::{Receiver, Reply};
+
+/// The live log tests read a process-wide counter: one at a time, so they do not count each
+/// other's reads.
+static LIVE_LOG_TESTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+async fn record(app: &TestApp, ws: &str, event_type: EventType) {
+    let ws: WorkspaceId = ws.parse().expect("workspace id");
+    let mut tx = app.store.begin().await.expect("tx");
+    tx.record_event(ws, event_type, json!({}), app.clock.timestamp())
+        .await
+        .expect("record event");
+    tx.commit().await.expect("commit");
+}
+
+#[tokio::test]
+async fn hanging_receivers_of_one_workspace_leave_slots_to_another() {
+    // 8 slots, 2 per subscription, 4 per workspace: four hanging subscriptions of one tenant
+    // would hold all 8 with only the subscription cap.
+    let app = app!(|c| {
+        c.workers = true;
+        c.webhook_allowed_cidrs = "127.0.0.0/8".into();
+        c.webhook_retry_schedule = "0s,5s".into();
+        c.webhook_timeout = "30s".into();
+        c.webhook_concurrency = 8;
+    });
+    let noisy = app.workspace("noisy").await;
+    let mut hanging = Vec::new();
+    for _ in 0..4 {
+        let receiver =
+            Receiver::start_with(Reply::status(200).after(Duration::from_secs(60))).await;
+        app.webhook(&noisy, &receiver.url, &["run.failed"]).await;
+        hanging.push(receiver);
+    }
+    for _ in 0..3 {
+        record(&app, &noisy, EventType::RunFailed).await;
+    }
+    let in_flight = || hanging.iter().map(Receiver::count).sum::<usize>();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while in_flight() < 4 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(in_flight() >= 4, "the noisy workspace's attempts started");
+
+    let quiet = app.workspace("quiet").await;
+    let receiver = Receiver::start().await;
+    app.webhook(&quiet, &receiver.url, &["run.completed"]).await;
+    let started = Instant::now();
+    record(&app, &quiet, EventType::RunCompleted).await;
+    receiver.wait_for(1, Duration::from_secs(10)).await;
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_secs(2),
+        "another workspace's delivery waited {waited:?} behind the hanging receivers"
+    );
+    assert_eq!(
+        in_flight(),
+        4,
+        "at most half of the slots for one workspace, though its subscriptions have more due"
+    );
+}
+
+/// A queued run (no workers here, so it stays queued) of a fresh workspace.
+async fn queued_run(app: &TestApp) -> (String, String) {
+    let ws = app.workspace("live").await;
+    let res = app
+        .post(
+            &format!("/v1/workspaces/{ws}/runs"),
+            &app.platform_token,
+            &json!({"feature_id": "src"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let run = body(res).await["id"].as_str().expect("id").to_owned();
+    (ws, run)
+}
+
+async fn stream(app: &TestApp, run: &str, token: &str) -> Response {
+    app.request(reqwest::Method::GET, &format!("/v1/runs/{run}/log"), token)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .expect("request")
+}
+
+/// The process-wide count of live log stream reads.
+async fn stream_reads(app: &TestApp) -> f64 {
+    let text = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    text.lines()
+        .find_map(|l| l.strip_prefix("run_log_stream_reads_total "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no run_log_stream_reads_total in {text}"))
+}
+
+#[tokio::test]
+async fn a_token_holds_at_most_five_live_log_streams() {
+    let _serial = LIVE_LOG_TESTS.lock().await;
+    let app = app!();
+    let (ws, run) = queued_run(&app).await;
+    let token = app.token(&ws, "read").await;
+    let mut open = Vec::new();
+    for _ in 0..5 {
+        let res = stream(&app, &run, &token).await;
+        assert_eq!(res.status(), 200);
+        open.push(res);
+    }
+    let refused = stream(&app, &run, &token).await;
+    let retry_after: u64 = refused
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .expect("Retry-After in seconds");
+    assert!(retry_after >= 1);
+    expect_error(refused, 429, "rate_limited").await;
+
+    let other = app.token(&ws, "read").await;
+    assert_eq!(
+        stream(&app, &run, &other).await.status(),
+        200,
+        "the cap is per token"
+    );
+    let paged = app.get(&format!("/v1/runs/{run}/log"), &token).await;
+    assert_eq!(paged.status(), 200, "the paged log is not a stream");
+
+    // A client that goes away gives its slot back.
+    drop(open.pop());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let res = stream(&app, &run, &token).await;
+        if res.status() == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the closed stream's slot came back"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_live_log_stream_ends_at_its_lifetime_and_resumes_with_last_event_id() {
+    let _serial = LIVE_LOG_TESTS.lock().await;
+    let app = app!(|c| c.log_stream_lifetime = "1s".into());
+    let (_, run) = queued_run(&app).await;
+    let run_id = run.parse().expect("run id");
+    app.store
+        .log_run_event(
+            run_id,
+            "info",
+            "resolve",
+            "first",
+            &json!({}),
+            app.clock.timestamp(),
+        )
+        .await
+        .expect("log");
+    let started = Instant::now();
+    let text = tokio::time::timeout(
+        Duration::from_secs(10),
+        stream(&app, &run, &app.platform_token).await.text(),
+    )
+    .await
+    .expect("the stream ended by itself although its run is still queued")
+    .expect("text");
+    let lasted = started.elapsed();
+    assert!(
+        lasted >= Duration::from_millis(900) && lasted < Duration::from_secs(4),
+        "lasted {lasted:?}"
+    );
+    assert!(text.contains("id: 1") || text.contains("id:1"), "{text}");
+
+    app.store
+        .log_run_event(
+            run_id,
+            "info",
+            "resolve",
+            "second",
+            &json!({}),
+            app.clock.timestamp(),
+        )
+        .await
+        .expect("log");
+    let resumed = app
+        .request(
+            reqwest::Method::GET,
+            &format!("/v1/runs/{run}/log"),
+            &app.platform_token,
+        )
+        .header("accept", "text/event-stream")
+        .header("last-event-id", "1")
+        .send()
+        .await
+        .expect("request")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        resumed.contains("second") && !resumed.contains("first"),
+        "{resumed}"
+    );
+}
+
+/// Reads the stream until `needle` arrives; returns when it did.
+async fn arrival(res: &mut Response, needle: &str, within: Duration) -> Instant {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut seen = String::new();
+    loop {
+        let chunk = tokio::time::timeout_at(deadline, res.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("{needle:?} did not arrive within {within:?}: {seen}"))
+            .expect("chunk")
+            .expect("the stream is still open");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        if seen.contains(needle) {
+            return Instant::now();
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_live_log_stream_wakes_on_a_new_line_and_does_not_poll_while_idle() {
+    let _serial = LIVE_LOG_TESTS.lock().await;
+    let app = app!();
+    let (_, run) = queued_run(&app).await;
+    let run_id = run.parse().expect("run id");
+    let mut streams = Vec::new();
+    for _ in 0..5 {
+        let res = stream(&app, &run, &app.platform_token).await;
+        assert_eq!(res.status(), 200);
+        streams.push(res);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // Five idle streams for 3 s: polling every 150 ms would read about 100 times.
+    let before = stream_reads(&app).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let idle_reads = stream_reads(&app).await - before;
+    assert!(
+        idle_reads <= 20.0,
+        "five idle streams read the database {idle_reads} times in 3 s"
+    );
+
+    // One stream follows on: the others' simultaneous reads would measure the database
+    // pool's growth rather than the wake-up.
+    streams.truncate(1);
+    for i in 1..=3 {
+        let line = format!("line {i}");
+        let written = Instant::now();
+        app.store
+            .log_run_event(
+                run_id,
+                "info",
+                "extract",
+                &line,
+                &json!({}),
+                app.clock.timestamp(),
+            )
+            .await
+            .expect("log");
+        let arrived = arrival(&mut streams[0], &line, Duration::from_secs(3)).await;
+        let latency = arrived - written;
+        assert!(
+            latency < Duration::from_millis(100),
+            "{line} arrived {latency:?} after it was written"
+        );
+        tokio::time::sleep(Duration::from_millis(170)).await;
+    }
+}
