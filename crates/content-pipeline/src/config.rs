@@ -44,6 +44,24 @@ pub struct Config {
     /// Sent as a bearer token to the polish endpoint; never logged.
     pub polish_api_key: Option<String>,
     pub polish_timeout: String,
+    // Connections and workspace quotas (issue 8).
+    /// A request head (line and headers) must arrive within this time, counted from the
+    /// connection's start or from the first byte of the next request.
+    #[serde(deserialize_with = "duration_text")]
+    pub http_header_timeout: String,
+    /// A connection with no request in flight that sends nothing is closed after this time.
+    #[serde(deserialize_with = "duration_text")]
+    pub http_idle_timeout: String,
+    /// Connections open at once; more wait in the listen backlog.
+    pub http_max_connections: usize,
+    /// Largest request head in bytes (at least 8192); larger ones are refused with 431.
+    pub http_max_header_bytes: usize,
+    /// Live (unrevoked) tokens per workspace.
+    pub workspace_max_tokens: u32,
+    /// Webhook subscriptions per workspace (deleted ones do not count).
+    pub workspace_max_webhooks: u32,
+    /// The highest `rate_limit` (requests per 300 s) a workspace token may have.
+    pub workspace_max_rate_limit: u32,
 }
 
 impl Default for Config {
@@ -68,6 +86,13 @@ impl Default for Config {
             polish_model: "gpt-4o-mini".into(),
             polish_api_key: None,
             polish_timeout: "20s".into(),
+            http_header_timeout: "10s".into(),
+            http_idle_timeout: "60s".into(),
+            http_max_connections: 10_000,
+            http_max_header_bytes: 64 * 1024,
+            workspace_max_tokens: 100,
+            workspace_max_webhooks: 50,
+            workspace_max_rate_limit: 6_000,
         }
     }
 }
@@ -114,6 +139,50 @@ impl Config {
             .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS: {e}"))
     }
 
+    /// The connection bounds, checked: each must be positive.
+    pub fn connection_limits(&self) -> anyhow::Result<crate::server::ConnectionLimits> {
+        let positive = |text: &str, name: &str| {
+            webhooks::parse_duration(text)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    anyhow::anyhow!("CONTENT_PIPELINE_{name}: use a positive duration such as 10s")
+                })
+        };
+        if self.http_max_connections == 0 {
+            anyhow::bail!("CONTENT_PIPELINE_HTTP_MAX_CONNECTIONS must be at least 1");
+        }
+        if self.http_max_header_bytes < crate::server::MIN_HEADER_BYTES {
+            anyhow::bail!(
+                "CONTENT_PIPELINE_HTTP_MAX_HEADER_BYTES must be at least {}",
+                crate::server::MIN_HEADER_BYTES
+            );
+        }
+        Ok(crate::server::ConnectionLimits {
+            header_timeout: positive(&self.http_header_timeout, "HTTP_HEADER_TIMEOUT")?,
+            idle_timeout: positive(&self.http_idle_timeout, "HTTP_IDLE_TIMEOUT")?,
+            max_connections: self.http_max_connections,
+            max_header_bytes: self.http_max_header_bytes,
+        })
+    }
+
+    /// The workspace quotas, checked: the default quota of a token must fit under the ceiling,
+    /// or a token created without `rate_limit` would exceed it.
+    pub fn workspace_quotas(&self) -> anyhow::Result<api::WorkspaceQuotas> {
+        if self.workspace_max_rate_limit < self.default_rate_limit {
+            anyhow::bail!(
+                "CONTENT_PIPELINE_WORKSPACE_MAX_RATE_LIMIT ({}) must not be below CONTENT_PIPELINE_DEFAULT_RATE_LIMIT ({})",
+                self.workspace_max_rate_limit,
+                self.default_rate_limit
+            );
+        }
+        Ok(api::WorkspaceQuotas {
+            tokens: self.workspace_max_tokens,
+            webhooks: self.workspace_max_webhooks,
+            rate_limit: self.workspace_max_rate_limit,
+        })
+    }
+
     /// The server key: configured, or read from (and on first start written to) the key file.
     pub fn server_key(&self) -> anyhow::Result<[u8; 32]> {
         use base64::Engine as _;
@@ -134,6 +203,21 @@ impl Config {
             .try_into()
             .map_err(|_| anyhow::anyhow!("the server key must be 32 bytes"))
     }
+}
+
+/// A duration as text (`10s`, `2m`); figment reads a bare number from the environment as an
+/// integer, taken here as seconds.
+fn duration_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum TextOrSeconds {
+        Text(String),
+        Seconds(u64),
+    }
+    Ok(match TextOrSeconds::deserialize(d)? {
+        TextOrSeconds::Text(text) => text,
+        TextOrSeconds::Seconds(n) => format!("{n}s"),
+    })
 }
 
 fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
@@ -168,6 +252,56 @@ mod tests {
             assert_eq!(c.redis_url.as_deref(), Some("redis://cache:6379"));
             assert_eq!(c.run_concurrency, 2, "the default stays");
             assert!(Config::load(Some(Path::new("missing.toml"))).is_err());
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
+    fn connection_limits_take_numbers_or_durations_and_refuse_nonsense() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("CONTENT_PIPELINE_HTTP_HEADER_TIMEOUT", "5");
+            jail.set_env("CONTENT_PIPELINE_HTTP_IDLE_TIMEOUT", "2m");
+            jail.set_env("CONTENT_PIPELINE_HTTP_MAX_CONNECTIONS", "300");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let limits = c.connection_limits().map_err(|e| e.to_string())?;
+            assert_eq!(limits.header_timeout, std::time::Duration::from_secs(5));
+            assert_eq!(limits.idle_timeout, std::time::Duration::from_secs(120));
+            assert_eq!(limits.max_connections, 300);
+            assert_eq!(limits.max_header_bytes, 65536, "the default stays");
+
+            jail.set_env("CONTENT_PIPELINE_HTTP_IDLE_TIMEOUT", "0");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let e = c.connection_limits().expect_err("zero idle timeout");
+            assert!(e.to_string().contains("HTTP_IDLE_TIMEOUT"), "{e}");
+
+            jail.set_env("CONTENT_PIPELINE_HTTP_IDLE_TIMEOUT", "60s");
+            jail.set_env("CONTENT_PIPELINE_HTTP_MAX_HEADER_BYTES", "1024");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let e = c.connection_limits().expect_err("tiny header cap");
+            assert!(e.to_string().contains("HTTP_MAX_HEADER_BYTES"), "{e}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
+    fn the_rate_limit_ceiling_cannot_be_below_the_default_quota() {
+        figment::Jail::expect_with(|jail| {
+            let quotas = Config::load(None)
+                .map_err(|e| e.to_string())?
+                .workspace_quotas()
+                .map_err(|e| e.to_string())?;
+            assert_eq!(
+                (quotas.tokens, quotas.webhooks, quotas.rate_limit),
+                (100, 50, 6000)
+            );
+            jail.set_env("CONTENT_PIPELINE_WORKSPACE_MAX_RATE_LIMIT", "500");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let e = c
+                .workspace_quotas()
+                .expect_err("ceiling below the default 600");
+            assert!(e.to_string().contains("WORKSPACE_MAX_RATE_LIMIT"), "{e}");
             Ok(())
         });
     }

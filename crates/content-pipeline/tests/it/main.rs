@@ -5,6 +5,7 @@ mod helpers;
 
 mod articles;
 mod auth;
+mod connections;
 mod drift;
 mod errors;
 mod idempotency;
@@ -13,6 +14,7 @@ mod nothing_lost;
 mod paging;
 mod pipeline_runs;
 mod polish;
+mod quotas;
 mod ratelimit;
 mod receiver;
 mod runs;
