@@ -32,7 +32,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, Semaphore, watch};
 use tokio::time::Instant;
 use tower::ServiceExt as _;
 
@@ -49,8 +49,9 @@ pub struct ConnectionLimits {
 pub const MIN_HEADER_BYTES: usize = 8192;
 
 /// Serves `router` on `listener` until `shutdown` resolves, then stops accepting and waits for
-/// the open connections to finish their requests (HTTP/1.1 closes once idle, HTTP/2 sends
-/// GOAWAY), as `axum::serve(…).with_graceful_shutdown(…)` did.
+/// the open connections to finish the requests in flight (HTTP/1.1 closes once idle, HTTP/2
+/// sends GOAWAY), as `axum::serve(…).with_graceful_shutdown(…)` did; a connection waiting for
+/// a request head, even halfway through one, is closed at once.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
@@ -66,6 +67,7 @@ pub async fn serve(
         .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX));
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
+    let (stop, stopping) = watch::channel(false);
     let mut shutdown = pin!(shutdown);
     loop {
         let slot = tokio::select! {
@@ -104,6 +106,7 @@ pub async fn serve(
         };
         let connection = builder.serve_connection(io, service).into_owned();
         let connection = graceful.watch(connection);
+        let stopping = stopping.clone();
         tokio::spawn(async move {
             tokio::select! {
                 served = connection => {
@@ -111,7 +114,7 @@ pub async fn serve(
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
                 }
-                () = activity.expired(limits) => {
+                () = activity.expired(limits, stopping) => {
                     tracing::debug!("closed a connection that was idle or slow to send its request");
                 }
             }
@@ -119,6 +122,7 @@ pub async fn serve(
         });
     }
     drop(listener);
+    stop.send_replace(true);
     graceful.shutdown().await;
 }
 
@@ -190,28 +194,34 @@ impl Activity {
         }
     }
 
-    fn deadline(&self, limits: ConnectionLimits) -> Option<Instant> {
-        match *self.phase.lock().unwrap_or_else(PoisonError::into_inner) {
-            Phase::AwaitingHead { since } => Some(since + limits.header_timeout),
-            Phase::Idle { since } => Some(since + limits.idle_timeout),
-            Phase::Busy { .. } => None,
-        }
-    }
-
-    /// Resolves when the connection has been idle or slow for too long.
-    async fn expired(&self, limits: ConnectionLimits) {
+    /// Resolves when the connection has been idle or slow for too long, or is waiting for a
+    /// request head while the server stops. (Idle connections are hyper's to close then: it
+    /// does so once the last response has been flushed.)
+    async fn expired(&self, limits: ConnectionLimits, mut stopping: watch::Receiver<bool>) {
         loop {
             // Created before reading the phase: a change in between leaves a permit behind.
             let changed = self.changed.notified();
-            match self.deadline(limits) {
-                None => changed.await,
-                Some(deadline) if deadline <= Instant::now() => return,
-                Some(deadline) => {
-                    tokio::select! {
-                        () = changed => {}
-                        () = tokio::time::sleep_until(deadline) => {}
-                    }
+            let phase = *self.phase.lock().unwrap_or_else(PoisonError::into_inner);
+            let draining = *stopping.borrow_and_update();
+            let deadline = match phase {
+                Phase::AwaitingHead { .. } if draining => return,
+                Phase::AwaitingHead { since } => Some(since + limits.header_timeout),
+                Phase::Idle { since } => Some(since + limits.idle_timeout),
+                Phase::Busy { .. } => None,
+            };
+            if deadline.is_some_and(|d| d <= Instant::now()) {
+                return;
+            }
+            let timeout = async {
+                match deadline {
+                    Some(deadline) => tokio::time::sleep_until(deadline).await,
+                    None => std::future::pending().await,
                 }
+            };
+            tokio::select! {
+                () = changed => {}
+                () = timeout => {}
+                _ = stopping.changed(), if !draining => {}
             }
         }
     }

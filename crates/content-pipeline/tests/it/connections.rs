@@ -264,3 +264,51 @@ async fn h2c_with_prior_knowledge_is_served() {
     assert_eq!(response.status(), 200);
     assert_eq!(response.version(), hyper::Version::HTTP_2);
 }
+
+#[tokio::test]
+async fn a_stopping_server_closes_connections_waiting_for_a_head_at_once() {
+    if crate::helpers::engine() != "sqlite" {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = Config {
+        database_url: format!("sqlite://{}", dir.path().join("stop.db").display()),
+        bind: "127.0.0.1:0".into(),
+        secret_key: Some(webhooks::SecretBox::generate_key_text()),
+        key_file: dir.path().join("key"),
+        workers: false,
+        http_header_timeout: "30s".into(),
+        http_idle_timeout: "30s".into(),
+        ..Config::default()
+    };
+    let app = content_pipeline::Application::build(config, domain::Clock::system())
+        .await
+        .expect("build");
+    let address = app.address;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(app.run_until(async {
+        let _ = stopped.await;
+    }));
+    let _silent = TcpStream::connect(address).await.expect("connect");
+    let mut half = TcpStream::connect(address).await.expect("connect");
+    half.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n")
+        .await
+        .expect("write");
+    let mut idle = TcpStream::connect(address).await.expect("connect");
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .expect("write");
+    let mut buf = [0u8; 1024];
+    let n = idle.read(&mut buf).await.expect("response");
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let stopping = Instant::now();
+    let _ = stop.send(());
+    let ended = tokio::time::timeout(Duration::from_secs(10), server).await;
+    assert!(
+        ended.is_ok(),
+        "the server still waited for its quiet connections 10 s after being told to stop"
+    );
+    assert!(stopping.elapsed() < Duration::from_secs(5));
+}
