@@ -159,14 +159,20 @@ async fn principal_of(
         .await?
         .filter(|t| bool::from(t.secret_hash.ct_eq(&hash)))
         .ok_or_else(|| unauthenticated(true, "The token is unknown or has been revoked."))?;
+    let quota = record
+        .rate_limit
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(state.default_rate_limit);
     Ok(Principal {
         token_id: record.id,
         workspace: record.workspace_id,
         scope: record.scope,
-        quota: record
-            .rate_limit
-            .and_then(|n| u32::try_from(n).ok())
-            .unwrap_or(state.default_rate_limit),
+        // Tokens minted before the ceiling existed, or above a ceiling lowered since, are held
+        // to it as well.
+        quota: match record.workspace_id {
+            Some(_) => quota.min(state.quotas.rate_limit),
+            None => quota,
+        },
     })
 }
 

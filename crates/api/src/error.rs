@@ -101,7 +101,7 @@ impl ErrorType {
             }
             ErrorType::MethodNotAllowed => "The path exists but does not accept this HTTP method.",
             ErrorType::Conflict => {
-                "The request conflicts with the resource's state: a write to a deleted workspace, a second active webhook with the same URL, or a replay on an inactive subscription."
+                "The request conflicts with the resource's state: a write to a deleted workspace, a second active webhook with the same URL, a replay on an inactive subscription, or a new token or webhook subscription in a workspace that already holds its quota of them (revoke or delete one first)."
             }
             ErrorType::IdempotencyInProgress => {
                 "A request with the same Idempotency-Key is still being processed. Retry after the `Retry-After` seconds."

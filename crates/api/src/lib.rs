@@ -31,7 +31,7 @@ use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-pub use state::{ApiConfig, AppState};
+pub use state::{ApiConfig, AppState, WorkspaceQuotas};
 
 fn v1() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())

@@ -8,6 +8,27 @@ use webhooks::{AddressPolicy, SECRETS_KEY_PURPOSE, SecretBox, derive_key};
 use crate::paging::CursorCodec;
 use crate::ratelimit::RateLimiter;
 
+/// The platform operator's bounds on each workspace (CONTRACT section 2, Rate limits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkspaceQuotas {
+    /// Live (unrevoked) tokens.
+    pub tokens: u32,
+    /// Webhook subscriptions that are not deleted, paused ones included.
+    pub webhooks: u32,
+    /// The ceiling of a workspace token's `rate_limit` (requests per 300 s).
+    pub rate_limit: u32,
+}
+
+impl Default for WorkspaceQuotas {
+    fn default() -> Self {
+        Self {
+            tokens: 100,
+            webhooks: 50,
+            rate_limit: 6_000,
+        }
+    }
+}
+
 /// What the API needs from configuration.
 #[derive(Clone, Debug)]
 pub struct ApiConfig {
@@ -20,6 +41,7 @@ pub struct ApiConfig {
     /// Operations announced as deprecated.
     pub deprecations: Vec<crate::deprecation::Deprecation>,
     pub live_logs: crate::routes::runs::LiveLogLimits,
+    pub quotas: WorkspaceQuotas,
 }
 
 pub struct Inner {
@@ -32,6 +54,7 @@ pub struct Inner {
     pub limiter: RateLimiter,
     pub address_policy: AddressPolicy,
     pub deprecations: Vec<crate::deprecation::Deprecation>,
+    pub quotas: WorkspaceQuotas,
     /// Trigger-time feature checks, remembered by HEAD commit.
     pub features: pipeline::FeatureCache,
     /// Live log streams open per token.
@@ -62,6 +85,7 @@ impl AppState {
             default_rate_limit: config.default_rate_limit,
             address_policy: config.address_policy,
             deprecations: config.deprecations,
+            quotas: config.quotas,
             features: pipeline::FeatureCache::new(),
             live_logs: crate::routes::runs::LiveLogs::new(config.live_logs),
         }))

@@ -73,6 +73,24 @@ pub struct Config {
     /// `Last-Event-ID`); a bare number is seconds.
     #[serde(deserialize_with = "duration_text")]
     pub log_stream_lifetime: String,
+    // Connections and workspace quotas (issue 8).
+    /// A request head (line and headers) must arrive within this time, counted from the
+    /// connection's start or from the first byte of the next request.
+    #[serde(deserialize_with = "duration_text")]
+    pub http_header_timeout: String,
+    /// A connection with no request in flight that sends nothing is closed after this time.
+    #[serde(deserialize_with = "duration_text")]
+    pub http_idle_timeout: String,
+    /// Connections open at once; more wait in the listen backlog.
+    pub http_max_connections: usize,
+    /// Largest request head in bytes (at least 8192); larger ones are refused with 431.
+    pub http_max_header_bytes: usize,
+    /// Live (unrevoked) tokens per workspace.
+    pub workspace_max_tokens: u32,
+    /// Webhook subscriptions per workspace (deleted ones do not count).
+    pub workspace_max_webhooks: u32,
+    /// The highest `rate_limit` (requests per 300 s) a workspace token may have.
+    pub workspace_max_rate_limit: u32,
 }
 
 impl Default for Config {
@@ -107,6 +125,13 @@ impl Default for Config {
             webhook_workspace_concurrency: None,
             log_streams_per_token: 5,
             log_stream_lifetime: "30m".into(),
+            http_header_timeout: "10s".into(),
+            http_idle_timeout: "60s".into(),
+            http_max_connections: 10_000,
+            http_max_header_bytes: 64 * 1024,
+            workspace_max_tokens: 100,
+            workspace_max_webhooks: 50,
+            workspace_max_rate_limit: 6_000,
         }
     }
 }
@@ -131,14 +156,7 @@ impl Config {
     pub fn delivery_settings(&self) -> anyhow::Result<workers::DeliverySettings> {
         let schedule = webhooks::RetrySchedule::parse(&self.webhook_retry_schedule)
             .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_RETRY_SCHEDULE: {e}"))?;
-        let timeout = webhooks::parse_duration(&self.webhook_timeout)
-            .ok()
-            .filter(|t| !t.is_zero())
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "CONTENT_PIPELINE_WEBHOOK_TIMEOUT: use a positive duration such as 15s"
-                )
-            })?;
+        let timeout = positive_duration(&self.webhook_timeout, "CONTENT_PIPELINE_WEBHOOK_TIMEOUT")?;
         let mut settings =
             workers::DeliverySettings::new(schedule, timeout, self.address_policy()?);
         settings.concurrency = self.webhook_concurrency.max(1);
@@ -198,6 +216,48 @@ impl Config {
     pub fn address_policy(&self) -> anyhow::Result<webhooks::AddressPolicy> {
         webhooks::AddressPolicy::from_allowed_list(&self.webhook_allowed_cidrs)
             .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS: {e}"))
+    }
+
+    /// The connection bounds, checked: each must be positive.
+    pub fn connection_limits(&self) -> anyhow::Result<crate::server::ConnectionLimits> {
+        if self.http_max_connections == 0 {
+            anyhow::bail!("CONTENT_PIPELINE_HTTP_MAX_CONNECTIONS must be at least 1");
+        }
+        if self.http_max_header_bytes < crate::server::MIN_HEADER_BYTES {
+            anyhow::bail!(
+                "CONTENT_PIPELINE_HTTP_MAX_HEADER_BYTES must be at least {}",
+                crate::server::MIN_HEADER_BYTES
+            );
+        }
+        Ok(crate::server::ConnectionLimits {
+            header_timeout: positive_duration(
+                &self.http_header_timeout,
+                "CONTENT_PIPELINE_HTTP_HEADER_TIMEOUT",
+            )?,
+            idle_timeout: positive_duration(
+                &self.http_idle_timeout,
+                "CONTENT_PIPELINE_HTTP_IDLE_TIMEOUT",
+            )?,
+            max_connections: self.http_max_connections,
+            max_header_bytes: self.http_max_header_bytes,
+        })
+    }
+
+    /// The workspace quotas, checked: the default quota of a token must fit under the ceiling,
+    /// or a token created without `rate_limit` would exceed it.
+    pub fn workspace_quotas(&self) -> anyhow::Result<api::WorkspaceQuotas> {
+        if self.workspace_max_rate_limit < self.default_rate_limit {
+            anyhow::bail!(
+                "CONTENT_PIPELINE_WORKSPACE_MAX_RATE_LIMIT ({}) must not be below CONTENT_PIPELINE_DEFAULT_RATE_LIMIT ({})",
+                self.workspace_max_rate_limit,
+                self.default_rate_limit
+            );
+        }
+        Ok(api::WorkspaceQuotas {
+            tokens: self.workspace_max_tokens,
+            webhooks: self.workspace_max_webhooks,
+            rate_limit: self.workspace_max_rate_limit,
+        })
     }
 
     /// The server key: configured, or read from (and on first start written to) the key file.
@@ -312,6 +372,34 @@ mod tests {
 
     #[test]
     #[allow(clippy::result_large_err)]
+    fn connection_limits_take_numbers_or_durations_and_refuse_nonsense() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("CONTENT_PIPELINE_HTTP_HEADER_TIMEOUT", "5");
+            jail.set_env("CONTENT_PIPELINE_HTTP_IDLE_TIMEOUT", "2m");
+            jail.set_env("CONTENT_PIPELINE_HTTP_MAX_CONNECTIONS", "300");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let limits = c.connection_limits().map_err(|e| e.to_string())?;
+            assert_eq!(limits.header_timeout, std::time::Duration::from_secs(5));
+            assert_eq!(limits.idle_timeout, std::time::Duration::from_secs(120));
+            assert_eq!(limits.max_connections, 300);
+            assert_eq!(limits.max_header_bytes, 65536, "the default stays");
+
+            jail.set_env("CONTENT_PIPELINE_HTTP_IDLE_TIMEOUT", "0");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let e = c.connection_limits().expect_err("zero idle timeout");
+            assert!(e.to_string().contains("HTTP_IDLE_TIMEOUT"), "{e}");
+
+            jail.set_env("CONTENT_PIPELINE_HTTP_IDLE_TIMEOUT", "60s");
+            jail.set_env("CONTENT_PIPELINE_HTTP_MAX_HEADER_BYTES", "1024");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let e = c.connection_limits().expect_err("tiny header cap");
+            assert!(e.to_string().contains("HTTP_MAX_HEADER_BYTES"), "{e}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
     fn fairness_limits_from_the_environment() {
         figment::Jail::expect_with(|jail| {
             let c = Config::load(None).map_err(|e| e.to_string())?;
@@ -350,6 +438,28 @@ mod tests {
                 c.live_log_limits().is_err(),
                 "a stream must be allowed to live"
             );
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
+    fn the_rate_limit_ceiling_cannot_be_below_the_default_quota() {
+        figment::Jail::expect_with(|jail| {
+            let quotas = Config::load(None)
+                .map_err(|e| e.to_string())?
+                .workspace_quotas()
+                .map_err(|e| e.to_string())?;
+            assert_eq!(
+                (quotas.tokens, quotas.webhooks, quotas.rate_limit),
+                (100, 50, 6000)
+            );
+            jail.set_env("CONTENT_PIPELINE_WORKSPACE_MAX_RATE_LIMIT", "500");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            let e = c
+                .workspace_quotas()
+                .expect_err("ceiling below the default 600");
+            assert!(e.to_string().contains("WORKSPACE_MAX_RATE_LIMIT"), "{e}");
             Ok(())
         });
     }

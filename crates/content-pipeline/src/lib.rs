@@ -2,6 +2,7 @@
 //! The parts it assembles live in their own crates: `domain`, `store`, `api`, `webhooks`, `workers`.
 
 pub mod config;
+pub mod server;
 pub mod startup;
 
 pub use config::Config;

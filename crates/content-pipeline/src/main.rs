@@ -67,7 +67,8 @@ enum TokenCommand {
         /// A label for the token.
         #[arg(long, default_value = "")]
         name: String,
-        /// The token's quota in requests per 300 s (default 600).
+        /// The token's quota in requests per 300 s (default 600); a workspace token's is at
+        /// most CONTENT_PIPELINE_WORKSPACE_MAX_RATE_LIMIT.
         #[arg(long)]
         rate_limit: Option<u32>,
     },
@@ -163,15 +164,30 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
                 anyhow::bail!("no such workspace: {ws}");
             }
             let mut tx = store.begin().await?;
-            let (_, secret) = api::routes::tokens::issue(
-                &mut tx,
-                clock.timestamp(),
-                workspace,
-                &name,
-                scope,
-                rate_limit.map(i64::from),
-            )
-            .await
+            let rate_limit = rate_limit.map(i64::from);
+            let (_, secret) = match workspace {
+                Some(ws) => {
+                    api::routes::tokens::issue_in_workspace(
+                        &mut tx,
+                        clock.timestamp(),
+                        &config.workspace_quotas()?,
+                        ws,
+                        &name,
+                        scope,
+                        rate_limit,
+                    )
+                    .await
+                }
+                None => {
+                    api::routes::tokens::issue_platform(
+                        &mut tx,
+                        clock.timestamp(),
+                        &name,
+                        rate_limit,
+                    )
+                    .await
+                }
+            }
             .map_err(|e| anyhow::anyhow!(e.message))?;
             tx.commit().await?;
             println!("{secret}");

@@ -4,12 +4,13 @@ use std::time::Duration;
 
 use api::ratelimit::RateLimiter;
 use api::{ApiConfig, AppState};
-use domain::{Clock, Scope};
+use domain::Clock;
 use store::Store;
 use tokio::net::TcpListener;
 use workers::{Shutdown, WorkerContext, Workers};
 
 use crate::Config;
+use crate::server::ConnectionLimits;
 
 /// Opens the database and applies this engine's migrations.
 pub async fn open_store(config: &Config) -> anyhow::Result<Store> {
@@ -27,12 +28,10 @@ pub async fn ensure_platform_token(store: &Store, clock: &Clock) -> anyhow::Resu
         return Ok(None);
     }
     let mut tx = store.begin().await?;
-    let (_, secret) = api::routes::tokens::issue(
+    let (_, secret) = api::routes::tokens::issue_platform(
         &mut tx,
         clock.timestamp(),
-        None,
         "initial platform token",
-        Scope::Admin,
         None,
     )
     .await
@@ -48,6 +47,7 @@ pub async fn ensure_platform_token(store: &Store, clock: &Clock) -> anyhow::Resu
 pub struct Application {
     listener: TcpListener,
     router: axum::Router,
+    limits: ConnectionLimits,
     pub state: AppState,
     pub address: SocketAddr,
     pub store: Store,
@@ -65,6 +65,16 @@ impl Application {
         clock: Clock,
         deprecations: Vec<api::deprecation::Deprecation>,
     ) -> anyhow::Result<Self> {
+        let limits = config.connection_limits()?;
+        let quotas = config.workspace_quotas()?;
+        match crate::server::raise_open_files_limit() {
+            Ok(n) => tracing::info!(
+                open_files = n,
+                max_connections = limits.max_connections,
+                "raised the open-file limit to its hard limit"
+            ),
+            Err(e) => tracing::warn!(error = %e, "could not raise the open-file limit"),
+        }
         let store = open_store(&config).await?;
         ensure_platform_token(&store, &clock).await?;
         let listener = TcpListener::bind(&config.bind).await?;
@@ -101,12 +111,14 @@ impl Application {
                 address_policy: config.address_policy()?,
                 deprecations,
                 live_logs: config.live_log_limits()?,
+                quotas,
             },
         );
         let router = api::app(state.clone());
         Ok(Self {
             listener,
             router,
+            limits,
             state,
             address,
             store,
@@ -126,16 +138,14 @@ impl Application {
             .workers
             .map(|ctx| workers::spawn_all(ctx, worker_shutdown))
             .transpose()?;
-        let served = axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        crate::server::serve(self.listener, self.router, self.limits, shutdown).await;
         stop_workers.trigger();
         if let Some(w) = workers {
             w.join().await;
         }
         housekeeping.abort();
         self.store.close().await;
-        Ok(served?)
+        Ok(())
     }
 }
 

@@ -59,6 +59,35 @@ impl Store {
 }
 
 impl Tx {
+    /// Holds the workspace's row until this transaction ends, so that transactions counting
+    /// what the workspace holds before adding to it take turns, and two of them cannot both
+    /// take its last place. SQLite's single writer already makes them take turns. `NO KEY`
+    /// leaves inserts that merely reference the workspace unblocked.
+    pub(crate) async fn lock_workspace(
+        &mut self,
+        workspace: WorkspaceId,
+    ) -> Result<(), StoreError> {
+        if let crate::engine::TxInner::Postgres(t) = &mut self.inner {
+            sqlx::query("SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE")
+                .bind(workspace)
+                .execute(&mut **t)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The workspace's live (unrevoked) tokens, counted for its quota: the count holds until
+    /// commit (see [`Tx::lock_workspace`]).
+    pub async fn live_tokens(&mut self, workspace: WorkspaceId) -> Result<i64, StoreError> {
+        self.lock_workspace(workspace).await?;
+        Ok(write!(self, |c| sqlx::query_scalar(
+            "SELECT COUNT(*) FROM tokens WHERE workspace_id = $1 AND revoked_at IS NULL"
+        )
+        .bind(workspace)
+        .fetch_one(c)
+        .await?))
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub async fn insert_token(
         &mut self,

@@ -96,6 +96,19 @@ impl Store {
 }
 
 impl Tx {
+    /// The workspace's subscriptions that are not deleted (paused ones count: they can be
+    /// re-activated), counted for its quota: the count holds until commit (see
+    /// [`Tx::lock_workspace`]).
+    pub async fn live_webhooks(&mut self, workspace: WorkspaceId) -> Result<i64, StoreError> {
+        self.lock_workspace(workspace).await?;
+        Ok(write!(self, |c| sqlx::query_scalar(
+            "SELECT COUNT(*) FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL"
+        )
+        .bind(workspace)
+        .fetch_one(c)
+        .await?))
+    }
+
     /// Creates a subscription; an active one with the same URL in the workspace is a
     /// [`StoreError::Conflict`].
     pub async fn insert_webhook(

@@ -14,7 +14,7 @@ use crate::error::{ApiError, ApiResult, ErrorEnvelope, ErrorType};
 use crate::idempotency::Idempotency;
 use crate::paging::{ListQuery, Page, PageParams, keyset_position};
 use crate::resources::Token;
-use crate::state::AppState;
+use crate::state::{AppState, WorkspaceQuotas};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -30,14 +30,16 @@ pub struct CreateToken {
     pub scope: Scope,
     /// A label, at most 200 characters.
     pub name: Option<String>,
-    /// Requests per 300 s (default 600).
-    #[schema(minimum = 1, maximum = 1000000)]
+    /// Requests per 300 s, at least 1, never above the quota of the workspace token creating
+    /// it nor above the ceiling the platform sets for workspace tokens (6000 by default):
+    /// 422 with `param: "rate_limit"` otherwise. Default: the server's default quota (600),
+    /// or the creating token's own quota when that is lower.
+    #[schema(minimum = 1)]
     pub rate_limit: Option<i64>,
 }
 
-/// Mints a token and returns its record with the secret text (shown once). Shared by the API
-/// and the CLI.
-pub async fn issue(
+/// Mints a token; the callers below decide which bounds apply.
+async fn mint(
     tx: &mut Tx,
     now: domain::Timestamp,
     workspace: Option<WorkspaceId>,
@@ -45,6 +47,12 @@ pub async fn issue(
     scope: Scope,
     rate_limit: Option<i64>,
 ) -> ApiResult<(TokenRecord, String)> {
+    if rate_limit.is_some_and(|n| n < 1) {
+        return Err(ApiError::validation(
+            "rate_limit",
+            "rate_limit must be at least 1.",
+        ));
+    }
     let secret = generate_token();
     let record = tx
         .insert_token(
@@ -57,6 +65,72 @@ pub async fn issue(
         )
         .await?;
     Ok((record, secret))
+}
+
+/// Mints a platform admin token and returns its record with the secret text (shown once).
+/// Only the operator does this, from the CLI or at first start: no quota applies.
+pub async fn issue_platform(
+    tx: &mut Tx,
+    now: domain::Timestamp,
+    name: &str,
+    rate_limit: Option<i64>,
+) -> ApiResult<(TokenRecord, String)> {
+    mint(tx, now, None, name, Scope::Admin, rate_limit).await
+}
+
+/// Mints a workspace token within the platform's quotas: a `rate_limit` no higher than the
+/// ceiling, and room in the workspace for one more live token (409 otherwise). Shared by the
+/// API, which also holds the new token under its creator's quota, and the CLI.
+pub async fn issue_in_workspace(
+    tx: &mut Tx,
+    now: domain::Timestamp,
+    quotas: &WorkspaceQuotas,
+    workspace: WorkspaceId,
+    name: &str,
+    scope: Scope,
+    rate_limit: Option<i64>,
+) -> ApiResult<(TokenRecord, String)> {
+    let ceiling = i64::from(quotas.rate_limit);
+    if rate_limit.is_some_and(|n| n > ceiling) {
+        return Err(ApiError::validation(
+            "rate_limit",
+            format!(
+                "rate_limit must not exceed {ceiling}, the ceiling the platform sets for workspace tokens."
+            ),
+        ));
+    }
+    let live = tx.live_tokens(workspace).await?;
+    if live >= i64::from(quotas.tokens) {
+        return Err(ApiError::conflict(format!(
+            "The workspace already has {live} active tokens, its quota of {}; revoke one before creating another.",
+            quotas.tokens
+        )));
+    }
+    mint(tx, now, Some(workspace), name, scope, rate_limit).await
+}
+
+/// A workspace token never hands out more than its own quota; a platform token answers to the
+/// ceiling only. Without `rate_limit` the new token gets the default quota, or the creator's
+/// own when that is lower.
+fn within_creator_quota(
+    auth: &Auth,
+    requested: Option<i64>,
+    default: u32,
+) -> ApiResult<Option<i64>> {
+    if auth.0.workspace.is_none() {
+        return Ok(requested);
+    }
+    let own = i64::from(auth.0.quota);
+    match requested {
+        Some(n) if n > own => Err(ApiError::validation(
+            "rate_limit",
+            format!(
+                "rate_limit must not exceed {own}, the quota of the token making this request."
+            ),
+        )),
+        None if i64::from(default) > own => Ok(Some(own)),
+        other => Ok(other),
+    }
 }
 
 async fn load(state: &AppState, auth: &Auth, raw: &str) -> ApiResult<TokenRecord> {
@@ -106,7 +180,9 @@ async fn list_tokens(
 /// Create a token
 ///
 /// Returns the token with its secret in `token`, shown only here and on reissue. A token
-/// cannot mint a scope above its own. Scope: admin.
+/// cannot mint a scope above its own, nor a `rate_limit` above its own quota or the platform's
+/// ceiling (422, `param: "rate_limit"`). A workspace holds at most 100 live tokens unless the
+/// platform configures otherwise: past that, 409 `conflict` until one is revoked. Scope: admin.
 #[utoipa::path(post, path = "/v1/workspaces/{ws}/tokens", tag = "Tokens",
     params(("ws" = String, Path)),
     request_body = CreateToken, security(("bearer" = ["admin"])),
@@ -130,23 +206,16 @@ async fn create_token(
     }
     let name = req.name.unwrap_or_default();
     bounded("name", &name, 200)?;
-    if req
-        .rate_limit
-        .is_some_and(|n| !(1..=1_000_000).contains(&n))
-    {
-        return Err(ApiError::validation(
-            "rate_limit",
-            "rate_limit must be between 1 and 1000000.",
-        ));
-    }
+    let rate_limit = within_creator_quota(&auth, req.rate_limit, state.default_rate_limit)?;
     let mut tx = state.store.begin().await?;
-    let (record, secret) = issue(
+    let (record, secret) = issue_in_workspace(
         &mut tx,
         state.clock.timestamp(),
-        Some(ws.id),
+        &state.quotas,
+        ws.id,
         &name,
         req.scope,
-        req.rate_limit,
+        rate_limit,
     )
     .await?;
     let response = idem

@@ -136,7 +136,9 @@ async fn list_webhooks(
 ///
 /// Returns the subscription with its signing `secret` (`whsec_` + base64 of 32 random
 /// bytes): the only time it is shown besides rotate-secret. An active subscription with the
-/// same url in the workspace is a 409. Scope: write.
+/// same url in the workspace is a 409, and so is a workspace already holding its quota of
+/// subscriptions (50 unless the platform configures otherwise; paused ones count, deleted ones
+/// do not). Scope: write.
 #[utoipa::path(post, path = "/v1/workspaces/{ws}/webhooks", tag = "Webhooks",
     params(("ws" = String, Path)),
     request_body = CreateWebhook, security(("bearer" = ["write"])),
@@ -167,6 +169,13 @@ async fn create_webhook(
         secret: state.secrets.seal(&secret),
     };
     let mut tx = state.store.begin().await?;
+    let live = tx.live_webhooks(ws.id).await?;
+    if live >= i64::from(state.quotas.webhooks) {
+        return Err(ApiError::conflict(format!(
+            "The workspace already has {live} webhook subscriptions, its quota of {}; delete one before creating another.",
+            state.quotas.webhooks
+        )));
+    }
     let hook = match tx.insert_webhook(&new, state.clock.timestamp()).await {
         Err(StoreError::Conflict) => return Err(duplicate_url()),
         other => other?,

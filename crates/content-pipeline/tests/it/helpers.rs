@@ -111,12 +111,10 @@ impl TestApp {
         let store = app.store.clone();
         // The first-start token is printed, not returned; mint our own platform token.
         let mut tx = store.begin().await.expect("tx");
-        let (_, platform_token) = api::routes::tokens::issue(
+        let (_, platform_token) = api::routes::tokens::issue_platform(
             &mut tx,
             clock.timestamp(),
-            None,
             "tests",
-            domain::Scope::Admin,
             Some(1_000_000),
         )
         .await
@@ -245,9 +243,15 @@ impl TestApp {
         body(res).await["id"].as_str().expect("id").to_owned()
     }
 
-    /// A token of `scope` in workspace `ws`, with a generous quota unless one is given.
+    /// A token of `scope` in workspace `ws`, with the highest quota a workspace token may have
+    /// unless one is given.
     pub async fn token(&self, ws: &str, scope: &str) -> String {
-        self.token_with_limit(ws, scope, 1_000_000).await
+        self.token_with_limit(
+            ws,
+            scope,
+            i64::from(api::WorkspaceQuotas::default().rate_limit),
+        )
+        .await
     }
 
     pub async fn token_with_limit(&self, ws: &str, scope: &str, limit: i64) -> String {

@@ -5,6 +5,7 @@ mod helpers;
 
 mod articles;
 mod auth;
+mod connections;
 mod drift;
 mod errors;
 mod fairness;
@@ -15,6 +16,7 @@ mod nothing_lost;
 mod paging;
 mod pipeline_runs;
 mod polish;
+mod quotas;
 mod ratelimit;
 mod receiver;
 mod runs;
