@@ -52,7 +52,7 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
     doc["components"]["parameters"] = json!({
         "Idempotency-Key": {
             "name": "Idempotency-Key", "in": "header", "required": false,
-            "description": "Makes the request safe to retry for 24 h: a retry with the same key and body gets the stored response (`Idempotent-Replayed: true`); the same key with another body is 422, and while the first is in flight 409.",
+            "description": "Makes the request safe to retry for 24 h: a retry by the same token with the same key and body gets the stored response (`Idempotent-Replayed: true`); the same key with another body is 422, and while the first is in flight 409. Keys belong to the token that sends them: another token's request with the same key is processed on its own.",
             "schema": {"type": "string", "minLength": 1, "maxLength": 255},
         },
     });
