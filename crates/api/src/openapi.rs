@@ -164,7 +164,7 @@ fn unauthenticated_operations() -> [(&'static str, Value); 7] {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}});
     let mut published = op(
         "A published article",
-        "The MDX of an article's published version; the article's `public_url` points here.",
+        "The MDX of an article's published version; the article's `public_url` points here. Served as text with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`, so no browser renders or runs it.",
         text("text/markdown"),
     );
     published["parameters"] =
