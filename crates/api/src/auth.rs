@@ -80,11 +80,10 @@ pub struct Principal {
 }
 
 impl Principal {
-    /// The namespace of this caller's idempotency keys.
+    /// The namespace of this caller's idempotency keys: the token itself, so a record is
+    /// never replayed to another token of the same workspace (or of the platform).
     pub fn owner_key(&self) -> String {
-        self.workspace
-            .map(|w| w.to_string())
-            .unwrap_or_else(|| "platform".to_owned())
+        self.token_id.to_string()
     }
 }
 

@@ -72,8 +72,8 @@ impl JsonBody {
     /// A required body.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         self.check_media_type()?;
-        let de = &mut serde_json::Deserializer::from_slice(&self.bytes);
-        let value: T = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut de = serde_json::Deserializer::from_slice(&self.bytes);
+        let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let message = inner.to_string();
@@ -99,6 +99,10 @@ impl JsonBody {
             } else {
                 err.with_param(param)
             }
+        })?;
+        // Anything but whitespace after the value is a syntax error too: `{…} xx` is not JSON.
+        de.end().map_err(|e| {
+            ApiError::new(ErrorType::ValidationFailed, format!("Invalid body: {e}"))
         })?;
         Ok(value)
     }

@@ -1,10 +1,18 @@
 //! The one idempotency layer (IETF draft-ietf-httpapi-idempotency-key-header; Stripe).
 //!
-//! [`layer`] runs on every POST and PATCH after authentication: it validates the key, claims
-//! it, and answers replays, mismatches and in-flight duplicates itself. A handler with a side
-//! effect finishes the claim through [`Idempotency::respond`] inside its own transaction, so
-//! the resource and its replayable response commit together. Any other 2xx/4xx outcome is
-//! stored after the handler returns; 401/403/429 and 5xx release the key so a retry runs again.
+//! [`layer`] runs on every POST and PATCH after authentication and rate limiting: it validates
+//! the key, claims it, and answers replays, mismatches and in-flight duplicates itself. A
+//! handler with a side effect finishes the claim through [`Idempotency::respond`] inside its
+//! own transaction, so the resource and its replayable response commit together. Any other
+//! 2xx/4xx outcome is stored after the handler returns; 401/403/429 and 5xx release the key so
+//! a retry runs again.
+//!
+//! Records belong to the token that made the request, never to its workspace: another token
+//! sending the same key is processed on its own. A token's workspace and scope never change,
+//! and a 403 is never stored, so a record is only ever replayed to a caller that passed the
+//! handler's tenancy and scope checks with this very token. Stored bodies are encrypted with
+//! a key derived from the server key (they carry new token and webhook secrets), bound to
+//! their owner and key.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,6 +27,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use store::{Claim, ClaimOutcome, StoredResponse, Tx};
+use webhooks::SecretBox;
 
 use crate::auth::Principal;
 use crate::error::{ApiError, ErrorType};
@@ -29,6 +38,9 @@ pub const WINDOW: Duration = Duration::from_secs(24 * 3600);
 const ABANDONED_AFTER: Duration = Duration::from_secs(60);
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
+/// The purpose of the key derived from the server key that encrypts stored responses.
+pub const RESPONSES_KEY_PURPOSE: &str = "idempotent-responses-v1";
+
 /// Headers worth replaying besides the body.
 const REPLAYED_HEADERS: [header::HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
 
@@ -36,6 +48,28 @@ const REPLAYED_HEADERS: [header::HeaderName; 2] = [header::CONTENT_TYPE, header:
 struct ActiveClaim {
     claim: Claim,
     finished: Arc<AtomicBool>,
+    sealer: SecretBox,
+}
+
+impl ActiveClaim {
+    /// The record of `response` as it is stored: its body sealed to this claim.
+    fn record(
+        &self,
+        status: StatusCode,
+        headers: &axum::http::HeaderMap,
+        body: &[u8],
+    ) -> StoredResponse {
+        StoredResponse {
+            status: status.as_u16(),
+            headers: stored_headers(headers),
+            body: self.sealer.seal_bytes(body, &sealing_context(&self.claim)),
+        }
+    }
+}
+
+/// What a sealed body is bound to: a row copied to another owner or key does not open.
+fn sealing_context(claim: &Claim) -> Vec<u8> {
+    [claim.owner.as_bytes(), b"\n", claim.key.as_bytes()].concat()
 }
 
 /// Parses the header: 1–255 visible ASCII characters, or a Structured-Field string.
@@ -94,9 +128,16 @@ pub fn fingerprint(method: &Method, path: &str, body: &[u8]) -> String {
         .collect()
 }
 
-fn replay(stored: StoredResponse) -> Response {
+fn replay(sealer: &SecretBox, claim: &Claim, stored: StoredResponse) -> Response {
+    let body = match sealer.open_bytes(&stored.body, &sealing_context(claim)) {
+        Ok(body) => body,
+        // Only a changed server key gets here: the outcome exists but cannot be shown again.
+        Err(e) => {
+            return ApiError::internal(format!("stored idempotent response: {e}")).into_response();
+        }
+    };
     let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
-    let mut response = (status, stored.body).into_response();
+    let mut response = (status, body).into_response();
     for (name, value) in stored.headers {
         if let (Ok(n), Ok(v)) = (
             header::HeaderName::from_bytes(name.as_bytes()),
@@ -156,10 +197,12 @@ pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> R
     let print = fingerprint(&parts.method, parts.uri.path(), &bytes);
     let now = state.clock.timestamp();
     let store = state.store.clone();
+    let claim = Claim { owner, key };
+    let asked = claim.clone();
     let claim = async move {
         store
             .claim_idempotency_key(
-                Claim { owner, key },
+                claim,
                 &print,
                 now,
                 now.minus(WINDOW),
@@ -174,7 +217,7 @@ pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> R
         .and_then(|o| o);
     let claim = match outcome {
         Err(e) => return ApiError::from(e).into_response(),
-        Ok(ClaimOutcome::Replay(stored)) => return replay(stored),
+        Ok(ClaimOutcome::Replay(stored)) => return replay(&state.responses, &asked, stored),
         Ok(ClaimOutcome::Mismatch) => {
             return ApiError::new(
                 ErrorType::IdempotencyKeyReused,
@@ -196,6 +239,7 @@ pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> R
     let active = ActiveClaim {
         claim,
         finished: Arc::new(AtomicBool::new(false)),
+        sealer: state.responses.clone(),
     };
     let mut req = Request::from_parts(parts, Body::from(bytes));
     req.extensions_mut().insert(active.clone());
@@ -221,11 +265,7 @@ async fn settle(state: &AppState, active: &ActiveClaim, response: Response) -> R
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
-    let stored = StoredResponse {
-        status: status.as_u16(),
-        headers: stored_headers(&parts.headers),
-        body: bytes.to_vec(),
-    };
+    let stored = active.record(status, &parts.headers, &bytes);
     if let Err(e) = state
         .store
         .complete_idempotency(&active.claim, &stored)
@@ -269,11 +309,7 @@ impl Idempotency {
             headers.insert(header::LOCATION, loc);
         }
         if let Some(active) = &self.0 {
-            let stored = StoredResponse {
-                status: status.as_u16(),
-                headers: stored_headers(response.headers()),
-                body: bytes.to_vec(),
-            };
+            let stored = active.record(status, response.headers(), &bytes);
             tx.complete_idempotency(&active.claim, &stored).await?;
             active.finished.store(true, Ordering::Release);
         }

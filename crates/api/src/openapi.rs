@@ -52,7 +52,7 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
     doc["components"]["parameters"] = json!({
         "Idempotency-Key": {
             "name": "Idempotency-Key", "in": "header", "required": false,
-            "description": "Makes the request safe to retry for 24 h: a retry with the same key and body gets the stored response (`Idempotent-Replayed: true`); the same key with another body is 422, and while the first is in flight 409.",
+            "description": "Makes the request safe to retry for 24 h: a retry by the same token with the same key and body gets the stored response (`Idempotent-Replayed: true`); the same key with another body is 422, and while the first is in flight 409. Keys belong to the token that sends them: another token's request with the same key is processed on its own.",
             "schema": {"type": "string", "minLength": 1, "maxLength": 255},
         },
     });
@@ -164,7 +164,7 @@ fn unauthenticated_operations() -> [(&'static str, Value); 7] {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}});
     let mut published = op(
         "A published article",
-        "The MDX of an article's published version; the article's `public_url` points here.",
+        "The MDX of an article's published version; the article's `public_url` points here. Served as text with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`, so no browser renders or runs it.",
         text("text/markdown"),
     );
     published["parameters"] =

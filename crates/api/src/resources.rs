@@ -12,6 +12,7 @@ use store::{
 };
 use utoipa::ToSchema;
 
+use crate::auth::Principal;
 use crate::state::AppState;
 
 /// A tenant of the platform. Deleting one is a soft delete: `active` becomes false.
@@ -19,18 +20,32 @@ use crate::state::AppState;
 pub struct Workspace {
     pub id: WorkspaceId,
     pub name: String,
-    /// Absolute path of the workspace's git repository on the server.
-    pub repo_path: Option<String>,
+    /// Absolute path of the workspace's git repository on the server (null when it has none).
+    /// Shown to platform tokens only: for a workspace token of any scope this field is absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub repo_path: Option<Option<String>>,
     pub created_at: Option<Timestamp>,
     pub active: bool,
 }
 
-impl From<WorkspaceRecord> for Workspace {
-    fn from(r: WorkspaceRecord) -> Self {
+impl Workspace {
+    /// The workspace as `caller` may see it: a server path is the platform's business, not a
+    /// tenant's.
+    pub fn seen_by(r: WorkspaceRecord, caller: &Principal) -> Self {
+        Self::new(r, caller.workspace.is_none())
+    }
+
+    /// The whole workspace, for the platform's operator (the CLI).
+    pub fn for_operator(r: WorkspaceRecord) -> Self {
+        Self::new(r, true)
+    }
+
+    fn new(r: WorkspaceRecord, show_repo_path: bool) -> Self {
         Self {
             id: r.id,
             name: r.name,
-            repo_path: r.repo_path,
+            repo_path: show_repo_path.then_some(r.repo_path),
             created_at: Some(r.created_at),
             active: r.active,
         }

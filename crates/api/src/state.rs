@@ -35,7 +35,8 @@ pub struct ApiConfig {
     /// Used in `runs_url`, `log_url`, `Location`, `docs` and `public_url`; no trailing slash.
     pub base_url: String,
     pub default_rate_limit: u32,
-    /// The server key: encrypts webhook secrets at rest and signs cursors.
+    /// The server key: encrypts webhook secrets and stored idempotent responses at rest, and
+    /// signs cursors.
     pub server_key: [u8; 32],
     pub address_policy: AddressPolicy,
     /// Operations announced as deprecated.
@@ -50,6 +51,8 @@ pub struct Inner {
     pub base_url: Arc<str>,
     pub default_rate_limit: u32,
     pub secrets: SecretBox,
+    /// Encrypts the responses idempotency records keep for replay.
+    pub responses: SecretBox,
     pub cursors: CursorCodec,
     pub limiter: RateLimiter,
     pub address_policy: AddressPolicy,
@@ -77,6 +80,10 @@ impl AppState {
         let base_url = config.base_url.trim_end_matches('/').to_owned();
         Self(Arc::new(Inner {
             secrets: SecretBox::new(&derive_key(&config.server_key, SECRETS_KEY_PURPOSE)),
+            responses: SecretBox::new(&derive_key(
+                &config.server_key,
+                crate::idempotency::RESPONSES_KEY_PURPOSE,
+            )),
             cursors: CursorCodec::new(derive_key(&config.server_key, "cursors-v1")),
             limiter,
             store,

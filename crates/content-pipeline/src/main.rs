@@ -206,7 +206,7 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
             tx.commit().await?;
             println!(
                 "{}",
-                serde_json::to_string_pretty(&api::resources::Workspace::from(ws))?
+                serde_json::to_string_pretty(&api::resources::Workspace::for_operator(ws))?
             );
             store.close().await;
         }

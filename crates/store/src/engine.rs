@@ -1,3 +1,4 @@
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,6 +120,37 @@ impl Default for ConnectOptions {
     }
 }
 
+/// Creates a new SQLite database file readable by its owner only, before SQLite opens it:
+/// SQLite gives the `-wal` and `-shm` files the mode of the database file, so all three stay
+/// private whatever the process's umask. A file that already exists keeps its mode; a warning
+/// says when others can read it.
+fn create_private(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let mode = std::fs::metadata(path)
+                .map_err(sqlx::Error::Io)?
+                .permissions()
+                .mode();
+            if mode & 0o077 != 0 {
+                tracing::warn!(
+                    path = %path.display(),
+                    mode = format_args!("{:o}", mode & 0o777),
+                    "the database file is readable by other users; chmod 600 it"
+                );
+            }
+            Ok(())
+        }
+        Err(e) => Err(sqlx::Error::Io(e).into()),
+    }
+}
+
 impl Store {
     /// Connects to `sqlite://path` (created when missing) or `postgres://…`.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
@@ -137,6 +169,9 @@ impl Store {
             // sqlx renames an in-memory database to a shared-cache URI that a second library
             // cannot open: such a store keeps every read on sqlx.
             let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+            if !in_memory {
+                create_private(base.get_filename())?;
+            }
             let hot =
                 (!in_memory).then(|| Arc::new(HotReads::new(base.get_filename().to_path_buf())));
             // No ping before each acquire: a local file cannot drop a connection, and on the

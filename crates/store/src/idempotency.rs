@@ -14,11 +14,13 @@ use crate::{JsonText, Store, StoreError, Tx};
 /// A key this request owns until it completes or releases it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Claim {
+    /// Whose keys these are: the API uses the id of the token that made the request.
     pub owner: String,
     pub key: String,
 }
 
-/// A finished request's response, replayed byte for byte.
+/// A finished request's response, replayed byte for byte. The store keeps `body` as given:
+/// the API hands it over encrypted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredResponse {
     pub status: u16,

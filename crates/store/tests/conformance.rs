@@ -1414,3 +1414,22 @@ async fn an_in_memory_sqlite_store_answers_point_reads() {
     let found = store.workspace(ws).await.expect("read").expect("found");
     assert_eq!(found.name, "memory");
 }
+
+// ---- Files (SQLite only) ----
+
+/// The database, its WAL and its shared-memory file hold every tenant's data: only the
+/// service's user may read them, whatever the umask.
+#[tokio::test]
+async fn sqlite_files_are_created_readable_by_their_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let (store, dir) = sqlite().await;
+    workspace(&store, "private", at(0)).await;
+    let mode = |name: &str| {
+        std::fs::metadata(dir.path().join(name))
+            .map(|m| m.permissions().mode() & 0o777)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    for name in ["conformance.db", "conformance.db-wal", "conformance.db-shm"] {
+        assert_eq!(mode(name), 0o600, "{name} is {:o}", mode(name));
+    }
+}

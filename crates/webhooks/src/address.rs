@@ -15,7 +15,10 @@ pub enum TargetError {
 
 /// Which addresses deliveries may reach: everything public, plus the configured exceptions
 /// (`CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS`). Svix's block list, checked after IPv4-mapped
-/// IPv6 addresses are normalised to IPv4.
+/// IPv6 addresses are normalised to IPv4, plus the deprecated and tunnelling IPv6 ranges that
+/// embed or reach an IPv4 address, and the IPv4 address inside an ISATAP interface id. The
+/// same check runs on a literal address when a subscription is saved and on every resolved
+/// address at connect time.
 #[derive(Clone, Debug, Default)]
 pub struct AddressPolicy {
     allowed: Vec<IpNet>,
@@ -38,19 +41,38 @@ const BLOCKED: &[&str] = &[
     "224.0.0.0/4",
     "240.0.0.0/4",
     "255.255.255.255/32",
-    "::/128",
-    "::1/128",
+    // IPv4-compatible (deprecated, RFC 4291); holds :: and ::1.
+    "::/96",
+    // IPv4-translated (SIIT, RFC 2765).
+    "::ffff:0:0:0/96",
     "fe80::/10",
+    // Site-local (deprecated, RFC 3879).
+    "fec0::/10",
     "fc00::/7",
     "ff00::/8",
     "2001:db8::/32",
     "3fff::/20",
     "100::/64",
+    // Teredo: a tunnel whose relays reach the IPv4 addresses it embeds.
+    "2001::/32",
+    // Benchmarking (RFC 5180).
+    "2001:2::/48",
     "2002::/16",
     "64:ff9b::/96",
     "64:ff9b:1::/48",
     "5f00::/16",
 ];
+
+/// The IPv4 address an ISATAP interface id (`…:0:5efe:a.b.c.d`, `…:200:5efe:a.b.c.d`, RFC 5214)
+/// carries: traffic to it is tunnelled to that IPv4 address by the prefix's router.
+fn isatap_ipv4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
+    let s = v6.segments();
+    (matches!(s[4], 0 | 0x0200) && s[5] == 0x5efe).then(|| {
+        let [a, b] = s[6].to_be_bytes();
+        let [c, d] = s[7].to_be_bytes();
+        std::net::Ipv4Addr::new(a, b, c, d)
+    })
+}
 
 fn normalise(ip: IpAddr) -> IpAddr {
     match ip {
@@ -82,10 +104,15 @@ impl AddressPolicy {
         if self.allowed.iter().any(|net| net.contains(&ip)) {
             return true;
         }
-        !BLOCKED
+        let blocked = BLOCKED
             .iter()
             .filter_map(|b| b.parse::<IpNet>().ok())
-            .any(|net| net.contains(&ip))
+            .any(|net| net.contains(&ip));
+        let tunnels_to_refused = match ip {
+            IpAddr::V6(v6) => isatap_ipv4(v6).is_some_and(|v4| !self.permits(IpAddr::V4(v4))),
+            IpAddr::V4(_) => false,
+        };
+        !blocked && !tunnels_to_refused
     }
 
     /// Checks a subscription URL before it is stored: http(s), a host, no credentials, and,
@@ -138,6 +165,31 @@ mod tests {
             assert!(!p.permits(bad.parse().unwrap()), "{bad} must be blocked");
         }
         assert!(!p.permits(EXAMPLE_MAPPED_LOOPBACK));
+    }
+
+    #[test]
+    fn blocks_ipv6_forms_that_embed_or_reach_a_refused_ipv4() {
+        let p = AddressPolicy::default();
+        for bad in [
+            "::127.0.0.1",
+            "::10.0.0.1",
+            "::8.8.8.8",
+            "::ffff:0:127.0.0.1",
+            "fec0::1",
+            "2001::7f00:1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:2::1",
+            "2002:7f00:1::1",
+            "64:ff9b::127.0.0.1",
+            "64:ff9b:1::a00:1",
+            "2606:4700::5efe:127.0.0.1",
+            "2606:4700::200:5efe:10.0.0.1",
+        ] {
+            assert!(!p.permits(bad.parse().unwrap()), "{bad} must be blocked");
+        }
+        for good in ["2606:4700:4700::1111", "2606:4700::5efe:93.184.215.14"] {
+            assert!(p.permits(good.parse().unwrap()), "{good} is public");
+        }
     }
 
     #[test]

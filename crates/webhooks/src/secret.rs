@@ -1,6 +1,6 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use chacha20poly1305::aead::{Aead, KeyInit};
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 
 const PREFIX: &str = "whsec_";
@@ -78,27 +78,46 @@ impl SecretBox {
     }
 
     pub fn seal(&self, secret: &SigningSecret) -> Vec<u8> {
+        self.seal_bytes(&secret.0, b"")
+    }
+
+    pub fn open(&self, sealed: &[u8]) -> Result<SigningSecret, SecretError> {
+        let bytes: [u8; 32] = self
+            .open_bytes(sealed, b"")?
+            .try_into()
+            .map_err(|_| SecretError::Undecryptable)?;
+        Ok(SigningSecret(bytes))
+    }
+
+    /// Encrypts any value; `context` is authenticated but not stored, so the value opens only
+    /// where the same context is given (a record cannot be moved to another owner's row).
+    pub fn seal_bytes(&self, plain: &[u8], context: &[u8]) -> Vec<u8> {
         let mut nonce = [0u8; NONCE_LEN];
         rand::fill(&mut nonce);
+        let payload = Payload {
+            msg: plain,
+            aad: context,
+        };
         let sealed = self
             .cipher
-            .encrypt(&Nonce::from(nonce), secret.0.as_slice())
+            .encrypt(&Nonce::from(nonce), payload)
             .unwrap_or_default();
         [nonce.as_slice(), &sealed].concat()
     }
 
-    pub fn open(&self, sealed: &[u8]) -> Result<SigningSecret, SecretError> {
+    pub fn open_bytes(&self, sealed: &[u8], context: &[u8]) -> Result<Vec<u8>, SecretError> {
         if sealed.len() < NONCE_LEN {
             return Err(SecretError::Undecryptable);
         }
         let (nonce, body) = sealed.split_at(NONCE_LEN);
         let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| SecretError::Undecryptable)?;
-        let plain = self
-            .cipher
-            .decrypt(&Nonce::from(nonce), body)
-            .map_err(|_| SecretError::Undecryptable)?;
-        let bytes: [u8; 32] = plain.try_into().map_err(|_| SecretError::Undecryptable)?;
-        Ok(SigningSecret(bytes))
+        let payload = Payload {
+            msg: body,
+            aad: context,
+        };
+        self.cipher
+            .decrypt(&Nonce::from(nonce), payload)
+            .map_err(|_| SecretError::Undecryptable)
     }
 }
 
@@ -124,5 +143,17 @@ mod tests {
         assert_eq!(key.open(&sealed).unwrap(), s);
         assert!(other.open(&sealed).is_err());
         assert!(key.open(&sealed[..5]).is_err());
+    }
+
+    #[test]
+    fn sealed_bytes_open_only_in_their_context() {
+        let key = SecretBox::from_key_text(&SecretBox::generate_key_text()).unwrap();
+        let sealed = key.seal_bytes(b"cpt_secret", b"tok_a\nkey-1");
+        assert!(!sealed.windows(4).any(|w| w == b"cpt_"));
+        assert_eq!(
+            key.open_bytes(&sealed, b"tok_a\nkey-1").unwrap(),
+            b"cpt_secret"
+        );
+        assert!(key.open_bytes(&sealed, b"tok_b\nkey-1").is_err());
     }
 }

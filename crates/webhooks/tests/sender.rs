@@ -86,3 +86,24 @@ async fn allowed_ranges_open_loopback_by_address_and_by_name() {
         assert!(connections.recv().await.is_some());
     }
 }
+
+#[tokio::test]
+async fn ipv6_forms_of_a_refused_ipv4_are_refused_at_connect_time_even_with_loopback_allowed() {
+    let (port, mut connections) = listener("127.0.0.1:0").await.expect("bind loopback");
+    // Loopback is allowed by IPv4 range: only the mapped form (the same address) may use it.
+    let policy = AddressPolicy::from_allowed_list("127.0.0.0/8").expect("policy");
+    for url in [
+        format!("http://[::127.0.0.1]:{port}/"),
+        format!("http://[::ffff:0:127.0.0.1]:{port}/"),
+        format!("http://[fec0::1]:{port}/"),
+        format!("http://[2001::7f00:1]:{port}/"),
+        format!("http://[2606:4700::5efe:10.0.0.1]:{port}/"),
+    ] {
+        assert_eq!(
+            send(policy.clone(), &url).await,
+            AttemptOutcome::Refused,
+            "{url}"
+        );
+    }
+    assert!(connections.try_recv().is_err(), "no connection was made");
+}

@@ -94,9 +94,17 @@ async fn published(
         .next()
         .map(|v| v.mdx_body)
         .ok_or_else(|| ApiError::not_found("published article", &id))?;
+    // Tenant-written text: a browser must never sniff it into HTML or run anything from it.
     Ok((
         StatusCode::OK,
-        [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+        [
+            (header::CONTENT_TYPE, "text/markdown; charset=utf-8"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; sandbox",
+            ),
+        ],
         body,
     )
         .into_response())

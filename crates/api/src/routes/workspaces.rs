@@ -76,8 +76,8 @@ pub async fn create(
 
 /// List workspaces
 ///
-/// A workspace token sees only its own workspace; a platform token sees all of them, deleted
-/// ones included (`active: false`). Newest first. Scope: read.
+/// A workspace token sees only its own workspace, without `repo_path`; a platform token sees
+/// all of them, deleted ones included (`active: false`). Newest first. Scope: read.
 #[utoipa::path(get, path = "/v1/workspaces", tag = "Workspaces", params(PageParams),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Page<Workspace>), (status = 400, body = ErrorEnvelope)))]
@@ -94,7 +94,7 @@ async fn list_workspaces(
         q.limit,
         rows,
         |r| keyset_position(r.created_at, r.id),
-        Workspace::from,
+        |r| Workspace::seen_by(r, &auth.0),
     )))
 }
 
@@ -122,7 +122,7 @@ async fn create_workspace(
             &mut tx,
             StatusCode::CREATED,
             Some(location),
-            &Workspace::from(ws),
+            &Workspace::seen_by(ws, &auth.0),
         )
         .await?;
     tx.commit().await?;
@@ -139,7 +139,7 @@ async fn get_workspace(
     UrlPath(id): UrlPath<String>,
 ) -> ApiResult<axum::Json<Workspace>> {
     let ws = workspace_for(&state, &auth, &id, Scope::Read).await?;
-    Ok(axum::Json(ws.into()))
+    Ok(axum::Json(Workspace::seen_by(ws, &auth.0)))
 }
 
 /// Delete a workspace
@@ -163,5 +163,5 @@ async fn delete_workspace(
         .await?
         .ok_or_else(|| ApiError::not_found("workspace", &id))?;
     tx.commit().await?;
-    Ok(axum::Json(ws.into()))
+    Ok(axum::Json(Workspace::seen_by(ws, &auth.0)))
 }

@@ -84,7 +84,7 @@ async fn a_key_reused_for_another_request_is_422() {
     )
     .await;
     assert_eq!(count(&app, &runs).await, 1);
-    // Keys are scoped to the caller's workspace: another workspace's token may use "k" freely.
+    // Keys are scoped to the calling token: another workspace's token may use "k" freely.
     let other = app.workspace("other").await;
     let token = app.token(&other, "write").await;
     let res = app
@@ -152,7 +152,13 @@ async fn a_duplicate_in_flight_is_409_with_retry_after() {
     let runs = format!("/v1/workspaces/{ws}/runs");
     let req = json!({"feature_id": "a"});
     // Another node is processing this request right now: it holds the key.
-    hold_key(&app, "platform", "busy", &runs, &req).await;
+    let platform = app
+        .store
+        .token_by_hash(&api::auth::hash_token(&app.platform_token))
+        .await
+        .unwrap()
+        .unwrap();
+    hold_key(&app, &platform.id.to_string(), "busy", &runs, &req).await;
     let res = keyed(&app, &runs, "busy", &req).await;
     assert_eq!(res.headers()["retry-after"], "1");
     expect_error(res, 409, "idempotency_in_progress").await;
