@@ -100,7 +100,8 @@ fn compare(
     repo: &std::path::Path,
     articles: Vec<ArticleProvenance>,
 ) -> Result<(String, Drifted), DriftError> {
-    let checker = DriftChecker::open(repo).map_err(|e| DriftError::Repository(e.to_string()))?;
+    let checker = DriftChecker::open(repo, &pipeline::Limits::default())
+        .map_err(|e| DriftError::Repository(e.to_string()))?;
     let head = checker.head_commit().to_owned();
     let mut drifted = Vec::new();
     for item in articles {

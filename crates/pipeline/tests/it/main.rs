@@ -2,6 +2,7 @@
 
 mod drift;
 mod fixture;
+mod limits;
 mod resolve;
 mod run;
 
