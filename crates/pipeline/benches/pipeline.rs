@@ -91,7 +91,8 @@ fn main() {
 
     child("--change", &repo_path);
     let started = Instant::now();
-    let checker = DriftChecker::open(&repo_path).expect("drift checker");
+    let checker =
+        DriftChecker::open(&repo_path, &pipeline::Limits::default()).expect("drift checker");
     let mut drifted = 0;
     let mut changes = 0;
     for provenance in &provenances {

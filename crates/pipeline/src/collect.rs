@@ -1,5 +1,6 @@
 //! Stage `collect`: the feature's files at HEAD with their blob ids, and the commits that
-//! touched them.
+//! touched them. The feature's files are counted and weighed here, before any is read, against
+//! `max_feature_files` and `max_feature_bytes`.
 
 use git2::{Commit, ObjectType, Oid, Repository, Sort, Tree, TreeWalkMode, TreeWalkResult};
 use globset::{GlobSet, GlobSetBuilder};
@@ -7,6 +8,7 @@ use std::path::Path;
 
 use crate::error::PipelineError;
 use crate::feature::Feature;
+use crate::limits::Limits;
 use crate::paths::{MODE_LINK, MODE_SUBMODULE, check_link_entry, has_glob_syntax, literal_prefix};
 
 /// At most this many commits go into a changelog (the first run of a feature reads the whole
@@ -19,6 +21,7 @@ const MAX_WALKED: usize = 100_000;
 pub(crate) struct RepoFile {
     pub path: String,
     pub blob: Oid,
+    pub bytes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -104,15 +107,18 @@ impl FeatureMatcher {
 }
 
 /// The regular files (and executables) under the feature's globs at `tree`, sorted by path.
-/// Symlinks are never followed; one that points out of the repository is an error.
+/// Symlinks are never followed; one that points out of the repository is an error. More than
+/// `max_feature_files` files, or more than `max_feature_bytes` bytes in all, fail the run.
 pub(crate) fn files(
     repo: &Repository,
     tree: &Tree,
     matcher: &FeatureMatcher,
+    feature_id: &str,
+    limits: &Limits,
 ) -> Result<Vec<RepoFile>, PipelineError> {
-    let mut files = Vec::new();
+    let mut found = Vec::new();
     let mut links = Vec::new();
-    tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+    let walked = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
         let Ok(name) = entry.name() else {
             return TreeWalkResult::Skip;
         };
@@ -129,18 +135,50 @@ pub(crate) fn files(
                 if entry.filemode() == MODE_LINK {
                     links.push((path, entry.id()));
                 } else if entry.filemode() != MODE_SUBMODULE {
-                    files.push(RepoFile {
-                        path,
-                        blob: entry.id(),
-                    });
+                    found.push((path, entry.id()));
                 }
-                TreeWalkResult::Ok
+                // Stop as soon as the cap is crossed: a tree of a million files is not listed.
+                if found.len() > limits.max_feature_files {
+                    TreeWalkResult::Abort
+                } else {
+                    TreeWalkResult::Ok
+                }
             }
             _ => TreeWalkResult::Ok,
         }
-    })?;
+    });
+    if found.len() > limits.max_feature_files {
+        return Err(PipelineError::LimitExceeded {
+            what: "the number of the feature's files".into(),
+            limit: "max_feature_files",
+            value: limits.max_feature_files as u64,
+            detail: format!("feature '{feature_id}' matches more files"),
+        });
+    }
+    walked?;
     for (path, id) in links {
         check_link_entry(repo, &path, id)?;
+    }
+    // Sizes come from the object headers: nothing is read or inflated before the cap holds.
+    let odb = repo.odb()?;
+    let mut total = 0u64;
+    let mut files = Vec::with_capacity(found.len());
+    for (path, blob) in found {
+        let (bytes, _) = odb.read_header(blob)?;
+        let bytes = bytes as u64;
+        total = total.saturating_add(bytes);
+        files.push(RepoFile { path, blob, bytes });
+    }
+    if total > limits.max_feature_bytes {
+        return Err(PipelineError::LimitExceeded {
+            what: "the size of the feature's files".into(),
+            limit: "max_feature_bytes",
+            value: limits.max_feature_bytes,
+            detail: format!(
+                "feature '{feature_id}': {total} bytes in {} files",
+                files.len()
+            ),
+        });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
@@ -153,16 +191,20 @@ pub(crate) struct History {
     pub since_found: bool,
     pub truncated: bool,
     pub walked: usize,
+    /// Commits whose message or author was cut to `max_commit_message_bytes`.
+    pub cut: usize,
 }
 
 /// The commits reachable from `head` and not from `since` that change a path of the feature,
 /// newest first, at most [`MAX_COMMITS`]. Merge commits are left out: the commits they merge
-/// are listed.
+/// are listed. Messages and author names are cut to `max_message_bytes`, so that a commit
+/// subject of megabytes never reaches an article.
 pub(crate) fn history(
     repo: &Repository,
     head: &Commit,
     since: Option<&str>,
     matcher: &FeatureMatcher,
+    max_message_bytes: usize,
 ) -> Result<History, PipelineError> {
     let mut walk = repo.revwalk()?;
     walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)?;
@@ -180,6 +222,7 @@ pub(crate) fn history(
     let mut commits = Vec::new();
     let mut truncated = false;
     let mut walked = 0;
+    let mut cut = 0;
     for oid in walk {
         let oid = oid?;
         walked += 1;
@@ -193,10 +236,13 @@ pub(crate) fn history(
             continue;
         }
         if touches(repo, &commit, matcher)? {
+            let (message, message_cut) = cut_text(commit.message_bytes(), max_message_bytes);
+            let (author, author_cut) = cut_text(commit.author().name_bytes(), max_message_bytes);
+            cut += usize::from(message_cut || author_cut);
             commits.push(CommitInfo {
                 sha: oid.to_string(),
-                message: String::from_utf8_lossy(commit.message_bytes()).into_owned(),
-                author: String::from_utf8_lossy(commit.author().name_bytes()).into_owned(),
+                message,
+                author,
                 time: commit.time().seconds(),
             });
         }
@@ -206,7 +252,21 @@ pub(crate) fn history(
         since_found,
         truncated,
         walked,
+        cut,
     })
+}
+
+/// The text of `bytes`, cut to at most `max` bytes at a character boundary; true when cut.
+fn cut_text(bytes: &[u8], max: usize) -> (String, bool) {
+    if bytes.len() <= max {
+        return (String::from_utf8_lossy(bytes).into_owned(), false);
+    }
+    let mut end = max;
+    // Back off the continuation bytes of a UTF-8 character the cut would split.
+    while end > 0 && bytes[end] & 0b1100_0000 == 0b1000_0000 {
+        end -= 1;
+    }
+    (String::from_utf8_lossy(&bytes[..end]).into_owned(), true)
 }
 
 fn touches(

@@ -9,7 +9,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use crate::error::PipelineError;
-use crate::extract::{self, Extractor, Language};
+use crate::extract::{self, Extractor, FileText, Language};
+use crate::limits::Limits;
 use crate::paths::{MODE_LINK, MODE_SUBMODULE};
 use crate::provenance::{FileRole, Provenance};
 use crate::repository;
@@ -56,10 +57,14 @@ pub struct DriftChecker {
     paths_by_blob: HashMap<Oid, Vec<String>>,
     symbols: Mutex<HashMap<(Oid, usize), SymbolIndex>>,
     extractor: Mutex<Extractor>,
+    limits: Limits,
 }
 
 impl DriftChecker {
-    pub fn open(repo: &Path) -> Result<Self, PipelineError> {
+    /// Indexes `repo`'s HEAD. The files it parses later are bounded by `limits` as in a run:
+    /// one larger than `max_file_bytes` has no symbols (each documented symbol of it counts
+    /// as changed), one past `max_nesting_depth` or `max_parse_millis` fails the check.
+    pub fn open(repo: &Path, limits: &Limits) -> Result<Self, PipelineError> {
         let repository = repository::open(repo)?;
         let (head, blobs) = {
             let commit = repository::head_commit(&repository)?;
@@ -90,7 +95,8 @@ impl DriftChecker {
             blobs,
             paths_by_blob,
             symbols: Mutex::new(HashMap::new()),
-            extractor: Mutex::new(Extractor::new()),
+            extractor: Mutex::new(Extractor::new(limits)),
+            limits: limits.clone(),
         })
     }
 
@@ -183,16 +189,11 @@ impl DriftChecker {
         if let Some(found) = lock(&self.symbols).get(&key) {
             return Ok(found.clone());
         }
-        let content = {
-            let repo = lock(&self.repo);
-            let blob = repo.find_blob(blob)?;
-            blob.content().to_vec()
-        };
-        let index = match extract::source_text(&content) {
-            None => Vec::new(),
-            Some(text) => lock(&self.extractor)
-                .symbols(path, language, &text)
-                .unwrap_or_default()
+        let text = extract::read_text(&lock(&self.repo), blob, &self.limits)?;
+        let index = match text {
+            FileText::TooLarge(_) | FileText::Binary => Vec::new(),
+            FileText::Text(text) => lock(&self.extractor)
+                .symbols(path, language, &text)?
                 .into_iter()
                 .map(|s| (s.name, s.kind.as_str().to_string(), s.hash))
                 .collect(),

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use crate::collect::{self, FeatureMatcher, RepoFile};
 use crate::error::PipelineError;
-use crate::extract::{self, Extractor, Language, Prose, Symbol};
+use crate::extract::{self, Extractor, FileText, Language, Prose, Symbol};
 use crate::feature::{self, Feature};
 use crate::log::{Level, LogSink, Stage};
 use crate::paths::MODE_LINK;
@@ -140,7 +140,7 @@ fn run_stages(
     // collect
     *stage = Stage::Collect;
     let matcher = FeatureMatcher::new(&feature, &tree)?;
-    let files = collect::files(&repo, &tree, &matcher)?;
+    let files = collect::files(&repo, &tree, &matcher, &feature.id, req.limits)?;
     if files.is_empty() {
         log.log(
             Level::Warn,
@@ -149,7 +149,13 @@ fn run_stages(
             json!({ "paths": feature.paths }),
         );
     }
-    let history = collect::history(&repo, &head, req.since_commit, &matcher)?;
+    let history = collect::history(
+        &repo,
+        &head,
+        req.since_commit,
+        &matcher,
+        req.limits.max_commit_message_bytes,
+    )?;
     if !history.since_found {
         log.log(
             Level::Warn,
@@ -158,12 +164,24 @@ fn run_stages(
             json!({ "since_commit": req.since_commit }),
         );
     }
+    if history.cut > 0 {
+        log.log(
+            Level::Warn,
+            Stage::Collect,
+            "cut commit messages or author names longer than max_commit_message_bytes",
+            json!({
+                "commits": history.cut,
+                "max_commit_message_bytes": req.limits.max_commit_message_bytes,
+            }),
+        );
+    }
     log.log(
         Level::Info,
         Stage::Collect,
         "collected files and commits",
         json!({
             "files": files.len(),
+            "bytes": files.iter().map(|f| f.bytes).sum::<u64>(),
             "commits": history.commits.len(),
             "commits_walked": history.walked,
             "truncated": history.truncated,
@@ -173,7 +191,7 @@ fn run_stages(
 
     // extract
     *stage = Stage::Extract;
-    let extracted = extract_files(&repo, &files, log)?;
+    let extracted = extract_files(&repo, &files, &feature.id, req.limits, log)?;
     let captures = captures(&tree, &feature);
     let grounded = !feature.steps.is_empty() && captures.iter().all(|c| c.blob.is_some());
     log.log(
@@ -318,9 +336,11 @@ struct Extracted {
 fn extract_files(
     repo: &Repository,
     files: &[RepoFile],
+    feature_id: &str,
+    limits: &crate::Limits,
     log: &mut dyn LogSink,
 ) -> Result<Extracted, PipelineError> {
-    let mut extractor = Extractor::new();
+    let mut extractor = Extractor::new(limits);
     let mut out = Extracted {
         code: Vec::new(),
         prose_files: Vec::new(),
@@ -335,28 +355,46 @@ fn extract_files(
             out.skipped += 1;
             continue;
         }
-        let blob = repo.find_blob(file.blob)?;
-        let content = blob.content();
-        let Some(text) = extract::source_text(content) else {
-            out.skipped += 1;
-            log.log(
-                Level::Warn,
-                Stage::Extract,
-                "skipped a file that is too large or binary",
-                json!({ "path": file.path, "bytes": content.len() }),
-            );
-            continue;
+        let text = match extract::read_text(repo, file.blob, limits)? {
+            FileText::Text(text) => text,
+            // One oversized file (a bundle, generated code) is left out, not fatal: the
+            // feature's totals are bounded by collect.
+            FileText::TooLarge(bytes) => {
+                out.skipped += 1;
+                log.log(
+                    Level::Warn,
+                    Stage::Extract,
+                    "skipped a file larger than max_file_bytes",
+                    json!({
+                        "path": file.path,
+                        "bytes": bytes,
+                        "max_file_bytes": limits.max_file_bytes,
+                    }),
+                );
+                continue;
+            }
+            FileText::Binary => {
+                out.skipped += 1;
+                log.log(
+                    Level::Warn,
+                    Stage::Extract,
+                    "skipped a binary file",
+                    json!({ "path": file.path }),
+                );
+                continue;
+            }
         };
         match language {
             Some(language) => {
-                match extractor.symbols(&file.path, language, &text) {
-                    Ok(symbols) => out.symbols.extend(symbols),
-                    Err(reason) => log.log(
-                        Level::Warn,
-                        Stage::Extract,
-                        "could not parse a source file",
-                        json!({ "path": file.path, "reason": reason }),
-                    ),
+                out.symbols
+                    .extend(extractor.symbols(&file.path, language, &text)?);
+                if out.symbols.len() > limits.max_feature_symbols {
+                    return Err(PipelineError::LimitExceeded {
+                        what: "the number of symbols extracted from the feature".into(),
+                        limit: "max_feature_symbols",
+                        value: limits.max_feature_symbols as u64,
+                        detail: format!("feature '{feature_id}', crossed at {}", file.path),
+                    });
                 }
                 out.code.push(file.clone());
             }

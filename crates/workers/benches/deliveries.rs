@@ -127,6 +127,8 @@ async fn run() {
             },
             drift_interval: Duration::ZERO,
             polish: None,
+            // No run worker here: the sandbox is never started.
+            sandbox: workers::sandbox::Sandbox::new("content-pipeline".into()),
             renderers: workers::Renderers {
                 run: std::sync::Arc::new(|r| serde_json::json!({ "id": r.id })),
                 article: std::sync::Arc::new(|a| serde_json::json!({ "id": a.id })),

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Declaration, Source, SymbolKind};
+use super::{Declaration, Place, Source, SymbolKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Language {
@@ -15,8 +15,6 @@ pub(crate) enum Language {
 }
 
 impl Language {
-    pub const COUNT: usize = 5;
-
     pub fn from_path(path: &str) -> Option<Self> {
         let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
         Some(match ext.as_str() {
@@ -50,69 +48,73 @@ impl Language {
         }
     }
 
-    /// Finds candidate declarations: `@def` the declaration, `@name` its name.
-    pub fn query(self) -> &'static str {
-        match self {
-            Language::Rust => RUST_QUERY,
-            Language::Python => PYTHON_QUERY,
-            Language::TypeScript | Language::Tsx => TYPESCRIPT_QUERY,
-            Language::Go => GO_QUERY,
-        }
+    /// Whether declarations this language documents can sit under a node of `kind`: the
+    /// walk descends only into these, never into function bodies or expressions, so its work
+    /// stays proportional to the file's outline.
+    pub fn holds_declarations(self, kind: &str) -> bool {
+        let kinds: &[&str] = match self {
+            Language::Rust => &[
+                "source_file",
+                "mod_item",
+                "declaration_list",
+                "impl_item",
+                "trait_item",
+                "foreign_mod_item",
+                "ERROR",
+            ],
+            Language::Python => &[
+                "module",
+                "decorated_definition",
+                "class_definition",
+                "block",
+            ],
+            Language::TypeScript | Language::Tsx => &[
+                "program",
+                "export_statement",
+                "ambient_declaration",
+                "internal_module",
+                "module",
+                "statement_block",
+                "expression_statement",
+                "lexical_declaration",
+                "class_declaration",
+                "abstract_class_declaration",
+                "class_body",
+                "ERROR",
+            ],
+            Language::Go => &[
+                "source_file",
+                "const_declaration",
+                "var_declaration",
+                "type_declaration",
+                "ERROR",
+            ],
+        };
+        kinds.contains(&kind)
     }
 }
 
-const RUST_QUERY: &str = r#"
-(function_item name: (identifier) @name) @def
-(function_signature_item name: (identifier) @name) @def
-(struct_item name: (type_identifier) @name) @def
-(enum_item name: (type_identifier) @name) @def
-(union_item name: (type_identifier) @name) @def
-(trait_item name: (type_identifier) @name) @def
-(type_item name: (type_identifier) @name) @def
-(const_item name: (identifier) @name) @def
-(static_item name: (identifier) @name) @def
-"#;
-
-const PYTHON_QUERY: &str = r#"
-(function_definition name: (identifier) @name) @def
-(class_definition name: (identifier) @name) @def
-(module (expression_statement (assignment left: (identifier) @name)) @def)
-"#;
-
-const TYPESCRIPT_QUERY: &str = r#"
-(export_statement declaration: (function_declaration name: (_) @name) @def)
-(export_statement declaration: (generator_function_declaration name: (_) @name) @def)
-(export_statement declaration: (function_signature name: (_) @name) @def)
-(export_statement declaration: (class_declaration name: (_) @name) @def)
-(export_statement declaration: (abstract_class_declaration name: (_) @name) @def)
-(export_statement declaration: (interface_declaration name: (_) @name) @def)
-(export_statement declaration: (type_alias_declaration name: (_) @name) @def)
-(export_statement declaration: (enum_declaration name: (_) @name) @def)
-(export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @def))
-(method_definition name: (property_identifier) @name) @def
-"#;
-
-const GO_QUERY: &str = r#"
-(function_declaration name: (identifier) @name) @def
-(method_declaration name: (field_identifier) @name) @def
-(type_spec name: (type_identifier) @name) @def
-(type_alias name: (type_identifier) @name) @def
-(const_spec name: (identifier) @name) @def
-(var_spec name: (identifier) @name) @def
-"#;
-
+/// The declarations `def` makes that the articles document (none when it is private, local
+/// or not a declaration), pushed to `out`.
 pub(crate) fn describe<'t>(
     language: Language,
     def: Node<'t>,
-    name: Node<'t>,
+    place: &Place<'_, 't>,
     src: &Source,
-) -> Option<Declaration<'t>> {
+    out: &mut Vec<Declaration<'t>>,
+) {
     match language {
-        Language::Rust => rust(def, name, src),
-        Language::Python => python(def, name, src),
-        Language::TypeScript | Language::Tsx => typescript(def, name, src),
-        Language::Go => go(def, name, src),
+        Language::Rust => out.extend(rust(def, place, src)),
+        Language::Python => out.extend(python(def, place, src)),
+        Language::TypeScript | Language::Tsx => out.extend(typescript(def, place, src)),
+        Language::Go => go(def, place, src, out),
     }
+}
+
+/// The child in `def`'s `name` field, when it is of one of `kinds`.
+fn name_of<'t>(def: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+    def.child_by_field_name("name")
+        .filter(|n| kinds.contains(&n.kind()))
 }
 
 /// `def`'s text up to its body (or all of it when it has none), trimmed.
@@ -128,42 +130,34 @@ fn body_start(def: Node) -> usize {
         .map_or(def.end_byte(), |b| b.start_byte())
 }
 
-fn has_ancestor(node: Node, kinds: &[&str]) -> bool {
-    let mut current = node.parent();
-    while let Some(n) = current {
-        if kinds.contains(&n.kind()) {
-            return true;
-        }
-        current = n.parent();
-    }
-    false
-}
-
-/// The comments right before `node` (skipping Rust attributes), nearest last, each with the
-/// row it ends on. Stops at a blank line when `adjacent` is set.
-fn preceding_comments<'a>(node: Node, src: &'a Source, adjacent: bool) -> Vec<&'a str> {
+/// The comments in `leading` (the comment and attribute siblings right before `node`),
+/// attributes skipped, in file order. Stops at a blank line when `adjacent` is set.
+fn preceding_comments<'a>(
+    node: Node,
+    leading: &[Node],
+    src: &Source<'a>,
+    adjacent: bool,
+) -> Vec<&'a str> {
     let mut found = Vec::new();
     let mut row = node.start_position().row;
-    let mut current = node.prev_sibling();
-    while let Some(sibling) = current {
-        let kind = sibling.kind();
-        if kind == "attribute_item" || kind == "decorator" {
+    for sibling in leading.iter().rev() {
+        if is_attribute(sibling.kind()) {
             row = sibling.start_position().row;
-            current = sibling.prev_sibling();
             continue;
-        }
-        if !kind.contains("comment") {
-            break;
         }
         if adjacent && sibling.end_position().row + 1 < row {
             break;
         }
         found.push(src.text.get(sibling.byte_range()).unwrap_or(""));
         row = sibling.start_position().row;
-        current = sibling.prev_sibling();
     }
     found.reverse();
     found
+}
+
+/// Attributes and decorators stand between a declaration and its doc comment.
+pub(crate) fn is_attribute(kind: &str) -> bool {
+    kind == "attribute_item" || kind == "decorator"
 }
 
 /// Removes comment markers: `///`, `//`, `#`, `/** … */` and the leading `*` of block lines.
@@ -193,21 +187,29 @@ fn comment_lines(comments: &[&str]) -> Vec<String> {
     lines
 }
 
-fn rust<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'t>> {
-    if has_ancestor(def, &["function_item", "block"]) {
-        return None;
-    }
+/// Rust items outside function bodies and blocks (the walk never enters those).
+fn rust<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
+    let name_kind = match def.kind() {
+        "function_item" | "function_signature_item" | "const_item" | "static_item" => "identifier",
+        "struct_item" | "union_item" | "enum_item" | "trait_item" | "type_item" => {
+            "type_identifier"
+        }
+        _ => return None,
+    };
+    let name = name_of(def, &[name_kind])?;
+    // The visibility comes first in every item the grammar knows.
     let is_pub = |node: Node| {
         let mut cursor = node.walk();
         node.children(&mut cursor)
-            .any(|c| c.kind() == "visibility_modifier" && src.of(c).trim() == "pub")
+            .find(|c| !c.is_extra())
+            .is_some_and(|c| c.kind() == "visibility_modifier" && src.of(c).trim() == "pub")
     };
     let base = src.of(name).to_string();
     // Methods live in the declaration list of an `impl` or a `trait`.
-    let owner = def
-        .parent()
-        .filter(|p| p.kind() == "declaration_list")
-        .and_then(|p| p.parent())
+    let owner = place
+        .up(1)
+        .filter(|_| place.kind_up(0) == "declaration_list")
+        .map(|g| g.node)
         .filter(|g| g.kind() == "impl_item" || g.kind() == "trait_item");
     let (kind, qualified) = match (def.kind(), owner) {
         ("function_item" | "function_signature_item", Some(owner))
@@ -254,7 +256,7 @@ fn rust<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'
         }
         _ => src.of(def).trim().to_string(),
     };
-    let mut comments: Vec<&str> = preceding_comments(def, src, false)
+    let mut comments: Vec<&str> = preceding_comments(def, place.leading, src, false)
         .into_iter()
         .rev()
         .take_while(|c| {
@@ -278,37 +280,22 @@ fn rust<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'
     })
 }
 
-fn python<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'t>> {
-    let base = src.of(name).to_string();
+/// Python: module-level functions, classes and constants, and the methods of module-level
+/// classes.
+fn python<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
+    if def.kind() == "expression_statement" {
+        return python_constant(def, place, src);
+    }
+    if !matches!(def.kind(), "function_definition" | "class_definition") {
+        return None;
+    }
+    let base = src.of(name_of(def, &["identifier"])?).to_string();
     if base.starts_with('_') {
         return None;
     }
-    let anchor = def
-        .parent()
-        .filter(|p| p.kind() == "decorated_definition")
-        .unwrap_or(def);
-    let container = anchor.parent()?;
-    if def.kind() == "expression_statement" {
-        let constant = base
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-            && base.chars().any(|c| c.is_ascii_uppercase());
-        if !constant {
-            return None;
-        }
-        let text = src.of(def);
-        let first_line = text.lines().next().unwrap_or("").trim();
-        let comments = preceding_comments(def, src, true);
-        return Some(Declaration {
-            kind: SymbolKind::Constant,
-            name: base,
-            signature: truncate(first_line, 160),
-            doc: comment_lines(&comments),
-            node: def,
-            hash_end: def.end_byte(),
-        });
-    }
-    let (kind, qualified) = match container.kind() {
+    // How many levels up the definition's container is (past a decorated_definition).
+    let container = usize::from(place.kind_up(0) == "decorated_definition");
+    let (kind, qualified) = match place.kind_up(container) {
         "module" => (
             if def.kind() == "class_definition" {
                 SymbolKind::Class
@@ -318,18 +305,17 @@ fn python<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration
             base,
         ),
         "block" => {
-            let class = container
-                .parent()
+            let class = place
+                .up(container + 1)
+                .map(|f| f.node)
                 .filter(|c| c.kind() == "class_definition")?;
             if def.kind() != "function_definition" {
                 return None;
             }
-            let class_anchor = class
-                .parent()
-                .filter(|p| p.kind() == "decorated_definition")
-                .unwrap_or(class);
+            let class_container =
+                container + 2 + usize::from(place.kind_up(container + 2) == "decorated_definition");
             let class_name = class.child_by_field_name("name").map(|n| src.of(n))?;
-            if class_name.starts_with('_') || class_anchor.parent()?.kind() != "module" {
+            if class_name.starts_with('_') || place.kind_up(class_container) != "module" {
                 return None;
             }
             (SymbolKind::Method, format!("{class_name}.{base}"))
@@ -363,6 +349,41 @@ fn python<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration
     })
 }
 
+/// `NAME = value` at module level, the name in capitals.
+fn python_constant<'t>(
+    def: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+) -> Option<Declaration<'t>> {
+    if place.kind_up(0) != "module" {
+        return None;
+    }
+    let assignment = def.named_child(0).filter(|a| a.kind() == "assignment")?;
+    let name = assignment
+        .child_by_field_name("left")
+        .filter(|n| n.kind() == "identifier")?;
+    let base = src.of(name).to_string();
+    let constant = !base.starts_with('_')
+        && base
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && base.chars().any(|c| c.is_ascii_uppercase());
+    if !constant {
+        return None;
+    }
+    let text = src.of(def);
+    let first_line = text.lines().next().unwrap_or("").trim();
+    let comments = preceding_comments(def, place.leading, src, true);
+    Some(Declaration {
+        kind: SymbolKind::Constant,
+        name: base,
+        signature: truncate(first_line, 160),
+        doc: comment_lines(&comments),
+        node: def,
+        hash_end: def.end_byte(),
+    })
+}
+
 fn docstring_lines(literal: &str) -> Vec<String> {
     let text = literal.trim_start_matches(|c: char| "rRuUbBfF".contains(c));
     let text = ["\"\"\"", "'''", "\"", "'"]
@@ -372,47 +393,34 @@ fn docstring_lines(literal: &str) -> Vec<String> {
     text.lines().map(|l| l.trim().to_string()).collect()
 }
 
-fn typescript<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'t>> {
-    let base = src.of(name).to_string();
+/// TypeScript and JavaScript: what an `export` declares, and the public methods of exported
+/// classes.
+fn typescript<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
     if def.kind() == "method_definition" {
-        let class = def
-            .parent()
-            .filter(|p| p.kind() == "class_body")?
-            .parent()?;
-        if !matches!(
-            class.kind(),
-            "class_declaration" | "abstract_class_declaration"
-        ) || class.parent()?.kind() != "export_statement"
-            || base.starts_with('_')
-        {
-            return None;
-        }
-        let mut cursor = def.walk();
-        let hidden = def.children(&mut cursor).any(|c| {
-            c.kind() == "accessibility_modifier" && matches!(src.of(c), "private" | "protected")
-        });
-        if hidden {
-            return None;
-        }
-        let class_name = class.child_by_field_name("name").map(|n| src.of(n))?;
-        return Some(Declaration {
-            kind: SymbolKind::Method,
-            name: format!("{class_name}.{base}"),
-            signature: header(def, def.start_byte(), src),
-            doc: jsdoc(def, src),
-            node: def,
-            hash_end: def.end_byte(),
-        });
+        return typescript_method(def, place, src);
     }
-    let export = if def.kind() == "variable_declarator" {
-        def.parent()?.parent()?
+    // The export statement is the parent, or the grandparent of a `const` declarator.
+    let (export_up, declaration) = if def.kind() == "variable_declarator" {
+        if place.kind_up(0) != "lexical_declaration" {
+            return None;
+        }
+        (1, place.up(0)?.node)
     } else {
-        def.parent()?
+        (0, def)
     };
-    if export.kind() != "export_statement" {
+    let export = place.up(export_up)?;
+    if export.node.kind() != "export_statement"
+        || export.node.child_by_field_name("declaration") != Some(declaration)
+    {
         return None;
     }
-    let from = export.start_byte();
+    let name = if def.kind() == "variable_declarator" {
+        name_of(def, &["identifier"])?
+    } else {
+        def.child_by_field_name("name").filter(|n| n.is_named())?
+    };
+    let base = src.of(name).to_string();
+    let from = export.node.start_byte();
     let whole = |trim: char| {
         src.between(from, def.end_byte())
             .trim()
@@ -431,7 +439,6 @@ fn typescript<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declara
         "enum_declaration" => (SymbolKind::Enum, whole(';'), def.end_byte()),
         "type_alias_declaration" => (SymbolKind::Type, whole(';'), def.end_byte()),
         "variable_declarator" => {
-            let declaration = def.parent()?;
             let keyword = declaration
                 .child_by_field_name("kind")
                 .map_or("const", |k| src.of(k));
@@ -476,33 +483,96 @@ fn typescript<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declara
         kind,
         name: base,
         signature,
-        doc: jsdoc(export, src),
+        doc: jsdoc(export.node, &export.leading, src),
         node: def,
         hash_end,
     })
 }
 
+fn typescript_method<'t>(
+    def: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+) -> Option<Declaration<'t>> {
+    let base = src.of(name_of(def, &["property_identifier"])?).to_string();
+    let class = place
+        .up(1)
+        .filter(|_| place.kind_up(0) == "class_body")?
+        .node;
+    if !matches!(
+        class.kind(),
+        "class_declaration" | "abstract_class_declaration"
+    ) || place.kind_up(2) != "export_statement"
+        || base.starts_with('_')
+    {
+        return None;
+    }
+    let mut cursor = def.walk();
+    let hidden = def.children(&mut cursor).any(|c| {
+        c.kind() == "accessibility_modifier" && matches!(src.of(c), "private" | "protected")
+    });
+    if hidden {
+        return None;
+    }
+    let class_name = class.child_by_field_name("name").map(|n| src.of(n))?;
+    Some(Declaration {
+        kind: SymbolKind::Method,
+        name: format!("{class_name}.{base}"),
+        signature: header(def, def.start_byte(), src),
+        doc: jsdoc(def, place.leading, src),
+        node: def,
+        hash_end: def.end_byte(),
+    })
+}
+
 /// The `/** … */` comment right before `node`.
-fn jsdoc(node: Node, src: &Source) -> Vec<String> {
-    let comments = preceding_comments(node, src, true);
+fn jsdoc(node: Node, leading: &[Node], src: &Source) -> Vec<String> {
+    let comments = preceding_comments(node, leading, src, true);
     match comments.last() {
         Some(last) if last.starts_with("/**") => comment_lines(&[last]),
         _ => Vec::new(),
     }
 }
 
-fn go<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'t>> {
+/// Go: exported functions and methods, and exported types, constants and variables declared
+/// at package level (one declaration per name of `const A, B = …`).
+fn go<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source, out: &mut Vec<Declaration<'t>>) {
+    let name_kind = match def.kind() {
+        "function_declaration" | "const_spec" | "var_spec" => "identifier",
+        "method_declaration" => "field_identifier",
+        "type_spec" | "type_alias" => "type_identifier",
+        _ => return,
+    };
+    let mut cursor = def.walk();
+    let names: Vec<Node> = def
+        .children_by_field_name("name", &mut cursor)
+        .filter(|n| n.kind() == name_kind)
+        .collect();
+    out.extend(
+        names
+            .into_iter()
+            .filter_map(|name| go_declaration(def, name, place, src)),
+    );
+}
+
+fn go_declaration<'t>(
+    def: Node<'t>,
+    name: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+) -> Option<Declaration<'t>> {
     let base = src.of(name).to_string();
     if !base.chars().next().is_some_and(char::is_uppercase) {
         return None;
     }
-    let doc_of = |node: Node| comment_lines(&preceding_comments(node, src, true));
+    let doc_of =
+        |node: Node, leading: &[Node]| comment_lines(&preceding_comments(node, leading, src, true));
     match def.kind() {
         "function_declaration" => Some(Declaration {
             kind: SymbolKind::Function,
             name: base,
             signature: header(def, def.start_byte(), src),
-            doc: doc_of(def),
+            doc: doc_of(def, place.leading),
             node: def,
             hash_end: def.end_byte(),
         }),
@@ -522,14 +592,14 @@ fn go<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'t>
                 kind: SymbolKind::Method,
                 name,
                 signature: header(def, def.start_byte(), src),
-                doc: doc_of(def),
+                doc: doc_of(def, place.leading),
                 node: def,
                 hash_end: def.end_byte(),
             })
         }
         spec_kind => {
-            let declaration = def.parent()?;
-            if declaration.parent()?.kind() != "source_file" {
+            let declaration = place.up(0)?;
+            if place.kind_up(1) != "source_file" {
                 return None;
             }
             let (kind, keyword) = match spec_kind {
@@ -551,9 +621,9 @@ fn go<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'t>
             } else {
                 text.to_string()
             };
-            let mut doc = doc_of(def);
-            if doc.is_empty() && declaration.named_child_count() == 1 {
-                doc = doc_of(declaration);
+            let mut doc = doc_of(def, place.leading);
+            if doc.is_empty() && declaration.node.named_child_count() == 1 {
+                doc = doc_of(declaration.node, &declaration.leading);
             }
             Some(Declaration {
                 kind,
@@ -567,21 +637,27 @@ fn go<'t>(def: Node<'t>, name: Node<'t>, src: &Source) -> Option<Declaration<'t>
     }
 }
 
-fn receiver_type(node: Node, src: &Source) -> String {
-    match node.kind() {
-        "pointer_type" => node
-            .named_child(0)
-            .map(|n| receiver_type(n, src))
-            .unwrap_or_default(),
-        "generic_type" => node
-            .child_by_field_name("type")
-            .map(|n| src.of(n).to_string())
-            .unwrap_or_default(),
-        _ => src.of(node).to_string(),
+/// The type a method's receiver names: `T` for `*T`, `T[K]` and `*T[K]`. A loop rather than
+/// recursion: pointer types nest as deep as the file has stars.
+fn receiver_type(mut node: Node, src: &Source) -> String {
+    loop {
+        match node.kind() {
+            "pointer_type" => match node.named_child(0) {
+                Some(inner) => node = inner,
+                None => return String::new(),
+            },
+            "generic_type" => {
+                return node
+                    .child_by_field_name("type")
+                    .map(|n| src.of(n).to_string())
+                    .unwrap_or_default();
+            }
+            _ => return src.of(node).to_string(),
+        }
     }
 }
 
-fn truncate(text: &str, max: usize) -> String {
+pub(crate) fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         text.to_string()
     } else {

@@ -1,19 +1,27 @@
-//! Stage `extract`: the public symbols of source files (tree-sitter, one small query per
-//! language finds the declarations; the code here decides what is public and reads doc
-//! comments) and the Markdown files used as prose.
+//! Stage `extract`: the public symbols of source files (tree-sitter parses; one walk over the
+//! file's outline finds the declarations, decides what is public and reads doc comments) and
+//! the Markdown files used as prose. Work per file is bounded by [`Limits`]: its size, its
+//! bracket nesting, and a parse deadline.
 
 mod languages;
 
+use git2::{Oid, Repository};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::sync::OnceLock;
-use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser};
 
+use crate::error::PipelineError;
 use crate::feature::humanize;
+use crate::limits::Limits;
 pub(crate) use languages::Language;
 
-/// Files above this size are not parsed (generated code, bundles).
-pub const MAX_SOURCE_BYTES: usize = 1024 * 1024;
+/// A signature is shown whole in the developer docs; one from a minified file can be a single
+/// line of a megabyte.
+const MAX_SIGNATURE_CHARS: usize = 2_000;
+/// How many nodes the walk visits between two looks at the clock.
+const NODES_PER_CLOCK_CHECK: usize = 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -105,91 +113,218 @@ fn looks_binary(bytes: &[u8]) -> bool {
     bytes.iter().take(8000).any(|b| *b == 0)
 }
 
-/// The text of a file worth parsing: `None` when it is too large or binary. Runs and drift
-/// checks both decide with this, so the symbols they hash are always made the same way.
-pub(crate) fn source_text(content: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
-    (content.len() <= MAX_SOURCE_BYTES && !looks_binary(content))
-        .then(|| String::from_utf8_lossy(content))
+/// A file of the repository as the extract stage reads it.
+pub(crate) enum FileText {
+    Text(String),
+    /// Larger than [`Limits::max_file_bytes`]: the size from the object header.
+    TooLarge(u64),
+    Binary,
 }
 
-/// Parses source files; keeps one parser and reuses the compiled queries.
+/// Reads a file worth parsing, never inflating one larger than `max_file_bytes`. Runs and
+/// drift checks both read with this, so the symbols they hash are always made the same way.
+pub(crate) fn read_text(
+    repo: &Repository,
+    blob: Oid,
+    limits: &Limits,
+) -> Result<FileText, PipelineError> {
+    let (bytes, _) = repo.odb()?.read_header(blob)?;
+    let bytes = bytes as u64;
+    if bytes > limits.max_file_bytes {
+        return Ok(FileText::TooLarge(bytes));
+    }
+    let blob = repo.find_blob(blob)?;
+    let content = blob.content();
+    Ok(if looks_binary(content) {
+        FileText::Binary
+    } else {
+        FileText::Text(String::from_utf8_lossy(content).into_owned())
+    })
+}
+
+/// The line (1-based) where bracket nesting first goes deeper than `max`, if it does. Every
+/// bracket counts, in strings and comments too: a cheap bound taken before tree-sitter, which
+/// a file of unclosed brackets costs most.
+fn nesting_exceeded(text: &str, max: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut line = 1;
+    for byte in text.bytes() {
+        match byte {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Some(line);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' => line += 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Parses source files within the per-file bounds of [`Limits`]; keeps one parser.
 pub(crate) struct Extractor {
     parser: Parser,
-    cursor: QueryCursor,
+    max_nesting_depth: usize,
+    max_parse_millis: u64,
 }
 
 impl Extractor {
-    pub fn new() -> Self {
+    pub fn new(limits: &Limits) -> Self {
         Self {
             parser: Parser::new(),
-            cursor: QueryCursor::new(),
+            max_nesting_depth: limits.max_nesting_depth,
+            max_parse_millis: limits.max_parse_millis,
         }
     }
 
-    /// The public symbols of `source`, in file order. Err carries a reason to log.
+    /// The public symbols of `source`, in file order. Fails when the file nests deeper than
+    /// `max_nesting_depth` or takes longer than `max_parse_millis` to parse and read.
     pub fn symbols(
         &mut self,
         path: &str,
         language: Language,
         source: &str,
-    ) -> Result<Vec<Symbol>, String> {
-        let query = compiled_query(language)?;
-        self.parser
-            .set_language(&language.grammar())
-            .map_err(|e| e.to_string())?;
-        let tree = self
-            .parser
-            .parse(source, None)
-            .ok_or_else(|| "the parser gave up".to_string())?;
-        let def_index = query.capture_index_for_name("def");
-        let name_index = query.capture_index_for_name("name");
-        let mut found = Vec::new();
-        let mut matches = self
-            .cursor
-            .matches(query, tree.root_node(), source.as_bytes());
-        while let Some(m) = matches.next() {
-            let mut def = None;
-            let mut name = None;
-            for capture in m.captures() {
-                if Some(capture.index) == def_index {
-                    def = Some(capture.node);
-                } else if Some(capture.index) == name_index {
-                    name = Some(capture.node);
-                }
-            }
-            let (Some(def), Some(name)) = (def, name) else {
-                continue;
-            };
-            let src = Source { text: source };
-            if let Some(decl) = languages::describe(language, def, name, &src) {
-                let hash = token_hash(&decl, &src);
-                found.push(Symbol {
-                    path: path.to_string(),
-                    language: language.fence(),
-                    kind: decl.kind,
-                    name: decl.name,
-                    signature: cap_lines(&decl.signature, 40),
-                    doc: first_sentence(&decl.doc),
-                    line: def.start_position().row + 1,
-                    hash,
-                });
-            }
+    ) -> Result<Vec<Symbol>, PipelineError> {
+        if let Some(line) = nesting_exceeded(source, self.max_nesting_depth) {
+            return Err(PipelineError::LimitExceeded {
+                what: "the bracket nesting of a source file".into(),
+                limit: "max_nesting_depth",
+                value: self.max_nesting_depth as u64,
+                detail: format!("{path}, line {line}"),
+            });
         }
+        let too_slow = || PipelineError::LimitExceeded {
+            what: "the time to parse a source file".into(),
+            limit: "max_parse_millis",
+            value: self.max_parse_millis,
+            detail: path.to_string(),
+        };
+        self.parser.set_language(&language.grammar()).map_err(|e| {
+            PipelineError::Repository(format!("cannot load the {} grammar: {e}", language.fence()))
+        })?;
+        let deadline = Instant::now() + Duration::from_millis(self.max_parse_millis);
+        let mut until_deadline = |_: &ParseState| {
+            if Instant::now() >= deadline {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let bytes = source.as_bytes();
+        let tree = self.parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut until_deadline)),
+        );
+        let Some(tree) = tree else {
+            // A cancelled parse would otherwise resume on the parser's next call.
+            self.parser.reset();
+            return Err(too_slow());
+        };
+        let src = Source { text: source };
+        let declarations =
+            declarations(tree.root_node(), language, &src, deadline).ok_or_else(too_slow)?;
+        let mut found: Vec<Symbol> = declarations
+            .into_iter()
+            .map(|decl| Symbol {
+                path: path.to_string(),
+                language: language.fence(),
+                kind: decl.kind,
+                hash: token_hash(&decl, &src),
+                name: decl.name,
+                signature: languages::truncate(
+                    &cap_lines(&decl.signature, 40),
+                    MAX_SIGNATURE_CHARS,
+                ),
+                doc: first_sentence(&decl.doc),
+                line: decl.node.start_position().row + 1,
+            })
+            .collect();
         found.sort_by(|a, b| a.line.cmp(&b.line).then_with(|| a.name.cmp(&b.name)));
         found.dedup_by(|a, b| a.line == b.line && a.name == b.name && a.kind == b.kind);
         Ok(found)
     }
 }
 
-fn compiled_query(language: Language) -> Result<&'static Query, String> {
-    static QUERIES: [OnceLock<Result<Query, String>>; Language::COUNT] =
-        [const { OnceLock::new() }; Language::COUNT];
-    QUERIES[language as usize]
-        .get_or_init(|| {
-            Query::new(&language.grammar(), language.query()).map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+/// A node on the walk's way down.
+pub(crate) struct Frame<'t> {
+    pub node: Node<'t>,
+    /// The comment and attribute siblings right before it, in file order.
+    pub leading: Vec<Node<'t>>,
+}
+
+/// Where the walk found a node.
+pub(crate) struct Place<'a, 't> {
+    /// Its ancestors, the root first.
+    ancestors: &'a [Frame<'t>],
+    /// The comment and attribute siblings right before it, in file order.
+    pub leading: &'a [Node<'t>],
+}
+
+impl<'a, 't> Place<'a, 't> {
+    /// The ancestor `up` levels above the node: 0 is its parent.
+    pub fn up(&self, up: usize) -> Option<&'a Frame<'t>> {
+        let index = self.ancestors.len().checked_sub(up + 1)?;
+        self.ancestors.get(index)
+    }
+
+    /// The kind of that ancestor; empty above the root.
+    pub fn kind_up(&self, up: usize) -> &'t str {
+        self.up(up).map_or("", |frame| frame.node.kind())
+    }
+}
+
+/// Every declaration of the tree worth documenting, or `None` past the deadline.
+///
+/// One pass of a tree cursor, carrying the ancestors and the comments seen so far: tree-sitter
+/// queries and `Node::parent`/`prev_sibling` cost time in the number of siblings, which made a
+/// file of 128 K unclosed brackets (one node with 128 K children) take minutes.
+fn declarations<'t>(
+    root: Node<'t>,
+    language: Language,
+    src: &Source,
+    deadline: Instant,
+) -> Option<Vec<Declaration<'t>>> {
+    let mut found = Vec::new();
+    let mut cursor = root.walk();
+    let mut ancestors: Vec<Frame<'t>> = Vec::new();
+    let mut leading: Vec<Node<'t>> = Vec::new();
+    let mut visited = 0usize;
+    loop {
+        visited += 1;
+        if visited.is_multiple_of(NODES_PER_CLOCK_CHECK) && Instant::now() >= deadline {
+            return None;
+        }
+        let node = cursor.node();
+        let kind = node.kind();
+        if kind.contains("comment") || languages::is_attribute(kind) {
+            leading.push(node);
+        } else {
+            let place = Place {
+                ancestors: &ancestors,
+                leading: &leading,
+            };
+            languages::describe(language, node, &place, src, &mut found);
+            if language.holds_declarations(kind) && cursor.goto_first_child() {
+                ancestors.push(Frame {
+                    node,
+                    leading: std::mem::take(&mut leading),
+                });
+                continue;
+            }
+            leading.clear();
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return Some(found);
+            }
+            ancestors.pop();
+            leading.clear();
+        }
+    }
 }
 
 /// The text of the file being read.

@@ -22,7 +22,7 @@ fn provenance(p: &Product) -> Provenance {
 }
 
 fn check(p: &Product, provenance: &Provenance) -> Vec<Change> {
-    let checker = DriftChecker::open(&p.repo.path).unwrap();
+    let checker = DriftChecker::open(&p.repo.path, &pipeline::Limits::default()).unwrap();
     assert_eq!(
         checker.head_commit(),
         p.repo.git.head().unwrap().target().unwrap().to_string()

@@ -3,6 +3,7 @@
 mod drift;
 mod fixture;
 mod hostile;
+mod limits;
 mod mdx_js;
 mod resolve;
 mod run;

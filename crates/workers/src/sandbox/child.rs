@@ -144,9 +144,9 @@ fn run_result(output: pipeline::RunOutput) -> Result<RunResult, String> {
 fn compare(
     repo: &Path,
     articles: Vec<ArticleToCheck>,
-    _limits: &pipeline::Limits,
+    limits: &pipeline::Limits,
 ) -> Result<DriftResult, String> {
-    let checker = pipeline::DriftChecker::open(repo).map_err(|e| e.to_string())?;
+    let checker = pipeline::DriftChecker::open(repo, limits).map_err(|e| e.to_string())?;
     let head = checker.head_commit().to_owned();
     let mut drifted = Vec::new();
     for item in articles {

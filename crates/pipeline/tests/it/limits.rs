@@ -1,0 +1,340 @@
+//! The bounds of `pipeline::Limits` on what a repository can make a run or a drift check do:
+//! each cap either fails with a message naming it, or (one oversized file) skips with a warning.
+
+use domain::Surface;
+use pipeline::{
+    ChangeKind, DriftChecker, Level, Limits, PipelineError, RunOutput, RunRequest, Stage, run,
+};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use crate::Recorded;
+use crate::fixture::Repo;
+
+fn run_with(
+    repo: &Repo,
+    feature: &str,
+    limits: &Limits,
+) -> (Result<RunOutput, PipelineError>, Recorded) {
+    let versions = BTreeMap::new();
+    let mut log = Recorded::default();
+    let result = run(
+        &RunRequest {
+            repo: &repo.path,
+            feature_id: feature,
+            since_commit: None,
+            surfaces: None,
+            versions: &versions,
+            limits,
+        },
+        &mut log,
+    );
+    (result, log)
+}
+
+/// Asserts that the run failed on `cap`, that the message names it and `detail`, and that the
+/// failure was logged at level error in `stage`.
+fn assert_cap(
+    (result, log): (Result<RunOutput, PipelineError>, Recorded),
+    cap: &str,
+    detail: &str,
+    stage: Stage,
+) {
+    let err = result.expect_err("the run must fail on the cap");
+    match &err {
+        PipelineError::LimitExceeded { limit, .. } => assert_eq!(*limit, cap, "{err}"),
+        other => panic!("expected LimitExceeded on {cap}, got {other}"),
+    }
+    let message = err.to_string();
+    assert!(
+        message.contains(cap) && message.contains(detail),
+        "{message}"
+    );
+    assert!(
+        log.0
+            .iter()
+            .any(|(l, s, m, _)| *l == Level::Error && *s == stage && *m == message),
+        "{:?}",
+        log.0
+    );
+}
+
+fn documented_fns(count: usize) -> String {
+    (0..count)
+        .map(|i| format!("/// Function {i}.\npub fn f{i}() {{}}\n"))
+        .collect()
+}
+
+#[test]
+fn more_files_than_max_feature_files_fail_the_run() {
+    let mut repo = Repo::new();
+    for i in 0..6 {
+        repo.write(&format!("src/m{i}.rs"), "pub fn x() {}\n");
+    }
+    repo.commit("feat: six modules");
+    let limits = Limits {
+        max_feature_files: 5,
+        ..Limits::default()
+    };
+    assert_cap(
+        run_with(&repo, "src", &limits),
+        "max_feature_files",
+        "feature 'src'",
+        Stage::Collect,
+    );
+    let limits = Limits {
+        max_feature_files: 6,
+        ..Limits::default()
+    };
+    run_with(&repo, "src", &limits).0.unwrap();
+}
+
+#[test]
+fn more_bytes_than_max_feature_bytes_fail_the_run() {
+    let mut repo = Repo::new();
+    repo.write("src/a.rs", "// a\n".repeat(100))
+        .write("src/logo.png", vec![0u8; 600]);
+    repo.commit("feat: a module and a logo");
+    let limits = Limits {
+        max_feature_bytes: 1_000,
+        ..Limits::default()
+    };
+    // Every file of the feature counts, read or not: the image too.
+    assert_cap(
+        run_with(&repo, "src", &limits),
+        "max_feature_bytes",
+        "feature 'src': 1100 bytes in 2 files",
+        Stage::Collect,
+    );
+}
+
+#[test]
+fn more_symbols_than_max_feature_symbols_fail_the_run() {
+    let mut repo = Repo::new();
+    repo.write("src/a.rs", documented_fns(2))
+        .write("src/b.rs", documented_fns(2));
+    repo.commit("feat: four functions");
+    let limits = Limits {
+        max_feature_symbols: 3,
+        ..Limits::default()
+    };
+    assert_cap(
+        run_with(&repo, "src", &limits),
+        "max_feature_symbols",
+        "crossed at src/b.rs",
+        Stage::Extract,
+    );
+}
+
+#[test]
+fn a_file_larger_than_max_file_bytes_is_skipped_with_a_warning() {
+    let mut repo = Repo::new();
+    repo.write("src/small.rs", documented_fns(1))
+        .write("src/generated.rs", documented_fns(100));
+    repo.commit("feat: a small and a generated module");
+    let limits = Limits {
+        max_file_bytes: 1_000,
+        ..Limits::default()
+    };
+    let (result, log) = run_with(&repo, "src", &limits);
+    let output = result.unwrap();
+    let provenance = &output.articles[0].provenance;
+    assert_eq!(provenance.symbols.len(), 1, "{provenance:?}");
+    assert_eq!(provenance.symbols[0].path, "src/small.rs");
+    let skipped = log
+        .0
+        .iter()
+        .find(|(l, s, m, _)| {
+            *l == Level::Warn && *s == Stage::Extract && m.contains("max_file_bytes")
+        })
+        .expect("a warning names the skipped file");
+    assert_eq!(skipped.3["path"], "src/generated.rs");
+    assert_eq!(skipped.3["max_file_bytes"], 1_000);
+}
+
+#[test]
+fn nesting_deeper_than_max_nesting_depth_fails_the_run() {
+    let mut repo = Repo::new();
+    let deep = format!("x = 1\n{}{}\n", "[".repeat(300), "]".repeat(300));
+    repo.write("src/ok.rs", documented_fns(1))
+        .write("src/deep.py", deep);
+    repo.commit("feat: deep lists");
+    assert_cap(
+        run_with(&repo, "src", &Limits::default()),
+        "max_nesting_depth",
+        "src/deep.py, line 2",
+        Stage::Extract,
+    );
+    let limits = Limits {
+        max_nesting_depth: 300,
+        ..Limits::default()
+    };
+    run_with(&repo, "src", &limits).0.unwrap();
+}
+
+#[test]
+fn a_parse_longer_than_max_parse_millis_fails_the_run() {
+    let mut repo = Repo::new();
+    // 400 KB of tokens that never make an item: tree-sitter's error recovery at work.
+    repo.write("src/garbage.rs", "pub\n".repeat(100_000));
+    repo.commit("feat: garbage");
+    let limits = Limits {
+        max_parse_millis: 1,
+        ..Limits::default()
+    };
+    assert_cap(
+        run_with(&repo, "src", &limits),
+        "max_parse_millis",
+        "src/garbage.rs",
+        Stage::Extract,
+    );
+}
+
+#[test]
+fn unclosed_brackets_are_refused_at_once_or_read_in_linear_time() {
+    let mut repo = Repo::new();
+    repo.write("src/ok.rs", documented_fns(1));
+    for ext in ["rs", "py", "ts", "go"] {
+        repo.write(&format!("src/hostile.{ext}"), "(".repeat(128_000));
+    }
+    repo.write("big/hostile.rs", "{".repeat(1024 * 1024 - 1));
+    repo.commit("feat: unclosed brackets");
+
+    // A 1 MiB file of unclosed brackets never reaches the parser.
+    assert_cap(
+        run_with(&repo, "big", &Limits::default()),
+        "max_nesting_depth",
+        "big/hostile.rs, line 1",
+        Stage::Extract,
+    );
+
+    // Allowed to nest that deep, 128 K unclosed brackets in each language are read in a
+    // fraction of a second (they took minutes when a tree-sitter query walked the flat tree
+    // of 128 K siblings); the bound here is generous, for slow machines.
+    let limits = Limits {
+        max_nesting_depth: 1_000_000,
+        max_parse_millis: 60_000,
+        ..Limits::default()
+    };
+    let started = Instant::now();
+    let (result, log) = run_with(&repo, "src", &limits);
+    let elapsed = started.elapsed();
+    let output = result.unwrap();
+    assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
+    let extracted = log
+        .0
+        .iter()
+        .find(|(_, s, m, _)| *s == Stage::Extract && m == "extracted symbols and prose")
+        .unwrap();
+    assert_eq!(extracted.3["source_files"], 5);
+    assert_eq!(output.articles[0].provenance.symbols.len(), 1);
+}
+
+#[test]
+fn long_commit_messages_and_authors_are_cut_at_a_character_boundary() {
+    let mut repo = Repo::new();
+    repo.write("src/a.rs", documented_fns(1));
+    // 2 MiB subjects of two-byte characters, after an odd prefix so that a cut at the byte
+    // limit falls inside a character.
+    let subject = format!("feat: x{}", "é".repeat(1024 * 1024));
+    let author = format!("A{}", "ö".repeat(1024 * 1024));
+    repo.commit_as(&subject, &author);
+    let limits = Limits {
+        max_commit_message_bytes: 1_000,
+        ..Limits::default()
+    };
+    let (result, log) = run_with(&repo, "src", &limits);
+    let output = result.unwrap();
+    let changelog = output
+        .articles
+        .iter()
+        .find(|a| a.surface == Surface::Changelog)
+        .unwrap();
+    assert!(
+        changelog.mdx_body.len() < 20_000,
+        "{}",
+        changelog.mdx_body.len()
+    );
+    // "feat: x" is 7 bytes: 496 whole characters fit in the next 993.
+    let kept = "é".repeat(496);
+    assert!(
+        changelog.mdx_body.contains(&format!("x{kept}")),
+        "{}",
+        changelog.mdx_body
+    );
+    assert!(!changelog.mdx_body.contains(&format!("x{kept}é")));
+    let blog = output
+        .articles
+        .iter()
+        .find(|a| a.surface == Surface::Blog)
+        .unwrap();
+    assert!(blog.mdx_body.len() < 20_000, "{}", blog.mdx_body.len());
+    assert!(log.0.iter().any(|(l, s, m, d)| *l == Level::Warn
+        && *s == Stage::Collect
+        && m.contains("max_commit_message_bytes")
+        && d["commits"] == 1));
+}
+
+#[test]
+fn the_drift_checker_parses_within_the_same_bounds() {
+    let mut repo = Repo::new();
+    repo.write("src/a.rs", documented_fns(2));
+    repo.commit("feat: two functions");
+    let versions = BTreeMap::new();
+    let recorded = run(
+        &RunRequest {
+            repo: &repo.path,
+            feature_id: "src",
+            since_commit: None,
+            surfaces: Some(&[Surface::DevDocs]),
+            versions: &versions,
+            limits: &Limits::default(),
+        },
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap()
+    .articles[0]
+        .provenance
+        .clone();
+    assert_eq!(recorded.symbols.len(), 2);
+
+    // Grown past max_file_bytes: its symbols cannot be read, so each documented one changed.
+    repo.write(
+        "src/a.rs",
+        format!("{}{}", documented_fns(2), "// padding\n".repeat(200)),
+    );
+    repo.commit("chore: pad");
+    let limits = Limits {
+        max_file_bytes: 1_000,
+        ..Limits::default()
+    };
+    let changes = DriftChecker::open(&repo.path, &limits)
+        .unwrap()
+        .check(&recorded)
+        .unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].kind, ChangeKind::Modified);
+    assert_eq!(changes[0].symbols, ["f0", "f1"]);
+
+    // Nested past max_nesting_depth: the check fails and says why.
+    repo.write(
+        "src/a.rs",
+        format!("{}{}", documented_fns(2), "(".repeat(10_000)),
+    );
+    repo.commit("chore: brackets");
+    let err = DriftChecker::open(&repo.path, &Limits::default())
+        .unwrap()
+        .check(&recorded)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            PipelineError::LimitExceeded {
+                limit: "max_nesting_depth",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("src/a.rs, line 5"), "{err}");
+}
