@@ -59,11 +59,16 @@ async fn workspace_with_template(app: &TestApp, template: &str) -> String {
     .expect("write");
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "-q", "-m", "docs: a template override"]);
+    workspace_on(app, "hostile", &repo).await
+}
+
+/// A workspace on the repository at `repo`.
+async fn workspace_on(app: &TestApp, name: &str, repo: &std::path::Path) -> String {
     let res = app
         .post(
             "/v1/workspaces",
             &app.platform_token,
-            &json!({"name": "hostile", "repo_path": repo}),
+            &json!({"name": name, "repo_path": repo}),
         )
         .await;
     assert_eq!(res.status(), 201);
@@ -232,14 +237,7 @@ async fn deeply_nested_markdown_fails_its_run_naming_the_cap_and_the_server_live
     std::fs::write(repo.join("src/deep.md"), "> ".repeat(40_000)).expect("write");
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "-q", "-m", "docs: deep"]);
-    let res = app
-        .post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "deep", "repo_path": repo}),
-        )
-        .await;
-    let ws = body(res).await["id"].as_str().expect("id").to_owned();
+    let ws = workspace_on(&app, "deep", &repo).await;
     let (probes, stop) = probe_health(&app);
     let run = app.run_feature(&ws, "f1").await;
     let _ = stop.send(true);
