@@ -115,36 +115,3 @@ impl JsonBody {
         self.parse()
     }
 }
-
-/// Checks a string field's length in characters.
-pub fn bounded(param: &str, value: &str, max: usize) -> Result<(), ApiError> {
-    if value.chars().count() > max {
-        return Err(ApiError::validation(
-            param,
-            format!("{param} must be at most {max} characters."),
-        ));
-    }
-    Ok(())
-}
-
-/// A required, non-blank, bounded string.
-pub fn required_text(param: &str, value: &str, max: usize) -> Result<(), ApiError> {
-    if value.trim().is_empty() {
-        return Err(ApiError::validation(
-            param,
-            format!("{param} must not be empty."),
-        ));
-    }
-    bounded(param, value, max)
-}
-
-/// Lets `"field": null` be told apart from an absent field in PATCH bodies.
-pub fn double_option<'de, T, D>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    T: serde::Deserialize<'de>,
-    D: serde::Deserializer<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
-}
-
-use serde::Deserialize as _;

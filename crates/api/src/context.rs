@@ -32,17 +32,3 @@ impl RequestContext {
         CURRENT.try_with(Clone::clone).ok()
     }
 }
-
-/// `work` with this request's context and tracing span, for work handed to another task (the
-/// SQLite writer thread): its errors are then logged with the request id, as everywhere else.
-pub fn carried<F: std::future::Future>(work: F) -> impl std::future::Future<Output = F::Output> {
-    use tracing::Instrument;
-    let context = RequestContext::current();
-    async move {
-        match context {
-            Some(context) => context.scope(work).await,
-            None => work.await,
-        }
-    }
-    .instrument(tracing::Span::current())
-}

@@ -12,8 +12,12 @@ use crate::error::{ApiError, ErrorType, RenderedError};
 use crate::state::AppState;
 
 pub async fn envelope(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    use tracing::Instrument;
     let ctx = RequestContext::new(state.base_url.clone());
     let request_id = ctx.request_id.clone();
+    // Work handed to other tasks (the SQLite writer) runs in this span, so whatever it logs
+    // carries the request id too.
+    let span = tracing::info_span!("request", request_id = %request_id);
     let mut response = ctx
         .scope(async move {
             let response = next.run(req).await;
@@ -26,6 +30,7 @@ pub async fn envelope(State(state): State<AppState>, req: Request, next: Next) -
                 response
             }
         })
+        .instrument(span)
         .await;
     if let Ok(v) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("request-id", v.clone());

@@ -223,6 +223,35 @@ impl ApiError {
     }
 }
 
+/// A use case's refusal, in the envelope: an insufficient scope names the scope needed in
+/// `WWW-Authenticate` (RFC 6750), an internal error is logged and answered with nothing of it.
+impl From<operations::Error> for ApiError {
+    fn from(e: operations::Error) -> Self {
+        use operations::ErrorKind;
+        let kind = match e.kind {
+            ErrorKind::NotFound => ErrorType::NotFound,
+            ErrorKind::InsufficientScope { challenge } => {
+                let error = ApiError::new(ErrorType::InsufficientScope, e.message);
+                return match challenge {
+                    Some(scope) => error.with_header(
+                        header::WWW_AUTHENTICATE,
+                        &format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""),
+                    ),
+                    None => error,
+                };
+            }
+            ErrorKind::Conflict => ErrorType::Conflict,
+            ErrorKind::Validation => ErrorType::ValidationFailed,
+            ErrorKind::Internal => return ApiError::internal(e.message),
+        };
+        let error = ApiError::new(kind, e.message);
+        match e.param {
+            Some(param) => error.with_param(param),
+            None => error,
+        }
+    }
+}
+
 impl From<store::StoreError> for ApiError {
     fn from(e: store::StoreError) -> Self {
         ApiError::internal(e)

@@ -2,10 +2,11 @@
 //!
 //! [`layer`] runs on every POST and PATCH after authentication and rate limiting: it validates
 //! the key, claims it, and answers replays, mismatches and in-flight duplicates itself. A
-//! handler with a side effect finishes the claim through [`Idempotency::respond`] inside its
-//! own transaction, so the resource and its replayable response commit together. Any other
-//! 2xx/4xx outcome is stored after the handler returns; 401/403/429 and 5xx release the key so
-//! a retry runs again.
+//! handler with a side effect writes through [`AppState::write`], which records the response
+//! in the same transaction, so the resource and its replayable response commit together, and
+//! answers a [`Recorded`] response, which the layer then leaves alone. Any other 2xx/4xx
+//! outcome is stored after the handler returns; 401/403/429 and 5xx release the key so a
+//! retry runs again.
 //!
 //! Records belong to the token that made the request, never to its workspace: another token
 //! sending the same key is processed on its own. A token's workspace and scope never change,
@@ -14,8 +15,6 @@
 //! a key derived from the server key (they carry new token and webhook secrets), bound to
 //! their owner and key.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -24,12 +23,12 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use operations::Caller;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use store::{Claim, ClaimOutcome, StoredResponse, Tx};
+use store::{Claim, ClaimOutcome, StoredResponse, Tx, WriteFuture};
 use webhooks::SecretBox;
 
-use crate::auth::Principal;
 use crate::error::{ApiError, ErrorType};
 use crate::state::AppState;
 
@@ -47,7 +46,6 @@ const REPLAYED_HEADERS: [header::HeaderName; 2] = [header::CONTENT_TYPE, header:
 #[derive(Clone)]
 struct ActiveClaim {
     claim: Claim,
-    finished: Arc<AtomicBool>,
     sealer: SecretBox,
 }
 
@@ -176,10 +174,12 @@ pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> R
         Ok(k) => k,
         Err(e) => return e.into_response(),
     };
+    // Records belong to the token that made the request.
     let Some(owner) = req
         .extensions()
-        .get::<Principal>()
-        .map(Principal::owner_key)
+        .get::<Caller>()
+        .and_then(|c| c.token_id)
+        .map(|t| t.to_string())
     else {
         return next.run(req).await;
     };
@@ -196,25 +196,18 @@ pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> R
     };
     let print = fingerprint(&parts.method, parts.uri.path(), &bytes);
     let now = state.clock.timestamp();
-    let store = state.store.clone();
     let claim = Claim { owner, key };
     let asked = claim.clone();
-    let claim = async move {
-        store
-            .claim_idempotency_key(
-                claim,
-                &print,
-                now,
-                now.minus(WINDOW),
-                now.minus(ABANDONED_AFTER),
-            )
-            .await
-    };
     let outcome = state
         .store
-        .transaction(crate::context::carried(claim))
-        .await
-        .and_then(|o| o);
+        .claim_idempotency_key(
+            claim,
+            &print,
+            now,
+            now.minus(WINDOW),
+            now.minus(ABANDONED_AFTER),
+        )
+        .await;
     let claim = match outcome {
         Err(e) => return ApiError::from(e).into_response(),
         Ok(ClaimOutcome::Replay(stored)) => return replay(&state.responses, &asked, stored),
@@ -238,7 +231,6 @@ pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> R
     };
     let active = ActiveClaim {
         claim,
-        finished: Arc::new(AtomicBool::new(false)),
         sealer: state.responses.clone(),
     };
     let mut req = Request::from_parts(parts, Body::from(bytes));
@@ -258,7 +250,7 @@ async fn settle(state: &AppState, active: &ActiveClaim, response: Response) -> R
         }
         return response;
     }
-    if active.finished.load(Ordering::Acquire) {
+    if response.extensions().get::<ResponseRecorded>().is_some() {
         return response;
     }
     let (parts, body) = response.into_parts();
@@ -288,32 +280,97 @@ impl<S: Send + Sync> FromRequestParts<S> for Idempotency {
     }
 }
 
+/// Marks a response whose idempotency record is already written (in the transaction of its
+/// side effect), so the layer does not store it again.
+#[derive(Clone, Copy, Debug)]
+struct ResponseRecorded;
+
+/// A response recorded for the request's `Idempotency-Key` together with the write it
+/// answers: the only way a handler tells the layer it has stored the response itself.
+pub struct Recorded(Response);
+
+impl IntoResponse for Recorded {
+    fn into_response(self) -> Response {
+        let mut response = self.0;
+        response.extensions_mut().insert(ResponseRecorded);
+        response
+    }
+}
+
+/// What a write answers: status, optional `Location`, JSON body.
+pub struct Answer<T> {
+    status: StatusCode,
+    location: Option<String>,
+    body: T,
+}
+
+impl<T: Serialize> Answer<T> {
+    pub fn ok(body: T) -> Self {
+        Self::with_status(StatusCode::OK, body)
+    }
+
+    pub fn with_status(status: StatusCode, body: T) -> Self {
+        Self {
+            status,
+            location: None,
+            body,
+        }
+    }
+
+    /// 201 with the new resource's `Location`.
+    pub fn created(location: String, body: T) -> Self {
+        Self {
+            status: StatusCode::CREATED,
+            location: Some(location),
+            body,
+        }
+    }
+}
+
 impl Idempotency {
     /// Builds the JSON response and, when the request carries a key, records it in `tx` so it
-    /// commits with the side effect. The caller commits `tx` and returns the response.
-    pub async fn respond<T: Serialize>(
+    /// commits with the side effect.
+    async fn respond<T: Serialize>(
         &self,
         tx: &mut Tx,
-        status: StatusCode,
-        location: Option<String>,
-        body: &T,
-    ) -> Result<Response, ApiError> {
-        let bytes = Bytes::from(serde_json::to_vec(body).map_err(ApiError::internal)?);
-        let mut response = (status, bytes.clone()).into_response();
+        answer: Answer<T>,
+    ) -> Result<Recorded, ApiError> {
+        let bytes = Bytes::from(serde_json::to_vec(&answer.body).map_err(ApiError::internal)?);
+        let mut response = (answer.status, bytes.clone()).into_response();
         let headers = response.headers_mut();
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        if let Some(loc) = location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        if let Some(loc) = answer.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
             headers.insert(header::LOCATION, loc);
         }
         if let Some(active) = &self.0 {
-            let stored = active.record(status, response.headers(), &bytes);
+            let stored = active.record(answer.status, response.headers(), &bytes);
             tx.complete_idempotency(&active.claim, &stored).await?;
-            active.finished.store(true, Ordering::Release);
         }
-        Ok(response)
+        Ok(Recorded(response))
+    }
+}
+
+impl AppState {
+    /// The write tail of every handler with a side effect: runs `work` in one transaction
+    /// and records its answer there for the request's `Idempotency-Key`, so the change and
+    /// its replayable response commit together (or neither does).
+    pub async fn write<T, F>(&self, idem: &Idempotency, work: F) -> Result<Recorded, ApiError>
+    where
+        F: for<'t> FnOnce(&'t mut Tx) -> WriteFuture<'t, Answer<T>, ApiError> + Send + 'static,
+        T: Serialize + Send + 'static,
+    {
+        let idem = idem.clone();
+        self.store
+            .write(move |tx| {
+                Box::pin(async move {
+                    let answer = work(tx).await?;
+                    idem.respond(tx, answer).await
+                })
+            })
+            .await
     }
 }
 

@@ -1,7 +1,8 @@
 //! The HTTP API of the Content Pipeline Service. Handlers live in `routes/`, one module per
 //! resource; the mechanisms every route shares each live in one module: `auth` (tokens and
 //! the caller), `error` (the envelope), `paging`, `idempotency`, `ratelimit`, `envelope`
-//! (request ids and framework errors), `openapi`.
+//! (request ids and framework errors), `openapi`. What a handler does is a use case of the
+//! `operations` crate; the handler only says who may do it and what it answers.
 
 pub mod auth;
 mod body;
@@ -10,10 +11,10 @@ pub mod deprecation;
 mod envelope;
 pub mod error;
 pub mod idempotency;
+mod live_log;
 pub mod openapi;
 mod paging;
 pub mod ratelimit;
-pub mod resources;
 pub mod routes;
 mod state;
 mod telemetry;
@@ -31,7 +32,9 @@ use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-pub use state::{ApiConfig, AppState, WorkspaceQuotas};
+pub use live_log::LiveLogLimits;
+pub use operations::WorkspaceQuotas;
+pub use state::{ApiConfig, AppState};
 
 fn v1() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())

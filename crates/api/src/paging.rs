@@ -138,7 +138,7 @@ impl CursorCodec {
     }
 
     /// The keyset page a list query asks for (newest-first lists).
-    pub fn keyset(&self, list: &str, q: &ListQuery) -> Result<KeysetPage, ApiError> {
+    fn keyset(&self, list: &str, q: &ListQuery) -> Result<KeysetPage, ApiError> {
         let after = match &q.cursor {
             None => None,
             Some(c) => {
@@ -158,7 +158,7 @@ impl CursorCodec {
     }
 
     /// A sequence-number position (run logs, version lists).
-    pub fn seq(&self, list: &str, q: &ListQuery) -> Result<Option<i64>, ApiError> {
+    fn seq(&self, list: &str, q: &ListQuery) -> Result<Option<i64>, ApiError> {
         q.cursor
             .as_deref()
             .map(|c| self.decode(list, c)?.parse().map_err(|_| bad_cursor()))
@@ -166,18 +166,17 @@ impl CursorCodec {
     }
 
     /// Trims the extra row a store fetched and builds the page with its cursor.
-    pub fn page<R, T>(
+    fn page<R: Listed, T>(
         &self,
         list: &str,
         limit: i64,
         mut rows: Vec<R>,
-        position: impl Fn(&R) -> String,
         convert: impl Fn(R) -> T,
     ) -> Page<T> {
         let more = rows.len() as i64 > limit;
         rows.truncate(usize::try_from(limit).unwrap_or(0));
         let next_cursor = match rows.last() {
-            Some(last) if more => Some(self.encode(list, &position(last))),
+            Some(last) if more => Some(self.encode(list, &last.position())),
             _ => None,
         };
         Page {
@@ -187,9 +186,77 @@ impl CursorCodec {
     }
 }
 
-/// The keyset position of a newest-first row.
-pub fn keyset_position(created_at: domain::Timestamp, id: impl std::fmt::Display) -> String {
-    format!("{}|{id}", created_at.micros())
+/// A row of a list: where a cursor after it resumes.
+pub trait Listed {
+    fn position(&self) -> String;
+}
+
+/// Newest-first rows resume at their `(created_at, id)`.
+macro_rules! listed_by_creation {
+    ($($record:ty),*) => {$(
+        impl Listed for $record {
+            fn position(&self) -> String {
+                format!("{}|{}", self.created_at.micros(), self.id)
+            }
+        }
+    )*};
+}
+
+listed_by_creation!(
+    store::WorkspaceRecord,
+    store::TokenRecord,
+    store::RunRecord,
+    store::ArticleRecord,
+    store::WebhookRecord,
+    store::DeliveryRecord
+);
+
+impl Listed for store::ArticleVersionRecord {
+    fn position(&self) -> String {
+        self.version.to_string()
+    }
+}
+
+impl Listed for store::RunEventRecord {
+    fn position(&self) -> String {
+        self.seq.to_string()
+    }
+}
+
+impl CursorCodec {
+    /// One page of the newest-first list named `list`: `fetch` reads the rows of the page the
+    /// query asks for (one more than `limit`, to tell whether another page follows).
+    pub async fn keyset_list<R, T, Fut>(
+        &self,
+        list: &str,
+        q: &ListQuery,
+        fetch: impl FnOnce(KeysetPage) -> Fut,
+        convert: impl Fn(R) -> T,
+    ) -> Result<axum::Json<Page<T>>, ApiError>
+    where
+        R: Listed,
+        Fut: std::future::Future<Output = Result<Vec<R>, store::StoreError>>,
+    {
+        let rows = fetch(self.keyset(list, q)?).await?;
+        Ok(axum::Json(self.page(list, q.limit, rows, convert)))
+    }
+
+    /// One page of a list ordered by sequence number (a run's log, an article's versions):
+    /// `fetch` gets the position after which to read and how many rows.
+    pub async fn seq_list<R, T, Fut>(
+        &self,
+        list: &str,
+        q: &ListQuery,
+        fetch: impl FnOnce(Option<i64>, i64) -> Fut,
+        convert: impl Fn(R) -> T,
+    ) -> Result<axum::Json<Page<T>>, ApiError>
+    where
+        R: Listed,
+        Fut: std::future::Future<Output = Result<Vec<R>, store::StoreError>>,
+    {
+        let rows = fetch(self.seq(list, q)?, q.limit + 1).await?;
+        Ok(axum::Json(self.page(list, q.limit, rows, convert)))
+    }
 }
 
 /// One page of a list: `data` and `next_cursor` are always present; `next_cursor` is null

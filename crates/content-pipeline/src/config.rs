@@ -202,12 +202,12 @@ impl Config {
     }
 
     /// The limits of live log streams, checked.
-    pub fn live_log_limits(&self) -> anyhow::Result<api::routes::runs::LiveLogLimits> {
+    pub fn live_log_limits(&self) -> anyhow::Result<api::LiveLogLimits> {
         let lifetime = positive_duration(
             &self.log_stream_lifetime,
             "CONTENT_PIPELINE_LOG_STREAM_LIFETIME",
         )?;
-        Ok(api::routes::runs::LiveLogLimits {
+        Ok(api::LiveLogLimits {
             per_token: self.log_streams_per_token.max(1),
             lifetime,
         })

@@ -3,9 +3,13 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use content_pipeline::Config;
 use content_pipeline::startup::{
-    Application, ensure_platform_token, open_store, run_workers_until,
+    Application, ensure_platform_token, open_store, operations, run_workers_until,
 };
 use domain::{Clock, Scope, WorkspaceId};
+use operations::tokens::CreateToken;
+use operations::views::Workspace;
+use operations::workspaces::CreateWorkspace;
+use operations::{Caller, Operations};
 
 /// mimalloc: the request path allocates many small short-lived buffers, which glibc's
 /// allocator serves noticeably slower under two busy threads (see README, Performance).
@@ -157,63 +161,71 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
             if workspace.is_none() && scope != Scope::Admin {
                 anyhow::bail!("a platform token (no --workspace) must have --scope admin");
             }
-            let store = open_store(&config).await?;
-            if let Some(ws) = workspace
-                && store.workspace(ws).await?.is_none()
-            {
-                anyhow::bail!("no such workspace: {ws}");
-            }
-            let mut tx = store.begin().await?;
+            let ops = open_operations(&config, &clock).await?;
+            let ws = match workspace {
+                Some(id) => Some(
+                    ops.store
+                        .workspace(id)
+                        .await?
+                        .ok_or_else(|| anyhow::anyhow!("no such workspace: {id}"))?,
+                ),
+                None => None,
+            };
             let rate_limit = rate_limit.map(i64::from);
-            let (_, secret) = match workspace {
-                Some(ws) => {
-                    api::routes::tokens::issue_in_workspace(
-                        &mut tx,
-                        clock.timestamp(),
-                        &config.workspace_quotas()?,
-                        ws,
-                        &name,
-                        scope,
-                        rate_limit,
-                    )
-                    .await
-                }
-                None => {
-                    api::routes::tokens::issue_platform(
-                        &mut tx,
-                        clock.timestamp(),
-                        &name,
-                        rate_limit,
-                    )
-                    .await
-                }
-            }
-            .map_err(|e| anyhow::anyhow!(e.message))?;
-            tx.commit().await?;
-            println!("{secret}");
-            store.close().await;
+            let writer = ops.clone();
+            let minted = ops
+                .store
+                .write(move |tx| {
+                    Box::pin(async move {
+                        let operator = Caller::operator();
+                        match ws {
+                            Some(ws) => {
+                                let req = CreateToken {
+                                    scope,
+                                    name: Some(name),
+                                    rate_limit,
+                                };
+                                writer.create_token(tx, &operator, &ws, req).await
+                            }
+                            None => {
+                                writer
+                                    .create_platform_token(tx, &operator, &name, rate_limit)
+                                    .await
+                            }
+                        }
+                    })
+                })
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            println!("{}", minted.secret);
+            ops.store.close().await;
         }
         Command::Workspaces {
             command: WorkspaceCommand::Create { name, repo_path },
         } => {
-            let store = open_store(&config).await?;
-            ensure_platform_token(&store, &clock).await?;
-            let body = api::routes::workspaces::CreateWorkspace { name, repo_path };
-            let mut tx = store.begin().await?;
-            let ws = api::routes::workspaces::create(&mut tx, clock.timestamp(), &body)
+            let ops = open_operations(&config, &clock).await?;
+            ensure_platform_token(&ops).await?;
+            let req = CreateWorkspace { name, repo_path };
+            let writer = ops.clone();
+            let ws = ops
+                .store
+                .write(move |tx| {
+                    Box::pin(
+                        async move { writer.create_workspace(tx, &Caller::operator(), &req).await },
+                    )
+                })
                 .await
                 .map_err(|e| anyhow::anyhow!("{}", e.message))?;
-            tx.commit().await?;
             println!(
                 "{}",
-                serde_json::to_string_pretty(&api::resources::Workspace::for_operator(ws))?
+                serde_json::to_string_pretty(&Workspace::for_operator(ws))?
             );
-            store.close().await;
+            ops.store.close().await;
         }
         Command::Migrate => {
-            let store = open_store(&config).await?;
-            ensure_platform_token(&store, &clock).await?;
-            store.close().await;
+            let ops = open_operations(&config, &clock).await?;
+            ensure_platform_token(&ops).await?;
+            ops.store.close().await;
             eprintln!("database is up to date");
         }
         Command::Openapi => {
@@ -225,4 +237,15 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
         Command::Sandbox => anyhow::bail!("the sandbox runs without a runtime"),
     }
     Ok(())
+}
+
+/// The use cases as the operator runs them from the command line, on the configured
+/// database.
+async fn open_operations(config: &Config, clock: &Clock) -> anyhow::Result<Operations> {
+    let store = open_store(config).await?;
+    let base_url = config
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}", config.bind));
+    operations(config, &store, clock, &base_url, config.server_key()?)
 }

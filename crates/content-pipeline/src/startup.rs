@@ -1,10 +1,10 @@
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use api::ratelimit::RateLimiter;
 use api::{ApiConfig, AppState};
 use domain::Clock;
+use operations::{Caller, Operations, Settings};
 use store::Store;
 use tokio::net::TcpListener;
 use workers::{Shutdown, WorkerContext, Workers};
@@ -22,21 +22,45 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Store> {
     Ok(store)
 }
 
+/// The use cases, configured: what the API, the CLI and the portal call.
+pub fn operations(
+    config: &Config,
+    store: &Store,
+    clock: &Clock,
+    base_url: &str,
+    server_key: [u8; 32],
+) -> anyhow::Result<Operations> {
+    Ok(Operations::new(
+        store.clone(),
+        clock.clone(),
+        Settings {
+            base_url: base_url.to_owned(),
+            default_rate_limit: config.default_rate_limit,
+            server_key,
+            address_policy: config.address_policy()?,
+            quotas: config.workspace_quotas()?,
+        },
+    ))
+}
+
 /// On an empty database, creates the first platform admin token and prints it once to stderr.
-pub async fn ensure_platform_token(store: &Store, clock: &Clock) -> anyhow::Result<Option<String>> {
-    if store.has_platform_token().await? {
+pub async fn ensure_platform_token(ops: &Operations) -> anyhow::Result<Option<String>> {
+    if ops.store.has_platform_token().await? {
         return Ok(None);
     }
-    let mut tx = store.begin().await?;
-    let (_, secret) = api::routes::tokens::issue_platform(
-        &mut tx,
-        clock.timestamp(),
-        "initial platform token",
-        None,
-    )
-    .await
-    .map_err(|e| anyhow::anyhow!(e.message))?;
-    tx.commit().await?;
+    let ops = ops.clone();
+    let minted = ops
+        .store
+        .clone()
+        .write(move |tx| {
+            Box::pin(async move {
+                ops.create_platform_token(tx, &Caller::operator(), "initial platform token", None)
+                    .await
+            })
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let secret = minted.secret;
     eprintln!(
         "\n==> First start: created a platform admin token. It is shown only this once:\n\n    {secret}\n"
     );
@@ -66,7 +90,6 @@ impl Application {
         deprecations: Vec<api::deprecation::Deprecation>,
     ) -> anyhow::Result<Self> {
         let limits = config.connection_limits()?;
-        let quotas = config.workspace_quotas()?;
         match crate::server::raise_open_files_limit() {
             Ok(n) => tracing::info!(
                 open_files = n,
@@ -76,7 +99,6 @@ impl Application {
             Err(e) => tracing::warn!(error = %e, "could not raise the open-file limit"),
         }
         let store = open_store(&config).await?;
-        ensure_platform_token(&store, &clock).await?;
         let listener = TcpListener::bind(&config.bind).await?;
         let address = listener.local_addr()?;
         let base_url = config
@@ -84,6 +106,8 @@ impl Application {
             .clone()
             .unwrap_or_else(|| format!("http://{address}"));
         let server_key = config.server_key()?;
+        let ops = operations(&config, &store, &clock, &base_url, server_key)?;
+        ensure_platform_token(&ops).await?;
         let workers = match config.workers {
             true => Some(worker_context(
                 &config, &store, &clock, server_key, &base_url,
@@ -101,17 +125,12 @@ impl Application {
             None => RateLimiter::new(clock.clone()),
         };
         let state = AppState::new(
-            store.clone(),
-            clock,
+            ops,
             limiter,
             ApiConfig {
-                base_url,
-                default_rate_limit: config.default_rate_limit,
                 server_key,
-                address_policy: config.address_policy()?,
                 deprecations,
                 live_logs: config.live_log_limits()?,
-                quotas,
             },
         );
         let router = api::app(state.clone());
@@ -149,19 +168,6 @@ impl Application {
     }
 }
 
-/// How events render runs and articles: exactly as the API shows them.
-pub fn renderers(base_url: &str) -> workers::Renderers {
-    let base: Arc<str> = base_url.trim_end_matches('/').into();
-    workers::Renderers {
-        run: Arc::new(move |r| {
-            serde_json::to_value(api::resources::Run::with_base(&base, r)).unwrap_or_default()
-        }),
-        article: Arc::new(|a| {
-            serde_json::to_value(api::resources::Article::without_body(a)).unwrap_or_default()
-        }),
-    }
-}
-
 /// What the background workers need, from configuration.
 pub fn worker_context(
     config: &Config,
@@ -179,7 +185,7 @@ pub fn worker_context(
             concurrency: config.run_concurrency,
             ..workers::runs::RunWorkerConfig::default()
         },
-        renderers: renderers(base_url),
+        base_url: base_url.trim_end_matches('/').into(),
         sandbox: config.sandbox()?,
         polish: match &config.polish_url {
             None => None,

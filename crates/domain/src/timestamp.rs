@@ -24,10 +24,6 @@ impl Timestamp {
         self.0.unix_timestamp()
     }
 
-    pub fn as_offset(self) -> OffsetDateTime {
-        self.0
-    }
-
     pub fn plus(self, d: std::time::Duration) -> Self {
         Self(self.0 + d)
     }

@@ -15,7 +15,7 @@ use crate::paths::{MODE_LINK, MODE_SUBMODULE};
 use crate::provenance::{FileRole, Provenance};
 use crate::repository;
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeKind {
     Modified,
@@ -34,8 +34,9 @@ impl ChangeKind {
     }
 }
 
-/// One source of an article that no longer matches HEAD.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+/// One changed source of an article: a source that no longer matches HEAD.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(as = DriftChange)]
 pub struct Change {
     /// The path recorded in the provenance.
     pub path: String,

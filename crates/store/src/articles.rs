@@ -1,6 +1,6 @@
 use domain::{ArticleId, ArticleStatus, RunId, Surface, Timestamp, WorkspaceId};
 
-use crate::engine::{read, write};
+use crate::engine::{on_tx, read};
 use crate::{ArticleRecord, ArticleVersionRecord, JsonText, KeysetPage, Store, StoreError, Tx};
 
 const ARTICLE_COLUMNS: &str = "id, workspace_id, feature_id, surface, title, status, version, \
@@ -97,7 +97,7 @@ impl Tx {
              WHERE id = $1 AND status <> 'published' RETURNING {ARTICLE_COLUMNS}"
         );
         let changed: Option<ArticleRecord> =
-            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(update))
+            on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(update))
                 .bind(id)
                 .bind(public_url)
                 .bind(now)
@@ -108,7 +108,7 @@ impl Tx {
         }
         let select = format!("SELECT {ARTICLE_COLUMNS} FROM articles WHERE id = $1");
         let current: Option<ArticleRecord> =
-            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(select))
+            on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(select))
                 .bind(id)
                 .fetch_optional(c)
                 .await?);
@@ -133,7 +133,7 @@ impl Tx {
                  mdx_body = excluded.mdx_body, updated_at = excluded.updated_at
              RETURNING {ARTICLE_COLUMNS}"
         );
-        let article: ArticleRecord = write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(upsert))
+        let article: ArticleRecord = on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(upsert))
             .bind(ArticleId::generate())
             .bind(new.workspace_id)
             .bind(&new.feature_id)
@@ -145,7 +145,7 @@ impl Tx {
             .bind(now)
             .fetch_one(c)
             .await?);
-        write!(self, |c| sqlx::query(
+        on_tx!(self, |c| sqlx::query(
             "INSERT INTO article_versions (article_id, version, run_id, title, status, mdx_body,
                  provenance, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"

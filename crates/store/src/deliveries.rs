@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use domain::{DeliveryId, DeliveryStatus, EventId, Timestamp, WebhookId, WorkspaceId};
 
-use crate::engine::{read, write};
+use crate::engine::{on_tx, read};
 use crate::{Engine, JsonText, Store, StoreError};
 
 /// A subscription whose attempts have failed without a success for this long is deactivated.
@@ -199,7 +199,7 @@ impl Store {
                  ORDER BY next_attempt_at LIMIT $4 {skip_locked})"
         );
         let mut tx = self.begin().await?;
-        write!(tx, |c| sqlx::query(
+        on_tx!(tx, |c| sqlx::query(
             "UPDATE deliveries SET
                  status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'failed' END,
                  lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
@@ -209,7 +209,7 @@ impl Store {
         .execute(c)
         .await?
         .rows_affected());
-        let claimed = write!(tx, |c| sqlx::query(sqlx::AssertSqlSafe(claim))
+        let claimed = on_tx!(tx, |c| sqlx::query(sqlx::AssertSqlSafe(claim))
             .bind(now)
             .bind(lease_owner)
             .bind(lease_until)
@@ -223,7 +223,7 @@ impl Store {
             tx.commit().await?;
             return Ok(Vec::new());
         }
-        let rows: Vec<ClaimedDelivery> = write!(tx, |c| {
+        let rows: Vec<ClaimedDelivery> = on_tx!(tx, |c| {
             sqlx::query_as(
             "SELECT d.id, d.subscription_id, d.workspace_id, d.event_id, d.attempts, d.created_at, e.payload,
                     w.url, (w.active AND w.deleted_at IS NULL) AS subscription_active,
@@ -260,7 +260,7 @@ impl Store {
         for (id, effect) in effects(records) {
             // Every right-hand side sees the row as it was, so the streak start is computed
             // once here and reused by the deactivation test.
-            write!(tx, |c| sqlx::query(
+            on_tx!(tx, |c| sqlx::query(
                 "UPDATE webhooks SET
                      failure_count = CASE WHEN $2 THEN $3 ELSE failure_count + $3 END,
                      failing_since = CASE WHEN $3 = 0 THEN NULL
@@ -295,7 +295,7 @@ impl Store {
         let mut lost = 0;
         for r in ordered {
             if let NextStep::Deferred(until) = r.next {
-                let updated = write!(tx, |c| sqlx::query(
+                let updated = on_tx!(tx, |c| sqlx::query(
                     "UPDATE deliveries SET
                          status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'failed' END,
                          next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL,
@@ -317,7 +317,7 @@ impl Store {
                 NextStep::RetryAt(at) => Some(at),
                 _ => None,
             };
-            let updated = write!(tx, |c| sqlx::query(
+            let updated = on_tx!(tx, |c| sqlx::query(
                 "UPDATE deliveries SET status = $3, attempts = attempts + $4,
                      last_status_code = COALESCE($5, last_status_code), target_url = $6,
                      next_attempt_at = $7, lease_owner = NULL, lease_expires_at = NULL,

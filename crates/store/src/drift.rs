@@ -3,7 +3,7 @@
 
 use domain::{ArticleId, DriftCheckId, RunStatus, Surface, Timestamp, WorkspaceId};
 
-use crate::engine::{read, write, write_pool};
+use crate::engine::{on_tx, read, write_pool};
 use crate::{DriftCheckRecord, JsonText, Store, StoreError, Tx};
 
 /// An article (what the drift report names) with the provenance of its current version.
@@ -52,7 +52,7 @@ impl Tx {
         head_commit: &str,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
-        let n = write!(self, |c| {
+        let n = on_tx!(self, |c| {
             sqlx::query(
             "INSERT INTO drift_notices (article_id, head_commit, created_at) VALUES ($1, $2, $3)
              ON CONFLICT (article_id, head_commit) DO NOTHING"
@@ -86,7 +86,7 @@ impl Tx {
                  DO UPDATE SET updated_at = drift_checks.updated_at
              RETURNING {CHECK_COLUMNS}"
         );
-        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(DriftCheckId::generate())
             .bind(workspace)
             .bind(now)

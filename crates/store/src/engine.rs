@@ -44,6 +44,10 @@ pub struct Store {
     signals: Arc<RunSignals>,
 }
 
+/// What a [`Store::write`] closure returns: the work it does in the transaction it is lent.
+pub type WriteFuture<'t, T, E> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, E>> + Send + 't>>;
+
 /// A write transaction. On SQLite it starts with `BEGIN IMMEDIATE` so a read-then-write never
 /// fails on a lock upgrade.
 pub struct Tx {
@@ -83,7 +87,7 @@ macro_rules! read {
 }
 
 /// Runs `$body` with `$c` bound to the transaction's connection.
-macro_rules! write {
+macro_rules! on_tx {
     ($tx:expr, |$c:ident| $body:expr) => {
         match &mut $tx.inner {
             $crate::engine::TxInner::Sqlite(t) => {
@@ -106,7 +110,7 @@ macro_rules! write_pool {
     };
 }
 
-pub(crate) use {on_pool, read, write, write_pool};
+pub(crate) use {on_pool, on_tx, read, write_pool};
 
 /// Options for connecting; defaults suit a laptop.
 #[derive(Clone, Debug)]
@@ -225,20 +229,6 @@ impl Store {
         }
     }
 
-    /// Runs a write transaction's whole future where it commits fastest: on SQLite, on the
-    /// dedicated writer thread (see `writer`); on PostgreSQL, in place. The caller carries
-    /// over whatever task-local context the work needs (the API's request id, its span).
-    pub async fn transaction<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
-    where
-        Fut: std::future::Future + Send + 'static,
-        Fut::Output: Send + 'static,
-    {
-        match &self.pools {
-            Pools::Sqlite { runtime, .. } => runtime.run(work).await,
-            Pools::Postgres(_) => Ok(work.await),
-        }
-    }
-
     /// Applies the embedded migrations of this engine.
     pub async fn migrate(&self) -> Result<(), StoreError> {
         match &self.pools {
@@ -250,7 +240,50 @@ impl Store {
         Ok(())
     }
 
-    /// Starts a write transaction.
+    /// Runs `work` in one write transaction: it commits when `work` returns `Ok` and rolls back
+    /// when it returns `Err` (or is dropped). This is the one way to write more than one
+    /// statement, on both engines. On SQLite the whole transaction runs on the writer thread
+    /// (see `writer`), so no other writer waits while the task that holds the lock sits in a
+    /// busy runtime's queue; on PostgreSQL it runs in place. Either way it runs inside the
+    /// caller's tracing span, so what it logs carries the caller's context (a request's id).
+    ///
+    /// ```ignore
+    /// store.write(move |tx| Box::pin(async move { tx.insert_workspace("A", None, now).await }))
+    /// ```
+    pub async fn write<T, E, F>(&self, work: F) -> Result<T, E>
+    where
+        F: for<'t> FnOnce(&'t mut Tx) -> WriteFuture<'t, T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let store = self.clone();
+        self.on_writer_thread(async move {
+            let mut tx = store.begin().await?;
+            let value = work(&mut tx).await?;
+            tx.commit().await?;
+            Ok(value)
+        })
+        .await?
+    }
+
+    /// Runs `work` where the SQLite writer answers fastest (see `writer`); in place on
+    /// PostgreSQL. For the store's own hot autocommit writes.
+    pub(crate) async fn on_writer_thread<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
+    where
+        Fut: std::future::Future + Send + 'static,
+        Fut::Output: Send + 'static,
+    {
+        use tracing::Instrument;
+        let work = work.instrument(tracing::Span::current());
+        match &self.pools {
+            Pools::Sqlite { runtime, .. } => runtime.run(work).await,
+            Pools::Postgres(_) => Ok(work.await),
+        }
+    }
+
+    /// Starts a write transaction: for the store's own methods and its tests; everyone else
+    /// writes through [`Store::write`].
+    #[doc(hidden)]
     pub async fn begin(&self) -> Result<Tx, StoreError> {
         let inner = match &self.pools {
             Pools::Sqlite { writer, .. } => {

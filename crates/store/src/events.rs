@@ -1,7 +1,7 @@
 use domain::{DeliveryStatus, EventId, EventType, Timestamp, WorkspaceId};
 use serde_json::json;
 
-use crate::engine::write;
+use crate::engine::on_tx;
 use crate::{EventRecord, StoreError, Tx, WebhookRecord};
 
 impl Tx {
@@ -24,7 +24,7 @@ impl Tx {
             "data": data,
         })
         .to_string();
-        let event: EventRecord = write!(self, |c| sqlx::query_as(
+        let event: EventRecord = on_tx!(self, |c| sqlx::query_as(
             "INSERT INTO events (id, workspace_id, event_type, payload, created_at)
              VALUES ($1, $2, $3, $4, $5)
              RETURNING id, workspace_id, event_type, payload, created_at"
@@ -37,7 +37,7 @@ impl Tx {
         .fetch_one(c)
         .await?);
 
-        let subscriptions: Vec<WebhookRecord> = write!(self, |c| sqlx::query_as(
+        let subscriptions: Vec<WebhookRecord> = on_tx!(self, |c| sqlx::query_as(
             "SELECT id, workspace_id, url, events, active, description, created_at, updated_at,
                     last_delivery_at, failure_count, failing_since, secret, previous_secret,
                     previous_secret_expires_at, deleted_at
@@ -62,7 +62,7 @@ impl Tx {
         is_replay: bool,
         now: Timestamp,
     ) -> Result<crate::DeliveryRecord, StoreError> {
-        Ok(write!(self, |c| sqlx::query_as(
+        Ok(on_tx!(self, |c| sqlx::query_as(
             "INSERT INTO deliveries (id, subscription_id, workspace_id, event_id, event_type,
                  status, attempts, target_url, is_replay, created_at, updated_at, next_attempt_at)
              VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9, $9, $9)

@@ -8,7 +8,7 @@
 use domain::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{read, write, write_pool};
+use crate::engine::{on_tx, read, write_pool};
 use crate::{JsonText, Store, StoreError, Tx};
 
 /// A key this request owns until it completes or releases it.
@@ -50,7 +50,26 @@ impl Store {
     /// Claims `key` for `owner`. Records created before `expired_before` are forgotten;
     /// unfinished ones created before `abandoned_before` belonged to a process that died and
     /// are taken over.
+    ///
+    /// Runs on the writer thread on SQLite: the claim is on every keyed request's path.
     pub async fn claim_idempotency_key(
+        &self,
+        claim: Claim,
+        fingerprint: &str,
+        now: Timestamp,
+        expired_before: Timestamp,
+        abandoned_before: Timestamp,
+    ) -> Result<ClaimOutcome, StoreError> {
+        let (store, fingerprint) = (self.clone(), fingerprint.to_owned());
+        self.on_writer_thread(async move {
+            store
+                .claim_in_place(claim, &fingerprint, now, expired_before, abandoned_before)
+                .await
+        })
+        .await?
+    }
+
+    async fn claim_in_place(
         &self,
         claim: Claim,
         fingerprint: &str,
@@ -150,7 +169,7 @@ impl Tx {
         claim: &Claim,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
-        write!(self, |c| {
+        on_tx!(self, |c| {
             sqlx::query(
             "UPDATE idempotency_keys SET status_code = $3, response_headers = $4, response_body = $5
              WHERE owner = $1 AND idempotency_key = $2"

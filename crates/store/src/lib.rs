@@ -26,7 +26,7 @@ mod writer;
 pub use articles::{ArticleFilter, NewArticleVersion};
 pub use deliveries::{AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
-pub use engine::{ConnectOptions, Engine, Store, Tx};
+pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};
 pub use error::StoreError;
 pub use idempotency::{Claim, ClaimOutcome, StoredResponse};
 pub use json::JsonText;

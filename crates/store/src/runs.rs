@@ -1,6 +1,6 @@
 use domain::{RunId, RunSource, RunStatus, Surface, Tier, Timestamp, WorkspaceId};
 
-use crate::engine::{read, write, write_pool};
+use crate::engine::{on_tx, read, write_pool};
 use crate::{JsonText, KeysetPage, RunEventRecord, RunRecord, Store, StoreError, Tx};
 
 const RUN_COLUMNS: &str = "id, workspace_id, feature_id, surfaces, status, source, tier, \
@@ -250,7 +250,7 @@ impl Tx {
              RETURNING {RUN_COLUMNS}"
         );
         let finished: Option<RunRecord> =
-            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
                 .bind(run)
                 .bind(worker)
                 .bind(ending.status)
@@ -268,9 +268,10 @@ impl Tx {
 
     /// Queues a run, or joins the run already queued for the same feature: its tier is raised
     /// to the higher of the two, `notify_on_complete` is OR-ed, and its surfaces widened.
-    /// A run of every surface is one upsert (a concurrent trigger waits and joins it); for a
-    /// run limited to some surfaces (a regenerate), a concurrent insert of the same feature
-    /// surfaces as [`StoreError::Conflict`] and the caller retries in a new transaction.
+    /// A run of every surface is one upsert (a concurrent trigger waits and joins it). A run
+    /// limited to some surfaces (a regenerate) inserts behind a savepoint: when a concurrent
+    /// trigger of the same feature commits first, the insert meets the "one queued run per
+    /// feature" index, rolls back to the savepoint and joins that run instead.
     pub async fn trigger_run(
         &mut self,
         new: NewRun,
@@ -279,44 +280,22 @@ impl Tx {
         if new.surfaces.is_none() {
             return self.trigger_all_surfaces(new, now).await;
         }
-        let select = format!(
-            "SELECT {RUN_COLUMNS} FROM runs
-             WHERE workspace_id = $1 AND feature_id = $2 AND status = 'queued'"
-        );
-        let queued: Option<RunRecord> =
-            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(select))
-                .bind(new.workspace_id)
-                .bind(&new.feature_id)
-                .fetch_optional(c)
-                .await?);
-
-        if let Some(existing) = queued {
-            let surfaces = merge_surfaces(existing.surfaces.map(|s| s.0), new.surfaces);
-            let update = format!(
-                "UPDATE runs SET tier = $2, notify_on_complete = $3, surfaces = $4, updated_at = $5
-                 WHERE id = $1 RETURNING {RUN_COLUMNS}"
-            );
-            let run = write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(update))
-                .bind(existing.id)
-                .bind(existing.tier.max(new.tier))
-                .bind(existing.notify_on_complete || new.notify_on_complete)
-                .bind(surfaces.map(JsonText))
-                .bind(now)
-                .fetch_one(c)
-                .await?);
-            return Ok(TriggerOutcome::Coalesced(run));
+        if let Some(existing) = self.queued_run(&new).await? {
+            return Ok(TriggerOutcome::Coalesced(
+                self.join_queued(existing, new, now).await?,
+            ));
         }
-
+        self.savepoint("SAVEPOINT trigger_run").await?;
         let insert = format!(
             "INSERT INTO runs (id, workspace_id, feature_id, surfaces, status, source, tier,
                  notify_on_complete, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING {RUN_COLUMNS}"
         );
-        let run = write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(insert))
+        let inserted = on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(insert))
             .bind(RunId::generate())
             .bind(new.workspace_id)
             .bind(&new.feature_id)
-            .bind(new.surfaces.map(JsonText))
+            .bind(new.surfaces.clone().map(JsonText))
             .bind(RunStatus::Queued)
             .bind(new.source)
             .bind(new.tier)
@@ -324,8 +303,67 @@ impl Tx {
             .bind(now)
             .fetch_one(c)
             .await
-            .map_err(StoreError::from_write)?);
-        Ok(TriggerOutcome::Created(run))
+            .map_err(StoreError::from_write));
+        match inserted {
+            Ok(run) => {
+                self.savepoint("RELEASE SAVEPOINT trigger_run").await?;
+                Ok(TriggerOutcome::Created(run))
+            }
+            Err(StoreError::Conflict) => {
+                self.savepoint("ROLLBACK TO SAVEPOINT trigger_run").await?;
+                let existing = self.queued_run(&new).await?.ok_or(StoreError::Conflict)?;
+                Ok(TriggerOutcome::Coalesced(
+                    self.join_queued(existing, new, now).await?,
+                ))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs one savepoint statement (`SAVEPOINT …`, `RELEASE …`, `ROLLBACK TO …`).
+    async fn savepoint(&mut self, statement: &'static str) -> Result<(), StoreError> {
+        on_tx!(self, |c| sqlx::query(statement)
+            .execute(c)
+            .await?
+            .rows_affected());
+        Ok(())
+    }
+
+    async fn queued_run(&mut self, new: &NewRun) -> Result<Option<RunRecord>, StoreError> {
+        let select = format!(
+            "SELECT {RUN_COLUMNS} FROM runs
+             WHERE workspace_id = $1 AND feature_id = $2 AND status = 'queued'"
+        );
+        Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            select
+        ))
+        .bind(new.workspace_id)
+        .bind(&new.feature_id)
+        .fetch_optional(c)
+        .await?))
+    }
+
+    async fn join_queued(
+        &mut self,
+        existing: RunRecord,
+        new: NewRun,
+        now: Timestamp,
+    ) -> Result<RunRecord, StoreError> {
+        let surfaces = merge_surfaces(existing.surfaces.map(|s| s.0), new.surfaces);
+        let update = format!(
+            "UPDATE runs SET tier = $2, notify_on_complete = $3, surfaces = $4, updated_at = $5
+             WHERE id = $1 RETURNING {RUN_COLUMNS}"
+        );
+        Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            update
+        ))
+        .bind(existing.id)
+        .bind(existing.tier.max(new.tier))
+        .bind(existing.notify_on_complete || new.notify_on_complete)
+        .bind(surfaces.map(JsonText))
+        .bind(now)
+        .fetch_one(c)
+        .await?))
     }
 
     /// A run of every surface: one upsert on the "one queued run per feature" index. Joining
@@ -348,7 +386,7 @@ impl Tx {
              RETURNING {RUN_COLUMNS}"
         );
         let id = RunId::generate();
-        let run: RunRecord = write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(upsert))
+        let run: RunRecord = on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(upsert))
             .bind(id)
             .bind(new.workspace_id)
             .bind(&new.feature_id)
@@ -376,7 +414,7 @@ impl Tx {
         data: &serde_json::Value,
         now: Timestamp,
     ) -> Result<i64, StoreError> {
-        let seq = write!(self, |c| sqlx::query_scalar(
+        let seq = on_tx!(self, |c| sqlx::query_scalar(
             "INSERT INTO run_events (run_id, seq, ts, level, stage, message, data)
              VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = $1),
                      $2, $3, $4, $5, $6)

@@ -1,6 +1,6 @@
 use domain::{Scope, Timestamp, TokenId, WorkspaceId};
 
-use crate::engine::{read, write};
+use crate::engine::{on_tx, read};
 use crate::{KeysetPage, Store, StoreError, TokenRecord, Tx};
 
 impl Store {
@@ -80,7 +80,7 @@ impl Tx {
     /// commit (see [`Tx::lock_workspace`]).
     pub async fn live_tokens(&mut self, workspace: WorkspaceId) -> Result<i64, StoreError> {
         self.lock_workspace(workspace).await?;
-        Ok(write!(self, |c| sqlx::query_scalar(
+        Ok(on_tx!(self, |c| sqlx::query_scalar(
             "SELECT COUNT(*) FROM tokens WHERE workspace_id = $1 AND revoked_at IS NULL"
         )
         .bind(workspace)
@@ -98,7 +98,7 @@ impl Tx {
         rate_limit: Option<i64>,
         now: Timestamp,
     ) -> Result<TokenRecord, StoreError> {
-        Ok(write!(self, |c| {
+        Ok(on_tx!(self, |c| {
             sqlx::query_as(
             "INSERT INTO tokens (id, workspace_id, name, scope, secret_hash, rate_limit, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -123,7 +123,7 @@ impl Tx {
         id: TokenId,
         secret_hash: &[u8],
     ) -> Result<Option<TokenRecord>, StoreError> {
-        Ok(write!(self, |c| {
+        Ok(on_tx!(self, |c| {
             sqlx::query_as(
             "UPDATE tokens SET secret_hash = $2 WHERE id = $1 AND revoked_at IS NULL
              RETURNING id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at"
@@ -142,7 +142,7 @@ impl Tx {
         id: TokenId,
         now: Timestamp,
     ) -> Result<Option<TokenRecord>, StoreError> {
-        Ok(write!(self, |c| {
+        Ok(on_tx!(self, |c| {
             sqlx::query_as(
             "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
              RETURNING id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at"

@@ -1,6 +1,6 @@
 use domain::{DeliveryId, DeliveryStatus, EventType, Timestamp, WebhookId, WorkspaceId};
 
-use crate::engine::{read, write};
+use crate::engine::{on_tx, read};
 use crate::{
     DeliveryRecord, EventRecord, JsonText, KeysetPage, Store, StoreError, Tx, WebhookRecord,
 };
@@ -101,7 +101,7 @@ impl Tx {
     /// [`Tx::lock_workspace`]).
     pub async fn live_webhooks(&mut self, workspace: WorkspaceId) -> Result<i64, StoreError> {
         self.lock_workspace(workspace).await?;
-        Ok(write!(self, |c| sqlx::query_scalar(
+        Ok(on_tx!(self, |c| sqlx::query_scalar(
             "SELECT COUNT(*) FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL"
         )
         .bind(workspace)
@@ -121,7 +121,7 @@ impl Tx {
                  updated_at, secret)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING {WEBHOOK_COLUMNS}"
         );
-        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(WebhookId::generate())
             .bind(new.workspace_id)
             .bind(&new.url)
@@ -153,7 +153,7 @@ impl Tx {
                  updated_at = $7
              WHERE id = $1 AND deleted_at IS NULL RETURNING {WEBHOOK_COLUMNS}"
         );
-        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(changes.url.as_deref())
             .bind(changes.events.as_ref().map(JsonText))
@@ -178,13 +178,13 @@ impl Tx {
              WHERE id = $1 AND deleted_at IS NULL RETURNING {WEBHOOK_COLUMNS}"
         );
         let deleted: Option<WebhookRecord> =
-            write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
                 .bind(id)
                 .bind(now)
                 .fetch_optional(c)
                 .await?);
         if deleted.is_some() {
-            write!(self, |c| sqlx::query(
+            on_tx!(self, |c| sqlx::query(
                 "UPDATE deliveries SET status = 'dead', next_attempt_at = NULL, updated_at = $2
                  WHERE subscription_id = $1 AND status IN ('pending', 'failed')"
             )
@@ -210,7 +210,7 @@ impl Tx {
                  secret = $2, updated_at = $4
              WHERE id = $1 AND deleted_at IS NULL RETURNING {WEBHOOK_COLUMNS}"
         );
-        Ok(write!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(new_secret)
             .bind(grace_until)
@@ -226,7 +226,7 @@ impl Tx {
         original: &DeliveryRecord,
         now: Timestamp,
     ) -> Result<DeliveryRecord, StoreError> {
-        let event: EventRecord = write!(self, |c| sqlx::query_as(
+        let event: EventRecord = on_tx!(self, |c| sqlx::query_as(
             "SELECT id, workspace_id, event_type, payload, created_at FROM events WHERE id = $1"
         )
         .bind(original.event_id)

@@ -1,6 +1,6 @@
 use domain::{Timestamp, WorkspaceId};
 
-use crate::engine::{read, write};
+use crate::engine::{on_tx, read};
 use crate::{KeysetPage, Store, StoreError, Tx, WorkspaceRecord};
 
 impl Store {
@@ -44,7 +44,7 @@ impl Tx {
         repo_path: Option<&str>,
         now: Timestamp,
     ) -> Result<WorkspaceRecord, StoreError> {
-        Ok(write!(self, |c| sqlx::query_as(
+        Ok(on_tx!(self, |c| sqlx::query_as(
             "INSERT INTO workspaces (id, name, repo_path, active, created_at, updated_at)
              VALUES ($1, $2, $3, TRUE, $4, $4)
              RETURNING id, name, repo_path, active, created_at, updated_at"
@@ -65,7 +65,7 @@ impl Tx {
         id: WorkspaceId,
         now: Timestamp,
     ) -> Result<Option<WorkspaceRecord>, StoreError> {
-        Ok(write!(self, |c| sqlx::query_as(
+        Ok(on_tx!(self, |c| sqlx::query_as(
             "UPDATE workspaces SET active = FALSE,
                  updated_at = CASE WHEN active THEN $2 ELSE updated_at END
              WHERE id = $1
@@ -75,19 +75,5 @@ impl Tx {
         .bind(now)
         .fetch_optional(c)
         .await?))
-    }
-
-    pub async fn workspace_for_update(
-        &mut self,
-        id: WorkspaceId,
-    ) -> Result<Option<WorkspaceRecord>, StoreError> {
-        Ok(write!(self, |c| {
-            sqlx::query_as(
-            "SELECT id, name, repo_path, active, created_at, updated_at FROM workspaces WHERE id = $1"
-        )
-        .bind(id)
-        .fetch_optional(c)
-        .await?
-        }))
     }
 }

@@ -129,10 +129,7 @@ async fn run() {
             polish: None,
             // No run worker here: the sandbox is never started.
             sandbox: workers::sandbox::Sandbox::new("content-pipeline".into()),
-            renderers: workers::Renderers {
-                run: std::sync::Arc::new(|r| serde_json::json!({ "id": r.id })),
-                article: std::sync::Arc::new(|a| serde_json::json!({ "id": a.id })),
-            },
+            base_url: "http://127.0.0.1".into(),
         },
         shutdown,
     )

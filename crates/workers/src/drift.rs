@@ -6,35 +6,12 @@
 use std::path::Path;
 
 use domain::{ArticleId, Clock, EventType, WorkspaceId};
-use pipeline::Change;
-use serde::{Deserialize, Serialize};
+use operations::drift::DriftSummary;
 use store::{DriftCheckRecord, Store, StoreError};
 
 use crate::sandbox::{ArticleToCheck, DriftResult, Sandbox, Work};
 
 use crate::{Shutdown, WorkerContext};
-
-/// The `data` of a `drift.detected` event.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct DriftReport {
-    pub article_id: String,
-    pub feature_id: String,
-    pub surface: String,
-    pub article_commit: String,
-    pub current_commit: String,
-    pub changes: Vec<Change>,
-}
-
-/// What one check of a workspace found.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct DriftSummary {
-    pub head_commit: Option<String>,
-    pub articles_checked: usize,
-    /// Articles whose sources changed since their current version, newly reported or not.
-    pub drifted: Vec<DriftReport>,
-    /// How many `drift.detected` events this check recorded (0 when all were known).
-    pub events_recorded: usize,
-}
 
 #[derive(Debug)]
 pub enum DriftError {
@@ -90,24 +67,29 @@ pub async fn check_workspace(
         .map_err(DriftError::Repository)?;
 
     let now = clock.timestamp();
-    let mut tx = store.begin().await?;
-    let mut events_recorded = 0;
-    for report in &drifted {
-        let Ok(article_id) = report.article_id.parse::<ArticleId>() else {
-            continue;
-        };
-        if tx
-            .note_drift(article_id, &report.current_commit, now)
-            .await?
-        {
-            let data =
-                serde_json::to_value(report).map_err(|e| DriftError::Repository(e.to_string()))?;
-            tx.record_event(workspace, EventType::DriftDetected, data, now)
-                .await?;
-            events_recorded += 1;
-        }
-    }
-    tx.commit().await?;
+    let (drifted, events_recorded) = store
+        .write(move |tx| {
+            Box::pin(async move {
+                let mut events_recorded = 0;
+                for report in &drifted {
+                    let Ok(article_id) = report.article_id.parse::<ArticleId>() else {
+                        continue;
+                    };
+                    if tx
+                        .note_drift(article_id, &report.current_commit, now)
+                        .await?
+                    {
+                        let data = serde_json::to_value(report)
+                            .map_err(|e| DriftError::Repository(e.to_string()))?;
+                        tx.record_event(workspace, EventType::DriftDetected, data, now)
+                            .await?;
+                        events_recorded += 1;
+                    }
+                }
+                Ok::<_, DriftError>((drifted, events_recorded))
+            })
+        })
+        .await?;
     Ok(DriftSummary {
         head_commit: Some(head),
         articles_checked: checked,

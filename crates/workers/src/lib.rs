@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use domain::Clock;
-use store::{ArticleRecord, RunRecord, Store};
+use store::Store;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -66,22 +66,14 @@ pub struct WorkerContext {
     pub server_key: [u8; 32],
     pub deliveries: DeliverySettings,
     pub runs: runs::RunWorkerConfig,
-    pub renderers: Renderers,
+    /// The API's public address: links in event payloads (`runs_url`, …) point there.
+    pub base_url: Arc<str>,
     /// Period of the drift checker; zero turns it off.
     pub drift_interval: Duration,
     /// The optional prose polish of generated articles.
     pub polish: Option<polish::PolishConfig>,
     /// How runs and drift checks are isolated in child processes.
     pub sandbox: sandbox::Sandbox,
-}
-
-/// How events render the resources they carry; given by the API so that a webhook's `data`
-/// is exactly what the API returns for the same resource.
-#[derive(Clone)]
-pub struct Renderers {
-    pub run: Arc<dyn Fn(RunRecord) -> serde_json::Value + Send + Sync>,
-    /// The article without its body.
-    pub article: Arc<dyn Fn(ArticleRecord) -> serde_json::Value + Send + Sync>,
 }
 
 /// The running workers of this process.

@@ -9,15 +9,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use domain::{Clock, EventType, RunId, RunStatus, Surface};
+use domain::{Clock, EventType, RunId, RunStatus, Surface, Timestamp};
 use store::{
-    ArticleFilter, Artifact, KeysetPage, NewArticleVersion, RunEnding, RunRecord, Store, StoreError,
+    ArticleFilter, Artifact, KeysetPage, NewArticleVersion, RunEnding, RunRecord, Store,
+    StoreError, Tx,
 };
 use tokio::sync::mpsc;
 
+use operations::views::{Article, Run};
+
 use crate::polish::Polisher;
 use crate::sandbox::{LogLine, RunResult, Sandbox, Work};
-use crate::{Renderers, Shutdown, WorkerContext};
+use crate::{Shutdown, WorkerContext};
 
 #[derive(Clone, Debug)]
 pub struct RunWorkerConfig {
@@ -44,7 +47,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
     let WorkerContext {
         store,
         clock,
-        renderers,
+        base_url,
         runs: config,
         polish,
         sandbox,
@@ -64,7 +67,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         if shutdown.is_triggered() {
             break;
         }
-        fail_abandoned(&store, &clock, &renderers, config.max_attempts).await;
+        fail_abandoned(&store, &clock, &base_url, config.max_attempts).await;
         let permit = match slots.clone().acquire_owned().await {
             Ok(p) => p,
             Err(_) => break,
@@ -75,10 +78,10 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             .await
         {
             Ok(Some(run)) => {
-                let (store, clock, renderers, config, worker_id, polisher, sandbox) = (
+                let (store, clock, base_url, config, worker_id, polisher, sandbox) = (
                     store.clone(),
                     clock.clone(),
-                    renderers.clone(),
+                    base_url.clone(),
                     config.clone(),
                     worker_id.clone(),
                     polisher.clone(),
@@ -88,7 +91,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                     let job = Job {
                         store: &store,
                         clock: &clock,
-                        renderers: &renderers,
+                        base_url: &base_url,
                         config: &config,
                         worker_id: &worker_id,
                         polisher: polisher.as_ref(),
@@ -138,7 +141,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
 }
 
 /// Fails runs whose worker died on their last allowed attempt.
-async fn fail_abandoned(store: &Store, clock: &Clock, renderers: &Renderers, max_attempts: i64) {
+async fn fail_abandoned(store: &Store, clock: &Clock, base_url: &str, max_attempts: i64) {
     let Ok(runs) = store.abandoned_runs(clock.timestamp(), max_attempts).await else {
         return;
     };
@@ -151,7 +154,7 @@ async fn fail_abandoned(store: &Store, clock: &Clock, renderers: &Renderers, max
                 "The run was abandoned: its worker stopped responding {max_attempts} times."
             )),
         };
-        if let Err(e) = finish(store, clock, renderers, None, run, ending, Vec::new()).await {
+        if let Err(e) = finish(store, clock, base_url, None, run, ending, Vec::new()).await {
             tracing::warn!(error = %e, "could not fail an abandoned run");
         }
     }
@@ -174,7 +177,7 @@ async fn log(store: &Store, clock: &Clock, run: RunId, level: &str, stage: &str,
 struct Job<'a> {
     store: &'a Store,
     clock: &'a Clock,
-    renderers: &'a Renderers,
+    base_url: &'a str,
     config: &'a RunWorkerConfig,
     worker_id: &'a str,
     polisher: Option<&'a Polisher>,
@@ -185,7 +188,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
     let Job {
         store,
         clock,
-        renderers,
+        base_url,
         config,
         worker_id,
         polisher,
@@ -268,7 +271,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
     let result = finish(
         store,
         clock,
-        renderers,
+        base_url,
         Some(worker_id),
         run,
         ending,
@@ -436,14 +439,64 @@ async fn run_sandboxed(
 async fn finish(
     store: &Store,
     clock: &Clock,
-    renderers: &Renderers,
+    base_url: &str,
+    worker: Option<&str>,
+    run: RunRecord,
+    ending: RunEnding,
+    versions: Vec<NewArticleVersion>,
+) -> Result<bool, StoreError> {
+    let now = clock.timestamp();
+    let (base_url, worker) = (base_url.to_owned(), worker.map(str::to_owned));
+    let written = store
+        .write(move |tx| {
+            Box::pin(async move {
+                store_ending(tx, &base_url, worker.as_deref(), run, ending, versions, now).await
+            })
+        })
+        .await;
+    let finished = match written {
+        Ok(finished) => finished,
+        Err(Unfinished::NotOurs) => return Ok(false),
+        Err(Unfinished::Store(e)) => return Err(e),
+    };
+    metrics::counter!("pipeline_runs_finished_total", "status" => finished.status.as_str())
+        .increment(1);
+    if let (Some(started), Some(ended)) = (finished.started_at, finished.finished_at) {
+        let seconds = (ended.micros() - started.micros()) as f64 / 1e6;
+        metrics::histogram!("pipeline_run_duration_seconds").record(seconds.max(0.0));
+    }
+    Ok(true)
+}
+
+/// Why [`store_ending`] rolled back.
+enum Unfinished {
+    /// The run is no longer this worker's: nothing it wrote may stay.
+    NotOurs,
+    Store(StoreError),
+}
+
+impl From<StoreError> for Unfinished {
+    fn from(e: StoreError) -> Self {
+        Unfinished::Store(e)
+    }
+}
+
+impl From<serde_json::Error> for Unfinished {
+    fn from(e: serde_json::Error) -> Self {
+        Unfinished::Store(e.into())
+    }
+}
+
+/// The writes of [`finish`], in its transaction.
+async fn store_ending(
+    tx: &mut Tx,
+    base_url: &str,
     worker: Option<&str>,
     run: RunRecord,
     mut ending: RunEnding,
     versions: Vec<NewArticleVersion>,
-) -> Result<bool, StoreError> {
-    let now = clock.timestamp();
-    let mut tx = store.begin().await?;
+    now: Timestamp,
+) -> Result<RunRecord, Unfinished> {
     let mut drafted = Vec::new();
     for version in &versions {
         let article = tx.write_article_version(version, now).await?;
@@ -455,13 +508,13 @@ async fn finish(
         drafted.push(article);
     }
     let Some(finished) = tx.finish_run(run.id, worker, &ending, now).await? else {
-        return Ok(false);
+        return Err(Unfinished::NotOurs);
     };
     for article in drafted {
         tx.record_event(
             run.workspace_id,
             EventType::ArticleDrafted,
-            (renderers.article)(article),
+            serde_json::to_value(Article::without_body(article))?,
             now,
         )
         .await?;
@@ -474,7 +527,7 @@ async fn finish(
         tx.record_event(
             run.workspace_id,
             kind,
-            (renderers.run)(finished.clone()),
+            serde_json::to_value(Run::new(base_url, finished.clone()))?,
             now,
         )
         .await?;
@@ -506,12 +559,5 @@ async fn finish(
         )
         .await?;
     }
-    tx.commit().await?;
-    metrics::counter!("pipeline_runs_finished_total", "status" => finished.status.as_str())
-        .increment(1);
-    if let (Some(started), Some(ended)) = (finished.started_at, finished.finished_at) {
-        let seconds = (ended.micros() - started.micros()) as f64 / 1e6;
-        metrics::histogram!("pipeline_run_duration_seconds").record(seconds.max(0.0));
-    }
-    Ok(true)
+    Ok(finished)
 }

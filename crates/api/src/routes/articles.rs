@@ -1,20 +1,17 @@
-use axum::extract::{Path as UrlPath, State};
-use axum::http::StatusCode;
-use axum::response::Response;
-use domain::{ArticleId, ArticleStatus, EventType, RunSource, Scope, Surface, Tier};
-use serde::Deserialize;
-use store::{ArticleFilter, NewRun};
-use utoipa::ToSchema;
+use axum::extract::State;
+use domain::{ArticleStatus, Scope, Surface};
+use operations::runs::RegenerateArticle;
+use operations::views::{Article, ArticleVersion, Run};
+use store::{ArticleFilter, ArticleRecord, WorkspaceRecord};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::Id;
 use super::runs::queue_run;
-use super::{active_workspace, parse_id, workspace_for};
 use crate::auth::Auth;
 use crate::body::{EmptyBody, JsonBody};
-use crate::error::{ApiError, ApiResult, ErrorEnvelope};
-use crate::idempotency::Idempotency;
-use crate::paging::{ListQuery, Page, PageParams, keyset_position};
-use crate::resources::{Article, ArticleVersion, Run};
+use crate::error::{ApiResult, ErrorEnvelope};
+use crate::idempotency::{Answer, Idempotency, Recorded};
+use crate::paging::{ListQuery, Page, PageParams};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -24,32 +21,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(article_versions))
         .routes(routes!(publish_article))
         .routes(routes!(regenerate_article))
-}
-
-/// Regenerate options.
-#[derive(Deserialize, ToSchema, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RegenerateArticle {
-    /// Default `standard`.
-    pub tier: Option<Tier>,
-    /// Default true.
-    pub notify_on_complete: Option<bool>,
-}
-
-async fn load(
-    state: &AppState,
-    auth: &Auth,
-    raw: &str,
-    needed: Scope,
-) -> ApiResult<store::ArticleRecord> {
-    let id: ArticleId = parse_id(raw, "article")?;
-    let article = state
-        .store
-        .article(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("article", raw))?;
-    auth.check(article.workspace_id, needed, "article", raw)?;
-    Ok(article)
 }
 
 /// List articles
@@ -64,10 +35,10 @@ async fn load(
 async fn list_articles(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(ws): UrlPath<String>,
+    Id(ws): Id<WorkspaceRecord>,
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Article>>> {
-    let ws = workspace_for(&state, &auth, &ws, Scope::Read).await?;
+    let ws: WorkspaceRecord = state.ops.load(&auth, ws, Scope::Read).await?;
     let filter = ArticleFilter {
         feature_id: q.filter("feature_id")?,
         surface: q.filter("surface")?,
@@ -81,15 +52,16 @@ async fn list_articles(
         filter.surface.map(|s| s.as_str()).unwrap_or(""),
         filter.status.map(|s| s.as_str()).unwrap_or("")
     );
-    let page = state.cursors.keyset(&list, &q)?;
-    let rows = state.store.articles(ws.id, &filter, &page).await?;
-    Ok(axum::Json(state.cursors.page(
-        &list,
-        q.limit,
-        rows,
-        |r| keyset_position(r.created_at, r.id),
-        Article::with_body,
-    )))
+    let store = &state.store;
+    state
+        .cursors
+        .keyset_list(
+            &list,
+            &q,
+            move |page| async move { store.articles(ws.id, &filter, &page).await },
+            Article::with_body,
+        )
+        .await
 }
 
 /// Get an article
@@ -98,9 +70,9 @@ async fn list_articles(
 async fn get_article(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<ArticleRecord>,
 ) -> ApiResult<axum::Json<Article>> {
-    let article = load(&state, &auth, &id, Scope::Read).await?;
+    let article = state.ops.load(&auth, id, Scope::Read).await?;
     Ok(axum::Json(Article::with_body(article)))
 }
 
@@ -113,23 +85,20 @@ async fn get_article(
 async fn article_versions(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<ArticleRecord>,
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<ArticleVersion>>> {
-    let article = load(&state, &auth, &id, Scope::Read).await?;
-    let list = format!("versions:{}", article.id);
-    let before = state.cursors.seq(&list, &q)?;
-    let rows = state
-        .store
-        .article_versions(article.id, before, q.limit + 1)
-        .await?;
-    Ok(axum::Json(state.cursors.page(
-        &list,
-        q.limit,
-        rows,
-        |r| r.version.to_string(),
-        ArticleVersion::from,
-    )))
+    let article: ArticleRecord = state.ops.load(&auth, id, Scope::Read).await?;
+    let store = &state.store;
+    state
+        .cursors
+        .seq_list(
+            &format!("versions:{}", article.id),
+            &q,
+            move |before, n| async move { store.article_versions(article.id, before, n).await },
+            ArticleVersion::from,
+        )
+        .await
 }
 
 /// Publish an article
@@ -146,48 +115,23 @@ async fn publish_article(
     State(state): State<AppState>,
     auth: Auth,
     idem: Idempotency,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<ArticleRecord>,
     body: JsonBody,
-) -> ApiResult<Response> {
-    let article = load(&state, &auth, &id, Scope::Publish).await?;
-    active_workspace(
-        &state,
-        &auth,
-        article.workspace_id,
-        Scope::Publish,
-        "article",
-        &id,
-    )
-    .await?;
+) -> ApiResult<Recorded> {
+    let (article, _) = state
+        .ops
+        .load_for_change::<ArticleRecord>(&auth, id, Scope::Publish)
+        .await?;
     let _: EmptyBody = body.parse_optional()?;
-    let now = state.clock.timestamp();
-    let public_url = state.url(&format!("/published/{}", article.id));
-    let mut tx = state.store.begin().await?;
-    let (published, changed) = tx
-        .publish_article(article.id, &public_url, now)
-        .await?
-        .ok_or_else(|| ApiError::not_found("article", &id))?;
-    if changed {
-        let data = serde_json::to_value(Article::without_body(published.clone()))
-            .map_err(ApiError::internal)?;
-        tx.record_event(
-            published.workspace_id,
-            EventType::ArticlePublished,
-            data,
-            now,
-        )
-        .await?;
-    }
-    let response = idem
-        .respond(
-            &mut tx,
-            StatusCode::OK,
-            None,
-            &Article::with_body(published),
-        )
-        .await?;
-    tx.commit().await?;
-    Ok(response)
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let published = ops.publish_article(tx, &article).await?;
+                Ok(Answer::ok(Article::with_body(published)))
+            })
+        })
+        .await
 }
 
 /// Regenerate an article
@@ -203,28 +147,14 @@ async fn regenerate_article(
     State(state): State<AppState>,
     auth: Auth,
     idem: Idempotency,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<ArticleRecord>,
     body: JsonBody,
-) -> ApiResult<Response> {
-    let article = load(&state, &auth, &id, Scope::Write).await?;
-    let ws = active_workspace(
-        &state,
-        &auth,
-        article.workspace_id,
-        Scope::Write,
-        "article",
-        &id,
-    )
-    .await?;
+) -> ApiResult<Recorded> {
+    let (article, ws) = state
+        .ops
+        .load_for_change::<ArticleRecord>(&auth, id, Scope::Write)
+        .await?;
     let req: RegenerateArticle = body.parse_optional()?;
-    super::runs::validate_feature(&state, &ws, &article.feature_id).await?;
-    let new = NewRun {
-        workspace_id: ws.id,
-        feature_id: article.feature_id,
-        surfaces: Some(vec![article.surface]),
-        source: RunSource::Api,
-        tier: req.tier.unwrap_or_default(),
-        notify_on_complete: req.notify_on_complete.unwrap_or(true),
-    };
+    let new = state.ops.run_to_regenerate(&ws, article, req).await?;
     queue_run(&state, &idem, new).await
 }

@@ -8,7 +8,6 @@ use axum::routing::get;
 use axum::{Json, Router};
 use domain::ArticleId;
 
-use super::parse_id;
 use crate::error::{ApiError, ApiResult, ErrorType};
 use crate::state::AppState;
 
@@ -78,22 +77,10 @@ async fn published(
     State(state): State<AppState>,
     UrlPath(id): UrlPath<String>,
 ) -> ApiResult<Response> {
-    let article_id: ArticleId = parse_id(&id, "published article")?;
-    let article = state
-        .store
-        .article(article_id)
-        .await?
-        .filter(|a| a.published_version.is_some())
-        .ok_or_else(|| ApiError::not_found("published article", &id))?;
-    let version = article.published_version.unwrap_or(article.version);
-    let body = state
-        .store
-        .article_versions(article.id, Some(version + 1), 1)
-        .await?
-        .into_iter()
-        .next()
-        .map(|v| v.mdx_body)
-        .ok_or_else(|| ApiError::not_found("published article", &id))?;
+    let article_id: ArticleId = id
+        .parse()
+        .map_err(|_| ApiError::not_found("published article", &id))?;
+    let body = state.ops.published_body(article_id).await?;
     // Tenant-written text: a browser must never sniff it into HTML or run anything from it.
     Ok((
         StatusCode::OK,

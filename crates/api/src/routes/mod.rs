@@ -1,6 +1,8 @@
-//! One module per resource. Each handler checks, in this order: tenancy (another workspace's
-//! resource is a 404), scope (403), the workspace's state (409 when deleted), then the body
-//! (415/422), so no input can tell a foreign resource from a missing one.
+//! One module per resource. A handler reads as: who may do this (the resource's loader checks
+//! tenancy, where another workspace's resource is a 404, then scope, 403, then for a change the
+//! workspace's state, 409 when deleted), then the body (415/422), so no input can tell a
+//! foreign resource from a missing one; what it does (a use case of `operations`); what it
+//! answers.
 
 pub mod articles;
 pub mod drift;
@@ -10,63 +12,30 @@ pub mod tokens;
 pub mod webhooks;
 pub mod workspaces;
 
-use std::str::FromStr;
+use axum::extract::{FromRequestParts, Path};
+use axum::http::request::Parts;
+use operations::Resource;
 
-use domain::{Scope, WorkspaceId};
-use store::WorkspaceRecord;
+use crate::error::ApiError;
 
-use crate::auth::Auth;
-use crate::error::{ApiError, ApiResult};
-use crate::state::AppState;
+/// The id in a route's path, typed by the resource it names (`Id<WebhookRecord>`): an id
+/// that does not parse names nothing, so it is a 404 like an unknown one.
+pub struct Id<R: Resource>(pub R::Id);
 
-/// A path id that does not parse names nothing: 404, like an unknown one.
-pub fn parse_id<T: FromStr>(raw: &str, what: &str) -> ApiResult<T> {
-    raw.parse().map_err(|_| ApiError::not_found(what, raw))
-}
+impl<R, S> FromRequestParts<S> for Id<R>
+where
+    R: Resource,
+    R::Id: std::str::FromStr,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
 
-/// The workspace `raw`, if the caller may act in it with `needed`.
-pub async fn workspace_for(
-    state: &AppState,
-    auth: &Auth,
-    raw: &str,
-    needed: Scope,
-) -> ApiResult<WorkspaceRecord> {
-    let id: WorkspaceId = parse_id(raw, "workspace")?;
-    auth.check(id, needed, "workspace", raw)?;
-    state
-        .store
-        .workspace(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("workspace", raw))
-}
-
-/// Every write inside a deleted workspace is refused.
-pub fn ensure_active(ws: &WorkspaceRecord) -> ApiResult<()> {
-    if ws.active {
-        Ok(())
-    } else {
-        Err(ApiError::conflict(format!(
-            "Workspace '{}' has been deleted; it is read-only.",
-            ws.id
-        )))
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Path(raw) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::new(crate::error::ErrorType::NotFound, "No such route."))?;
+        raw.parse()
+            .map(Id)
+            .map_err(|_| operations::Error::not_found(R::WHAT, &raw).into())
     }
-}
-
-/// The workspace of a resource already loaded, for a write: checks tenancy, scope and state.
-pub async fn active_workspace(
-    state: &AppState,
-    auth: &Auth,
-    id: WorkspaceId,
-    needed: Scope,
-    what: &str,
-    raw: &str,
-) -> ApiResult<WorkspaceRecord> {
-    auth.check(id, needed, what, raw)?;
-    let ws = state
-        .store
-        .workspace(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(what, raw))?;
-    ensure_active(&ws)?;
-    Ok(ws)
 }

@@ -1,22 +1,16 @@
-use std::time::Duration;
-
-use axum::extract::{Path as UrlPath, State};
-use axum::http::StatusCode;
-use axum::response::Response;
-use domain::{DeliveryId, DeliveryStatus, EventType, Scope, WebhookId};
-use serde::Deserialize;
-use store::{NewWebhook, StoreError, WebhookChanges, WebhookRecord};
-use utoipa::ToSchema;
+use axum::extract::State;
+use domain::{DeliveryStatus, Scope};
+use operations::views::{Delivery, Webhook};
+use operations::webhooks::{CreateWebhook, ReplayDelivery, RotateSecret, UpdateWebhook};
+use store::{DeliveryRecord, WebhookRecord, WorkspaceRecord};
 use utoipa_axum::{router::OpenApiRouter, routes};
-use webhooks::SigningSecret;
 
-use super::{active_workspace, ensure_active, parse_id, workspace_for};
+use super::Id;
 use crate::auth::Auth;
-use crate::body::{JsonBody, bounded, double_option};
-use crate::error::{ApiError, ApiResult, ErrorEnvelope};
-use crate::idempotency::Idempotency;
-use crate::paging::{ListQuery, Page, PageParams, keyset_position};
-use crate::resources::{Delivery, Webhook};
+use crate::body::JsonBody;
+use crate::error::{ApiResult, ErrorEnvelope};
+use crate::idempotency::{Answer, Idempotency, Recorded};
+use crate::paging::{ListQuery, Page, PageParams};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -29,86 +23,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_delivery))
 }
 
-const MAX_GRACE_SECONDS: u64 = 604_800;
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateWebhook {
-    /// http(s) URL, at most 2048 characters; private, loopback and reserved addresses are refused.
-    pub url: String,
-    /// At least one event type.
-    pub events: Vec<EventType>,
-    /// At most 1000 characters.
-    pub description: Option<String>,
-    /// Default true.
-    pub active: Option<bool>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UpdateWebhook {
-    pub url: Option<String>,
-    pub events: Option<Vec<EventType>>,
-    /// null clears the description.
-    #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>)]
-    pub description: Option<Option<String>>,
-    /// Re-activating resets `failure_count`.
-    pub active: Option<bool>,
-}
-
-#[derive(Deserialize, ToSchema, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RotateSecret {
-    /// How long the previous secret keeps signing deliveries beside the new one: 0–604800,
-    /// default 86400.
-    pub grace_period_seconds: Option<u64>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReplayDelivery {
-    /// A delivery of this subscription whose event is sent again.
-    pub delivery_id: String,
-}
-
-fn check_url(state: &AppState, url: &str) -> ApiResult<()> {
-    bounded("url", url, 2048)?;
-    state
-        .address_policy
-        .check_url(url)
-        .map(|_| ())
-        .map_err(|e| ApiError::validation("url", format!("url {e}.")))
-}
-
-fn check_events(events: &[EventType]) -> ApiResult<Vec<EventType>> {
-    if events.is_empty() {
-        return Err(ApiError::validation(
-            "events",
-            "events must list at least one event type.",
-        ));
-    }
-    let mut events = events.to_vec();
-    events.sort();
-    events.dedup();
-    Ok(events)
-}
-
-fn duplicate_url() -> ApiError {
-    ApiError::conflict("An active webhook with this url already exists in the workspace.")
-}
-
-async fn load(state: &AppState, auth: &Auth, raw: &str, needed: Scope) -> ApiResult<WebhookRecord> {
-    let id: WebhookId = parse_id(raw, "webhook")?;
-    let hook = state
-        .store
-        .webhook(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("webhook", raw))?;
-    auth.check(hook.workspace_id, needed, "webhook", raw)?;
-    Ok(hook)
-}
-
 /// List webhooks
 #[utoipa::path(get, path = "/v1/workspaces/{ws}/webhooks", tag = "Webhooks",
     params(("ws" = String, Path), PageParams), security(("bearer" = ["read"])),
@@ -116,20 +30,20 @@ async fn load(state: &AppState, auth: &Auth, raw: &str, needed: Scope) -> ApiRes
 async fn list_webhooks(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(ws): UrlPath<String>,
+    Id(ws): Id<WorkspaceRecord>,
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Webhook>>> {
-    let ws = workspace_for(&state, &auth, &ws, Scope::Read).await?;
-    let list = format!("webhooks:{}", ws.id);
-    let page = state.cursors.keyset(&list, &q)?;
-    let rows = state.store.webhooks(ws.id, &page).await?;
-    Ok(axum::Json(state.cursors.page(
-        &list,
-        q.limit,
-        rows,
-        |r| keyset_position(r.created_at, r.id),
-        |r| Webhook::new(r, None),
-    )))
+    let ws: WorkspaceRecord = state.ops.load(&auth, ws, Scope::Read).await?;
+    let store = &state.store;
+    state
+        .cursors
+        .keyset_list(
+            &format!("webhooks:{}", ws.id),
+            &q,
+            move |page| async move { store.webhooks(ws.id, &page).await },
+            |r| Webhook::new(r, None),
+        )
+        .await
 }
 
 /// Create a webhook
@@ -148,49 +62,24 @@ async fn create_webhook(
     State(state): State<AppState>,
     auth: Auth,
     idem: Idempotency,
-    UrlPath(ws): UrlPath<String>,
+    Id(ws): Id<WorkspaceRecord>,
     body: JsonBody,
-) -> ApiResult<Response> {
-    let ws = workspace_for(&state, &auth, &ws, Scope::Write).await?;
-    ensure_active(&ws)?;
+) -> ApiResult<Recorded> {
+    let ws = state.ops.active_workspace(&auth, ws, Scope::Write).await?;
     let req: CreateWebhook = body.parse()?;
-    check_url(&state, &req.url)?;
-    let events = check_events(&req.events)?;
-    if let Some(d) = &req.description {
-        bounded("description", d, 1000)?;
-    }
-    let secret = SigningSecret::generate();
-    let new = NewWebhook {
-        workspace_id: ws.id,
-        url: req.url,
-        events,
-        description: req.description,
-        active: req.active.unwrap_or(true),
-        secret: state.secrets.seal(&secret),
-    };
-    let mut tx = state.store.begin().await?;
-    let live = tx.live_webhooks(ws.id).await?;
-    if live >= i64::from(state.quotas.webhooks) {
-        return Err(ApiError::conflict(format!(
-            "The workspace already has {live} webhook subscriptions, its quota of {}; delete one before creating another.",
-            state.quotas.webhooks
-        )));
-    }
-    let hook = match tx.insert_webhook(&new, state.clock.timestamp()).await {
-        Err(StoreError::Conflict) => return Err(duplicate_url()),
-        other => other?,
-    };
-    let location = state.url(&format!("/v1/webhooks/{}", hook.id));
-    let response = idem
-        .respond(
-            &mut tx,
-            StatusCode::CREATED,
-            Some(location),
-            &Webhook::new(hook, Some(secret.reveal())),
-        )
-        .await?;
-    tx.commit().await?;
-    Ok(response)
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let hook = ops.create_webhook(tx, &ws, req).await?;
+                let location = ops.url(&format!("/v1/webhooks/{}", hook.record.id));
+                Ok(Answer::created(
+                    location,
+                    Webhook::new(hook.record, Some(hook.secret)),
+                ))
+            })
+        })
+        .await
 }
 
 /// Get a webhook
@@ -199,12 +88,10 @@ async fn create_webhook(
 async fn get_webhook(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<WebhookRecord>,
 ) -> ApiResult<axum::Json<Webhook>> {
-    Ok(axum::Json(Webhook::new(
-        load(&state, &auth, &id, Scope::Read).await?,
-        None,
-    )))
+    let hook = state.ops.load(&auth, id, Scope::Read).await?;
+    Ok(axum::Json(Webhook::new(hook, None)))
 }
 
 /// Update a webhook
@@ -219,47 +106,23 @@ async fn update_webhook(
     State(state): State<AppState>,
     auth: Auth,
     idem: Idempotency,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<WebhookRecord>,
     body: JsonBody,
-) -> ApiResult<Response> {
-    let hook = load(&state, &auth, &id, Scope::Write).await?;
-    active_workspace(
-        &state,
-        &auth,
-        hook.workspace_id,
-        Scope::Write,
-        "webhook",
-        &id,
-    )
-    .await?;
-    let req: UpdateWebhook = body.parse()?;
-    if let Some(url) = &req.url {
-        check_url(&state, url)?;
-    }
-    let events = req.events.as_deref().map(check_events).transpose()?;
-    if let Some(Some(d)) = &req.description {
-        bounded("description", d, 1000)?;
-    }
-    let changes = WebhookChanges {
-        url: req.url,
-        events,
-        description: req.description,
-        active: req.active,
-    };
-    let mut tx = state.store.begin().await?;
-    let updated = match tx
-        .update_webhook(hook.id, &changes, state.clock.timestamp())
-        .await
-    {
-        Err(StoreError::Conflict) => return Err(duplicate_url()),
-        other => other?,
-    }
-    .ok_or_else(|| ApiError::not_found("webhook", &id))?;
-    let response = idem
-        .respond(&mut tx, StatusCode::OK, None, &Webhook::new(updated, None))
+) -> ApiResult<Recorded> {
+    let (hook, _) = state
+        .ops
+        .load_for_change::<WebhookRecord>(&auth, id, Scope::Write)
         .await?;
-    tx.commit().await?;
-    Ok(response)
+    let req: UpdateWebhook = body.parse()?;
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let updated = ops.update_webhook(tx, &hook, req).await?;
+                Ok(Answer::ok(Webhook::new(updated, None)))
+            })
+        })
+        .await
 }
 
 /// Delete a webhook
@@ -271,25 +134,22 @@ async fn update_webhook(
 async fn delete_webhook(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(id): UrlPath<String>,
-) -> ApiResult<axum::Json<Webhook>> {
-    let hook = load(&state, &auth, &id, Scope::Write).await?;
-    active_workspace(
-        &state,
-        &auth,
-        hook.workspace_id,
-        Scope::Write,
-        "webhook",
-        &id,
-    )
-    .await?;
-    let mut tx = state.store.begin().await?;
-    let deleted = tx
-        .delete_webhook(hook.id, state.clock.timestamp())
-        .await?
-        .ok_or_else(|| ApiError::not_found("webhook", &id))?;
-    tx.commit().await?;
-    Ok(axum::Json(Webhook::new(deleted, None)))
+    idem: Idempotency,
+    Id(id): Id<WebhookRecord>,
+) -> ApiResult<Recorded> {
+    let (hook, _) = state
+        .ops
+        .load_for_change::<WebhookRecord>(&auth, id, Scope::Write)
+        .await?;
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let deleted = ops.delete_webhook(tx, &hook).await?;
+                Ok(Answer::ok(Webhook::new(deleted, None)))
+            })
+        })
+        .await
 }
 
 /// Rotate a webhook's signing secret
@@ -306,49 +166,26 @@ async fn rotate_secret(
     State(state): State<AppState>,
     auth: Auth,
     idem: Idempotency,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<WebhookRecord>,
     body: JsonBody,
-) -> ApiResult<Response> {
-    let hook = load(&state, &auth, &id, Scope::Write).await?;
-    active_workspace(
-        &state,
-        &auth,
-        hook.workspace_id,
-        Scope::Write,
-        "webhook",
-        &id,
-    )
-    .await?;
-    let req: RotateSecret = body.parse_optional()?;
-    let grace = req.grace_period_seconds.unwrap_or(86_400);
-    if grace > MAX_GRACE_SECONDS {
-        return Err(ApiError::validation(
-            "grace_period_seconds",
-            "grace_period_seconds must be between 0 and 604800.",
-        ));
-    }
-    let secret = SigningSecret::generate();
-    let now = state.clock.timestamp();
-    let mut tx = state.store.begin().await?;
-    let rotated = tx
-        .rotate_webhook_secret(
-            hook.id,
-            &state.secrets.seal(&secret),
-            now.plus(Duration::from_secs(grace)),
-            now,
-        )
-        .await?
-        .ok_or_else(|| ApiError::not_found("webhook", &id))?;
-    let response = idem
-        .respond(
-            &mut tx,
-            StatusCode::OK,
-            None,
-            &Webhook::new(rotated, Some(secret.reveal())),
-        )
+) -> ApiResult<Recorded> {
+    let (hook, _) = state
+        .ops
+        .load_for_change::<WebhookRecord>(&auth, id, Scope::Write)
         .await?;
-    tx.commit().await?;
-    Ok(response)
+    let req: RotateSecret = body.parse_optional()?;
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let rotated = ops.rotate_webhook_secret(tx, &hook, req).await?;
+                Ok(Answer::ok(Webhook::new(
+                    rotated.record,
+                    Some(rotated.secret),
+                )))
+            })
+        })
+        .await
 }
 
 /// Replay a delivery
@@ -366,40 +203,24 @@ async fn replay(
     State(state): State<AppState>,
     auth: Auth,
     idem: Idempotency,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<WebhookRecord>,
     body: JsonBody,
-) -> ApiResult<Response> {
-    let hook = load(&state, &auth, &id, Scope::Write).await?;
-    active_workspace(
-        &state,
-        &auth,
-        hook.workspace_id,
-        Scope::Write,
-        "webhook",
-        &id,
-    )
-    .await?;
+) -> ApiResult<Recorded> {
+    let (hook, _) = state
+        .ops
+        .load_for_change::<WebhookRecord>(&auth, id, Scope::Write)
+        .await?;
     let req: ReplayDelivery = body.parse()?;
-    let original = match req.delivery_id.parse::<DeliveryId>() {
-        Ok(d) => state.store.delivery(d).await?,
-        Err(_) => None,
-    }
-    .filter(|d| d.subscription_id == hook.id)
-    .ok_or_else(|| ApiError::not_found("delivery", &req.delivery_id).with_param("delivery_id"))?;
-    if !hook.active {
-        return Err(ApiError::conflict(
-            "The subscription is inactive; activate it before replaying.",
-        ));
-    }
-    let mut tx = state.store.begin().await?;
-    let delivery = tx
-        .replay_delivery(&hook, &original, state.clock.timestamp())
-        .await?;
-    let response = idem
-        .respond(&mut tx, StatusCode::OK, None, &Delivery::from(delivery))
-        .await?;
-    tx.commit().await?;
-    Ok(response)
+    let original = state.ops.delivery_to_replay(&hook, &req).await?;
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let delivery = ops.replay_delivery(tx, &hook, &original).await?;
+                Ok(Answer::ok(Delivery::from(delivery)))
+            })
+        })
+        .await
 }
 
 /// List a webhook's deliveries
@@ -412,25 +233,26 @@ async fn replay(
 async fn list_deliveries(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<WebhookRecord>,
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Delivery>>> {
-    let hook = load(&state, &auth, &id, Scope::Read).await?;
+    let hook: WebhookRecord = state.ops.load(&auth, id, Scope::Read).await?;
     let status: Option<DeliveryStatus> = q.filter("status")?;
     let list = format!(
         "deliveries:{}:{}",
         hook.id,
         status.map(|s| s.as_str()).unwrap_or("")
     );
-    let page = state.cursors.keyset(&list, &q)?;
-    let rows = state.store.deliveries(hook.id, status, &page).await?;
-    Ok(axum::Json(state.cursors.page(
-        &list,
-        q.limit,
-        rows,
-        |r| keyset_position(r.created_at, r.id),
-        Delivery::from,
-    )))
+    let store = &state.store;
+    state
+        .cursors
+        .keyset_list(
+            &list,
+            &q,
+            move |page| async move { store.deliveries(hook.id, status, &page).await },
+            Delivery::from,
+        )
+        .await
 }
 
 /// Get a delivery
@@ -439,14 +261,8 @@ async fn list_deliveries(
 async fn get_delivery(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<DeliveryRecord>,
 ) -> ApiResult<axum::Json<Delivery>> {
-    let delivery_id: DeliveryId = parse_id(&id, "delivery")?;
-    let delivery = state
-        .store
-        .delivery(delivery_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("delivery", &id))?;
-    auth.check(delivery.workspace_id, Scope::Read, "delivery", &id)?;
+    let delivery: DeliveryRecord = state.ops.load(&auth, id, Scope::Read).await?;
     Ok(axum::Json(delivery.into()))
 }

@@ -1,77 +1,22 @@
-use std::path::Path;
-
-use axum::extract::{Path as UrlPath, State};
-use axum::http::StatusCode;
-use axum::response::Response;
+use axum::extract::State;
 use domain::Scope;
-use serde::Deserialize;
-use store::{Tx, WorkspaceRecord};
-use utoipa::ToSchema;
+use operations::views::Workspace;
+use operations::workspaces::CreateWorkspace;
+use store::WorkspaceRecord;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{parse_id, workspace_for};
+use super::Id;
 use crate::auth::Auth;
-use crate::body::{JsonBody, bounded, required_text};
-use crate::error::{ApiError, ApiResult, ErrorEnvelope};
-use crate::idempotency::Idempotency;
-use crate::paging::{ListQuery, Page, PageParams, keyset_position};
-use crate::resources::Workspace;
+use crate::body::JsonBody;
+use crate::error::{ApiResult, ErrorEnvelope};
+use crate::idempotency::{Answer, Idempotency, Recorded};
+use crate::paging::{ListQuery, Page, PageParams};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_workspaces, create_workspace))
         .routes(routes!(get_workspace, delete_workspace))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateWorkspace {
-    /// 1–200 characters.
-    pub name: String,
-    /// Absolute path to a readable git repository on the server.
-    pub repo_path: Option<String>,
-}
-
-/// Checks a repository path: absolute, and a git repository the server can read.
-pub fn validate_repo_path(raw: &str) -> ApiResult<()> {
-    bounded("repo_path", raw, 4096)?;
-    let path = Path::new(raw);
-    if !path.is_absolute() {
-        return Err(ApiError::validation(
-            "repo_path",
-            "repo_path must be an absolute path.",
-        ));
-    }
-    if !pipeline::is_git_repository(path) {
-        return Err(ApiError::validation(
-            "repo_path",
-            "repo_path must be a readable git repository.",
-        ));
-    }
-    Ok(())
-}
-
-impl CreateWorkspace {
-    pub fn validate(&self) -> ApiResult<()> {
-        required_text("name", &self.name, 200)?;
-        if let Some(repo) = &self.repo_path {
-            validate_repo_path(repo)?;
-        }
-        Ok(())
-    }
-}
-
-/// Creates a workspace in `tx`; shared by the HTTP API and the CLI.
-pub async fn create(
-    tx: &mut Tx,
-    now: domain::Timestamp,
-    body: &CreateWorkspace,
-) -> ApiResult<WorkspaceRecord> {
-    body.validate()?;
-    Ok(tx
-        .insert_workspace(&body.name, body.repo_path.as_deref(), now)
-        .await?)
 }
 
 /// List workspaces
@@ -86,16 +31,16 @@ async fn list_workspaces(
     auth: Auth,
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Workspace>>> {
-    let list = "workspaces";
-    let page = state.cursors.keyset(list, &q)?;
-    let rows = state.store.workspaces(auth.0.workspace, &page).await?;
-    Ok(axum::Json(state.cursors.page(
-        list,
-        q.limit,
-        rows,
-        |r| keyset_position(r.created_at, r.id),
-        |r| Workspace::seen_by(r, &auth.0),
-    )))
+    let (store, only) = (&state.store, auth.workspace);
+    state
+        .cursors
+        .keyset_list(
+            "workspaces",
+            &q,
+            move |page| async move { store.workspaces(only, &page).await },
+            |r| Workspace::seen_by(r, &auth),
+        )
+        .await
 }
 
 /// Create a workspace
@@ -111,22 +56,19 @@ async fn create_workspace(
     auth: Auth,
     idem: Idempotency,
     body: JsonBody,
-) -> ApiResult<Response> {
+) -> ApiResult<Recorded> {
     auth.platform()?;
     let req: CreateWorkspace = body.parse()?;
-    let mut tx = state.store.begin().await?;
-    let ws = create(&mut tx, state.clock.timestamp(), &req).await?;
-    let location = state.url(&format!("/v1/workspaces/{}", ws.id));
-    let response = idem
-        .respond(
-            &mut tx,
-            StatusCode::CREATED,
-            Some(location),
-            &Workspace::seen_by(ws, &auth.0),
-        )
-        .await?;
-    tx.commit().await?;
-    Ok(response)
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let ws = ops.create_workspace(tx, &auth, &req).await?;
+                let location = ops.url(&format!("/v1/workspaces/{}", ws.id));
+                Ok(Answer::created(location, Workspace::seen_by(ws, &auth)))
+            })
+        })
+        .await
 }
 
 /// Get a workspace
@@ -136,10 +78,10 @@ async fn create_workspace(
 async fn get_workspace(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(id): UrlPath<String>,
+    Id(id): Id<WorkspaceRecord>,
 ) -> ApiResult<axum::Json<Workspace>> {
-    let ws = workspace_for(&state, &auth, &id, Scope::Read).await?;
-    Ok(axum::Json(Workspace::seen_by(ws, &auth.0)))
+    let ws = state.ops.load(&auth, id, Scope::Read).await?;
+    Ok(axum::Json(Workspace::seen_by(ws, &auth)))
 }
 
 /// Delete a workspace
@@ -153,15 +95,16 @@ async fn get_workspace(
 async fn delete_workspace(
     State(state): State<AppState>,
     auth: Auth,
-    UrlPath(id): UrlPath<String>,
-) -> ApiResult<axum::Json<Workspace>> {
-    let ws_id = parse_id(&id, "workspace")?;
-    auth.check(ws_id, Scope::Admin, "workspace", &id)?;
-    let mut tx = state.store.begin().await?;
-    let ws = tx
-        .deactivate_workspace(ws_id, state.clock.timestamp())
-        .await?
-        .ok_or_else(|| ApiError::not_found("workspace", &id))?;
-    tx.commit().await?;
-    Ok(axum::Json(Workspace::seen_by(ws, &auth.0)))
+    idem: Idempotency,
+    Id(id): Id<WorkspaceRecord>,
+) -> ApiResult<Recorded> {
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let ws = ops.delete_workspace(tx, &auth, id).await?;
+                Ok(Answer::ok(Workspace::seen_by(ws, &auth)))
+            })
+        })
+        .await
 }

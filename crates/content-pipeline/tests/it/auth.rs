@@ -18,7 +18,7 @@ async fn bad_credentials_are_401_with_a_bearer_challenge() {
     assert_eq!(res.headers()["www-authenticate"], "Bearer");
     expect_error(res, 401, "unauthenticated").await;
 
-    let valid_shape_unknown = api::auth::generate_token();
+    let valid_shape_unknown = operations::tokens::generate_token();
     let mut typo = app.platform_token.clone().into_bytes();
     typo[8] = if typo[8] == b'a' { b'b' } else { b'a' };
     let typo = String::from_utf8(typo).unwrap();

@@ -18,6 +18,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub platform_token: String,
     pub store: Store,
+    /// The use cases the server runs, for setting up what no request can.
+    pub ops: operations::Operations,
     pub clock: Clock,
     pub dir: tempfile::TempDir,
     _server: tokio::task::JoinHandle<()>,
@@ -60,6 +62,27 @@ pub async fn fresh_postgres() -> Option<String> {
     pool.close().await;
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
     Some(format!("{base}/{name}"))
+}
+
+/// A platform token minted as the operator does it (the CLI): its secret text.
+pub async fn mint_platform_token(
+    ops: &operations::Operations,
+    name: &str,
+    rate_limit: Option<i64>,
+) -> String {
+    let (writer, name) = (ops.clone(), name.to_owned());
+    let minted = ops
+        .store
+        .write(move |tx| {
+            Box::pin(async move {
+                writer
+                    .create_platform_token(tx, &operations::Caller::operator(), &name, rate_limit)
+                    .await
+            })
+        })
+        .await
+        .expect("platform token");
+    minted.secret
 }
 
 fn uuid_like() -> String {
@@ -109,17 +132,9 @@ impl TestApp {
             .expect("build app");
         let base = format!("http://{}", app.address);
         let store = app.store.clone();
+        let ops = app.state.ops.clone();
         // The first-start token is printed, not returned; mint our own platform token.
-        let mut tx = store.begin().await.expect("tx");
-        let (_, platform_token) = api::routes::tokens::issue_platform(
-            &mut tx,
-            clock.timestamp(),
-            "tests",
-            Some(1_000_000),
-        )
-        .await
-        .expect("platform token");
-        tx.commit().await.expect("commit");
+        let platform_token = mint_platform_token(&ops, "tests", Some(1_000_000)).await;
         let server = tokio::spawn(async move {
             let _ = app.run_until(std::future::pending()).await;
         });
@@ -131,6 +146,7 @@ impl TestApp {
                 .expect("client"),
             platform_token,
             store,
+            ops,
             clock,
             dir,
             _server: server,

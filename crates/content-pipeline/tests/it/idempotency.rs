@@ -154,7 +154,7 @@ async fn a_duplicate_in_flight_is_409_with_retry_after() {
     // Another node is processing this request right now: it holds the key.
     let platform = app
         .store
-        .token_by_hash(&api::auth::hash_token(&app.platform_token))
+        .token_by_hash(&operations::tokens::hash_token(&app.platform_token))
         .await
         .unwrap()
         .unwrap();

@@ -8,7 +8,7 @@ use content_pipeline::Config;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::helpers::{Database, TestApp, body, expect_error};
+use crate::helpers::{Database, TestApp, body, expect_error, mint_platform_token};
 
 async fn spawn(configure: impl FnOnce(&mut Config)) -> Option<(TestApp, Database)> {
     let mut url = String::new();
@@ -144,12 +144,7 @@ async fn a_platform_token_answers_to_the_ceiling_only() {
     let (app, _db) = app_db_with!(|c: &mut Config| c.workspace_max_rate_limit = 2_000);
     let ws = app.workspace("platform").await;
     // A platform token made by the operator with a small quota of its own.
-    let mut tx = app.store.begin().await.expect("tx");
-    let (_, small_platform) =
-        api::routes::tokens::issue_platform(&mut tx, app.clock.timestamp(), "ops", Some(10))
-            .await
-            .expect("platform token");
-    tx.commit().await.expect("commit");
+    let small_platform = mint_platform_token(&app.ops, "ops", Some(10)).await;
     let res = create_token(
         &app,
         &ws,

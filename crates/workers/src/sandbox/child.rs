@@ -13,7 +13,7 @@ use pipeline::{Level, LogSink, RunRequest, Stage};
 use super::protocol::{
     ArticleToCheck, DriftResult, Job, Message, ResourceLimits, RunArticle, RunResult, Work,
 };
-use crate::drift::DriftReport;
+use operations::drift::DriftReport;
 
 /// Jobs are written by the server; anything larger is not one of ours.
 const MAX_JOB_BYTES: u64 = 64 * 1024 * 1024;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use domain::Surface;
 use serde::{Deserialize, Serialize};
 
-use crate::drift::DriftReport;
+use operations::drift::DriftReport;
 
 /// The operating-system limits the child puts on itself before it reads any repository.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

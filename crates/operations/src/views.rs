@@ -1,5 +1,6 @@
-//! The resources as the API shows them. Records from the store are turned into these in one
-//! place each, so a field is never rendered two ways.
+//! The resources as every front end shows them: the API's bodies, the webhooks' `data`, the
+//! CLI's output. Records from the store are turned into these in one place each, so a field
+//! is never rendered two ways.
 
 use domain::{
     ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, EventId, EventType, RunId, RunSource,
@@ -12,8 +13,7 @@ use store::{
 };
 use utoipa::ToSchema;
 
-use crate::auth::Principal;
-use crate::state::AppState;
+use crate::Caller;
 
 /// A tenant of the platform. Deleting one is a soft delete: `active` becomes false.
 #[derive(Serialize, ToSchema)]
@@ -32,7 +32,7 @@ pub struct Workspace {
 impl Workspace {
     /// The workspace as `caller` may see it: a server path is the platform's business, not a
     /// tenant's.
-    pub fn seen_by(r: WorkspaceRecord, caller: &Principal) -> Self {
+    pub fn seen_by(r: WorkspaceRecord, caller: &Caller) -> Self {
         Self::new(r, caller.workspace.is_none())
     }
 
@@ -175,12 +175,8 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn new(state: &AppState, r: RunRecord) -> Self {
-        Self::with_base(&state.base_url, r)
-    }
-
     /// Renders a run with links under `base_url` (no trailing slash).
-    pub fn with_base(base_url: &str, r: RunRecord) -> Self {
+    pub fn new(base_url: &str, r: RunRecord) -> Self {
         Self {
             runs_url: format!("{base_url}/v1/runs/{}", r.id),
             log_url: format!("{base_url}/v1/runs/{}/log", r.id),

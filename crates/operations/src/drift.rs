@@ -1,0 +1,126 @@
+//! Drift: what a check found (the `data` of `drift.detected`, the report a check keeps) and
+//! asking for a check. The checks themselves run in the workers' sandbox.
+
+use std::time::Duration;
+
+use domain::{DriftCheckId, RunStatus, Timestamp, WorkspaceId};
+use pipeline::Change;
+use serde::{Deserialize, Serialize};
+use store::{DriftCheckRecord, Tx, WorkspaceRecord};
+use utoipa::ToSchema;
+
+use crate::Operations;
+use crate::error::{Error, Result};
+
+/// An article whose sources changed since its current version (the `data` of `drift.detected`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct DriftReport {
+    pub article_id: String,
+    pub feature_id: String,
+    pub surface: String,
+    pub article_commit: String,
+    pub current_commit: String,
+    pub changes: Vec<Change>,
+}
+
+/// What one check of a workspace found.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DriftSummary {
+    pub head_commit: Option<String>,
+    pub articles_checked: usize,
+    /// Articles whose sources changed since their current version, newly reported or not.
+    pub drifted: Vec<DriftReport>,
+    /// How many `drift.detected` events this check recorded (0 when all were known).
+    pub events_recorded: usize,
+}
+
+/// A drift check of a workspace. Asking for one queues it (or joins the one already queued
+/// for the workspace); a worker does it in a sandboxed process. Until it has finished,
+/// `status` is `queued` or `running` and the report fields are empty.
+#[derive(Serialize, ToSchema)]
+pub struct DriftCheck {
+    pub id: DriftCheckId,
+    pub workspace_id: WorkspaceId,
+    /// queued → running → succeeded | failed
+    pub status: RunStatus,
+    pub created_at: Timestamp,
+    pub finished_at: Option<Timestamp>,
+    /// `<base>/v1/drift-checks/{id}`
+    pub check_url: String,
+    /// Why the check failed; present only when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The repository's HEAD the articles were compared with.
+    pub head_commit: Option<String>,
+    pub articles_checked: usize,
+    /// Every article that has drifted, whether reported before or not.
+    pub drifted: Vec<DriftReport>,
+    /// `drift.detected` events recorded by this check (each (article, HEAD) is reported once).
+    pub events_recorded: usize,
+}
+
+impl DriftCheck {
+    /// Renders a check with its link under `base_url` (no trailing slash).
+    pub fn new(base_url: &str, r: DriftCheckRecord) -> Result<Self> {
+        let summary = match r.result {
+            Some(j) => serde_json::from_value::<DriftSummary>(j.0).map_err(Error::internal)?,
+            None => DriftSummary::default(),
+        };
+        Ok(Self {
+            check_url: format!("{base_url}/v1/drift-checks/{}", r.id),
+            id: r.id,
+            workspace_id: r.workspace_id,
+            status: r.status,
+            created_at: r.created_at,
+            finished_at: r.finished_at,
+            error: r.error,
+            head_commit: summary.head_commit,
+            articles_checked: summary.articles_checked,
+            drifted: summary.drifted,
+            events_recorded: summary.events_recorded,
+        })
+    }
+
+    pub fn is_finished(&self) -> bool {
+        matches!(self.status, RunStatus::Succeeded | RunStatus::Failed)
+    }
+}
+
+/// How often a caller waiting for a check looks at it again.
+const POLL: Duration = Duration::from_millis(25);
+
+impl Operations {
+    /// Queues a drift check of `ws`, or joins the one already queued; a workspace without a
+    /// repository has nothing to check.
+    pub async fn queue_drift_check(
+        &self,
+        tx: &mut Tx,
+        ws: &WorkspaceRecord,
+    ) -> Result<DriftCheckRecord> {
+        if ws.repo_path.is_none() {
+            return Err(Error::validation(
+                "repo_path",
+                "The workspace has no repo_path.",
+            ));
+        }
+        Ok(tx.queue_drift_check(ws.id, self.clock.timestamp()).await?)
+    }
+
+    /// `check` once it has finished, or as it stands after `within`.
+    pub async fn await_drift_check(
+        &self,
+        mut check: DriftCheckRecord,
+        within: Duration,
+    ) -> Result<DriftCheck> {
+        let deadline = tokio::time::Instant::now() + within;
+        while !matches!(check.status, RunStatus::Succeeded | RunStatus::Failed)
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(POLL).await;
+            if let Some(now) = self.store.drift_check(check.id).await? {
+                check = now;
+            }
+        }
+        DriftCheck::new(&self.base_url, check)
+    }
+}

@@ -1,0 +1,101 @@
+//! The one error of the use cases. Front ends render it their own way: the API as the
+//! contract's envelope (`api::error`), the CLI as a message and an exit code.
+
+use domain::Scope;
+
+/// What kind of failure, in the contract's vocabulary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// No such resource, or one of another workspace: the two are indistinguishable.
+    NotFound,
+    /// The caller's scope is below what the operation needs; `challenge` is the scope to
+    /// name in the answer (none when no token could do it, e.g. minting above one's own).
+    InsufficientScope { challenge: Option<Scope> },
+    /// The request conflicts with the resource's state (a deleted workspace, a quota, …).
+    Conflict,
+    /// An input value is refused; `param` names it.
+    Validation,
+    /// Something failed on our side; the message is the cause, for the logs only.
+    Internal,
+}
+
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// The input to blame, when one is.
+    pub param: Option<String>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            param: None,
+        }
+    }
+
+    pub fn with_param(mut self, param: impl Into<String>) -> Self {
+        self.param = Some(param.into());
+        self
+    }
+
+    /// `what` (a resource noun) named `id` does not exist for this caller.
+    pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
+        let shown: String = id.to_string().chars().take(64).collect();
+        Self::new(ErrorKind::NotFound, format!("No such {what}: '{shown}'"))
+    }
+
+    pub fn validation(param: &str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Validation, message).with_param(param)
+    }
+
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Conflict, message)
+    }
+
+    pub fn insufficient_scope(needed: Scope) -> Self {
+        Self::new(
+            ErrorKind::InsufficientScope {
+                challenge: Some(needed),
+            },
+            format!("This operation needs a token with the '{needed}' scope."),
+        )
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        Self::new(ErrorKind::Internal, cause.to_string())
+    }
+}
+
+impl From<store::StoreError> for Error {
+    fn from(e: store::StoreError) -> Self {
+        Error::internal(e)
+    }
+}
+
+/// Checks a string field's length in characters.
+pub fn bounded(param: &str, value: &str, max: usize) -> Result<()> {
+    if value.chars().count() > max {
+        return Err(Error::validation(
+            param,
+            format!("{param} must be at most {max} characters."),
+        ));
+    }
+    Ok(())
+}
+
+/// A required, non-blank, bounded string.
+pub fn required_text(param: &str, value: &str, max: usize) -> Result<()> {
+    if value.trim().is_empty() {
+        return Err(Error::validation(
+            param,
+            format!("{param} must not be empty."),
+        ));
+    }
+    bounded(param, value, max)
+}

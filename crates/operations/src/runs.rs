@@ -1,0 +1,95 @@
+//! Runs: triggering one (or joining the run already queued for the feature), and
+//! regenerating one article, which is a run limited to its surface.
+
+use std::path::Path;
+
+use domain::{RunSource, Tier};
+use serde::Deserialize;
+use store::{ArticleRecord, NewRun, TriggerOutcome, Tx, WorkspaceRecord};
+use utoipa::ToSchema;
+
+use crate::Operations;
+use crate::error::{Error, Result, required_text};
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerRun {
+    /// The feature to generate: an id of `.content-pipeline/features.toml`, or a file or folder
+    /// of the repository (an implicit feature).
+    pub feature_id: String,
+    /// `priority` runs are claimed before any `standard` run. Default `standard`.
+    pub tier: Option<Tier>,
+    /// Whether `run.completed` / `run.failed` are emitted for this run. Default true.
+    pub notify_on_complete: Option<bool>,
+}
+
+/// Regenerate options.
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RegenerateArticle {
+    /// Default `standard`.
+    pub tier: Option<Tier>,
+    /// Default true.
+    pub notify_on_complete: Option<bool>,
+}
+
+impl Operations {
+    /// The run `req` asks for in `ws`, once its feature resolves in the repository (the
+    /// manifest or an implicit feature): an unknown feature is refused now rather than a
+    /// failed run later. Reads the repository, so it runs before any transaction opens.
+    pub async fn run_to_trigger(&self, ws: &WorkspaceRecord, req: TriggerRun) -> Result<NewRun> {
+        self.check_feature(ws, &req.feature_id).await?;
+        Ok(NewRun {
+            workspace_id: ws.id,
+            feature_id: req.feature_id,
+            surfaces: None,
+            source: RunSource::Api,
+            tier: req.tier.unwrap_or_default(),
+            notify_on_complete: req.notify_on_complete.unwrap_or(true),
+        })
+    }
+
+    /// The run that regenerates `article` (its feature, limited to its surface).
+    pub async fn run_to_regenerate(
+        &self,
+        ws: &WorkspaceRecord,
+        article: ArticleRecord,
+        req: RegenerateArticle,
+    ) -> Result<NewRun> {
+        self.check_feature(ws, &article.feature_id).await?;
+        Ok(NewRun {
+            workspace_id: ws.id,
+            feature_id: article.feature_id,
+            surfaces: Some(vec![article.surface]),
+            source: RunSource::Api,
+            tier: req.tier.unwrap_or_default(),
+            notify_on_complete: req.notify_on_complete.unwrap_or(true),
+        })
+    }
+
+    /// Queues `new`, or joins the run already queued for its feature.
+    pub async fn queue_run(&self, tx: &mut Tx, new: NewRun) -> Result<TriggerOutcome> {
+        Ok(tx.trigger_run(new, self.clock.timestamp()).await?)
+    }
+
+    async fn check_feature(&self, ws: &WorkspaceRecord, feature_id: &str) -> Result<()> {
+        required_text("feature_id", feature_id, 200)?;
+        if feature_id.chars().any(char::is_control) {
+            return Err(Error::validation(
+                "feature_id",
+                "feature_id must not contain control characters.",
+            ));
+        }
+        let Some(repo) = ws.repo_path.clone() else {
+            return Err(Error::validation(
+                "feature_id",
+                "The workspace has no repo_path, so no feature can resolve.",
+            ));
+        };
+        let (ops, feature) = (self.clone(), feature_id.to_owned());
+        tokio::task::spawn_blocking(move || ops.features.check(Path::new(&repo), &feature))
+            .await
+            .map_err(Error::internal)?
+            .map_err(|message| Error::validation("feature_id", message))
+    }
+}
