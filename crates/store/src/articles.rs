@@ -3,8 +3,7 @@ use domain::{ArticleId, ArticleStatus, RunId, Surface, Timestamp, WorkspaceId};
 use crate::engine::{on_tx, read};
 use crate::{ArticleRecord, ArticleVersionRecord, JsonText, KeysetPage, Store, StoreError, Tx};
 
-const ARTICLE_COLUMNS: &str = "id, workspace_id, feature_id, surface, title, status, version, \
-    run_id, mdx_body, public_url, published_version, created_at, updated_at";
+const ARTICLE_COLUMNS: &str = ArticleRecord::COLUMNS;
 
 /// Optional filters of the article list.
 #[derive(Clone, Debug, Default)]

@@ -6,6 +6,10 @@ use domain::{ArticleId, DriftCheckId, RunStatus, Surface, Timestamp, WorkspaceId
 use crate::engine::{on_tx, read, write_pool};
 use crate::{DriftCheckRecord, JsonText, Store, StoreError, Tx};
 
+const WORKSPACE_COLUMNS: &str = crate::WorkspaceRecord::COLUMNS;
+
+const CHECK_COLUMNS: &str = DriftCheckRecord::COLUMNS;
+
 /// An article (what the drift report names) with the provenance of its current version.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ArticleProvenance {
@@ -35,10 +39,12 @@ impl Store {
     pub async fn workspaces_with_repositories(
         &self,
     ) -> Result<Vec<crate::WorkspaceRecord>, StoreError> {
-        Ok(read!(self, |c| sqlx::query_as(
-            "SELECT id, name, repo_path, active, created_at, updated_at FROM workspaces
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            format!(
+                "SELECT {WORKSPACE_COLUMNS} FROM workspaces
              WHERE active AND repo_path IS NOT NULL ORDER BY created_at"
-        )
+            )
+        ))
         .fetch_all(c)
         .await?))
     }
@@ -67,9 +73,6 @@ impl Tx {
         Ok(n == 1)
     }
 }
-
-const CHECK_COLUMNS: &str = "id, workspace_id, status, created_at, updated_at, started_at,
-    finished_at, result, error, attempts";
 
 impl Tx {
     /// Queues a drift check of `workspace`, or joins the one already queued (its id is then

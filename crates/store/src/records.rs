@@ -9,42 +9,78 @@ use serde::{Deserialize, Serialize};
 
 use crate::JsonText;
 
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct WorkspaceRecord {
-    pub id: WorkspaceId,
-    pub name: String,
-    pub repo_path: Option<String>,
-    pub active: bool,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
+/// Declares a record and its columns at once: the struct (decoded by sqlx by column name),
+/// `COLUMNS` (its fields in order, what every query of the record selects or returns), and
+/// `from_sqlite` (the same columns by name, for the in-thread reads of `hot`). A column is
+/// thus named in one place, its field.
+macro_rules! record {
+    ($(#[$meta:meta])* pub struct $name:ident {
+        $(#[$first_meta:meta])* pub $first:ident : $first_ty:ty,
+        $($(#[$field_meta:meta])* pub $field:ident : $ty:ty,)*
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, sqlx::FromRow)]
+        pub struct $name {
+            $(#[$first_meta])* pub $first: $first_ty,
+            $($(#[$field_meta])* pub $field: $ty,)*
+        }
+
+        impl $name {
+            /// Its columns, in the order of its fields.
+            pub const COLUMNS: &'static str =
+                concat!(stringify!($first) $(, ", ", stringify!($field))*);
+
+            // Generated for every record; `hot` reads only some of them.
+            #[allow(dead_code)]
+            pub(crate) fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+                Ok(Self {
+                    $first: row.get(stringify!($first))?,
+                    $($field: row.get(stringify!($field))?,)*
+                })
+            }
+        }
+    };
 }
 
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct TokenRecord {
-    pub id: TokenId,
-    pub workspace_id: Option<WorkspaceId>,
-    pub name: String,
-    pub scope: Scope,
-    pub secret_hash: Vec<u8>,
-    pub rate_limit: Option<i64>,
-    pub created_at: Timestamp,
-    pub revoked_at: Option<Timestamp>,
+record! {
+    pub struct WorkspaceRecord {
+        pub id: WorkspaceId,
+        pub name: String,
+        pub repo_path: Option<String>,
+        pub active: bool,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
+    }
 }
 
-/// A drift check asked for over the API; `status` follows a run's (queued → running →
-/// succeeded | failed) and `result` holds the report when it succeeded.
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct DriftCheckRecord {
-    pub id: DriftCheckId,
-    pub workspace_id: WorkspaceId,
-    pub status: RunStatus,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-    pub started_at: Option<Timestamp>,
-    pub finished_at: Option<Timestamp>,
-    pub result: Option<JsonText<serde_json::Value>>,
-    pub error: Option<String>,
-    pub attempts: i64,
+record! {
+    pub struct TokenRecord {
+        pub id: TokenId,
+        pub workspace_id: Option<WorkspaceId>,
+        pub name: String,
+        pub scope: Scope,
+        pub secret_hash: Vec<u8>,
+        pub rate_limit: Option<i64>,
+        pub created_at: Timestamp,
+        pub revoked_at: Option<Timestamp>,
+    }
+}
+
+record! {
+    /// A drift check asked for over the API; `status` follows a run's (queued → running →
+    /// succeeded | failed) and `result` holds the report when it succeeded.
+    pub struct DriftCheckRecord {
+        pub id: DriftCheckId,
+        pub workspace_id: WorkspaceId,
+        pub status: RunStatus,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
+        pub started_at: Option<Timestamp>,
+        pub finished_at: Option<Timestamp>,
+        pub result: Option<JsonText<serde_json::Value>>,
+        pub error: Option<String>,
+        pub attempts: i64,
+    }
 }
 
 /// One article a run wrote: `[{article_id, surface, version}]` on the Run.
@@ -55,163 +91,117 @@ pub struct Artifact {
     pub version: i64,
 }
 
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct RunRecord {
-    pub id: RunId,
-    pub workspace_id: WorkspaceId,
-    pub feature_id: String,
-    /// `None`: every surface of the feature; `Some`: only these (a regenerate).
-    pub surfaces: Option<JsonText<Vec<Surface>>>,
-    pub status: RunStatus,
-    pub source: RunSource,
-    pub tier: Tier,
-    pub notify_on_complete: bool,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-    pub started_at: Option<Timestamp>,
-    pub finished_at: Option<Timestamp>,
-    pub source_commit: Option<String>,
-    pub artifacts: JsonText<Vec<Artifact>>,
-    pub error: Option<String>,
-    pub attempts: i64,
-}
-
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct RunEventRecord {
-    pub run_id: RunId,
-    pub seq: i64,
-    pub ts: Timestamp,
-    pub level: String,
-    pub stage: String,
-    pub message: String,
-    pub data: JsonText<serde_json::Value>,
-}
-
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct ArticleRecord {
-    pub id: ArticleId,
-    pub workspace_id: WorkspaceId,
-    pub feature_id: String,
-    pub surface: Surface,
-    pub title: String,
-    pub status: ArticleStatus,
-    pub version: i64,
-    pub run_id: RunId,
-    pub mdx_body: String,
-    pub public_url: Option<String>,
-    pub published_version: Option<i64>,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-}
-
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct ArticleVersionRecord {
-    pub article_id: ArticleId,
-    pub version: i64,
-    pub run_id: RunId,
-    pub title: String,
-    pub status: ArticleStatus,
-    pub mdx_body: String,
-    pub provenance: JsonText<serde_json::Value>,
-    pub created_at: Timestamp,
-}
-
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct WebhookRecord {
-    pub id: WebhookId,
-    pub workspace_id: WorkspaceId,
-    pub url: String,
-    pub events: JsonText<Vec<EventType>>,
-    pub active: bool,
-    pub description: Option<String>,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-    pub last_delivery_at: Option<Timestamp>,
-    pub failure_count: i64,
-    pub failing_since: Option<Timestamp>,
-    /// Encrypted signing secret; only the webhooks part can open it.
-    pub secret: Vec<u8>,
-    pub previous_secret: Option<Vec<u8>>,
-    pub previous_secret_expires_at: Option<Timestamp>,
-    pub deleted_at: Option<Timestamp>,
-}
-
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct EventRecord {
-    pub id: EventId,
-    pub workspace_id: WorkspaceId,
-    pub event_type: EventType,
-    /// The exact JSON body deliveries send.
-    pub payload: String,
-    pub created_at: Timestamp,
-}
-
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct DeliveryRecord {
-    pub id: DeliveryId,
-    pub subscription_id: WebhookId,
-    pub workspace_id: WorkspaceId,
-    pub event_id: EventId,
-    pub event_type: EventType,
-    pub status: DeliveryStatus,
-    pub attempts: i64,
-    pub last_status_code: Option<i64>,
-    pub target_url: String,
-    pub is_replay: bool,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-    pub next_attempt_at: Option<Timestamp>,
-}
-
-/// Decoding of the rows `hot` reads with rusqlite: by position,
-/// in the order of the columns each query selects (as in the sqlx queries of the same rows).
-impl WorkspaceRecord {
-    pub(crate) fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(Self {
-            id: row.get(0)?,
-            name: row.get(1)?,
-            repo_path: row.get(2)?,
-            active: row.get(3)?,
-            created_at: row.get(4)?,
-            updated_at: row.get(5)?,
-        })
+record! {
+    pub struct RunRecord {
+        pub id: RunId,
+        pub workspace_id: WorkspaceId,
+        pub feature_id: String,
+        /// `None`: every surface of the feature; `Some`: only these (a regenerate).
+        pub surfaces: Option<JsonText<Vec<Surface>>>,
+        pub status: RunStatus,
+        pub source: RunSource,
+        pub tier: Tier,
+        pub notify_on_complete: bool,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
+        pub started_at: Option<Timestamp>,
+        pub finished_at: Option<Timestamp>,
+        pub source_commit: Option<String>,
+        pub artifacts: JsonText<Vec<Artifact>>,
+        pub error: Option<String>,
+        pub attempts: i64,
     }
 }
 
-impl TokenRecord {
-    pub(crate) fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(Self {
-            id: row.get(0)?,
-            workspace_id: row.get(1)?,
-            name: row.get(2)?,
-            scope: row.get(3)?,
-            secret_hash: row.get(4)?,
-            rate_limit: row.get(5)?,
-            created_at: row.get(6)?,
-            revoked_at: row.get(7)?,
-        })
+record! {
+    pub struct RunEventRecord {
+        pub run_id: RunId,
+        pub seq: i64,
+        pub ts: Timestamp,
+        pub level: String,
+        pub stage: String,
+        pub message: String,
+        pub data: JsonText<serde_json::Value>,
     }
 }
 
-impl RunRecord {
-    pub(crate) fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(Self {
-            id: row.get(0)?,
-            workspace_id: row.get(1)?,
-            feature_id: row.get(2)?,
-            surfaces: row.get(3)?,
-            status: row.get(4)?,
-            source: row.get(5)?,
-            tier: row.get(6)?,
-            notify_on_complete: row.get(7)?,
-            created_at: row.get(8)?,
-            updated_at: row.get(9)?,
-            started_at: row.get(10)?,
-            finished_at: row.get(11)?,
-            source_commit: row.get(12)?,
-            artifacts: row.get(13)?,
-            error: row.get(14)?,
-            attempts: row.get(15)?,
-        })
+record! {
+    pub struct ArticleRecord {
+        pub id: ArticleId,
+        pub workspace_id: WorkspaceId,
+        pub feature_id: String,
+        pub surface: Surface,
+        pub title: String,
+        pub status: ArticleStatus,
+        pub version: i64,
+        pub run_id: RunId,
+        pub mdx_body: String,
+        pub public_url: Option<String>,
+        pub published_version: Option<i64>,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
+    }
+}
+
+record! {
+    pub struct ArticleVersionRecord {
+        pub article_id: ArticleId,
+        pub version: i64,
+        pub run_id: RunId,
+        pub title: String,
+        pub status: ArticleStatus,
+        pub mdx_body: String,
+        pub provenance: JsonText<serde_json::Value>,
+        pub created_at: Timestamp,
+    }
+}
+
+record! {
+    pub struct WebhookRecord {
+        pub id: WebhookId,
+        pub workspace_id: WorkspaceId,
+        pub url: String,
+        pub events: JsonText<Vec<EventType>>,
+        pub active: bool,
+        pub description: Option<String>,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
+        pub last_delivery_at: Option<Timestamp>,
+        pub failure_count: i64,
+        pub failing_since: Option<Timestamp>,
+        /// Encrypted signing secret; only the webhooks part can open it.
+        pub secret: Vec<u8>,
+        pub previous_secret: Option<Vec<u8>>,
+        pub previous_secret_expires_at: Option<Timestamp>,
+        pub deleted_at: Option<Timestamp>,
+    }
+}
+
+record! {
+    pub struct EventRecord {
+        pub id: EventId,
+        pub workspace_id: WorkspaceId,
+        pub event_type: EventType,
+        /// The exact JSON body deliveries send.
+        pub payload: String,
+        pub created_at: Timestamp,
+    }
+}
+
+record! {
+    pub struct DeliveryRecord {
+        pub id: DeliveryId,
+        pub subscription_id: WebhookId,
+        pub workspace_id: WorkspaceId,
+        pub event_id: EventId,
+        pub event_type: EventType,
+        pub status: DeliveryStatus,
+        pub attempts: i64,
+        pub last_status_code: Option<i64>,
+        pub target_url: String,
+        pub is_replay: bool,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
+        pub next_attempt_at: Option<Timestamp>,
     }
 }

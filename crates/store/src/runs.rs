@@ -3,9 +3,7 @@ use domain::{RunId, RunSource, RunStatus, Surface, Tier, Timestamp, WorkspaceId}
 use crate::engine::{on_tx, read, write_pool};
 use crate::{JsonText, KeysetPage, RunEventRecord, RunRecord, Store, StoreError, Tx};
 
-const RUN_COLUMNS: &str = "id, workspace_id, feature_id, surfaces, status, source, tier, \
-    notify_on_complete, created_at, updated_at, started_at, finished_at, source_commit, \
-    artifacts, error, attempts";
+const RUN_COLUMNS: &str = RunRecord::COLUMNS;
 
 /// A request for a run, before coalescing.
 #[derive(Clone, Debug)]

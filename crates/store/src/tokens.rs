@@ -1,28 +1,39 @@
+use std::sync::LazyLock;
+
 use domain::{Scope, Timestamp, TokenId, WorkspaceId};
 
 use crate::engine::{on_tx, read};
 use crate::{KeysetPage, Store, StoreError, TokenRecord, Tx};
 
+const TOKEN_COLUMNS: &str = TokenRecord::COLUMNS;
+
 impl Store {
     /// The live token whose secret hashes to `hash`, if any.
     pub async fn token_by_hash(&self, hash: &[u8]) -> Result<Option<TokenRecord>, StoreError> {
-        const SQL: &str =
-            "SELECT id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at
-             FROM tokens WHERE secret_hash = $1 AND revoked_at IS NULL";
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "SELECT {TOKEN_COLUMNS}
+             FROM tokens WHERE secret_hash = $1 AND revoked_at IS NULL"
+            )
+        });
         if let Some(hot) = self.hot() {
-            return hot.one(SQL, [hash], TokenRecord::from_sqlite);
+            return hot.one(&SQL, [hash], TokenRecord::from_sqlite);
         }
-        Ok(read!(self, |c| sqlx::query_as(SQL)
-            .bind(hash)
-            .fetch_optional(c)
-            .await?))
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            SQL.as_str()
+        ))
+        .bind(hash)
+        .fetch_optional(c)
+        .await?))
     }
 
     pub async fn token(&self, id: TokenId) -> Result<Option<TokenRecord>, StoreError> {
-        Ok(read!(self, |c| sqlx::query_as(
-            "SELECT id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            format!(
+                "SELECT {TOKEN_COLUMNS}
              FROM tokens WHERE id = $1"
-        )
+            )
+        ))
         .bind(id)
         .fetch_optional(c)
         .await?))
@@ -35,11 +46,13 @@ impl Store {
         page: &KeysetPage,
     ) -> Result<Vec<TokenRecord>, StoreError> {
         let (at, id) = page.bounds();
-        Ok(read!(self, |c| sqlx::query_as(
-            "SELECT id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at
+        Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            format!(
+                "SELECT {TOKEN_COLUMNS}
              FROM tokens WHERE workspace_id = $1 AND (created_at, id) < ($2, $3)
              ORDER BY created_at DESC, id DESC LIMIT $4"
-        )
+            )
+        ))
         .bind(workspace)
         .bind(at)
         .bind(id)
@@ -99,11 +112,9 @@ impl Tx {
         now: Timestamp,
     ) -> Result<TokenRecord, StoreError> {
         Ok(on_tx!(self, |c| {
-            sqlx::query_as(
-            "INSERT INTO tokens (id, workspace_id, name, scope, secret_hash, rate_limit, created_at)
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("INSERT INTO tokens (id, workspace_id, name, scope, secret_hash, rate_limit, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7)
-             RETURNING id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at"
-        )
+             RETURNING {TOKEN_COLUMNS}")))
         .bind(TokenId::generate())
         .bind(workspace)
         .bind(name)
@@ -124,15 +135,15 @@ impl Tx {
         secret_hash: &[u8],
     ) -> Result<Option<TokenRecord>, StoreError> {
         Ok(on_tx!(self, |c| {
-            sqlx::query_as(
-            "UPDATE tokens SET secret_hash = $2 WHERE id = $1 AND revoked_at IS NULL
-             RETURNING id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at"
-        )
-        .bind(id)
-        .bind(secret_hash)
-        .fetch_optional(c)
-        .await
-        .map_err(StoreError::from_write)?
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "UPDATE tokens SET secret_hash = $2 WHERE id = $1 AND revoked_at IS NULL
+             RETURNING {TOKEN_COLUMNS}"
+            )))
+            .bind(id)
+            .bind(secret_hash)
+            .fetch_optional(c)
+            .await
+            .map_err(StoreError::from_write)?
         }))
     }
 
@@ -143,14 +154,14 @@ impl Tx {
         now: Timestamp,
     ) -> Result<Option<TokenRecord>, StoreError> {
         Ok(on_tx!(self, |c| {
-            sqlx::query_as(
-            "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
-             RETURNING id, workspace_id, name, scope, secret_hash, rate_limit, created_at, revoked_at"
-        )
-        .bind(id)
-        .bind(now)
-        .fetch_optional(c)
-        .await?
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
+             RETURNING {TOKEN_COLUMNS}"
+            )))
+            .bind(id)
+            .bind(now)
+            .fetch_optional(c)
+            .await?
         }))
     }
 }

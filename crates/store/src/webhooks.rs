@@ -5,12 +5,8 @@ use crate::{
     DeliveryRecord, EventRecord, JsonText, KeysetPage, Store, StoreError, Tx, WebhookRecord,
 };
 
-const WEBHOOK_COLUMNS: &str = "id, workspace_id, url, events, active, description, created_at, \
-    updated_at, last_delivery_at, failure_count, failing_since, secret, previous_secret, \
-    previous_secret_expires_at, deleted_at";
-
-const DELIVERY_COLUMNS: &str = "id, subscription_id, workspace_id, event_id, event_type, status, \
-    attempts, last_status_code, target_url, is_replay, created_at, updated_at, next_attempt_at";
+const WEBHOOK_COLUMNS: &str = WebhookRecord::COLUMNS;
+const DELIVERY_COLUMNS: &str = DeliveryRecord::COLUMNS;
 
 #[derive(Clone, Debug)]
 pub struct NewWebhook {
