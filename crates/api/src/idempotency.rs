@@ -15,10 +15,12 @@
 //! a key derived from the server key (they carry new token and webhook secrets), bound to
 //! their owner and key.
 
+use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -163,8 +165,38 @@ fn stored_headers(headers: &axum::http::HeaderMap) -> Vec<(String, String)> {
         .collect()
 }
 
-pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if !matches!(*req.method(), Method::POST | Method::PATCH) {
+/// The operations of the document, as (method, route template): a request that matches none
+/// (a wrong method on a known path answers 405) never touches an idempotency record.
+#[derive(Clone, Debug, Default)]
+pub struct Operations(Arc<HashSet<(Method, String)>>);
+
+impl Operations {
+    pub fn of(doc: &serde_json::Value) -> Self {
+        let mut known = HashSet::new();
+        for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+            for method in item.as_object().into_iter().flat_map(|o| o.keys()) {
+                if let Ok(m) = Method::from_bytes(method.to_ascii_uppercase().as_bytes()) {
+                    known.insert((m, path.clone()));
+                }
+            }
+        }
+        Self(Arc::new(known))
+    }
+
+    fn contains(&self, req: &Request) -> bool {
+        req.extensions().get::<MatchedPath>().is_some_and(|p| {
+            self.0
+                .contains(&(req.method().clone(), p.as_str().to_owned()))
+        })
+    }
+}
+
+pub async fn layer(
+    State((state, operations)): State<(AppState, Operations)>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if !matches!(*req.method(), Method::POST | Method::PATCH) || !operations.contains(&req) {
         return next.run(req).await;
     }
     let Some(raw) = req.headers().get("idempotency-key") else {

@@ -59,7 +59,10 @@ pub fn app(state: AppState) -> Router {
     let doc = openapi::decorate(doc, &state.deprecations);
     let docs_html = openapi::reference_html(&doc);
     let v1 = v1
-        .route_layer(from_fn_with_state(state.clone(), idempotency::layer))
+        .route_layer(from_fn_with_state(
+            (state.clone(), idempotency::Operations::of(&doc)),
+            idempotency::layer,
+        ))
         .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
         .route_layer(from_fn_with_state(state.clone(), deprecation::announce))
         .route_layer(from_fn(telemetry::record));

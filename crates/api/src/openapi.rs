@@ -26,6 +26,124 @@ const DESCRIPTION: &str = include_str!("openapi_description.md");
 )]
 pub struct ApiDoc;
 
+/// From each operation that creates (or returns) a resource, `links` to the operations on it,
+/// so a client or a stateful fuzzer can chain create → get → change → delete. Each entry: the
+/// operation, its success statuses, the path parameter filled from the response's `id`, and
+/// the operations that take it.
+const LINKS: [(&str, &str, &[&str], &str, &[&str]); 7] = [
+    (
+        "/v1/workspaces",
+        "post",
+        &["201"],
+        "id",
+        &["get_workspace", "delete_workspace"],
+    ),
+    (
+        "/v1/workspaces",
+        "post",
+        &["201"],
+        "ws",
+        &[
+            "list_runs",
+            "trigger_run",
+            "list_articles",
+            "list_webhooks",
+            "create_webhook",
+            "list_tokens",
+            "create_token",
+            "drift_check",
+        ],
+    ),
+    (
+        "/v1/workspaces/{ws}/tokens",
+        "post",
+        &["201"],
+        "id",
+        &["reissue_token", "revoke_token"],
+    ),
+    (
+        "/v1/workspaces/{ws}/runs",
+        "post",
+        &["200", "201"],
+        "id",
+        &["get_run", "run_log"],
+    ),
+    (
+        "/v1/articles/{id}/regenerate",
+        "post",
+        &["200", "201"],
+        "id",
+        &["get_run", "run_log"],
+    ),
+    (
+        "/v1/workspaces/{ws}/webhooks",
+        "post",
+        &["201"],
+        "id",
+        &[
+            "get_webhook",
+            "update_webhook",
+            "delete_webhook",
+            "rotate_secret",
+            "replay",
+            "list_deliveries",
+        ],
+    ),
+    (
+        "/v1/workspaces/{ws}/drift-check",
+        "post",
+        &["200", "202"],
+        "id",
+        &["get_drift_check"],
+    ),
+];
+
+fn add_links(paths: &mut serde_json::Map<String, Value>) {
+    for (path, method, statuses, parameter, targets) in LINKS {
+        for status in statuses {
+            let Some(response) = paths
+                .get_mut(path)
+                .and_then(|item| item.get_mut(method))
+                .and_then(|op| op.get_mut("responses"))
+                .and_then(|r| r.get_mut(*status))
+                .and_then(Value::as_object_mut)
+            else {
+                continue;
+            };
+            let links = response.entry("links").or_insert_with(|| json!({}));
+            for target in targets {
+                links[*target] = json!({
+                    "operationId": target,
+                    "parameters": {*parameter: "$response.body#/id"},
+                });
+            }
+        }
+    }
+}
+
+/// What a status means when the operation's annotation does not say.
+fn describe(code: &str, method: &str) -> &'static str {
+    let keyed = matches!(method, "post" | "patch");
+    match code {
+        "200" => "OK",
+        "201" => "Created",
+        "202" => "Accepted: not finished yet; poll the Location",
+        "409" if keyed => {
+            "conflict: the resource's state refuses the request (a deleted workspace, a quota, a duplicate); or idempotency_in_progress: a request with this Idempotency-Key is still being processed (see Retry-After)"
+        }
+        "409" => {
+            "conflict: the resource's state refuses the request (a deleted workspace, a quota, a duplicate)"
+        }
+        "413" => "payload_too_large: the body exceeds 1 MiB",
+        "415" => "unsupported_media_type: send the body as application/json",
+        "422" if keyed => {
+            "validation_failed: the body was refused (`param` names the field); or idempotency_key_reused: this Idempotency-Key was used with another request"
+        }
+        "422" => "validation_failed: the request was refused (`param` names the field)",
+        _ => "See the error catalogue at /docs/errors",
+    }
+}
+
 fn header(description: &str, schema: Value) -> Value {
     json!({"description": description, "schema": schema})
 }
@@ -101,10 +219,26 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
                     .entry(code)
                     .or_insert_with(|| json!({"description": text, "content": error_body.clone()}));
             }
+            // A keyed POST or PATCH can always meet its key in flight or with another body.
+            if matches!(method.as_str(), "post" | "patch") {
+                for code in ["409", "413", "415", "422"] {
+                    responses
+                        .entry(code)
+                        .or_insert_with(|| json!({"content": error_body.clone()}));
+                }
+            }
             for (code, response) in responses.iter_mut() {
                 let Some(resp) = response.as_object_mut() else {
                     continue;
                 };
+                // Every response object needs a description (OpenAPI 3.1, 4.8.17.1).
+                let described = resp
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| !d.is_empty());
+                if !described {
+                    resp.insert("description".into(), json!(describe(code, method)));
+                }
                 let headers = resp.entry("headers").or_insert_with(|| json!({}));
                 let mut names = vec![
                     "Request-Id",
@@ -135,6 +269,7 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
             }
         }
     }
+    add_links(paths);
     for (path, op) in unauthenticated_operations() {
         paths.insert(path.to_owned(), json!({"get": op}));
     }

@@ -1,5 +1,4 @@
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("'{value}' is not a valid {kind}")]
@@ -18,13 +17,27 @@ impl ParseEnumError {
 }
 
 /// Declares a closed set of wire strings with `as_str`, `FromStr`, `Display`, serde and schema.
+/// The schema is written here rather than derived: utoipa's derive does not see a `rename`
+/// whose text comes from a macro argument, and would list the Rust variant names.
 macro_rules! wire_enum {
-    ($(#[$doc:meta])* $name:ident, $kind:literal { $($variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+    ($(#[doc = $doc:literal])* $name:ident, $kind:literal { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant),+
         }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .description(Some(concat!($($doc, "\n"),*).trim()))
+                    .enum_values(Some([$($text),+]))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];

@@ -15,7 +15,8 @@ use crate::error::{Error, Result, required_text};
 #[serde(deny_unknown_fields)]
 pub struct TriggerRun {
     /// The feature to generate: an id of `.content-pipeline/features.toml`, or a file or folder
-    /// of the repository (an implicit feature).
+    /// of the repository (an implicit feature). 1–200 characters, no control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "^[^\\x00-\\x1f\\x7f]+$")]
     pub feature_id: String,
     /// `priority` runs are claimed before any `standard` run. Default `standard`.
     pub tier: Option<Tier>,

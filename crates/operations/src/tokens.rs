@@ -73,6 +73,7 @@ pub struct CreateToken {
     /// read, write, publish or admin; never above the caller's own scope.
     pub scope: Scope,
     /// A label, at most 200 characters.
+    #[schema(max_length = 200)]
     pub name: Option<String>,
     /// Requests per 300 s, at least 1, never above the quota of the workspace token creating
     /// it nor above the ceiling the platform sets for workspace tokens (6000 by default):

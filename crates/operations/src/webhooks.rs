@@ -21,10 +21,13 @@ const MAX_GRACE_SECONDS: u64 = 604_800;
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhook {
     /// http(s) URL, at most 2048 characters; private, loopback and reserved addresses are refused.
+    #[schema(min_length = 1, max_length = 2048, format = "uri")]
     pub url: String,
     /// At least one event type.
+    #[schema(min_items = 1)]
     pub events: Vec<EventType>,
     /// At most 1000 characters.
+    #[schema(max_length = 1000)]
     pub description: Option<String>,
     /// Default true.
     pub active: Option<bool>,
@@ -33,11 +36,14 @@ pub struct CreateWebhook {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateWebhook {
+    /// As on create.
+    #[schema(min_length = 1, max_length = 2048, format = "uri")]
     pub url: Option<String>,
+    #[schema(min_items = 1)]
     pub events: Option<Vec<EventType>>,
-    /// null clears the description.
+    /// At most 1000 characters; null clears the description.
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 1000)]
     pub description: Option<Option<String>>,
     /// Re-activating resets `failure_count`.
     pub active: Option<bool>,
@@ -48,6 +54,7 @@ pub struct UpdateWebhook {
 pub struct RotateSecret {
     /// How long the previous secret keeps signing deliveries beside the new one: 0–604800,
     /// default 86400.
+    #[schema(minimum = 0, maximum = 604800)]
     pub grace_period_seconds: Option<u64>,
 }
 

@@ -13,9 +13,11 @@ use crate::{Caller, Operations};
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateWorkspace {
-    /// 1–200 characters.
+    /// 1–200 characters, not only blanks.
+    #[schema(min_length = 1, max_length = 200)]
     pub name: String,
-    /// Absolute path to a readable git repository on the server.
+    /// Absolute path to a readable git repository on the server; platform tokens only.
+    #[schema(min_length = 1, max_length = 4096)]
     pub repo_path: Option<String>,
 }
 

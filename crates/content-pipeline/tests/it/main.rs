@@ -14,6 +14,7 @@ mod idempotency_by_token;
 mod isolation;
 mod meta;
 mod nothing_lost;
+mod openapi_document;
 mod paging;
 mod pipeline_runs;
 mod polish;

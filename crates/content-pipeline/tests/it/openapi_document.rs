@@ -1,0 +1,204 @@
+//! The OpenAPI document says exactly what the server does: valid OpenAPI 3.1 for an
+//! independent validator, the wire values of every enum, the constraints the server checks,
+//! and links from each create to what acts on the created resource. A request that matches
+//! no operation never touches an idempotency record.
+
+use std::process::Command;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::app;
+use crate::helpers::{body, expect_error};
+
+async fn document(app: &crate::helpers::TestApp) -> Value {
+    body(
+        app.client
+            .get(app.url("/openapi.json"))
+            .send()
+            .await
+            .expect("doc"),
+    )
+    .await
+}
+
+/// `openapi-spec-validator` (PyPI), the reference validator of OpenAPI 3.1; CI installs it.
+#[tokio::test]
+async fn the_document_is_valid_openapi_3_1() {
+    let app = app!();
+    let doc = document(&app).await;
+    let have = Command::new("python3")
+        .args(["-c", "import openapi_spec_validator"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have {
+        assert!(
+            std::env::var("CONTENT_PIPELINE_REQUIRE_VALIDATOR").as_deref() != Ok("1"),
+            "openapi-spec-validator is required (pip install openapi-spec-validator)"
+        );
+        eprintln!("SKIPPED: pip install openapi-spec-validator to run this test");
+        return;
+    }
+    let file = app.dir.path().join("openapi.json");
+    std::fs::write(&file, doc.to_string()).expect("write");
+    let out = Command::new("python3")
+        .args(["-m", "openapi_spec_validator"])
+        .arg(&file)
+        .output()
+        .expect("validator");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn enum_schemas_list_the_values_the_server_accepts() {
+    let app = app!();
+    let doc = document(&app).await;
+    let values = |name: &str| -> Vec<String> {
+        doc["components"]["schemas"][name]["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} has an enum"))
+            .iter()
+            .map(|v| v.as_str().expect("text").to_owned())
+            .collect()
+    };
+    assert_eq!(
+        values("EventType"),
+        [
+            "run.completed",
+            "run.failed",
+            "article.drafted",
+            "article.published",
+            "drift.detected"
+        ]
+    );
+    assert_eq!(values("Tier"), ["standard", "priority"]);
+    assert_eq!(
+        values("Surface"),
+        ["help-center", "dev-docs", "changelog", "blog"]
+    );
+    assert_eq!(
+        values("DeliveryStatus"),
+        ["pending", "delivering", "delivered", "failed", "dead"]
+    );
+    assert_eq!(
+        values("ArticleStatus"),
+        ["draft", "published", "capture_grounded"]
+    );
+    // What the document lists, the server takes.
+    let ws = app.workspace("enums").await;
+    let res = app
+        .post(
+            &format!("/v1/workspaces/{ws}/webhooks"),
+            &app.platform_token,
+            &json!({"url": "https://example.com/hook", "events": values("EventType")}),
+        )
+        .await;
+    assert_eq!(
+        res.status(),
+        201,
+        "{}",
+        res.text().await.unwrap_or_default()
+    );
+}
+
+#[tokio::test]
+async fn a_constraint_the_server_checks_is_in_the_schema() {
+    let app = app!();
+    let doc = document(&app).await;
+    let name = &doc["components"]["schemas"]["CreateWorkspace"]["properties"]["name"];
+    assert_eq!(name["minLength"], 1);
+    assert_eq!(name["maxLength"], 200);
+    let res = app
+        .post("/v1/workspaces", &app.platform_token, &json!({"name": ""}))
+        .await;
+    expect_error(res, 422, "validation_failed").await;
+    let events = &doc["components"]["schemas"]["CreateWebhook"]["properties"]["events"];
+    assert_eq!(events["minItems"], 1);
+    // Every keyed operation can answer a reused key.
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("item") {
+            if matches!(method.as_str(), "post" | "patch") {
+                assert!(
+                    op["responses"]["422"].is_object() && op["responses"]["409"].is_object(),
+                    "{method} {path} lists 409 and 422"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn each_create_links_to_the_operations_on_what_it_created() {
+    let app = app!();
+    let doc = document(&app).await;
+    let links = &doc["paths"]["/v1/workspaces"]["post"]["responses"]["201"]["links"];
+    assert_eq!(links["get_workspace"]["operationId"], "get_workspace");
+    assert_eq!(
+        links["get_workspace"]["parameters"]["id"],
+        "$response.body#/id"
+    );
+    assert_eq!(
+        links["trigger_run"]["parameters"]["ws"],
+        "$response.body#/id"
+    );
+    let hooks = &doc["paths"]["/v1/workspaces/{ws}/webhooks"]["post"]["responses"]["201"]["links"];
+    for op in ["get_webhook", "update_webhook", "delete_webhook"] {
+        assert_eq!(hooks[op]["operationId"], op);
+    }
+    // Every link names an operation of the document.
+    let ids: Vec<&str> = doc["paths"]
+        .as_object()
+        .expect("paths")
+        .values()
+        .flat_map(|item| item.as_object().expect("item").values())
+        .filter_map(|op| op["operationId"].as_str())
+        .collect();
+    for item in doc["paths"].as_object().expect("paths").values() {
+        for op in item.as_object().expect("item").values() {
+            for response in op["responses"]
+                .as_object()
+                .into_iter()
+                .flat_map(|r| r.values())
+            {
+                for link in response["links"]
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|l| l.values())
+                {
+                    let target = link["operationId"].as_str().expect("operationId");
+                    assert!(ids.contains(&target), "link to unknown {target}");
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_request_that_matches_no_operation_never_touches_idempotency_records() {
+    let app = app!();
+    let send = |method: Method, body: Value| {
+        app.request(method, "/v1/workspaces", &app.platform_token)
+            .header("idempotency-key", "wrong-method-1")
+            .json(&body)
+            .send()
+    };
+    let first = send(Method::PATCH, json!({"name": "a"}))
+        .await
+        .expect("send");
+    expect_error(first, 405, "method_not_allowed").await;
+    let second = send(Method::PATCH, json!({"name": "b"}))
+        .await
+        .expect("send");
+    expect_error(second, 405, "method_not_allowed").await;
+    // The key is still unused: a real operation with it runs.
+    let created = send(Method::POST, json!({"name": "c"}))
+        .await
+        .expect("send");
+    assert_eq!(created.status(), 201);
+    assert!(created.headers().get("idempotent-replayed").is_none());
+}
