@@ -26,24 +26,32 @@ const DESCRIPTION: &str = include_str!("openapi_description.md");
 )]
 pub struct ApiDoc;
 
+/// Links from the success responses of one operation: `parameter` of each of `targets` is the
+/// `id` of the response's body.
+struct Links {
+    path: &'static str,
+    method: &'static str,
+    statuses: &'static [&'static str],
+    parameter: &'static str,
+    targets: &'static [&'static str],
+}
+
 /// From each operation that creates (or returns) a resource, `links` to the operations on it,
-/// so a client or a stateful fuzzer can chain create → get → change → delete. Each entry: the
-/// operation, its success statuses, the path parameter filled from the response's `id`, and
-/// the operations that take it.
-const LINKS: [(&str, &str, &[&str], &str, &[&str]); 7] = [
-    (
-        "/v1/workspaces",
-        "post",
-        &["201"],
-        "id",
-        &["get_workspace", "delete_workspace"],
-    ),
-    (
-        "/v1/workspaces",
-        "post",
-        &["201"],
-        "ws",
-        &[
+/// so a client or a stateful fuzzer can chain create → get → change → delete.
+const LINKS: [Links; 7] = [
+    Links {
+        path: "/v1/workspaces",
+        method: "post",
+        statuses: &["201"],
+        parameter: "id",
+        targets: &["get_workspace", "delete_workspace"],
+    },
+    Links {
+        path: "/v1/workspaces",
+        method: "post",
+        statuses: &["201"],
+        parameter: "ws",
+        targets: &[
             "list_runs",
             "trigger_run",
             "list_articles",
@@ -53,34 +61,34 @@ const LINKS: [(&str, &str, &[&str], &str, &[&str]); 7] = [
             "create_token",
             "drift_check",
         ],
-    ),
-    (
-        "/v1/workspaces/{ws}/tokens",
-        "post",
-        &["201"],
-        "id",
-        &["reissue_token", "revoke_token"],
-    ),
-    (
-        "/v1/workspaces/{ws}/runs",
-        "post",
-        &["200", "201"],
-        "id",
-        &["get_run", "run_log"],
-    ),
-    (
-        "/v1/articles/{id}/regenerate",
-        "post",
-        &["200", "201"],
-        "id",
-        &["get_run", "run_log"],
-    ),
-    (
-        "/v1/workspaces/{ws}/webhooks",
-        "post",
-        &["201"],
-        "id",
-        &[
+    },
+    Links {
+        path: "/v1/workspaces/{ws}/tokens",
+        method: "post",
+        statuses: &["201"],
+        parameter: "id",
+        targets: &["reissue_token", "revoke_token"],
+    },
+    Links {
+        path: "/v1/workspaces/{ws}/runs",
+        method: "post",
+        statuses: &["200", "201"],
+        parameter: "id",
+        targets: &["get_run", "run_log"],
+    },
+    Links {
+        path: "/v1/articles/{id}/regenerate",
+        method: "post",
+        statuses: &["200", "201"],
+        parameter: "id",
+        targets: &["get_run", "run_log"],
+    },
+    Links {
+        path: "/v1/workspaces/{ws}/webhooks",
+        method: "post",
+        statuses: &["201"],
+        parameter: "id",
+        targets: &[
             "get_webhook",
             "update_webhook",
             "delete_webhook",
@@ -88,18 +96,25 @@ const LINKS: [(&str, &str, &[&str], &str, &[&str]); 7] = [
             "replay",
             "list_deliveries",
         ],
-    ),
-    (
-        "/v1/workspaces/{ws}/drift-check",
-        "post",
-        &["200", "202"],
-        "id",
-        &["get_drift_check"],
-    ),
+    },
+    Links {
+        path: "/v1/workspaces/{ws}/drift-check",
+        method: "post",
+        statuses: &["200", "202"],
+        parameter: "id",
+        targets: &["get_drift_check"],
+    },
 ];
 
 fn add_links(paths: &mut serde_json::Map<String, Value>) {
-    for (path, method, statuses, parameter, targets) in LINKS {
+    for Links {
+        path,
+        method,
+        statuses,
+        parameter,
+        targets,
+    } in LINKS
+    {
         for status in statuses {
             let Some(response) = paths
                 .get_mut(path)
