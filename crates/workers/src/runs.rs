@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use domain::{Clock, EventType, RunId, RunStatus, Surface};
+use domain::{Clock, EventType, LogLevel, LogStage, RunId, RunStatus, Surface};
 use store::{
     ArticleFilter, Artifact, KeysetPage, NewArticleVersion, RunEnding, RunRecord, Store, StoreError,
 };
@@ -157,7 +157,14 @@ async fn fail_abandoned(store: &Store, clock: &Clock, renderers: &Renderers, max
     }
 }
 
-async fn log(store: &Store, clock: &Clock, run: RunId, level: &str, stage: &str, message: &str) {
+async fn log(
+    store: &Store,
+    clock: &Clock,
+    run: RunId,
+    level: LogLevel,
+    stage: LogStage,
+    message: &str,
+) {
     let _ = store
         .log_run_event(
             run,
@@ -243,8 +250,8 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
                 store,
                 clock,
                 run_id,
-                "error",
-                "validate",
+                LogLevel::Error,
+                LogStage::Validate,
                 &format!("{why} The run will be retried."),
             )
             .await;
@@ -300,8 +307,8 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
                 store,
                 clock,
                 run_id,
-                "error",
-                "store",
+                LogLevel::Error,
+                LogStage::Store,
                 "The result could not be stored; the run will be retried.",
             )
             .await;
@@ -338,14 +345,17 @@ async fn polish(
         let (level, message) = match polisher.polish(&article.mdx_body).await {
             Ok(polished) => {
                 article.mdx_body = polished;
-                ("info", format!("polished the {} article", article.surface))
+                (
+                    LogLevel::Info,
+                    format!("polished the {} article", article.surface),
+                )
             }
             Err(why) => (
-                "warn",
+                LogLevel::Warn,
                 format!("kept the deterministic {} text: {why}", article.surface),
             ),
         };
-        log(store, clock, run_id, level, "render", &message).await;
+        log(store, clock, run_id, level, LogStage::Render, &message).await;
     }
 }
 
@@ -407,8 +417,8 @@ async fn run_sandboxed(
                 let _ = store
                     .log_run_event(
                         run_id,
-                        line.level.as_str(),
-                        line.stage.as_str(),
+                        line.level,
+                        line.stage,
                         &line.message,
                         &line.data,
                         clock.timestamp(),
@@ -481,15 +491,15 @@ async fn finish(
     }
     let (level, message) = match &finished.error {
         None => (
-            "info",
+            LogLevel::Info,
             format!("Stored {} article version(s).", ending.artifacts.len()),
         ),
-        Some(e) => ("error", format!("The run failed: {e}")),
+        Some(e) => (LogLevel::Error, format!("The run failed: {e}")),
     };
     tx.append_run_event(
         run.id,
         level,
-        "store",
+        LogStage::Store,
         &message,
         &serde_json::json!({"artifacts": ending.artifacts.len()}),
         now,
@@ -498,8 +508,8 @@ async fn finish(
     if finished.notify_on_complete {
         tx.append_run_event(
             run.id,
-            "info",
-            "notify",
+            LogLevel::Info,
+            LogStage::Notify,
             "Recorded the run's completion event.",
             &serde_json::json!({}),
             now,
