@@ -1,7 +1,7 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use domain::Clock;
+use domain::{Clock, Secret};
 use store::Store;
 use webhooks::{AddressPolicy, SECRETS_KEY_PURPOSE, SecretBox, derive_key};
 
@@ -37,10 +37,8 @@ pub struct ApiConfig {
     pub default_rate_limit: u32,
     /// The server key: encrypts webhook secrets and stored idempotent responses at rest, and
     /// signs cursors.
-    pub server_key: [u8; 32],
+    pub server_key: Secret<[u8; 32]>,
     pub address_policy: AddressPolicy,
-    /// Operations announced as deprecated.
-    pub deprecations: Vec<crate::deprecation::Deprecation>,
     pub live_logs: crate::routes::runs::LiveLogLimits,
     pub quotas: WorkspaceQuotas,
 }
@@ -56,7 +54,6 @@ pub struct Inner {
     pub cursors: CursorCodec,
     pub limiter: RateLimiter,
     pub address_policy: AddressPolicy,
-    pub deprecations: Vec<crate::deprecation::Deprecation>,
     pub quotas: WorkspaceQuotas,
     /// Trigger-time feature checks, remembered by HEAD commit.
     pub features: pipeline::FeatureCache,
@@ -79,19 +76,18 @@ impl AppState {
     pub fn new(store: Store, clock: Clock, limiter: RateLimiter, config: ApiConfig) -> Self {
         let base_url = config.base_url.trim_end_matches('/').to_owned();
         Self(Arc::new(Inner {
-            secrets: SecretBox::new(&derive_key(&config.server_key, SECRETS_KEY_PURPOSE)),
+            secrets: SecretBox::new(&derive_key(config.server_key.expose(), SECRETS_KEY_PURPOSE)),
             responses: SecretBox::new(&derive_key(
-                &config.server_key,
+                config.server_key.expose(),
                 crate::idempotency::RESPONSES_KEY_PURPOSE,
             )),
-            cursors: CursorCodec::new(derive_key(&config.server_key, "cursors-v1")),
+            cursors: CursorCodec::new(derive_key(config.server_key.expose(), "cursors-v1")),
             limiter,
             store,
             clock,
             base_url: base_url.into(),
             default_rate_limit: config.default_rate_limit,
             address_policy: config.address_policy,
-            deprecations: config.deprecations,
             quotas: config.quotas,
             features: pipeline::FeatureCache::new(),
             live_logs: crate::routes::runs::LiveLogs::new(config.live_logs),

@@ -219,7 +219,7 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
         Command::Openapi => {
             println!(
                 "{}",
-                serde_json::to_string_pretty(&api::openapi_document(&[]))?
+                serde_json::to_string_pretty(&api::openapi_document()?)?
             );
         }
         Command::Sandbox => anyhow::bail!("the sandbox runs without a runtime"),
