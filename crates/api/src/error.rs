@@ -258,10 +258,21 @@ impl From<store::StoreError> for ApiError {
     }
 }
 
+/// The answer when an error envelope cannot be serialised.
+const UNSERIALISABLE: &[u8] =
+    br#"{"error":{"type":"internal_error","message":"An internal error occurred."}}"#;
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::to_vec(&self.envelope()).unwrap_or_default();
-        let mut response = (self.kind.status(), body).into_response();
+        let (status, body) = match serde_json::to_vec(&self.envelope()) {
+            Ok(body) => (self.kind.status(), body),
+            // Not reachable with the envelope's plain fields; an empty body would be worse.
+            Err(e) => {
+                tracing::error!(error = %e, "could not serialise an error envelope");
+                (StatusCode::INTERNAL_SERVER_ERROR, UNSERIALISABLE.to_vec())
+            }
+        };
+        let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(
             header::CONTENT_TYPE,

@@ -58,12 +58,15 @@ impl ActiveClaim {
         status: StatusCode,
         headers: &axum::http::HeaderMap,
         body: &[u8],
-    ) -> StoredResponse {
-        StoredResponse {
+    ) -> Result<StoredResponse, ApiError> {
+        Ok(StoredResponse {
             status: status.as_u16(),
             headers: stored_headers(headers),
-            body: self.sealer.seal_bytes(body, &sealing_context(&self.claim)),
-        }
+            body: self
+                .sealer
+                .seal_bytes(body, &sealing_context(&self.claim))
+                .map_err(ApiError::internal)?,
+        })
     }
 }
 
@@ -277,19 +280,27 @@ async fn settle(state: &AppState, active: &ActiveClaim, response: Response) -> R
     let keep = (status.is_success() || status.is_client_error())
         && !matches!(status.as_u16(), 401 | 403 | 429);
     if !keep {
-        if let Err(e) = state.store.release_idempotency(&active.claim).await {
-            tracing::warn!(error = %e, "could not release an idempotency key");
-        }
+        release(state, active).await;
         return response;
     }
     if response.extensions().get::<ResponseRecorded>().is_some() {
         return response;
     }
     let (parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap_or_default();
-    let stored = active.record(status, &parts.headers, &bytes);
+    // An answer that cannot be read or sealed is a server error, and those release the key.
+    let stored = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => active
+            .record(status, &parts.headers, &bytes)
+            .map(|stored| (stored, bytes)),
+        Err(e) => Err(ApiError::internal(e)),
+    };
+    let (stored, bytes) = match stored {
+        Ok(stored) => stored,
+        Err(e) => {
+            release(state, active).await;
+            return e.into_response();
+        }
+    };
     if let Err(e) = state
         .store
         .complete_idempotency(&active.claim, &stored)
@@ -298,6 +309,12 @@ async fn settle(state: &AppState, active: &ActiveClaim, response: Response) -> R
         return ApiError::from(e).into_response();
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+async fn release(state: &AppState, active: &ActiveClaim) {
+    if let Err(e) = state.store.release_idempotency(&active.claim).await {
+        tracing::warn!(error = %e, "could not release an idempotency key");
+    }
 }
 
 /// A handler's handle on the request's idempotency claim (if the client sent a key).
@@ -378,7 +395,7 @@ impl Idempotency {
             headers.insert(header::LOCATION, loc);
         }
         if let Some(active) = &self.0 {
-            let stored = active.record(answer.status, response.headers(), &bytes);
+            let stored = active.record(answer.status, response.headers(), &bytes)?;
             tx.complete_idempotency(&active.claim, &stored).await?;
         }
         Ok(Recorded(response))

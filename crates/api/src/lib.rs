@@ -47,16 +47,25 @@ fn v1() -> OpenApiRouter<AppState> {
 }
 
 /// The OpenAPI document as served at `/openapi.json`.
-pub fn openapi_document(deprecations: &[deprecation::Deprecation]) -> serde_json::Value {
+pub fn openapi_document() -> Result<serde_json::Value, serde_json::Error> {
     let (_, doc) = v1().split_for_parts();
-    openapi::decorate(doc, deprecations)
+    openapi::decorate(doc, deprecation::DEPRECATIONS)
 }
 
 /// The whole HTTP application.
-pub fn app(state: AppState) -> Router {
+pub fn app(state: AppState) -> Result<Router, serde_json::Error> {
+    app_announcing(state, deprecation::DEPRECATIONS)
+}
+
+/// The application with `deprecations` in place of [`deprecation::DEPRECATIONS`]: the hook
+/// through which a test shows that a listed operation is announced (see `DEPRECATIONS`).
+pub fn app_announcing(
+    state: AppState,
+    deprecations: &'static [deprecation::Deprecation],
+) -> Result<Router, serde_json::Error> {
     telemetry::install();
     let (v1, doc) = v1().split_for_parts();
-    let doc = openapi::decorate(doc, &state.deprecations);
+    let doc = openapi::decorate(doc, deprecations)?;
     let docs_html = openapi::reference_html(&doc);
     let v1 = v1
         .route_layer(from_fn_with_state(
@@ -64,9 +73,9 @@ pub fn app(state: AppState) -> Router {
             idempotency::layer,
         ))
         .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
-        .route_layer(from_fn_with_state(state.clone(), deprecation::announce))
+        .route_layer(from_fn_with_state(deprecations, deprecation::announce))
         .route_layer(from_fn(telemetry::record));
-    Router::new()
+    Ok(Router::new()
         .merge(v1)
         .merge(routes::meta::router(doc, docs_html))
         .fallback(|| async { error::ApiError::new(error::ErrorType::NotFound, "No such route.") })
@@ -81,5 +90,5 @@ pub fn app(state: AppState) -> Router {
             axum::http::header::AUTHORIZATION,
         ]))
         .layer(from_fn_with_state(state.clone(), envelope::envelope))
-        .with_state(state)
+        .with_state(state))
 }

@@ -164,8 +164,11 @@ fn header(description: &str, schema: Value) -> Value {
 }
 
 /// The shared responses and headers, merged into the generated document.
-pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> Value {
-    let mut doc = serde_json::to_value(doc).unwrap_or_else(|_| json!({}));
+pub fn decorate(
+    doc: utoipa::openapi::OpenApi,
+    deprecations: &[Deprecation],
+) -> Result<Value, serde_json::Error> {
+    let mut doc = serde_json::to_value(doc)?;
     doc["info"]["description"] = json!(DESCRIPTION);
     doc["components"]["securitySchemes"]["bearer"] = json!({
         "type": "http", "scheme": "bearer", "bearerFormat": "cpt_<43 base62><6 base62 CRC32>",
@@ -210,7 +213,7 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
     ];
     let header_ref = |name: &str| json!({"$ref": format!("#/components/headers/{name}")});
     let Some(paths) = doc["paths"].as_object_mut() else {
-        return doc;
+        return Ok(doc);
     };
     for (path, item) in paths.iter_mut() {
         let Some(item) = item.as_object_mut() else {
@@ -276,10 +279,7 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
                     headers[name] = header_ref(name);
                 }
             }
-            if deprecations
-                .iter()
-                .any(|d| d.path == *path && d.method.as_str().eq_ignore_ascii_case(method))
-            {
+            if deprecations.iter().any(|d| d.matches(method, path)) {
                 op["deprecated"] = json!(true);
             }
         }
@@ -288,7 +288,7 @@ pub fn decorate(doc: utoipa::openapi::OpenApi, deprecations: &[Deprecation]) -> 
     for (path, op) in unauthenticated_operations() {
         paths.insert(path.to_owned(), json!({"get": op}));
     }
-    doc
+    Ok(doc)
 }
 
 /// The routes outside `/v1` (`routes::meta`): no token, no rate limit, no shared headers.

@@ -1,7 +1,7 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use domain::Clock;
+use domain::{Clock, Secret};
 use operations::Operations;
 use store::Store;
 use webhooks::{SecretBox, derive_key};
@@ -13,9 +13,7 @@ use crate::ratelimit::RateLimiter;
 #[derive(Clone, Debug)]
 pub struct ApiConfig {
     /// The server key: encrypts stored idempotent responses at rest, and signs cursors.
-    pub server_key: [u8; 32],
-    /// Operations announced as deprecated.
-    pub deprecations: Vec<crate::deprecation::Deprecation>,
+    pub server_key: Secret<[u8; 32]>,
     pub live_logs: crate::live_log::LiveLogLimits,
 }
 
@@ -29,7 +27,6 @@ pub struct Inner {
     pub responses: SecretBox,
     pub cursors: CursorCodec,
     pub limiter: RateLimiter,
-    pub deprecations: Vec<crate::deprecation::Deprecation>,
     /// Live log streams open per token.
     pub live_logs: crate::live_log::LiveLogs,
 }
@@ -53,12 +50,11 @@ impl AppState {
             base_url: ops.base_url.clone(),
             ops,
             responses: SecretBox::new(&derive_key(
-                &config.server_key,
+                config.server_key.expose(),
                 crate::idempotency::RESPONSES_KEY_PURPOSE,
             )),
-            cursors: CursorCodec::new(derive_key(&config.server_key, "cursors-v1")),
+            cursors: CursorCodec::new(derive_key(config.server_key.expose(), "cursors-v1")),
             limiter,
-            deprecations: config.deprecations,
             live_logs: crate::live_log::LiveLogs::new(config.live_logs),
         }))
     }

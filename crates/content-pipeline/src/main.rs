@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use content_pipeline::Config;
 use content_pipeline::startup::{
-    Application, ensure_platform_token, open_store, operations, run_workers_until,
+    Application, ensure_platform_token, open_store, operations, public_base_url, run_workers_until,
 };
 use domain::{Clock, Scope, WorkspaceId};
 use operations::tokens::CreateToken;
@@ -231,7 +231,7 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
         Command::Openapi => {
             println!(
                 "{}",
-                serde_json::to_string_pretty(&api::openapi_document(&[]))?
+                serde_json::to_string_pretty(&api::openapi_document()?)?
             );
         }
         Command::Sandbox => anyhow::bail!("the sandbox runs without a runtime"),
@@ -243,9 +243,6 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
 /// database.
 async fn open_operations(config: &Config, clock: &Clock) -> anyhow::Result<Operations> {
     let store = open_store(config).await?;
-    let base_url = config
-        .base_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{}", config.bind));
-    operations(config, &store, clock, &base_url, config.server_key()?)
+    let base_url = public_base_url(config, &config.bind);
+    operations(config, &store, clock, &base_url, &config.server_key()?)
 }

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use api::ratelimit::RateLimiter;
 use api::{ApiConfig, AppState};
-use domain::Clock;
+use domain::{Clock, Secret};
 use operations::{Caller, Operations, Settings};
 use store::Store;
 use tokio::net::TcpListener;
@@ -17,7 +17,7 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Store> {
     let options = store::ConnectOptions {
         max_connections: config.db_max_connections,
     };
-    let store = Store::connect_with(&config.database_url, options).await?;
+    let store = Store::connect_with(config.database_url.expose(), options).await?;
     store.migrate().await?;
     Ok(store)
 }
@@ -28,7 +28,7 @@ pub fn operations(
     store: &Store,
     clock: &Clock,
     base_url: &str,
-    server_key: [u8; 32],
+    server_key: &Secret<[u8; 32]>,
 ) -> anyhow::Result<Operations> {
     Ok(Operations::new(
         store.clone(),
@@ -36,8 +36,8 @@ pub fn operations(
         Settings {
             base_url: base_url.to_owned(),
             default_rate_limit: config.default_rate_limit,
-            server_key,
-            address_policy: config.address_policy()?,
+            server_key: server_key.clone(),
+            address_policy: config.address_policy(),
             quotas: config.workspace_quotas()?,
         },
     ))
@@ -81,14 +81,6 @@ pub struct Application {
 
 impl Application {
     pub async fn build(config: Config, clock: Clock) -> anyhow::Result<Self> {
-        Self::build_with(config, clock, Vec::new()).await
-    }
-
-    pub async fn build_with(
-        config: Config,
-        clock: Clock,
-        deprecations: Vec<api::deprecation::Deprecation>,
-    ) -> anyhow::Result<Self> {
         let limits = config.connection_limits()?;
         match crate::server::raise_open_files_limit() {
             Ok(n) => tracing::info!(
@@ -101,22 +93,23 @@ impl Application {
         let store = open_store(&config).await?;
         let listener = TcpListener::bind(&config.bind).await?;
         let address = listener.local_addr()?;
-        let base_url = config
-            .base_url
-            .clone()
-            .unwrap_or_else(|| format!("http://{address}"));
+        let base_url = public_base_url(&config, &address.to_string());
         let server_key = config.server_key()?;
-        let ops = operations(&config, &store, &clock, &base_url, server_key)?;
+        let ops = operations(&config, &store, &clock, &base_url, &server_key)?;
         ensure_platform_token(&ops).await?;
         let workers = match config.workers {
             true => Some(worker_context(
-                &config, &store, &clock, server_key, &base_url,
+                &config,
+                &store,
+                &clock,
+                &server_key,
+                &base_url,
             )?),
             false => None,
         };
         let limiter = match &config.redis_url {
             Some(url) => {
-                let limiter = RateLimiter::shared(clock.clone(), url)
+                let limiter = RateLimiter::shared(clock.clone(), url.url().as_str())
                     .await
                     .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_REDIS_URL: {e}"))?;
                 tracing::info!("rate limits are shared through Redis");
@@ -129,11 +122,10 @@ impl Application {
             limiter,
             ApiConfig {
                 server_key,
-                deprecations,
-                live_logs: config.live_log_limits()?,
+                live_logs: config.live_log_limits(),
             },
         );
-        let router = api::app(state.clone());
+        let router = api::app(state.clone())?;
         Ok(Self {
             listener,
             router,
@@ -143,6 +135,16 @@ impl Application {
             store,
             workers,
         })
+    }
+
+    /// Announces `deprecations` in place of `api::deprecation::DEPRECATIONS`: the hook of the
+    /// test that shows the mechanism, as long as the static list is empty.
+    pub fn announcing(
+        mut self,
+        deprecations: &'static [api::deprecation::Deprecation],
+    ) -> anyhow::Result<Self> {
+        self.router = api::app_announcing(self.state.clone(), deprecations)?;
+        Ok(self)
     }
 
     /// Serves until `shutdown` resolves, running the periodic housekeeping beside the API.
@@ -173,36 +175,39 @@ pub fn worker_context(
     config: &Config,
     store: &Store,
     clock: &Clock,
-    server_key: [u8; 32],
+    server_key: &Secret<[u8; 32]>,
     base_url: &str,
 ) -> anyhow::Result<WorkerContext> {
     Ok(WorkerContext {
         store: store.clone(),
         clock: clock.clone(),
-        server_key,
-        deliveries: config.delivery_settings()?,
+        server_key: *server_key.expose(),
+        deliveries: config.delivery_settings(),
         runs: workers::runs::RunWorkerConfig {
             concurrency: config.run_concurrency,
             ..workers::runs::RunWorkerConfig::default()
         },
         base_url: base_url.trim_end_matches('/').into(),
         sandbox: config.sandbox()?,
-        polish: match &config.polish_url {
-            None => None,
-            Some(url) => Some(workers::polish::PolishConfig {
-                url: url.clone(),
+        polish: config
+            .polish_url
+            .as_ref()
+            .map(|url| workers::polish::PolishConfig {
+                url: url.url().clone(),
                 model: config.polish_model.clone(),
                 api_key: config.polish_api_key.clone(),
-                timeout: webhooks::parse_duration(&config.polish_timeout)
-                    .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_POLISH_TIMEOUT: {e}"))?,
+                timeout: config.polish_timeout,
             }),
-        },
-        drift_interval: match config.drift_interval.trim() {
-            "0" => Duration::ZERO,
-            text => webhooks::parse_duration(text)
-                .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_DRIFT_INTERVAL: {e}"))?,
-        },
+        drift_interval: config.drift_interval,
     })
+}
+
+/// The configured base URL, or `http://<address>`.
+pub fn public_base_url(config: &Config, address: &str) -> String {
+    match &config.base_url {
+        Some(url) => url.url().as_str().to_owned(),
+        None => format!("http://{address}"),
+    }
 }
 
 /// `content-pipeline worker`: only the background workers, until `shutdown` resolves.
@@ -213,11 +218,8 @@ pub async fn run_workers_until(
 ) -> anyhow::Result<()> {
     let store = open_store(config).await?;
     // Links in event payloads need the public address of the API nodes.
-    let base_url = config
-        .base_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{}", config.bind));
-    let ctx = worker_context(config, &store, &clock, config.server_key()?, &base_url)?;
+    let base_url = public_base_url(config, &config.bind);
+    let ctx = worker_context(config, &store, &clock, &config.server_key()?, &base_url)?;
     let (stop, signal): (_, Shutdown) = workers::shutdown_channel();
     let running: Workers = workers::spawn_all(ctx, signal)?;
     shutdown.await;

@@ -139,6 +139,30 @@ impl RunStatus {
     }
 }
 
+wire_enum!(
+    /// How much a run-log event matters.
+    LogLevel, "log level" {
+        Debug = "debug",
+        Info = "info",
+        Warn = "warn",
+        Error = "error",
+    }
+);
+
+wire_enum!(
+    /// The stages of a run, in order. The pipeline performs resolve to validate; the run
+    /// worker performs store and notify and logs them with the same vocabulary.
+    LogStage, "log stage" {
+        Resolve = "resolve",
+        Collect = "collect",
+        Extract = "extract",
+        Render = "render",
+        Validate = "validate",
+        Store = "store",
+        Notify = "notify",
+    }
+);
+
 // `wire_enum!` fixes the derive list, so the default is spelled out.
 #[allow(clippy::derivable_impls)]
 impl Default for Tier {

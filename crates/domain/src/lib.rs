@@ -23,6 +23,8 @@ macro_rules! stored_as_text_types {
             crate::Tier,
             crate::DeliveryStatus,
             crate::EventType,
+            crate::LogLevel,
+            crate::LogStage,
         );
     };
 }
@@ -31,6 +33,7 @@ mod clock;
 mod enums;
 mod ids;
 mod scope;
+mod secret;
 #[cfg(feature = "sqlx")]
 mod sql;
 #[cfg(feature = "rusqlite")]
@@ -39,11 +42,13 @@ mod timestamp;
 
 pub use clock::Clock;
 pub use enums::{
-    ArticleStatus, DeliveryStatus, EventType, ParseEnumError, RunSource, RunStatus, Surface, Tier,
+    ArticleStatus, DeliveryStatus, EventType, LogLevel, LogStage, ParseEnumError, RunSource,
+    RunStatus, Surface, Tier,
 };
 pub use ids::{
     ArticleId, DeliveryId, DriftCheckId, EventId, IdParseError, RunId, TokenId, WebhookId,
     WorkspaceId,
 };
 pub use scope::Scope;
+pub use secret::Secret;
 pub use timestamp::{Timestamp, TimestampRangeError};

@@ -23,7 +23,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use ::webhooks::{AddressPolicy, SECRETS_KEY_PURPOSE, SecretBox, derive_key};
-use domain::Clock;
+use domain::{Clock, Secret};
 use store::Store;
 
 pub use caller::Caller;
@@ -59,7 +59,7 @@ pub struct Settings {
     /// Requests per 300 s for tokens without their own limit.
     pub default_rate_limit: u32,
     /// The server key: webhook secrets are sealed with a key derived from it.
-    pub server_key: [u8; 32],
+    pub server_key: Secret<[u8; 32]>,
     pub address_policy: AddressPolicy,
     pub quotas: WorkspaceQuotas,
 }
@@ -91,7 +91,10 @@ impl Deref for Operations {
 impl Operations {
     pub fn new(store: Store, clock: Clock, settings: Settings) -> Self {
         Self(Arc::new(Inner {
-            secrets: SecretBox::new(&derive_key(&settings.server_key, SECRETS_KEY_PURPOSE)),
+            secrets: SecretBox::new(&derive_key(
+                settings.server_key.expose(),
+                SECRETS_KEY_PURPOSE,
+            )),
             base_url: settings.base_url.trim_end_matches('/').into(),
             default_rate_limit: settings.default_rate_limit,
             address_policy: settings.address_policy,

@@ -21,12 +21,12 @@ const CHECKSUM_LEN: usize = 6;
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 fn base62_fixed(mut n: u64, width: usize) -> String {
-    let mut out = vec![b'0'; width];
+    let mut out = vec!['0'; width];
     for slot in out.iter_mut().rev() {
-        *slot = BASE62[(n % 62) as usize];
+        *slot = char::from(BASE62[(n % 62) as usize]);
         n /= 62;
     }
-    String::from_utf8(out).unwrap_or_default()
+    out.into_iter().collect()
 }
 
 fn checksum(random: &str) -> String {

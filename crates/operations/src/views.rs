@@ -3,8 +3,8 @@
 //! is never rendered two ways.
 
 use domain::{
-    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, EventId, EventType, RunId, RunSource,
-    RunStatus, Scope, Surface, Tier, Timestamp, TokenId, WebhookId, WorkspaceId,
+    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, EventId, EventType, LogLevel, LogStage,
+    RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId, WebhookId, WorkspaceId,
 };
 use serde::Serialize;
 use store::{
@@ -213,10 +213,8 @@ impl Run {
 pub struct RunLogEvent {
     pub seq: i64,
     pub ts: Timestamp,
-    /// debug, info, warn or error
-    pub level: String,
-    /// resolve, collect, extract, render, validate, store or notify
-    pub stage: String,
+    pub level: LogLevel,
+    pub stage: LogStage,
     pub message: String,
     pub data: serde_json::Value,
 }

@@ -26,7 +26,7 @@ pub use extract::{Prose, Symbol, SymbolKind};
 pub use feature::{Feature, MANIFEST_PATH, Step, resolve_feature};
 pub use feature_cache::FeatureCache;
 pub use limits::Limits;
-pub use log::{DiscardLog, Level, LogSink, Stage};
+pub use log::{DiscardLog, LogSink};
 pub use provenance::{FileRole, FileSource, Provenance, SymbolSource};
 pub use repository::{is_git_repository, limit_pack_mappings};
 pub use run::{GeneratedArticle, RunOutput, RunRequest, run};

@@ -1,7 +1,7 @@
 //! One run: resolve → collect → extract → render → validate. The caller stores the articles
 //! and sends notifications.
 
-use domain::{ArticleStatus, Surface};
+use domain::{ArticleStatus, LogLevel, LogStage, Surface};
 use git2::{ObjectType, Repository, Tree};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
@@ -12,7 +12,7 @@ use crate::collect::{self, FeatureMatcher, RepoFile};
 use crate::error::PipelineError;
 use crate::extract::{self, Extractor, FileText, Language, Prose, Symbol};
 use crate::feature::{self, Feature};
-use crate::log::{Level, LogSink, Stage};
+use crate::log::LogSink;
 use crate::paths::MODE_LINK;
 use crate::provenance::{FileRole, FileSource, Provenance, SymbolSource};
 use crate::render::changelog::{self, Entry};
@@ -70,13 +70,13 @@ impl GeneratedArticle {
 /// Runs stages resolve, collect, extract, render and validate, logging each to `log`. A
 /// failure is logged at level error in the stage where it happened before it is returned.
 pub fn run(req: &RunRequest, log: &mut dyn LogSink) -> Result<RunOutput, PipelineError> {
-    let mut stage = Stage::Resolve;
+    let mut stage = LogStage::Resolve;
     let started = Instant::now();
     let result = run_stages(req, log, &mut stage);
     match &result {
         Ok(output) => log.log(
-            Level::Info,
-            Stage::Validate,
+            LogLevel::Info,
+            LogStage::Validate,
             "run finished",
             json!({
                 "commit": output.commit,
@@ -85,7 +85,7 @@ pub fn run(req: &RunRequest, log: &mut dyn LogSink) -> Result<RunOutput, Pipelin
             }),
         ),
         Err(e) => log.log(
-            Level::Error,
+            LogLevel::Error,
             stage,
             &e.to_string(),
             json!({ "elapsed_ms": started.elapsed().as_millis() as u64 }),
@@ -97,12 +97,12 @@ pub fn run(req: &RunRequest, log: &mut dyn LogSink) -> Result<RunOutput, Pipelin
 fn run_stages(
     req: &RunRequest,
     log: &mut dyn LogSink,
-    stage: &mut Stage,
+    stage: &mut LogStage,
 ) -> Result<RunOutput, PipelineError> {
     // resolve
     log.log(
-        Level::Info,
-        Stage::Resolve,
+        LogLevel::Info,
+        LogStage::Resolve,
         "resolving feature",
         json!({ "feature_id": req.feature_id }),
     );
@@ -124,8 +124,8 @@ fn run_stages(
         None => feature.surfaces.clone(),
     };
     log.log(
-        Level::Info,
-        Stage::Resolve,
+        LogLevel::Info,
+        LogStage::Resolve,
         "resolved feature",
         json!({
             "feature_id": feature.id,
@@ -138,13 +138,13 @@ fn run_stages(
     );
 
     // collect
-    *stage = Stage::Collect;
+    *stage = LogStage::Collect;
     let matcher = FeatureMatcher::new(&feature, &tree)?;
     let files = collect::files(&repo, &tree, &matcher, &feature.id, req.limits)?;
     if files.is_empty() {
         log.log(
-            Level::Warn,
-            Stage::Collect,
+            LogLevel::Warn,
+            LogStage::Collect,
             "no file of the repository matches the feature's paths",
             json!({ "paths": feature.paths }),
         );
@@ -158,16 +158,16 @@ fn run_stages(
     )?;
     if !history.since_found {
         log.log(
-            Level::Warn,
-            Stage::Collect,
+            LogLevel::Warn,
+            LogStage::Collect,
             "the previous run's commit is not in the repository; reading the whole history",
             json!({ "since_commit": req.since_commit }),
         );
     }
     if history.cut > 0 {
         log.log(
-            Level::Warn,
-            Stage::Collect,
+            LogLevel::Warn,
+            LogStage::Collect,
             "cut commit messages or author names longer than max_commit_message_bytes",
             json!({
                 "commits": history.cut,
@@ -176,8 +176,8 @@ fn run_stages(
         );
     }
     log.log(
-        Level::Info,
-        Stage::Collect,
+        LogLevel::Info,
+        LogStage::Collect,
         "collected files and commits",
         json!({
             "files": files.len(),
@@ -190,13 +190,13 @@ fn run_stages(
     );
 
     // extract
-    *stage = Stage::Extract;
+    *stage = LogStage::Extract;
     let extracted = extract_files(&repo, &files, &feature.id, req.limits, log)?;
     let captures = captures(&tree, &feature);
     let grounded = !feature.steps.is_empty() && captures.iter().all(|c| c.blob.is_some());
     log.log(
-        Level::Info,
-        Stage::Extract,
+        LogLevel::Info,
+        LogStage::Extract,
         "extracted symbols and prose",
         json!({
             "source_files": extracted.code.len(),
@@ -212,13 +212,13 @@ fn run_stages(
     );
 
     // render
-    *stage = Stage::Render;
+    *stage = LogStage::Render;
     let overrides = template_overrides(&repo, &tree, &surfaces)?;
     let overridden: Vec<&str> = overrides.iter().map(|(s, _)| s.as_str()).collect();
     if !overridden.is_empty() {
         log.log(
-            Level::Info,
-            Stage::Render,
+            LogLevel::Info,
+            LogStage::Render,
             "using the repository's templates",
             json!({ "surfaces": overridden }),
         );
@@ -282,8 +282,8 @@ fn run_stages(
             });
         }
         log.log(
-            Level::Info,
-            Stage::Render,
+            LogLevel::Info,
+            LogStage::Render,
             &format!("rendered the {surface} article"),
             json!({
                 "surface": surface.as_str(),
@@ -308,13 +308,13 @@ fn run_stages(
     }
 
     // validate
-    *stage = Stage::Validate;
+    *stage = LogStage::Validate;
     for article in &articles {
         validate::check_article(article.surface, &article.mdx_body, req.limits)?;
     }
     log.log(
-        Level::Info,
-        Stage::Validate,
+        LogLevel::Info,
+        LogStage::Validate,
         "every article parses as MDX and holds no code",
         json!({ "articles": articles.len() }),
     );
@@ -362,8 +362,8 @@ fn extract_files(
             FileText::TooLarge(bytes) => {
                 out.skipped += 1;
                 log.log(
-                    Level::Warn,
-                    Stage::Extract,
+                    LogLevel::Warn,
+                    LogStage::Extract,
                     "skipped a file larger than max_file_bytes",
                     json!({
                         "path": file.path,
@@ -376,8 +376,8 @@ fn extract_files(
             FileText::Binary => {
                 out.skipped += 1;
                 log.log(
-                    Level::Warn,
-                    Stage::Extract,
+                    LogLevel::Warn,
+                    LogStage::Extract,
                     "skipped a binary file",
                     json!({ "path": file.path }),
                 );

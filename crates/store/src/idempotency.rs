@@ -114,13 +114,17 @@ impl Store {
         if existing.fingerprint != fingerprint {
             return Ok(ClaimOutcome::Mismatch);
         }
+        let corrupt = |what: &str| StoreError::Corrupt(format!("idempotent {what}"));
         Ok(match existing.status_code {
             None => ClaimOutcome::InProgress,
+            // The three columns are written together (`complete_idempotency`).
             Some(status) => ClaimOutcome::Replay(StoredResponse {
-                status: u16::try_from(status)
-                    .map_err(|_| StoreError::Corrupt("idempotent status".into()))?,
-                headers: existing.response_headers.map(|h| h.0).unwrap_or_default(),
-                body: existing.response_body.unwrap_or_default(),
+                status: u16::try_from(status).map_err(|_| corrupt("status"))?,
+                headers: existing
+                    .response_headers
+                    .ok_or_else(|| corrupt("headers"))?
+                    .0,
+                body: existing.response_body.ok_or_else(|| corrupt("body"))?,
             }),
         })
     }

@@ -2,8 +2,9 @@
 //! a value that does not parse is reported as a database error, never silently defaulted.
 
 use domain::{
-    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventId, EventType, RunId,
-    RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId, WebhookId, WorkspaceId,
+    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventId, EventType,
+    LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId,
+    WebhookId, WorkspaceId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -118,8 +119,8 @@ record! {
         pub run_id: RunId,
         pub seq: i64,
         pub ts: Timestamp,
-        pub level: String,
-        pub stage: String,
+        pub level: LogLevel,
+        pub stage: LogStage,
         pub message: String,
         pub data: JsonText<serde_json::Value>,
     }

@@ -1,4 +1,6 @@
-use domain::{RunId, RunSource, RunStatus, Surface, Tier, Timestamp, WorkspaceId};
+use domain::{
+    LogLevel, LogStage, RunId, RunSource, RunStatus, Surface, Tier, Timestamp, WorkspaceId,
+};
 
 use crate::engine::{on_tx, read, write_pool};
 use crate::{JsonText, KeysetPage, RunEventRecord, RunRecord, Store, StoreError, Tx};
@@ -206,8 +208,8 @@ impl Store {
     pub async fn log_run_event(
         &self,
         run: RunId,
-        level: &str,
-        stage: &str,
+        level: LogLevel,
+        stage: LogStage,
         message: &str,
         data: &serde_json::Value,
         now: Timestamp,
@@ -406,8 +408,8 @@ impl Tx {
     pub async fn append_run_event(
         &mut self,
         run: RunId,
-        level: &str,
-        stage: &str,
+        level: LogLevel,
+        stage: LogStage,
         message: &str,
         data: &serde_json::Value,
         now: Timestamp,

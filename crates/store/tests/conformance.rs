@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use domain::{
-    ArticleId, ArticleStatus, DeliveryStatus, EventType, RunId, RunSource, RunStatus, Scope,
-    Surface, Tier, Timestamp, WebhookId, WorkspaceId,
+    ArticleId, ArticleStatus, DeliveryStatus, EventType, LogLevel, LogStage, RunId, RunSource,
+    RunStatus, Scope, Surface, Tier, Timestamp, WebhookId, WorkspaceId,
 };
 use serde_json::json;
 use store::{
@@ -556,9 +556,12 @@ async fn run_events_are_numbered_in_order(store: Db) {
         .run()
         .id;
     let mut tx = store.begin().await.expect("begin");
-    for (i, stage) in ["resolve", "collect", "render"].iter().enumerate() {
+    for (i, stage) in [LogStage::Resolve, LogStage::Collect, LogStage::Render]
+        .into_iter()
+        .enumerate()
+    {
         let seq = tx
-            .append_run_event(run, "info", stage, "step", &json!({"i": i}), at(3))
+            .append_run_event(run, LogLevel::Info, stage, "step", &json!({"i": i}), at(3))
             .await
             .expect("append");
         assert_eq!(seq, i as i64 + 1);
@@ -1347,9 +1350,16 @@ async fn followers_of_a_run_wake_when_its_changes_commit(store: Db) {
     let woken = Duration::from_secs(2);
 
     let mut tx = store.begin().await.expect("begin");
-    tx.append_run_event(run, "info", "resolve", "one", &json!({}), at(3))
-        .await
-        .expect("append");
+    tx.append_run_event(
+        run,
+        LogLevel::Info,
+        LogStage::Resolve,
+        "one",
+        &json!({}),
+        at(3),
+    )
+    .await
+    .expect("append");
     assert!(
         tokio::time::timeout(quiet, follower.changed())
             .await
@@ -1377,7 +1387,14 @@ async fn followers_of_a_run_wake_when_its_changes_commit(store: Db) {
         .run()
         .id;
     store
-        .log_run_event(other, "info", "resolve", "elsewhere", &json!({}), at(5))
+        .log_run_event(
+            other,
+            LogLevel::Info,
+            LogStage::Resolve,
+            "elsewhere",
+            &json!({}),
+            at(5),
+        )
         .await
         .expect("log");
     assert!(

@@ -74,6 +74,20 @@ fn isatap_ipv4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
     })
 }
 
+/// Parses a comma-separated CIDR list (`127.0.0.0/8,::1/128`); a bare address means /32 or
+/// /128, and an empty list is empty.
+pub fn parse_cidr_list(list: &str) -> Result<Vec<IpNet>, String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            item.parse::<IpNet>()
+                .or_else(|_| item.parse::<IpAddr>().map(IpNet::from))
+                .map_err(|_| format!("'{item}' is not a CIDR range"))
+        })
+        .collect()
+}
+
 fn normalise(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -85,18 +99,14 @@ fn normalise(ip: IpAddr) -> IpAddr {
 }
 
 impl AddressPolicy {
-    /// Parses a comma-separated CIDR list (`127.0.0.0/8,::1/128`); a bare address means /32
-    /// or /128.
+    /// Parses a comma-separated CIDR list (see [`parse_cidr_list`]).
     pub fn from_allowed_list(list: &str) -> Result<Self, String> {
-        let mut allowed = Vec::new();
-        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let net = item
-                .parse::<IpNet>()
-                .or_else(|_| item.parse::<IpAddr>().map(IpNet::from))
-                .map_err(|_| format!("'{item}' is not a CIDR range"))?;
-            allowed.push(net);
-        }
-        Ok(Self { allowed })
+        parse_cidr_list(list).map(Self::allowing)
+    }
+
+    /// Everything public, plus `allowed`.
+    pub fn allowing(allowed: Vec<IpNet>) -> Self {
+        Self { allowed }
     }
 
     pub fn permits(&self, ip: IpAddr) -> bool {

@@ -10,9 +10,9 @@ mod secret;
 mod sender;
 mod signature;
 
-pub use address::{AddressPolicy, TargetError};
+pub use address::{AddressPolicy, TargetError, parse_cidr_list};
 pub use keys::{SECRETS_KEY_PURPOSE, derive_key};
 pub use retry::{FailureKind, RetrySchedule, ScheduleError, parse_duration};
-pub use secret::{SecretBox, SecretError, SigningSecret};
+pub use secret::{SecretBox, SecretError, SigningSecret, parse_server_key};
 pub use sender::{Attempt, AttemptOutcome, Sender};
 pub use signature::sign;

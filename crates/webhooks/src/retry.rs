@@ -67,12 +67,17 @@ pub struct RetrySchedule {
 
 impl RetrySchedule {
     pub fn parse(text: &str) -> Result<Self, ScheduleError> {
-        let delays = text
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(parse_duration)
-            .collect::<Result<Vec<_>, _>>()?;
+        Self::new(
+            text.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(parse_duration)
+                .collect::<Result<Vec<_>, _>>()?,
+        )
+    }
+
+    /// The delay before each attempt, the first attempt's included (usually zero).
+    pub fn new(delays: Vec<Duration>) -> Result<Self, ScheduleError> {
         if delays.is_empty() {
             return Err(ScheduleError::Empty);
         }
@@ -141,6 +146,32 @@ impl RetrySchedule {
     }
 }
 
+impl Default for RetrySchedule {
+    /// The contract's schedule: `0s,5s,5m,30m,2h,5h,10h,14h,20h,24h`.
+    fn default() -> Self {
+        const H: u64 = 3600;
+        let delays = [
+            0,
+            5,
+            5 * 60,
+            30 * 60,
+            2 * H,
+            5 * H,
+            10 * H,
+            14 * H,
+            20 * H,
+            24 * H,
+        ]
+        .map(Duration::from_secs)
+        .to_vec();
+        let hard_backoff = Self::scaled_hard_backoff(&delays);
+        Self {
+            delays,
+            hard_backoff,
+        }
+    }
+}
+
 fn jitter(d: Duration) -> Duration {
     if d.is_zero() {
         return d;
@@ -184,6 +215,7 @@ mod tests {
     #[test]
     fn the_hard_backoff_is_60s_by_default_and_scales_with_the_schedule() {
         let default = RetrySchedule::parse("0s,5s,5m,30m,2h,5h,10h,14h,20h,24h").unwrap();
+        assert_eq!(default, RetrySchedule::default());
         assert_eq!(default.hard_backoff(), Duration::from_secs(60));
         let short = RetrySchedule::parse("0s,100ms,200ms").unwrap();
         assert_eq!(short.hard_backoff(), ms(1200));

@@ -22,6 +22,8 @@ pub enum SecretError {
     BadServerKey,
     #[error("a stored secret could not be decrypted with the server key")]
     Undecryptable,
+    #[error("the value is too large to be encrypted")]
+    TooLarge,
 }
 
 impl SigningSecret {
@@ -39,6 +41,14 @@ impl SigningSecret {
     pub fn reveal(&self) -> String {
         format!("{PREFIX}{}", STANDARD.encode(self.0))
     }
+}
+
+/// Reads the server key from its text form: 32 bytes in standard base64.
+pub fn parse_server_key(text: &str) -> Result<[u8; 32], SecretError> {
+    let bytes = STANDARD
+        .decode(text.trim())
+        .map_err(|_| SecretError::BadServerKey)?;
+    bytes.try_into().map_err(|_| SecretError::BadServerKey)
 }
 
 /// Encrypts secrets at rest with the server key (ChaCha20-Poly1305, random nonce per value).
@@ -62,23 +72,26 @@ impl SecretBox {
         }
     }
 
-    /// A new random server key in the text form the configuration takes.
-    pub fn generate_key_text() -> String {
+    /// A new random server key.
+    pub fn generate_key() -> [u8; 32] {
         let mut key = [0u8; 32];
         rand::fill(&mut key);
-        STANDARD.encode(key)
+        key
+    }
+
+    /// A new random server key in the text form the configuration takes.
+    pub fn generate_key_text() -> String {
+        STANDARD.encode(Self::generate_key())
     }
 
     pub fn from_key_text(text: &str) -> Result<Self, SecretError> {
-        let bytes = STANDARD
-            .decode(text.trim())
-            .map_err(|_| SecretError::BadServerKey)?;
-        let key: [u8; 32] = bytes.try_into().map_err(|_| SecretError::BadServerKey)?;
-        Ok(Self::new(&key))
+        Ok(Self::new(&parse_server_key(text)?))
     }
 
     pub fn seal(&self, secret: &SigningSecret) -> Vec<u8> {
+        // The cipher refuses only plaintexts of 256 GiB and more, never 32 bytes.
         self.seal_bytes(&secret.0, b"")
+            .expect("32 bytes are always sealable")
     }
 
     pub fn open(&self, sealed: &[u8]) -> Result<SigningSecret, SecretError> {
@@ -91,7 +104,7 @@ impl SecretBox {
 
     /// Encrypts any value; `context` is authenticated but not stored, so the value opens only
     /// where the same context is given (a record cannot be moved to another owner's row).
-    pub fn seal_bytes(&self, plain: &[u8], context: &[u8]) -> Vec<u8> {
+    pub fn seal_bytes(&self, plain: &[u8], context: &[u8]) -> Result<Vec<u8>, SecretError> {
         let mut nonce = [0u8; NONCE_LEN];
         rand::fill(&mut nonce);
         let payload = Payload {
@@ -101,8 +114,8 @@ impl SecretBox {
         let sealed = self
             .cipher
             .encrypt(&Nonce::from(nonce), payload)
-            .unwrap_or_default();
-        [nonce.as_slice(), &sealed].concat()
+            .map_err(|_| SecretError::TooLarge)?;
+        Ok([nonce.as_slice(), &sealed].concat())
     }
 
     pub fn open_bytes(&self, sealed: &[u8], context: &[u8]) -> Result<Vec<u8>, SecretError> {
@@ -148,7 +161,7 @@ mod tests {
     #[test]
     fn sealed_bytes_open_only_in_their_context() {
         let key = SecretBox::from_key_text(&SecretBox::generate_key_text()).unwrap();
-        let sealed = key.seal_bytes(b"cpt_secret", b"tok_a\nkey-1");
+        let sealed = key.seal_bytes(b"cpt_secret", b"tok_a\nkey-1").unwrap();
         assert!(!sealed.windows(4).any(|w| w == b"cpt_"));
         assert_eq!(
             key.open_bytes(&sealed, b"tok_a\nkey-1").unwrap(),

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use domain::Secret;
 use serde_json::json;
 
 const INSTRUCTIONS: &str = "You edit documentation written in MDX. Improve the prose for \
@@ -14,9 +15,9 @@ is; do not add facts. Answer with the edited MDX only.";
 #[derive(Clone, Debug)]
 pub struct PolishConfig {
     /// The chat-completions URL, e.g. `https://api.example.com/v1/chat/completions`.
-    pub url: String,
+    pub url: reqwest::Url,
     pub model: String,
-    pub api_key: Option<String>,
+    pub api_key: Option<Secret>,
     pub timeout: Duration,
 }
 
@@ -47,7 +48,7 @@ impl Polisher {
     /// The polished article, or `Err` with why the deterministic text was kept.
     pub async fn polish(&self, mdx: &str) -> Result<String, String> {
         let (frontmatter, body) = split_frontmatter(mdx).ok_or("the article has no frontmatter")?;
-        let mut request = self.client.post(&self.config.url).json(&json!({
+        let mut request = self.client.post(self.config.url.clone()).json(&json!({
             "model": self.config.model,
             "messages": [
                 {"role": "system", "content": INSTRUCTIONS},
@@ -55,7 +56,7 @@ impl Polisher {
             ],
         }));
         if let Some(key) = &self.config.api_key {
-            request = request.bearer_auth(key);
+            request = request.bearer_auth(key.expose());
         }
         let response = request
             .send()

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use domain::{Clock, EventType, RunId, RunStatus, Surface, Timestamp};
+use domain::{Clock, EventType, LogLevel, LogStage, RunId, RunStatus, Surface, Timestamp};
 use store::{
     ArticleFilter, Artifact, KeysetPage, NewArticleVersion, RunEnding, RunRecord, Store,
     StoreError, Tx,
@@ -160,7 +160,14 @@ async fn fail_abandoned(store: &Store, clock: &Clock, base_url: &str, max_attemp
     }
 }
 
-async fn log(store: &Store, clock: &Clock, run: RunId, level: &str, stage: &str, message: &str) {
+async fn log(
+    store: &Store,
+    clock: &Clock,
+    run: RunId,
+    level: LogLevel,
+    stage: LogStage,
+    message: &str,
+) {
     let _ = store
         .log_run_event(
             run,
@@ -246,8 +253,8 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
                 store,
                 clock,
                 run_id,
-                "error",
-                "validate",
+                LogLevel::Error,
+                LogStage::Validate,
                 &format!("{why} The run will be retried."),
             )
             .await;
@@ -303,8 +310,8 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
                 store,
                 clock,
                 run_id,
-                "error",
-                "store",
+                LogLevel::Error,
+                LogStage::Store,
                 "The result could not be stored; the run will be retried.",
             )
             .await;
@@ -341,14 +348,17 @@ async fn polish(
         let (level, message) = match polisher.polish(&article.mdx_body).await {
             Ok(polished) => {
                 article.mdx_body = polished;
-                ("info", format!("polished the {} article", article.surface))
+                (
+                    LogLevel::Info,
+                    format!("polished the {} article", article.surface),
+                )
             }
             Err(why) => (
-                "warn",
+                LogLevel::Warn,
                 format!("kept the deterministic {} text: {why}", article.surface),
             ),
         };
-        log(store, clock, run_id, level, "render", &message).await;
+        log(store, clock, run_id, level, LogStage::Render, &message).await;
     }
 }
 
@@ -410,8 +420,8 @@ async fn run_sandboxed(
                 let _ = store
                     .log_run_event(
                         run_id,
-                        line.level.as_str(),
-                        line.stage.as_str(),
+                        line.level,
+                        line.stage,
                         &line.message,
                         &line.data,
                         clock.timestamp(),
@@ -534,15 +544,15 @@ async fn store_ending(
     }
     let (level, message) = match &finished.error {
         None => (
-            "info",
+            LogLevel::Info,
             format!("Stored {} article version(s).", ending.artifacts.len()),
         ),
-        Some(e) => ("error", format!("The run failed: {e}")),
+        Some(e) => (LogLevel::Error, format!("The run failed: {e}")),
     };
     tx.append_run_event(
         run.id,
         level,
-        "store",
+        LogStage::Store,
         &message,
         &serde_json::json!({"artifacts": ending.artifacts.len()}),
         now,
@@ -551,8 +561,8 @@ async fn store_ending(
     if finished.notify_on_complete {
         tx.append_run_event(
             run.id,
-            "info",
-            "notify",
+            LogLevel::Info,
+            LogStage::Notify,
             "Recorded the run's completion event.",
             &serde_json::json!({}),
             now,

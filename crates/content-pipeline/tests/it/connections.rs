@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use content_pipeline::Config;
+use content_pipeline::config::{DatabaseUrl, parse_positive_duration};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -12,7 +13,8 @@ use crate::app;
 use crate::helpers::TestApp;
 
 fn limits(header: &str, idle: &str, max_connections: usize) -> impl FnOnce(&mut Config) {
-    let (header, idle) = (header.to_owned(), idle.to_owned());
+    let header = parse_positive_duration(header).expect("header timeout");
+    let idle = parse_positive_duration(idle).expect("idle timeout");
     move |c: &mut Config| {
         c.http_header_timeout = header;
         c.http_idle_timeout = idle;
@@ -272,13 +274,17 @@ async fn a_stopping_server_closes_connections_waiting_for_a_head_at_once() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let config = Config {
-        database_url: format!("sqlite://{}", dir.path().join("stop.db").display()),
+        database_url: DatabaseUrl::parse(&format!(
+            "sqlite://{}",
+            dir.path().join("stop.db").display()
+        ))
+        .expect("database url"),
         bind: "127.0.0.1:0".into(),
-        secret_key: Some(webhooks::SecretBox::generate_key_text()),
+        secret_key: Some(domain::Secret::new(webhooks::SecretBox::generate_key())),
         key_file: dir.path().join("key"),
         workers: false,
-        http_header_timeout: "30s".into(),
-        http_idle_timeout: "30s".into(),
+        http_header_timeout: Duration::from_secs(30),
+        http_idle_timeout: Duration::from_secs(30),
         ..Config::default()
     };
     let app = content_pipeline::Application::build(config, domain::Clock::system())

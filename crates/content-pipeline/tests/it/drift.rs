@@ -54,7 +54,7 @@ async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
     let app = app!(|c| {
         c.workers = true;
         c.run_concurrency = 1;
-        c.drift_interval = "0".into();
+        c.drift_interval = std::time::Duration::ZERO;
     });
     let repo = app.git_repo("drifting");
     let res = app
@@ -143,7 +143,7 @@ async fn drift_events_reach_subscriptions() {
     let app = app!(|c| {
         c.workers = true;
         c.run_concurrency = 1;
-        c.drift_interval = "0".into();
+        c.drift_interval = std::time::Duration::ZERO;
     });
     let repo = app.git_repo("events");
     let ws = body(

@@ -3,7 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use domain::{EventType, WorkspaceId};
+use content_pipeline::config::parse_retry_schedule;
+use domain::{EventType, LogLevel, LogStage, WorkspaceId};
 use reqwest::Response;
 use serde_json::json;
 
@@ -30,9 +31,9 @@ async fn hanging_receivers_of_one_workspace_leave_slots_to_another() {
     // would hold all 8 with only the subscription cap.
     let app = app!(|c| {
         c.workers = true;
-        c.webhook_allowed_cidrs = "127.0.0.0/8".into();
-        c.webhook_retry_schedule = "0s,5s".into();
-        c.webhook_timeout = "30s".into();
+        c.webhook_allowed_cidrs = webhooks::parse_cidr_list("127.0.0.0/8").expect("cidrs");
+        c.webhook_retry_schedule = parse_retry_schedule("0s,5s").expect("schedule");
+        c.webhook_timeout = Duration::from_secs(30);
         c.webhook_concurrency = 8;
     });
     let noisy = app.workspace("noisy").await;
@@ -161,14 +162,14 @@ async fn a_token_holds_at_most_five_live_log_streams() {
 #[tokio::test]
 async fn a_live_log_stream_ends_at_its_lifetime_and_resumes_with_last_event_id() {
     let _serial = LIVE_LOG_TESTS.lock().await;
-    let app = app!(|c| c.log_stream_lifetime = "1s".into());
+    let app = app!(|c| c.log_stream_lifetime = Duration::from_secs(1));
     let (_, run) = queued_run(&app).await;
     let run_id = run.parse().expect("run id");
     app.store
         .log_run_event(
             run_id,
-            "info",
-            "resolve",
+            LogLevel::Info,
+            LogStage::Resolve,
             "first",
             &json!({}),
             app.clock.timestamp(),
@@ -193,8 +194,8 @@ async fn a_live_log_stream_ends_at_its_lifetime_and_resumes_with_last_event_id()
     app.store
         .log_run_event(
             run_id,
-            "info",
-            "resolve",
+            LogLevel::Info,
+            LogStage::Resolve,
             "second",
             &json!({}),
             app.clock.timestamp(),
@@ -270,8 +271,8 @@ async fn a_live_log_stream_wakes_on_a_new_line_and_does_not_poll_while_idle() {
         app.store
             .log_run_event(
                 run_id,
-                "info",
-                "extract",
+                LogLevel::Info,
+                LogStage::Extract,
                 &line,
                 &json!({}),
                 app.clock.timestamp(),

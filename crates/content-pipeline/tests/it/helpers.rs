@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use content_pipeline::config::DatabaseUrl;
 use content_pipeline::{Application, Config};
 use domain::Clock;
 use reqwest::{Method, RequestBuilder, Response};
@@ -99,13 +100,13 @@ impl TestApp {
 
     /// Starts a service; `None` only when the PostgreSQL engine was asked for and is absent.
     pub async fn spawn_with(configure: impl FnOnce(&mut Config)) -> Option<TestApp> {
-        Self::spawn_full(configure, Vec::new()).await
+        Self::spawn_full(configure, api::deprecation::DEPRECATIONS).await
     }
 
     /// Like [`TestApp::spawn_with`], with operations announced as deprecated.
     pub async fn spawn_full(
         configure: impl FnOnce(&mut Config),
-        deprecations: Vec<api::deprecation::Deprecation>,
+        deprecations: &'static [api::deprecation::Deprecation],
     ) -> Option<TestApp> {
         let dir = tempfile::tempdir().expect("tempdir");
         let database_url = match engine() {
@@ -113,9 +114,9 @@ impl TestApp {
             _ => format!("sqlite://{}", dir.path().join("test.db").display()),
         };
         let mut config = Config {
-            database_url,
+            database_url: DatabaseUrl::parse(&database_url).expect("database url"),
             bind: "127.0.0.1:0".into(),
-            secret_key: Some(webhooks::SecretBox::generate_key_text()),
+            secret_key: Some(domain::Secret::new(webhooks::SecretBox::generate_key())),
             key_file: dir.path().join("key"),
             // API tests want runs to stay queued and deliveries pending; tests of the workers
             // turn them on.
@@ -127,8 +128,9 @@ impl TestApp {
         };
         configure(&mut config);
         let clock = Clock::system();
-        let app = Application::build_with(config, clock.clone(), deprecations)
+        let app = Application::build(config, clock.clone())
             .await
+            .and_then(|app| app.announcing(deprecations))
             .expect("build app");
         let base = format!("http://{}", app.address);
         let store = app.store.clone();
@@ -420,7 +422,7 @@ impl TestApp {
     /// Like [`TestApp::spawn`], also giving direct access to the service's database.
     pub async fn spawn_with_database() -> Option<(TestApp, Database)> {
         let mut url = String::new();
-        let app = Self::spawn_with(|c| url = c.database_url.clone()).await?;
+        let app = Self::spawn_with(|c| url = c.database_url.expose().to_owned()).await?;
         Some((app, Database { url }))
     }
 

@@ -97,7 +97,7 @@ async fn a_child_out_of_memory_fails_its_run_and_the_server_stays_healthy() {
     let app = app!(|c| {
         c.workers = true;
         c.run_concurrency = 1;
-        c.drift_interval = "0".into();
+        c.drift_interval = Duration::ZERO;
         c.run_memory_limit_mb = 256;
         // Only the address-space limit may stop this run.
         c.limits.max_article_bytes = usize::MAX / 2;
@@ -135,8 +135,8 @@ async fn a_child_past_its_deadline_is_killed_and_its_run_fails() {
     let app = app!(|c| {
         c.workers = true;
         c.run_concurrency = 1;
-        c.drift_interval = "0".into();
-        c.run_deadline = "300ms".into();
+        c.drift_interval = Duration::ZERO;
+        c.run_deadline = Duration::from_millis(300);
         c.limits.max_article_bytes = usize::MAX / 2;
         c.limits.max_template_fuel = u64::MAX / 2;
     });
@@ -230,7 +230,7 @@ async fn deeply_nested_markdown_fails_its_run_naming_the_cap_and_the_server_live
     let app = app!(|c| {
         c.workers = true;
         c.run_concurrency = 1;
-        c.drift_interval = "0".into();
+        c.drift_interval = Duration::ZERO;
     });
     // 40,000 nested block quotes once aborted the whole process, again after every restart.
     let repo = app.git_repo("deep");

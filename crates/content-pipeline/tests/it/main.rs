@@ -5,6 +5,7 @@ mod helpers;
 
 mod articles;
 mod auth;
+mod configuration;
 mod connections;
 mod drift;
 mod errors;

@@ -267,7 +267,7 @@ async fn metrics_count_finished_runs_and_delivery_attempts() {
     let Some(app) = crate::helpers::TestApp::spawn_with(|c| {
         c.workers = true;
         c.run_concurrency = 1;
-        c.webhook_allowed_cidrs = "127.0.0.0/8".into();
+        c.webhook_allowed_cidrs = webhooks::parse_cidr_list("127.0.0.0/8").expect("cidrs");
     })
     .await
     else {

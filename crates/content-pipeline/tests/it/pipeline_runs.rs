@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use content_pipeline::config::DatabaseUrl;
+
 use serde_json::{Value, json};
 
 use crate::app;
@@ -249,11 +251,12 @@ async fn the_live_log_streams_until_the_run_ends_and_resumes() {
 /// A second service on the same SQLite database with its workers on: the "other node".
 async fn worker_node(app: &TestApp) -> Option<TestApp> {
     let url = format!("sqlite://{}", app.dir.path().join("test.db").display());
+    let url = DatabaseUrl::parse(&url).expect("database url");
     TestApp::spawn_with(move |c| {
         c.database_url = url;
         c.workers = true;
         c.run_concurrency = 1;
-        c.drift_interval = "0".into();
+        c.drift_interval = Duration::ZERO;
     })
     .await
 }

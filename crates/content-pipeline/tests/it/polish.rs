@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use axum::Json;
 use axum::http::HeaderMap;
 use axum::routing::post;
+use content_pipeline::config::ServiceUrl;
 use serde_json::{Value, json};
 
 use crate::app;
@@ -62,11 +63,11 @@ fn workers_with_polish(url: String) -> impl FnOnce(&mut content_pipeline::Config
     move |c| {
         c.workers = true;
         c.run_concurrency = 1;
-        c.drift_interval = "0".into();
-        c.polish_url = Some(url);
+        c.drift_interval = std::time::Duration::ZERO;
+        c.polish_url = Some(ServiceUrl::http(&url).expect("polish url"));
         c.polish_model = "m1".into();
-        c.polish_api_key = Some("sk-test".into());
-        c.polish_timeout = "2s".into();
+        c.polish_api_key = Some(domain::Secret::new("sk-test".into()));
+        c.polish_timeout = std::time::Duration::from_secs(2);
     }
 }
 

@@ -14,7 +14,7 @@ async fn spawn(configure: impl FnOnce(&mut Config)) -> Option<(TestApp, Database
     let mut url = String::new();
     let app = TestApp::spawn_with(|c| {
         configure(c);
-        url = c.database_url.clone();
+        url = c.database_url.expose().to_owned();
     })
     .await?;
     Some((app, Database { url }))

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use content_pipeline::config::{DatabaseUrl, ServiceUrl};
+
 use crate::app;
 use crate::helpers::{TestApp, expect_error};
 
@@ -126,14 +128,14 @@ async fn redis_url() -> Option<String> {
 
 /// Two API nodes on one database; with `redis`, they share the limiter.
 async fn two_nodes(redis: &str) -> Option<(TestApp, TestApp)> {
-    let mut database = String::new();
+    let mut database = DatabaseUrl::default();
     let a = TestApp::spawn_with(|c| {
-        c.redis_url = Some(redis.to_owned());
+        c.redis_url = Some(ServiceUrl::redis(redis).expect("redis url"));
         database = c.database_url.clone();
     })
     .await?;
     let b = TestApp::spawn_with(|c| {
-        c.redis_url = Some(redis.to_owned());
+        c.redis_url = Some(ServiceUrl::redis(redis).expect("redis url"));
         c.database_url = database.clone();
     })
     .await?;
@@ -178,7 +180,8 @@ async fn a_redis_outage_falls_back_to_per_node_limits() {
     };
     // Reach Redis through a relay on loopback that the test can cut.
     let relay = Relay::start(&redis).await;
-    let Some(app) = TestApp::spawn_with(|c| c.redis_url = Some(relay.url.clone())).await else {
+    let Some(app) = TestApp::spawn_with(|c| c.redis_url = ServiceUrl::redis(&relay.url).ok()).await
+    else {
         return;
     };
     let ws = app.workspace("outage").await;
@@ -204,10 +207,11 @@ async fn a_redis_outage_falls_back_to_per_node_limits() {
 async fn an_unreachable_redis_at_start_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let config = content_pipeline::Config {
-        database_url: format!("sqlite://{}", dir.path().join("db").display()),
+        database_url: DatabaseUrl::parse(&format!("sqlite://{}", dir.path().join("db").display()))
+            .expect("database url"),
         bind: "127.0.0.1:0".into(),
         key_file: dir.path().join("key"),
-        redis_url: Some("redis://127.0.0.1:1".into()),
+        redis_url: ServiceUrl::redis("redis://127.0.0.1:1").ok(),
         workers: false,
         ..content_pipeline::Config::default()
     };

@@ -7,14 +7,14 @@ use crate::helpers::TestApp;
 
 #[tokio::test]
 async fn a_deprecated_operation_announces_deprecation_and_sunset() {
-    let deprecation = api::deprecation::Deprecation {
+    static DEPRECATED: [api::deprecation::Deprecation; 1] = [api::deprecation::Deprecation {
         method: Method::GET,
-        path: "/v1/workspaces/{id}".into(),
+        path: "/v1/workspaces/{id}",
         since: datetime!(2026-11-01 00:00 UTC),
         sunset: datetime!(2027-12-01 00:00 UTC),
-        link: "https://docs.example.com/migrate-workspaces".into(),
-    };
-    let Some(app) = TestApp::spawn_full(|_| {}, vec![deprecation]).await else {
+        link: "https://docs.example.com/migrate-workspaces",
+    }];
+    let Some(app) = TestApp::spawn_full(|_| {}, &DEPRECATED).await else {
         return;
     };
     let ws = app.workspace("old").await;

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use content_pipeline::Config;
+use content_pipeline::config::parse_retry_schedule;
 use domain::{EventType, RunId, Surface, WorkspaceId};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -25,9 +26,9 @@ const ALL_EVENTS: [&str; 5] = [
 fn delivering(schedule: &'static str) -> impl FnOnce(&mut Config) {
     move |c: &mut Config| {
         c.workers = true;
-        c.webhook_allowed_cidrs = "127.0.0.0/8,::1/128".into();
-        c.webhook_retry_schedule = schedule.into();
-        c.webhook_timeout = "1s".into();
+        c.webhook_allowed_cidrs = webhooks::parse_cidr_list("127.0.0.0/8,::1/128").expect("cidrs");
+        c.webhook_retry_schedule = parse_retry_schedule(schedule).expect("schedule");
+        c.webhook_timeout = Duration::from_secs(1);
     }
 }
 
@@ -687,8 +688,8 @@ async fn private_addresses_are_refused_literally_and_after_dns_resolution() {
     // No allowed ranges: loopback is private like any other.
     let h = Hooks::new(app!(|c: &mut Config| {
         c.workers = true;
-        c.webhook_retry_schedule = "0s,5s".into();
-        c.webhook_timeout = "1s".into();
+        c.webhook_retry_schedule = parse_retry_schedule("0s,5s").expect("schedule");
+        c.webhook_timeout = Duration::from_secs(1);
     }))
     .await;
     let receiver = Receiver::start().await;

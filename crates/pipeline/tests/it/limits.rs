@@ -1,10 +1,8 @@
 //! The bounds of `pipeline::Limits` on what a repository can make a run or a drift check do:
 //! each cap either fails with a message naming it, or (one oversized file) skips with a warning.
 
-use domain::Surface;
-use pipeline::{
-    ChangeKind, DriftChecker, Level, Limits, PipelineError, RunOutput, RunRequest, Stage, run,
-};
+use domain::{LogLevel, LogStage, Surface};
+use pipeline::{ChangeKind, DriftChecker, Limits, PipelineError, RunOutput, RunRequest, run};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -38,7 +36,7 @@ fn assert_cap(
     (result, log): (Result<RunOutput, PipelineError>, Recorded),
     cap: &str,
     detail: &str,
-    stage: Stage,
+    stage: LogStage,
 ) {
     let err = result.expect_err("the run must fail on the cap");
     match &err {
@@ -53,7 +51,7 @@ fn assert_cap(
     assert!(
         log.0
             .iter()
-            .any(|(l, s, m, _)| *l == Level::Error && *s == stage && *m == message),
+            .any(|(l, s, m, _)| *l == LogLevel::Error && *s == stage && *m == message),
         "{:?}",
         log.0
     );
@@ -80,7 +78,7 @@ fn more_files_than_max_feature_files_fail_the_run() {
         run_with(&repo, "src", &limits),
         "max_feature_files",
         "feature 'src'",
-        Stage::Collect,
+        LogStage::Collect,
     );
     let limits = Limits {
         max_feature_files: 6,
@@ -104,7 +102,7 @@ fn more_bytes_than_max_feature_bytes_fail_the_run() {
         run_with(&repo, "src", &limits),
         "max_feature_bytes",
         "feature 'src': 1100 bytes in 2 files",
-        Stage::Collect,
+        LogStage::Collect,
     );
 }
 
@@ -122,7 +120,7 @@ fn more_symbols_than_max_feature_symbols_fail_the_run() {
         run_with(&repo, "src", &limits),
         "max_feature_symbols",
         "crossed at src/b.rs",
-        Stage::Extract,
+        LogStage::Extract,
     );
 }
 
@@ -145,7 +143,7 @@ fn a_file_larger_than_max_file_bytes_is_skipped_with_a_warning() {
         .0
         .iter()
         .find(|(l, s, m, _)| {
-            *l == Level::Warn && *s == Stage::Extract && m.contains("max_file_bytes")
+            *l == LogLevel::Warn && *s == LogStage::Extract && m.contains("max_file_bytes")
         })
         .expect("a warning names the skipped file");
     assert_eq!(skipped.3["path"], "src/generated.rs");
@@ -163,7 +161,7 @@ fn nesting_deeper_than_max_nesting_depth_fails_the_run() {
         run_with(&repo, "src", &Limits::default()),
         "max_nesting_depth",
         "src/deep.py, line 2",
-        Stage::Extract,
+        LogStage::Extract,
     );
     let limits = Limits {
         max_nesting_depth: 300,
@@ -186,7 +184,7 @@ fn a_parse_longer_than_max_parse_millis_fails_the_run() {
         run_with(&repo, "src", &limits),
         "max_parse_millis",
         "src/garbage.rs",
-        Stage::Extract,
+        LogStage::Extract,
     );
 }
 
@@ -205,7 +203,7 @@ fn unclosed_brackets_are_refused_at_once_or_read_in_linear_time() {
         run_with(&repo, "big", &Limits::default()),
         "max_nesting_depth",
         "big/hostile.rs, line 1",
-        Stage::Extract,
+        LogStage::Extract,
     );
 
     // Allowed to nest that deep, 128 K unclosed brackets in each language are read in a
@@ -224,7 +222,7 @@ fn unclosed_brackets_are_refused_at_once_or_read_in_linear_time() {
     let extracted = log
         .0
         .iter()
-        .find(|(_, s, m, _)| *s == Stage::Extract && m == "extracted symbols and prose")
+        .find(|(_, s, m, _)| *s == LogStage::Extract && m == "extracted symbols and prose")
         .unwrap();
     assert_eq!(extracted.3["source_files"], 5);
     assert_eq!(output.articles[0].provenance.symbols.len(), 1);
@@ -269,8 +267,8 @@ fn long_commit_messages_and_authors_are_cut_at_a_character_boundary() {
         .find(|a| a.surface == Surface::Blog)
         .unwrap();
     assert!(blog.mdx_body.len() < 20_000, "{}", blog.mdx_body.len());
-    assert!(log.0.iter().any(|(l, s, m, d)| *l == Level::Warn
-        && *s == Stage::Collect
+    assert!(log.0.iter().any(|(l, s, m, d)| *l == LogLevel::Warn
+        && *s == LogStage::Collect
         && m.contains("max_commit_message_bytes")
         && d["commits"] == 1));
 }

@@ -8,14 +8,15 @@ mod mdx_js;
 mod resolve;
 mod run;
 
-use pipeline::{Level, LogSink, Stage};
+use domain::{LogLevel, LogStage};
+use pipeline::LogSink;
 
 /// Records a run's log events.
 #[derive(Default)]
-pub struct Recorded(pub Vec<(Level, Stage, String, serde_json::Value)>);
+pub struct Recorded(pub Vec<(LogLevel, LogStage, String, serde_json::Value)>);
 
 impl LogSink for Recorded {
-    fn log(&mut self, level: Level, stage: Stage, message: &str, data: serde_json::Value) {
+    fn log(&mut self, level: LogLevel, stage: LogStage, message: &str, data: serde_json::Value) {
         self.0.push((level, stage, message.to_string(), data));
     }
 }

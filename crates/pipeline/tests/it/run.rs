@@ -1,7 +1,5 @@
-use domain::{ArticleStatus, Surface};
-use pipeline::{
-    GeneratedArticle, Level, PipelineError, RunOutput, RunRequest, Stage, run, validate_mdx,
-};
+use domain::{ArticleStatus, LogLevel, LogStage, Surface};
+use pipeline::{GeneratedArticle, PipelineError, RunOutput, RunRequest, run, validate_mdx};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -217,7 +215,7 @@ fn changelog_groups_conventional_commits_with_breaking_changes_first() {
     let collect = log
         .0
         .iter()
-        .find(|(_, s, m, _)| *s == Stage::Collect && m == "collected files and commits")
+        .find(|(_, s, m, _)| *s == LogStage::Collect && m == "collected files and commits")
         .unwrap();
     assert_eq!(collect.3["commits"], 5);
     assert_eq!(collect.3["files"], 5);
@@ -268,7 +266,7 @@ fn changelog_since_a_commit_lists_only_later_commits() {
     assert!(
         log.0
             .iter()
-            .any(|(l, s, _, _)| *l == Level::Warn && *s == Stage::Collect)
+            .any(|(l, s, _, _)| *l == LogLevel::Warn && *s == LogStage::Collect)
     );
 }
 
@@ -363,25 +361,25 @@ fn blog_announces_the_feature() {
 fn stages_are_logged_with_counts() {
     let p = product();
     let (_, log) = run_feature(&p.repo.path, "csv-export", None, None);
-    let stages: Vec<Stage> = log.0.iter().map(|(_, s, _, _)| *s).collect();
+    let stages: Vec<LogStage> = log.0.iter().map(|(_, s, _, _)| *s).collect();
     for stage in [
-        Stage::Resolve,
-        Stage::Collect,
-        Stage::Extract,
-        Stage::Render,
-        Stage::Validate,
+        LogStage::Resolve,
+        LogStage::Collect,
+        LogStage::Extract,
+        LogStage::Render,
+        LogStage::Validate,
     ] {
         assert!(stages.contains(&stage), "no {} event", stage.as_str());
     }
-    let first = |stage: Stage| stages.iter().position(|s| *s == stage).unwrap();
-    assert!(first(Stage::Resolve) < first(Stage::Collect));
-    assert!(first(Stage::Collect) < first(Stage::Extract));
-    assert!(first(Stage::Extract) < first(Stage::Render));
-    assert!(first(Stage::Render) < first(Stage::Validate));
+    let first = |stage: LogStage| stages.iter().position(|s| *s == stage).unwrap();
+    assert!(first(LogStage::Resolve) < first(LogStage::Collect));
+    assert!(first(LogStage::Collect) < first(LogStage::Extract));
+    assert!(first(LogStage::Extract) < first(LogStage::Render));
+    assert!(first(LogStage::Render) < first(LogStage::Validate));
     let extract = log
         .0
         .iter()
-        .find(|(_, s, _, d)| *s == Stage::Extract && d.get("symbols").is_some())
+        .find(|(_, s, _, d)| *s == LogStage::Extract && d.get("symbols").is_some())
         .unwrap();
     assert_eq!(extract.3["source_files"], 4);
     assert_eq!(extract.3["prose_files"], 1);
@@ -391,10 +389,10 @@ fn stages_are_logged_with_counts() {
     let rendered = log
         .0
         .iter()
-        .filter(|(_, s, m, _)| *s == Stage::Render && m.starts_with("rendered"))
+        .filter(|(_, s, m, _)| *s == LogStage::Render && m.starts_with("rendered"))
         .count();
     assert_eq!(rendered, 4);
-    assert!(log.0.iter().all(|(l, _, _, _)| *l != Level::Error));
+    assert!(log.0.iter().all(|(l, _, _, _)| *l != LogLevel::Error));
 }
 
 #[test]
@@ -438,7 +436,7 @@ fn repository_templates_override_the_built_in_ones() {
             .contains("<Update"),
         "other surfaces keep the built-in template"
     );
-    assert!(log.0.iter().any(|(_, s, m, d)| *s == Stage::Render
+    assert!(log.0.iter().any(|(_, s, m, d)| *s == LogStage::Render
         && m.starts_with("rendered the blog")
         && d["template"] == "repository"));
 }
@@ -472,7 +470,7 @@ fn broken_templates_and_invalid_mdx_fail_the_run_with_a_position() {
     assert!(
         log.0
             .iter()
-            .any(|(l, s, _, _)| *l == Level::Error && *s == Stage::Render)
+            .any(|(l, s, _, _)| *l == LogLevel::Error && *s == LogStage::Render)
     );
 
     p.repo.write(
@@ -492,7 +490,7 @@ fn broken_templates_and_invalid_mdx_fail_the_run_with_a_position() {
     assert!(
         log.0
             .iter()
-            .any(|(l, s, _, _)| *l == Level::Error && *s == Stage::Validate)
+            .any(|(l, s, _, _)| *l == LogLevel::Error && *s == LogStage::Validate)
     );
 }
 

@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::mpsc;
 
-use pipeline::{Level, LogSink, RunRequest, Stage};
+use domain::{LogLevel, LogStage};
+use pipeline::{LogSink, RunRequest};
 
 use super::protocol::{
     ArticleToCheck, DriftResult, Job, Message, ResourceLimits, RunArticle, RunResult, Work,
@@ -81,7 +82,7 @@ fn limit_self(limits: &ResourceLimits) -> std::io::Result<()> {
 struct PipeLog(mpsc::Sender<Message>);
 
 impl LogSink for PipeLog {
-    fn log(&mut self, level: Level, stage: Stage, message: &str, data: serde_json::Value) {
+    fn log(&mut self, level: LogLevel, stage: LogStage, message: &str, data: serde_json::Value) {
         let _ = self.0.send(Message::Log {
             level,
             stage,

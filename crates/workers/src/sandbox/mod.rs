@@ -63,8 +63,8 @@ impl std::fmt::Display for Stopped {
 
 /// One log line of the child, in the pipeline's vocabulary.
 pub struct LogLine {
-    pub level: pipeline::Level,
-    pub stage: pipeline::Stage,
+    pub level: domain::LogLevel,
+    pub stage: domain::LogStage,
     pub message: String,
     pub data: serde_json::Value,
 }

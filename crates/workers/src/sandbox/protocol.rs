@@ -71,8 +71,8 @@ pub struct ArticleToCheck {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Message {
     Log {
-        level: pipeline::Level,
-        stage: pipeline::Stage,
+        level: domain::LogLevel,
+        stage: domain::LogStage,
         message: String,
         data: serde_json::Value,
     },
