@@ -15,7 +15,7 @@ pub fn router(openapi: serde_json::Value, docs_html: String) -> Router<AppState>
     // Serialised once: the document never changes while the process runs.
     let openapi_bytes = (
         [(header::CONTENT_TYPE, "application/json")],
-        axum::body::Bytes::from(serde_json::to_vec(&openapi).unwrap_or_default()),
+        axum::body::Bytes::from(openapi.to_string()),
     );
     Router::new()
         .route(
