@@ -4,20 +4,19 @@
 
 use std::time::{Duration, Instant};
 
-use content_pipeline::Config;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::app;
-use crate::helpers::TestApp;
+use crate::helpers::{Builder, TestApp};
 
-fn limits(header: &str, idle: &str, max_connections: usize) -> impl FnOnce(&mut Config) {
-    let (header, idle) = (header.to_owned(), idle.to_owned());
-    move |c: &mut Config| {
-        c.http_header_timeout = header;
-        c.http_idle_timeout = idle;
-        c.http_max_connections = max_connections;
-    }
+fn limits(header_secs: u64, idle_secs: u64, max_connections: usize) -> Builder {
+    TestApp::builder()
+        .http_timeouts(
+            Duration::from_secs(header_secs),
+            Duration::from_secs(idle_secs),
+        )
+        .http_max_connections(max_connections)
 }
 
 async fn connect(app: &TestApp) -> TcpStream {
@@ -62,7 +61,7 @@ async fn healthz_within(app: &TestApp, patience: Duration) -> bool {
 
 #[tokio::test]
 async fn a_client_sending_its_headers_slowly_is_cut_after_the_header_timeout() {
-    let app = app!(limits("1s", "30s", 100));
+    let app = app!(limits(1, 30, 100));
     let mut stream = connect(&app).await;
     let started = Instant::now();
     stream
@@ -109,7 +108,7 @@ async fn a_client_sending_its_headers_slowly_is_cut_after_the_header_timeout() {
 
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
-    let app = app!(limits("30s", "1s", 100));
+    let app = app!(limits(30, 1, 100));
     let mut stream = connect(&app).await;
     stream
         .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
@@ -137,7 +136,7 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
 
 #[tokio::test]
 async fn with_the_cap_full_of_idle_connections_healthz_waits_then_answers_within_the_timeouts() {
-    let app = app!(limits("2s", "2s", 10));
+    let app = app!(limits(2, 2, 10));
     let mut held = Vec::new();
     // Half of the slots to connections that never send anything, half to keep-alive ones
     // that made one request and went quiet.
@@ -173,7 +172,7 @@ async fn with_the_cap_full_of_idle_connections_healthz_waits_then_answers_within
 
 #[tokio::test]
 async fn five_hundred_idle_connections_neither_slow_healthz_nor_stay_open() {
-    let app = app!(limits("3s", "3s", 1000));
+    let app = app!(limits(3, 3, 1000));
     let mut idle = Vec::new();
     for _ in 0..500 {
         idle.push(connect(&app).await);
@@ -212,7 +211,7 @@ async fn five_hundred_idle_connections_neither_slow_healthz_nor_stay_open() {
 
 #[tokio::test]
 async fn an_oversized_request_head_is_refused_and_the_server_lives_on() {
-    let app = app!(|c: &mut Config| c.http_max_header_bytes = 16 * 1024);
+    let app = app!(TestApp::builder().http_max_header_bytes(16 * 1024));
     let mut stream = connect(&app).await;
     let big = "a".repeat(32 * 1024);
     let request = format!("GET /healthz HTTP/1.1\r\nHost: test\r\nX-Big: {big}\r\n\r\n");
@@ -267,34 +266,17 @@ async fn h2c_with_prior_knowledge_is_served() {
 
 #[tokio::test]
 async fn a_stopping_server_closes_connections_waiting_for_a_head_at_once() {
-    if crate::helpers::engine() != "sqlite" {
+    if testkit::selected_engine() != store::Engine::Sqlite {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = Config {
-        database_url: format!("sqlite://{}", dir.path().join("stop.db").display()),
-        bind: "127.0.0.1:0".into(),
-        secret_key: Some(webhooks::SecretBox::generate_key_text()),
-        key_file: dir.path().join("key"),
-        workers: false,
-        http_header_timeout: "30s".into(),
-        http_idle_timeout: "30s".into(),
-        ..Config::default()
-    };
-    let app = content_pipeline::Application::build(config, domain::Clock::system())
-        .await
-        .expect("build");
-    let address = app.address;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(app.run_until(async {
-        let _ = stopped.await;
-    }));
-    let _silent = TcpStream::connect(address).await.expect("connect");
-    let mut half = TcpStream::connect(address).await.expect("connect");
+    let mut app =
+        app!(TestApp::builder().http_timeouts(Duration::from_secs(30), Duration::from_secs(30)));
+    let _silent = connect(&app).await;
+    let mut half = connect(&app).await;
     half.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n")
         .await
         .expect("write");
-    let mut idle = TcpStream::connect(address).await.expect("connect");
+    let mut idle = connect(&app).await;
     idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
         .await
         .expect("write");
@@ -304,8 +286,7 @@ async fn a_stopping_server_closes_connections_waiting_for_a_head_at_once() {
     tokio::time::sleep(Duration::from_millis(200)).await;
 
     let stopping = Instant::now();
-    let _ = stop.send(());
-    let ended = tokio::time::timeout(Duration::from_secs(10), server).await;
+    let ended = tokio::time::timeout(Duration::from_secs(10), app.stop()).await;
     assert!(
         ended.is_ok(),
         "the server still waited for its quiet connections 10 s after being told to stop"
