@@ -116,6 +116,14 @@ impl TestDatabase {
         self.engine
     }
 
+    /// The database file, on SQLite.
+    pub fn sqlite_file(&self) -> Option<PathBuf> {
+        match self.engine {
+            Engine::Sqlite => self.url.strip_prefix("sqlite://").map(PathBuf::from),
+            Engine::Postgres => None,
+        }
+    }
+
     /// Runs one statement; returns the rows it changed.
     pub async fn execute(&self, sql: &str) -> u64 {
         self.try_execute(sql, &[])

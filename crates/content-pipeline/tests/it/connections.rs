@@ -24,6 +24,17 @@ async fn connect(app: &TestApp) -> TcpStream {
     TcpStream::connect(address).await.expect("connect")
 }
 
+/// Sends a keep-alive `GET /healthz` on `stream`; returns what the first read of the answer got.
+async fn healthz_on(stream: &mut TcpStream) -> Vec<u8> {
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .expect("write");
+    let mut buf = [0u8; 4096];
+    let n = stream.read(&mut buf).await.expect("response");
+    buf[..n].to_vec()
+}
+
 /// Reads until the server closes the connection (end of stream or reset) and returns what it
 /// sent; `None` when it is still open after `patience`.
 async fn until_closed(stream: &mut TcpStream, patience: Duration) -> Option<Vec<u8>> {
@@ -110,17 +121,12 @@ async fn a_client_sending_its_headers_slowly_is_cut_after_the_header_timeout() {
 async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
     let app = app!(limits(30, 1, 100));
     let mut stream = connect(&app).await;
-    stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-        .await
-        .expect("write");
-    let mut buf = [0u8; 4096];
-    let n = stream.read(&mut buf).await.expect("response");
+    let answer = healthz_on(&mut stream).await;
     let answered = Instant::now();
     assert!(
-        buf[..n].starts_with(b"HTTP/1.1 200"),
+        answer.starts_with(b"HTTP/1.1 200"),
         "{}",
-        String::from_utf8_lossy(&buf[..n])
+        String::from_utf8_lossy(&answer)
     );
     let rest = until_closed(&mut stream, Duration::from_secs(10)).await;
     let idle = answered.elapsed();
@@ -145,13 +151,7 @@ async fn with_the_cap_full_of_idle_connections_healthz_waits_then_answers_within
     }
     for _ in 0..5 {
         let mut stream = connect(&app).await;
-        stream
-            .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-            .await
-            .expect("write");
-        let mut buf = [0u8; 4096];
-        let n = stream.read(&mut buf).await.expect("response");
-        assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+        assert!(healthz_on(&mut stream).await.starts_with(b"HTTP/1.1 200"));
         held.push(stream);
     }
     let full = Instant::now();
@@ -277,12 +277,7 @@ async fn a_stopping_server_closes_connections_waiting_for_a_head_at_once() {
         .await
         .expect("write");
     let mut idle = connect(&app).await;
-    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-        .await
-        .expect("write");
-    let mut buf = [0u8; 1024];
-    let n = idle.read(&mut buf).await.expect("response");
-    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    assert!(healthz_on(&mut idle).await.starts_with(b"HTTP/1.1 200"));
     tokio::time::sleep(Duration::from_millis(200)).await;
 
     let stopping = Instant::now();

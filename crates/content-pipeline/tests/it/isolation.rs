@@ -48,6 +48,16 @@ fn assert_healthy(mut latencies: Vec<Duration>) {
     assert!(max < Duration::from_secs(1), "max {max:?}");
 }
 
+/// Runs `feature` of `ws` to its end while `/healthz` is probed, and asserts that the server
+/// stayed healthy meanwhile.
+async fn run_while_probing(app: &TestApp, ws: &str, feature: &str) -> Value {
+    let (probes, stop) = probe_health(app);
+    let run = app.run_feature(ws, feature).await;
+    let _ = stop.send(true);
+    assert_healthy(probes.await.expect("probes"));
+    run
+}
+
 /// A workspace whose repository overrides the dev-docs template with `template`.
 async fn workspace_with_template(app: &TestApp, template: &str) -> String {
     let mut repo = app.repo("hostile");
@@ -90,10 +100,7 @@ async fn a_child_out_of_memory_fails_its_run_and_the_server_stays_healthy() {
         "{% for a in range(100000) %}{{ \"x\" * 1000000 }}{% endfor %}",
     )
     .await;
-    let (probes, stop) = probe_health(&app);
-    let run = app.run_feature(&ws, "f1").await;
-    let _ = stop.send(true);
-    assert_healthy(probes.await.expect("probes"));
+    let run = run_while_probing(&app, &ws, "f1").await;
 
     assert_eq!(run["status"], "failed", "{run}");
     let error = run["error"].as_str().expect("error");
@@ -121,11 +128,8 @@ async fn a_child_past_its_deadline_is_killed_and_its_run_fails() {
         "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
     )
     .await;
-    let (probes, stop) = probe_health(&app);
     let started = Instant::now();
-    let run = app.run_feature(&ws, "f1").await;
-    let _ = stop.send(true);
-    assert_healthy(probes.await.expect("probes"));
+    let run = run_while_probing(&app, &ws, "f1").await;
 
     assert_eq!(run["status"], "failed", "{run}");
     let error = run["error"].as_str().expect("error");
@@ -193,10 +197,7 @@ async fn deeply_nested_markdown_fails_its_run_naming_the_cap_and_the_server_live
     repo.write("src/deep.md", "> ".repeat(40_000));
     repo.commit("docs: deep");
     let ws = app.workspace_on("deep", &repo.path).await;
-    let (probes, stop) = probe_health(&app);
-    let run = app.run_feature(&ws, "f1").await;
-    let _ = stop.send(true);
-    assert_healthy(probes.await.expect("probes"));
+    let run = run_while_probing(&app, &ws, "f1").await;
     assert_eq!(run["status"], "failed", "{run}");
     let error = run["error"].as_str().expect("error");
     assert!(error.contains("max_nesting_depth"), "{error}");

@@ -22,6 +22,28 @@ fn create_webhook<'a>(app: &'a TestApp, ws: &str, url: &str, active: bool) -> Ca
         .json(&json!({"url": url, "events": ["run.completed"], "active": active}))
 }
 
+/// A read token with `rate_limit`, asked for by `caller`.
+fn read_token<'a>(app: &'a TestApp, ws: &str, caller: &str, rate_limit: i64) -> Call<'a> {
+    create_token(
+        app,
+        ws,
+        caller,
+        json!({"scope": "read", "rate_limit": rate_limit}),
+    )
+}
+
+/// Asserts that `call` is refused for a `rate_limit` above `highest`, which the message names.
+async fn refused_above(call: Call<'_>, highest: &str) {
+    let err = call.expect_error(422, "validation_failed").await;
+    assert_eq!(err["error"]["param"], "rate_limit");
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(highest)),
+        "{err}"
+    );
+}
+
 async fn live_tokens(db: &TestDatabase, ws: &str) -> i64 {
     db.count(&format!(
         "SELECT COUNT(*) FROM tokens WHERE workspace_id = '{ws}' AND revoked_at IS NULL"
@@ -40,32 +62,13 @@ async fn a_rate_limit_above_the_workspace_ceiling_is_refused() {
     let ws = app.workspace("ceiling").await;
     let before = all_tokens(db).await;
     for limit in [1_000_000, 6_001] {
-        let err = create_token(
-            &app,
-            &ws,
-            &app.platform_token,
-            json!({"scope": "read", "rate_limit": limit}),
-        )
-        .expect_error(422, "validation_failed")
-        .await;
-        assert_eq!(err["error"]["param"], "rate_limit");
-        assert!(
-            err["error"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("6000")),
-            "{err}"
-        );
+        refused_above(read_token(&app, &ws, &app.platform_token, limit), "6000").await;
     }
     assert_eq!(all_tokens(db).await, before, "nothing was created");
     // The ceiling itself is allowed.
-    let created = create_token(
-        &app,
-        &ws,
-        &app.platform_token,
-        json!({"scope": "read", "rate_limit": 6_000}),
-    )
-    .expect(201)
-    .await;
+    let created = read_token(&app, &ws, &app.platform_token, 6_000)
+        .expect(201)
+        .await;
     assert_eq!(created["rate_limit"], 6_000);
 }
 
@@ -76,32 +79,11 @@ async fn a_token_cannot_hand_out_more_than_its_own_quota() {
     let ws = app.workspace("creator").await;
     let admin = app.token_with_limit(&ws, "admin", 50).await;
     let before = all_tokens(db).await;
-    let err = create_token(
-        &app,
-        &ws,
-        &admin,
-        json!({"scope": "read", "rate_limit": 51}),
-    )
-    .expect_error(422, "validation_failed")
-    .await;
-    assert_eq!(err["error"]["param"], "rate_limit");
-    assert!(
-        err["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("50")),
-        "{err}"
-    );
+    refused_above(read_token(&app, &ws, &admin, 51), "50").await;
     assert_eq!(all_tokens(db).await, before, "nothing was created");
 
     // Its own quota is allowed.
-    create_token(
-        &app,
-        &ws,
-        &admin,
-        json!({"scope": "read", "rate_limit": 50}),
-    )
-    .expect(201)
-    .await;
+    read_token(&app, &ws, &admin, 50).expect(201).await;
     let created = create_token(&app, &ws, &admin, json!({"scope": "read"}))
         .expect(201)
         .await;
@@ -112,14 +94,9 @@ async fn a_token_cannot_hand_out_more_than_its_own_quota() {
 
     // A write token cannot manage tokens at all.
     let write = app.token_with_limit(&ws, "write", 50).await;
-    create_token(
-        &app,
-        &ws,
-        &write,
-        json!({"scope": "read", "rate_limit": 10}),
-    )
-    .expect_error(403, "insufficient_scope")
-    .await;
+    read_token(&app, &ws, &write, 10)
+        .expect_error(403, "insufficient_scope")
+        .await;
 }
 
 #[tokio::test]
@@ -129,22 +106,12 @@ async fn a_platform_token_answers_to_the_ceiling_only() {
     // A platform token made by the operator with a small quota of its own.
     let small_platform = app.mint_platform_token("ops", 10).await;
     // Not held to its own quota of 10.
-    create_token(
-        &app,
-        &ws,
-        &small_platform,
-        json!({"scope": "read", "rate_limit": 2_000}),
-    )
-    .expect(201)
-    .await;
-    let err = create_token(
-        &app,
-        &ws,
-        &small_platform,
-        json!({"scope": "read", "rate_limit": 2_001}),
-    )
-    .expect_error(422, "validation_failed")
-    .await;
+    read_token(&app, &ws, &small_platform, 2_000)
+        .expect(201)
+        .await;
+    let err = read_token(&app, &ws, &small_platform, 2_001)
+        .expect_error(422, "validation_failed")
+        .await;
     assert_eq!(err["error"]["param"], "rate_limit");
 }
 

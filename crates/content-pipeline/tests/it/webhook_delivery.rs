@@ -66,6 +66,12 @@ impl Hooks {
         self.app.record_event(&self.ws, event_type, data).await
     }
 
+    /// Records an event of `event_type` with sample data; returns its id.
+    async fn emit(&self, event_type: EventType) -> String {
+        self.record(event_type, sample_data(event_type, &self.ws))
+            .await
+    }
+
     async fn webhook(&self, id: &str) -> Value {
         self.app
             .get(&format!("/v1/webhooks/{id}"))
@@ -224,12 +230,7 @@ async fn failed_attempts_are_retried_on_schedule_until_one_succeeds() {
     let h = Hooks::new(app!(delivering("0s,300ms,300ms,300ms,300ms"))).await;
     let receiver = Receiver::start_with(Reply::status(500)).await;
     let (hook, secret) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    let event = h
-        .record(
-            EventType::RunCompleted,
-            sample_data(EventType::RunCompleted, &h.ws),
-        )
-        .await;
+    let event = h.emit(EventType::RunCompleted).await;
 
     receiver.wait_for(2, Duration::from_secs(10)).await;
     let failing = eventually(Duration::from_secs(5), "two failures", || async {
@@ -270,11 +271,7 @@ async fn a_delivery_is_dead_after_its_last_attempt() {
     let h = Hooks::new(app!(delivering("0s,100ms,100ms"))).await;
     let receiver = Receiver::start_with(Reply::status(503)).await;
     let (hook, _) = h.subscribe(&receiver.url, &["run.failed"]).await;
-    h.record(
-        EventType::RunFailed,
-        sample_data(EventType::RunFailed, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunFailed).await;
 
     let delivery = h.delivery_when(&hook, has_status("dead")).await;
     assert_eq!(delivery["attempts"], 3);
@@ -291,22 +288,14 @@ async fn gone_kills_the_delivery_and_deactivates_the_subscription() {
     let h = Hooks::new(app!(delivering("0s,100ms,100ms"))).await;
     let receiver = Receiver::start_with(Reply::status(410)).await;
     let (hook, _) = h.subscribe(&receiver.url, &["drift.detected"]).await;
-    h.record(
-        EventType::DriftDetected,
-        sample_data(EventType::DriftDetected, &h.ws),
-    )
-    .await;
+    h.emit(EventType::DriftDetected).await;
 
     let delivery = h.delivery_when(&hook, has_status("dead")).await;
     assert_eq!(delivery["attempts"], 1);
     assert_eq!(delivery["last_status_code"], 410);
     let webhook = h.webhook(&hook).await;
     assert_eq!(webhook["active"], false);
-    h.record(
-        EventType::DriftDetected,
-        sample_data(EventType::DriftDetected, &h.ws),
-    )
-    .await;
+    h.emit(EventType::DriftDetected).await;
     h.app.drained().await;
     assert_eq!(
         h.deliveries(&hook).await.len(),
@@ -322,11 +311,7 @@ async fn throttled_attempts_back_off_harder_and_follow_retry_after_within_bounds
     let h = Hooks::new(app!(delivering("0s,100ms,100ms"))).await;
     let receiver = Receiver::start_with(Reply::status(429).header("retry-after", "2")).await;
     let (hook, _) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     receiver.wait_for(1, Duration::from_secs(10)).await;
     receiver.reply(Reply::status(200));
     let got = receiver.wait_for(2, Duration::from_secs(10)).await;
@@ -353,11 +338,7 @@ async fn a_receiver_that_hangs_does_not_delay_another_and_times_out() {
     let (fast_hook, _) = h.subscribe(&fast.url, &["run.completed"]).await;
 
     for _ in 0..3 {
-        h.record(
-            EventType::RunCompleted,
-            sample_data(EventType::RunCompleted, &h.ws),
-        )
-        .await;
+        h.emit(EventType::RunCompleted).await;
     }
     let started = Instant::now();
     fast.wait_for(3, Duration::from_secs(5)).await;
@@ -411,19 +392,11 @@ async fn a_hanging_receiver_with_a_backlog_leaves_slots_for_the_others() {
     h.subscribe(&slow.url, &["run.failed"]).await;
     h.subscribe(&fast.url, &["run.completed"]).await;
     for _ in 0..10 {
-        h.record(
-            EventType::RunFailed,
-            sample_data(EventType::RunFailed, &h.ws),
-        )
-        .await;
+        h.emit(EventType::RunFailed).await;
     }
     let started = Instant::now();
     for _ in 0..3 {
-        h.record(
-            EventType::RunCompleted,
-            sample_data(EventType::RunCompleted, &h.ws),
-        )
-        .await;
+        h.emit(EventType::RunCompleted).await;
     }
     fast.wait_for(3, Duration::from_secs(5)).await;
     let waited = started.elapsed();
@@ -453,11 +426,7 @@ async fn rotation_signs_with_both_secrets_newest_first_then_only_the_new_one() {
     let new_secret = rotated["secret"].as_str().unwrap().to_owned();
     assert_ne!(new_secret, old_secret);
 
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let during = receiver
         .wait_for(1, Duration::from_secs(10))
         .await
@@ -485,11 +454,7 @@ async fn rotation_signs_with_both_secrets_newest_first_then_only_the_new_one() {
         .expect(200)
         .await;
     let newest = rotated["secret"].as_str().unwrap().to_owned();
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let after = receiver
         .wait_for(2, Duration::from_secs(10))
         .await
@@ -550,11 +515,7 @@ async fn deleting_a_subscription_kills_its_pending_deliveries() {
     let h = Hooks::new(app!(delivering("0s,700ms,700ms"))).await;
     let receiver = Receiver::start_with(Reply::status(500)).await;
     let (hook, _) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let failed = h.delivery_when(&hook, has_status("failed")).await;
     h.app
         .delete(&format!("/v1/webhooks/{hook}"))
@@ -579,11 +540,7 @@ async fn a_subscription_failing_for_five_days_is_deactivated() {
     let h = Hooks::new(app!(delivering("0s,200ms,200ms,200ms"))).await;
     let receiver = Receiver::start_with(Reply::status(500)).await;
     let (hook, _) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     eventually(Duration::from_secs(5), "the first failure", || async {
         (h.webhook(&hook).await["failure_count"] == 1).then_some(())
     })
@@ -605,11 +562,7 @@ async fn redirects_are_not_followed() {
     let redirecting =
         Receiver::start_with(Reply::status(307).header("location", target.url.clone())).await;
     let (hook, _) = h.subscribe(&redirecting.url, &["run.completed"]).await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let d = h.delivery_when(&hook, has_status("failed")).await;
     assert_eq!(d["last_status_code"], 307);
     assert_eq!(target.count(), 0, "the redirect was not followed");
@@ -640,11 +593,7 @@ async fn private_addresses_are_refused_literally_and_after_dns_resolution() {
     let (hook, _) = h
         .subscribe(&format!("http://localhost:{port}/hook"), &["run.completed"])
         .await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let d = h.delivery_when(&hook, has_status("failed")).await;
     assert_eq!(d["attempts"], 1);
     assert!(d.get("last_status_code").is_none());
@@ -661,11 +610,7 @@ async fn allowed_ranges_let_a_loopback_host_name_through() {
             &["run.completed"],
         )
         .await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let got = receiver.wait_for(1, Duration::from_secs(10)).await;
     assert_verifies(&secret, &got[0]);
     h.delivery_when(&hook, has_status("delivered")).await;

@@ -12,6 +12,18 @@ fn id_of(v: &Value) -> String {
     v["id"].as_str().expect("id").to_owned()
 }
 
+/// A subscription's events, sorted.
+fn events(hook: &Value) -> Vec<&str> {
+    let mut events: Vec<&str> = hook["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    events.sort_unstable();
+    events
+}
+
 fn assert_secret(secret: &Value) {
     let text = secret.as_str().expect("secret");
     let encoded = text.strip_prefix("whsec_").expect("whsec_ prefix");
@@ -76,14 +88,7 @@ async fn create_returns_the_secret_once() {
     assert_eq!(location, app.url(&format!("/v1/webhooks/{id}")));
     assert_secret(&hook["secret"]);
     assert_eq!(hook["url"], "https://example.com/hook");
-    let mut events: Vec<&str> = hook["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    events.sort_unstable();
-    assert_eq!(events, ["article.published", "run.completed"]);
+    assert_eq!(events(&hook), ["article.published", "run.completed"]);
     assert_eq!(hook["active"], true);
     assert_eq!(hook["description"], "CI");
     assert_eq!(hook["failure_count"], 0);
@@ -259,14 +264,7 @@ async fn patch_changes_only_what_is_sent() {
     let v = changed(json!({"events": ["run.failed", "drift.detected"]})).await;
     assert_eq!(v["url"], "https://example.com/a");
     assert_eq!(v["description"], "first");
-    let mut events: Vec<&str> = v["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    events.sort_unstable();
-    assert_eq!(events, ["drift.detected", "run.failed"]);
+    assert_eq!(events(&v), ["drift.detected", "run.failed"]);
 
     let v = changed(json!({"url": "https://example.com/b"})).await;
     assert_eq!(v["url"], "https://example.com/b");

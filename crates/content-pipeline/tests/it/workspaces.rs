@@ -277,6 +277,26 @@ struct Served {
     stderr: String,
 }
 
+impl Served {
+    fn request(&self, method: Method, path: &str, token: &str) -> reqwest::RequestBuilder {
+        reqwest::Client::new()
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(token)
+    }
+
+    async fn get(&self, path: &str, token: &str) -> reqwest::Response {
+        let request = self.request(Method::GET, path, token);
+        request.send().await.expect("request")
+    }
+
+    /// `POST /v1/workspaces` with `token`; the answer's status.
+    async fn create_workspace(&self, token: &str, name: &str) -> reqwest::StatusCode {
+        let request = self.request(Method::POST, "/v1/workspaces", token);
+        let res = request.json(&json!({"name": name})).send().await;
+        res.expect("request").status()
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -429,35 +449,23 @@ async fn cli_tokens_create_prints_exactly_a_working_token() {
     let platform = stdout(&out).trim_end().to_owned();
 
     let server = serve(dir.path());
-    let client = reqwest::Client::new();
-    let res = client
-        .get(format!("{}/v1/workspaces", server.base))
-        .bearer_auth(token)
-        .send()
-        .await
-        .expect("request");
+    let res = server.get("/v1/workspaces", token).await;
     assert_eq!(res.status(), 200);
     let list = body(res).await;
     assert_eq!(list["data"][0]["id"], ws_id.as_str());
     assert_eq!(list["data"].as_array().map(Vec::len), Some(1));
-    let res = client
-        .post(format!("{}/v1/workspaces/{ws_id}/runs", server.base))
-        .bearer_auth(token)
+    let res = server
+        .request(Method::POST, &format!("/v1/workspaces/{ws_id}/runs"), token)
         .json(&json!({"feature_id": "x"}))
         .send()
         .await
         .expect("request");
     assert_eq!(res.status(), 403, "the token has the read scope only");
 
-    let res = client
-        .post(format!("{}/v1/workspaces", server.base))
-        .bearer_auth(&platform)
-        .json(&json!({"name": "By platform token"}))
-        .send()
-        .await
-        .expect("request");
     assert_eq!(
-        res.status(),
+        server
+            .create_workspace(&platform, "By platform token")
+            .await,
         201,
         "a CLI platform token is a platform admin"
     );
@@ -500,16 +508,8 @@ async fn first_start_prints_a_platform_token_once() {
     let token = platform_token_in(&first.stderr).expect("the token itself");
     assert_eq!(first.stderr.matches("cpt_").count(), 1, "printed once");
 
-    let client = reqwest::Client::new();
-    let res = client
-        .post(format!("{}/v1/workspaces", first.base))
-        .bearer_auth(&token)
-        .json(&json!({"name": "First"}))
-        .send()
-        .await
-        .expect("request");
     assert_eq!(
-        res.status(),
+        first.create_workspace(&token, "First").await,
         201,
         "the printed token is a platform admin token"
     );
@@ -521,11 +521,6 @@ async fn first_start_prints_a_platform_token_once() {
         "no token on the second start:\n{}",
         second.stderr
     );
-    let res = client
-        .get(format!("{}/v1/workspaces", second.base))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .expect("request");
+    let res = second.get("/v1/workspaces", &token).await;
     assert_eq!(res.status(), 200, "the first token survives a restart");
 }
