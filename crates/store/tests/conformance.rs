@@ -1361,13 +1361,13 @@ async fn sqlite_files_are_created_readable_by_their_owner_only() {
     let store = open(TestDatabase::sqlite()).await;
     workspace(&store, "private", at(0)).await;
     let file = store.db.sqlite_file().expect("a SQLite file");
-    let mode = |suffix: &str| {
-        let name = format!("{}{suffix}", file.display());
-        std::fs::metadata(&name)
+    let mode = |name: &str| {
+        std::fs::metadata(name)
             .map(|m| m.permissions().mode() & 0o777)
             .unwrap_or_else(|e| panic!("{name}: {e}"))
     };
     for suffix in ["", "-wal", "-shm"] {
-        assert_eq!(mode(suffix), 0o600, "{suffix} is {:o}", mode(suffix));
+        let name = format!("{}{suffix}", file.display());
+        assert_eq!(mode(&name), 0o600, "{name} is {:o}", mode(&name));
     }
 }
