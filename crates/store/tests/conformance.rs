@@ -1,5 +1,5 @@
 //! The storage conformance suite: every test runs against SQLite (a temp file) and PostgreSQL
-//! (a fresh database per test). Both engines must behave the same.
+//! (a fresh database per test, see `testkit::TestDatabase`). Both engines must behave the same.
 //!
 //! PostgreSQL: `postgres://postgres@127.0.0.1:5432/postgres`, or
 //! `CONTENT_PIPELINE_TEST_POSTGRES_URL`. When it is unreachable the PostgreSQL variants print
@@ -16,14 +16,13 @@ use store::{
     Claim, ClaimOutcome, KeysetPage, NewArticleVersion, NewRun, NewWebhook, Position, Store,
     StoreError, StoredResponse, TriggerOutcome, WebhookChanges,
 };
+use testkit::TestDatabase;
 
-const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
-
-/// A store under test and the URL it was opened with (for SQL that bypasses the store).
+/// A store under test and its database (for SQL that bypasses the store).
 #[derive(Clone)]
 struct Db {
     store: Store,
-    url: String,
+    db: TestDatabase,
 }
 
 impl std::ops::Deref for Db {
@@ -33,49 +32,11 @@ impl std::ops::Deref for Db {
     }
 }
 
-/// A migrated store on a fresh SQLite file; the directory lives as long as the store is used.
-async fn sqlite() -> (Db, tempfile::TempDir) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let url = format!("sqlite://{}", dir.path().join("conformance.db").display());
-    let store = Store::connect(&url).await.expect("connect sqlite");
-    store.migrate().await.expect("migrate sqlite");
-    (Db { store, url }, dir)
-}
-
-/// A migrated store on a fresh PostgreSQL database, or `None` when skipped.
-async fn postgres() -> Option<Db> {
-    let admin = std::env::var("CONTENT_PIPELINE_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| DEFAULT_PG_URL.to_owned());
-    let required = std::env::var("CONTENT_PIPELINE_REQUIRE_POSTGRES").as_deref() == Ok("1");
-    let pool = match sqlx::postgres::PgPoolOptions::new()
-        .max_connections(1)
-        .acquire_timeout(Duration::from_secs(3))
-        .connect(&admin)
-        .await
-    {
-        Ok(p) => p,
-        Err(e) if !required => {
-            eprintln!(
-                "SKIPPED: PostgreSQL is not reachable at {admin} ({e}); set CONTENT_PIPELINE_REQUIRE_POSTGRES=1 to fail instead"
-            );
-            return None;
-        }
-        Err(e) => panic!("PostgreSQL is required but not reachable at {admin}: {e}"),
-    };
-    let name = format!(
-        "cp_conformance_{}",
-        RunId::generate().to_string().trim_start_matches("run_")
-    );
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&pool)
-        .await
-        .expect("create database");
-    pool.close().await;
-    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    let url = format!("{base}/{name}");
-    let store = Store::connect(&url).await.expect("connect postgres");
-    store.migrate().await.expect("migrate postgres");
-    Some(Db { store, url })
+/// A migrated store on `db`.
+async fn open(db: TestDatabase) -> Db {
+    let store = Store::connect(db.url()).await.expect("connect");
+    store.migrate().await.expect("migrate");
+    Db { store, db }
 }
 
 /// Declares each test once and runs it on both engines.
@@ -85,8 +46,7 @@ macro_rules! conformance {
             $(
                 #[tokio::test]
                 async fn $name() {
-                    let (store, _dir) = super::sqlite().await;
-                    super::$name(store).await;
+                    super::$name(super::open(testkit::TestDatabase::sqlite()).await).await;
                 }
             )+
         }
@@ -94,8 +54,8 @@ macro_rules! conformance {
             $(
                 #[tokio::test]
                 async fn $name() {
-                    let Some(store) = super::postgres().await else { return };
-                    super::$name(store).await;
+                    let Some(db) = testkit::TestDatabase::postgres().await else { return };
+                    super::$name(super::open(db).await).await;
                 }
             )+
         }
@@ -467,34 +427,10 @@ async fn one_queued_run_per_feature_is_enforced_by_the_schema(store: Db) {
     let insert = "INSERT INTO runs (id, workspace_id, feature_id, status, source, tier,
              notify_on_complete, created_at, updated_at)
          VALUES ($1, $2, 'export', $3, 'api', 'standard', TRUE, 3, 3)";
-    let url = store.url.clone();
-    let attempt = |status: &'static str| {
-        let url = url.clone();
-        async move {
-            let id = RunId::generate().to_string();
-            let ws = ws.to_string();
-            if url.starts_with("sqlite:") {
-                let pool = sqlx::SqlitePool::connect(&url).await.expect("connect");
-                let r = sqlx::query(insert)
-                    .bind(id)
-                    .bind(ws)
-                    .bind(status)
-                    .execute(&pool)
-                    .await;
-                pool.close().await;
-                r.map(|_| ())
-            } else {
-                let pool = sqlx::PgPool::connect(&url).await.expect("connect");
-                let r = sqlx::query(insert)
-                    .bind(id)
-                    .bind(ws)
-                    .bind(status)
-                    .execute(&pool)
-                    .await;
-                pool.close().await;
-                r.map(|_| ())
-            }
-        }
+    let db = &store.db;
+    let attempt = |status: &'static str| async move {
+        let (id, ws) = (RunId::generate().to_string(), ws.to_string());
+        db.try_execute(insert, &[&id, &ws, status]).await
     };
     match attempt("queued").await {
         Err(sqlx::Error::Database(db)) => assert!(db.is_unique_violation(), "{db}"),
@@ -1439,14 +1375,16 @@ async fn an_in_memory_sqlite_store_answers_point_reads() {
 #[tokio::test]
 async fn sqlite_files_are_created_readable_by_their_owner_only() {
     use std::os::unix::fs::PermissionsExt;
-    let (store, dir) = sqlite().await;
+    let store = open(TestDatabase::sqlite()).await;
     workspace(&store, "private", at(0)).await;
+    let file = store.db.sqlite_file().expect("a SQLite file");
     let mode = |name: &str| {
-        std::fs::metadata(dir.path().join(name))
+        std::fs::metadata(name)
             .map(|m| m.permissions().mode() & 0o777)
             .unwrap_or_else(|e| panic!("{name}: {e}"))
     };
-    for name in ["conformance.db", "conformance.db-wal", "conformance.db-shm"] {
-        assert_eq!(mode(name), 0o600, "{name} is {:o}", mode(name));
+    for suffix in ["", "-wal", "-shm"] {
+        let name = format!("{}{suffix}", file.display());
+        assert_eq!(mode(&name), 0o600, "{name} is {:o}", mode(&name));
     }
 }

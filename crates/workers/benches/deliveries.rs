@@ -14,10 +14,8 @@ use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
 use domain::{Clock, DeliveryStatus, EventType};
-use store::{NewWebhook, Store};
-use webhooks::{
-    AddressPolicy, RetrySchedule, SECRETS_KEY_PURPOSE, SecretBox, SigningSecret, derive_key,
-};
+use store::Store;
+use webhooks::{AddressPolicy, RetrySchedule, SECRETS_KEY_PURPOSE, SecretBox, derive_key};
 use workers::{DeliverySettings, WorkerContext};
 
 const SUBSCRIPTIONS: usize = 10;
@@ -86,27 +84,15 @@ async fn run() {
     let arrivals: Arrivals = Arc::default();
     let target = receiver(arrivals.clone()).await;
 
-    let mut tx = store.begin().await.expect("tx");
-    let ws = tx
-        .insert_workspace("bench", None, clock.timestamp())
-        .await
-        .expect("workspace");
-    for i in 0..SUBSCRIPTIONS {
-        tx.insert_webhook(
-            &NewWebhook {
-                workspace_id: ws.id,
-                url: format!("{target}?subscription={i}"),
-                events: vec![EventType::RunCompleted],
-                description: None,
-                active: true,
-                secret: secrets.seal(&SigningSecret::generate()),
-            },
-            clock.timestamp(),
-        )
-        .await
-        .expect("webhook");
-    }
-    tx.commit().await.expect("commit");
+    let ws = testkit::subscribed_workspace(
+        &store,
+        "bench",
+        (0..SUBSCRIPTIONS).map(|i| format!("{target}?subscription={i}")),
+        &[EventType::RunCompleted],
+        &secrets,
+        clock.timestamp(),
+    )
+    .await;
 
     let settings = DeliverySettings::new(
         RetrySchedule::parse("0s,5s,5m,30m,2h,5h,10h,14h,20h,24h").expect("schedule"),
@@ -150,7 +136,7 @@ async fn run() {
         let mut tx = store.begin().await.expect("tx");
         let event = tx
             .record_event(
-                ws.id,
+                ws,
                 EventType::RunCompleted,
                 payload.clone(),
                 clock.timestamp(),
@@ -199,7 +185,7 @@ async fn run() {
         let mut tx = store.begin().await.expect("tx");
         for _ in 0..100 {
             tx.record_event(
-                ws.id,
+                ws,
                 EventType::RunCompleted,
                 payload.clone(),
                 clock.timestamp(),

@@ -3,9 +3,10 @@
 
 use domain::Surface;
 use serde_json::{Value, json};
+use testkit::TestDatabase;
 
-use crate::helpers::{body, expect_error};
-use crate::{app, app_db};
+use crate::app;
+use crate::helpers::expect_error;
 
 fn ids(list: &Value) -> Vec<String> {
     list["data"]
@@ -24,9 +25,11 @@ async fn get_shows_the_current_version_with_its_body() {
     let id = app
         .write_article(&ws, "csv-export", Surface::HelpCenter, "# CSV export\n")
         .await;
-    let res = app.get(&format!("/v1/articles/{id}"), &read).await;
-    assert_eq!(res.status(), 200);
-    let a = body(res).await;
+    let a = app
+        .get(&format!("/v1/articles/{id}"))
+        .token(&read)
+        .expect(200)
+        .await;
     assert!(id.starts_with("art_"));
     assert_eq!(a["id"], id.as_str());
     assert_eq!(a["workspace_id"], ws.as_str());
@@ -39,10 +42,10 @@ async fn get_shows_the_current_version_with_its_body() {
     assert_eq!(a["mdx_body"], "# CSV export\n");
     assert!(a["public_url"].is_null());
 
-    let res = app
-        .get("/v1/articles/art_0193000000007000800000000000000a", &read)
+    app.get("/v1/articles/art_0193000000007000800000000000000a")
+        .token(&read)
+        .expect_error(404, "not_found")
         .await;
-    expect_error(res, 404, "not_found").await;
 }
 
 #[tokio::test]
@@ -55,28 +58,14 @@ async fn list_filters_by_feature_surface_and_status() {
         .write_article(&ws, "export", Surface::DevDocs, "b")
         .await;
     let c = app.write_article(&ws, "import", Surface::Blog, "c").await;
-    let res = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/v1/articles/{c}/publish"),
-            &app.platform_token,
-        )
-        .send()
-        .await
-        .expect("publish");
-    assert_eq!(res.status(), 200);
+    app.post(&format!("/v1/articles/{c}/publish"))
+        .expect(200)
+        .await;
 
     let list = |query: &'static str| {
-        let app = &app;
-        let read = &read;
-        let ws = &ws;
-        async move {
-            let res = app
-                .get(&format!("/v1/workspaces/{ws}/articles{query}"), read)
-                .await;
-            assert_eq!(res.status(), 200, "{query}");
-            body(res).await
-        }
+        app.get(&format!("/v1/workspaces/{ws}/articles{query}"))
+            .token(&read)
+            .expect(200)
     };
     assert_eq!(
         ids(&list("").await),
@@ -99,10 +88,10 @@ async fn list_filters_by_feature_surface_and_status() {
     assert_eq!(first["data"][0]["mdx_body"], "c");
 
     for bad in ["?surface=wiki", "?status=archived", "?surface=Blog"] {
-        let res = app
-            .get(&format!("/v1/workspaces/{ws}/articles{bad}"), &read)
+        app.get(&format!("/v1/workspaces/{ws}/articles{bad}"))
+            .token(&read)
+            .expect_error(400, "invalid_request")
             .await;
-        expect_error(res, 400, "invalid_request").await;
     }
 }
 
@@ -119,13 +108,19 @@ async fn every_version_stays_readable_newest_first() {
         .await;
     assert_eq!(again, id, "one article per (workspace, feature, surface)");
 
-    let current = body(app.get(&format!("/v1/articles/{id}"), &read).await).await;
+    let current = app
+        .get(&format!("/v1/articles/{id}"))
+        .token(&read)
+        .expect(200)
+        .await;
     assert_eq!(current["version"], 2);
     assert_eq!(current["mdx_body"], "second");
 
-    let res = app.get(&format!("/v1/articles/{id}/versions"), &read).await;
-    assert_eq!(res.status(), 200);
-    let versions = body(res).await;
+    let versions = app
+        .get(&format!("/v1/articles/{id}/versions"))
+        .token(&read)
+        .expect(200)
+        .await;
     let items = versions["data"].as_array().expect("data");
     assert_eq!(items.len(), 2);
     assert_eq!(items[0]["version"], 2);
@@ -137,7 +132,7 @@ async fn every_version_stays_readable_newest_first() {
     assert!(versions["next_cursor"].is_null());
 }
 
-async fn published_events(db: &crate::helpers::Database, article: &str) -> i64 {
+async fn published_events(db: &TestDatabase, article: &str) -> i64 {
     db.count(&format!(
         "SELECT COUNT(*) FROM events WHERE event_type = 'article.published' AND payload LIKE '%{article}%'"
     ))
@@ -146,7 +141,7 @@ async fn published_events(db: &crate::helpers::Database, article: &str) -> i64 {
 
 #[tokio::test]
 async fn publish_sets_the_url_and_emits_one_event() {
-    let (app, db) = app_db!();
+    let app = app!();
     let ws = app.workspace("W").await;
     let publisher = app.token(&ws, "publish").await;
     let hook = app
@@ -163,42 +158,25 @@ async fn publish_sets_the_url_and_emits_one_event() {
             "---\ntitle: Export\n---\n# Export\n",
         )
         .await;
+    let publish = format!("/v1/articles/{id}/publish");
 
-    let res = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/v1/articles/{id}/publish"),
-            &publisher,
-        )
-        .send()
-        .await
-        .expect("publish");
-    assert_eq!(res.status(), 200);
-    let a = body(res).await;
+    let a = app.post(&publish).token(&publisher).expect(200).await;
     assert_eq!(a["status"], "published");
     assert_eq!(a["version"], 1);
     let public_url = a["public_url"].as_str().expect("public_url").to_owned();
     assert!(public_url.starts_with(&app.base), "{public_url}");
 
-    let page = app
-        .client
-        .get(&public_url)
-        .send()
-        .await
-        .expect("public page");
-    assert_eq!(page.status(), 200, "no token needed");
-    assert_eq!(
-        page.text().await.expect("text"),
-        "---\ntitle: Export\n---\n# Export\n"
-    );
-    assert_eq!(published_events(&db, &id).await, 1);
+    // No token needed.
+    let page = app.get(&public_url).anonymous().expect_text(200).await;
+    assert_eq!(page, "---\ntitle: Export\n---\n# Export\n");
+    assert_eq!(published_events(&app.db, &id).await, 1);
     let deliveries = |hook: &Value| {
         let path = format!(
             "/v1/webhooks/{}/deliveries",
             hook["id"].as_str().expect("id")
         );
         let app = &app;
-        async move { body(app.get(&path, &app.platform_token).await).await }
+        async move { app.get(&path).expect(200).await }
     };
     let list = deliveries(&hook).await;
     assert_eq!(list["data"].as_array().map(Vec::len), Some(1));
@@ -210,21 +188,15 @@ async fn publish_sets_the_url_and_emits_one_event() {
     );
 
     // Publishing the published version again changes and emits nothing.
-    let res = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/v1/articles/{id}/publish"),
-            &publisher,
-        )
+    let again = app
+        .post(&publish)
+        .token(&publisher)
         .json(&json!({}))
-        .send()
-        .await
-        .expect("publish again");
-    assert_eq!(res.status(), 200);
-    let again = body(res).await;
+        .expect(200)
+        .await;
     assert_eq!(again["status"], "published");
     assert_eq!(again["public_url"], public_url.as_str());
-    assert_eq!(published_events(&db, &id).await, 1, "no second event");
+    assert_eq!(published_events(&app.db, &id).await, 1, "no second event");
     assert_eq!(
         deliveries(&hook).await["data"].as_array().map(Vec::len),
         Some(1)
@@ -233,24 +205,11 @@ async fn publish_sets_the_url_and_emits_one_event() {
     // A new version is a draft again, and publishing it emits again and serves the new body.
     app.write_article(&ws, "export", Surface::DevDocs, "# Export v2\n")
         .await;
-    let res = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/v1/articles/{id}/publish"),
-            &publisher,
-        )
-        .send()
-        .await
-        .expect("publish v2");
-    assert_eq!(body(res).await["version"], 2);
-    assert_eq!(published_events(&db, &id).await, 2);
-    let page = app
-        .client
-        .get(&public_url)
-        .send()
-        .await
-        .expect("public page");
-    assert_eq!(page.text().await.expect("text"), "# Export v2\n");
+    let v2 = app.post(&publish).token(&publisher).expect(200).await;
+    assert_eq!(v2["version"], 2);
+    assert_eq!(published_events(&app.db, &id).await, 2);
+    let page = app.get(&public_url).anonymous().expect_text(200).await;
+    assert_eq!(page, "# Export v2\n");
 }
 
 #[tokio::test]
@@ -261,31 +220,26 @@ async fn an_unpublished_article_has_no_public_page() {
         .write_article(&ws, "export", Surface::Blog, "draft")
         .await;
     let res = app
-        .client
-        .get(app.url(&format!("/published/{id}")))
+        .get(&format!("/published/{id}"))
+        .anonymous()
         .send()
-        .await
-        .expect("request");
+        .await;
     assert_eq!(res.status(), 404);
 }
 
 #[tokio::test]
 async fn publishing_needs_the_publish_scope() {
-    let (app, db) = app_db!();
+    let app = app!();
     let ws = app.workspace("W").await;
     let write = app.token(&ws, "write").await;
     let id = app
         .write_article(&ws, "export", Surface::Blog, "draft")
         .await;
     let res = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/v1/articles/{id}/publish"),
-            &write,
-        )
+        .post(&format!("/v1/articles/{id}/publish"))
+        .token(&write)
         .send()
-        .await
-        .expect("publish");
+        .await;
     let res_headers = res.headers().clone();
     expect_error(res, 403, "insufficient_scope").await;
     assert!(
@@ -294,10 +248,14 @@ async fn publishing_needs_the_publish_scope() {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.contains("scope=\"publish\""))
     );
-    let a = body(app.get(&format!("/v1/articles/{id}"), &write).await).await;
+    let a = app
+        .get(&format!("/v1/articles/{id}"))
+        .token(&write)
+        .expect(200)
+        .await;
     assert_eq!(a["status"], "draft");
     assert!(a["public_url"].is_null());
-    assert_eq!(published_events(&db, &id).await, 0);
+    assert_eq!(published_events(&app.db, &id).await, 0);
 }
 
 #[tokio::test]
@@ -308,24 +266,17 @@ async fn regenerate_queues_a_run_for_the_articles_surface() {
     let id = app
         .write_article(&ws, "src", Surface::DevDocs, "docs")
         .await;
+    let regenerate = format!("/v1/articles/{id}/regenerate");
 
-    let res = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/v1/articles/{id}/regenerate"),
-            &write,
-        )
-        .send()
-        .await
-        .expect("regenerate");
-    assert_eq!(res.status(), 201);
-    let location = res
-        .headers()
+    let (headers, run) = app
+        .post(&regenerate)
+        .token(&write)
+        .expect_with_headers(201)
+        .await;
+    let location = headers
         .get("location")
         .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
         .expect("Location");
-    let run = body(res).await;
     assert_eq!(run["status"], "queued");
     assert_eq!(run["feature_id"], "src");
     assert_eq!(run["surfaces"], json!(["dev-docs"]));
@@ -335,31 +286,20 @@ async fn regenerate_queues_a_run_for_the_articles_surface() {
         app.url(&format!("/v1/runs/{}", run["id"].as_str().expect("id")))
     );
 
-    let res = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/v1/articles/{id}/regenerate"),
-            &write,
-        )
+    // Coalesced.
+    let again = app
+        .post(&regenerate)
+        .token(&write)
         .json(&json!({"tier": "priority"}))
-        .send()
-        .await
-        .expect("regenerate again");
-    assert_eq!(res.status(), 200, "coalesced");
-    let again = body(res).await;
+        .expect(200)
+        .await;
     assert_eq!(again["id"], run["id"]);
     assert_eq!(again["tier"], "priority");
     assert_eq!(again["surfaces"], json!(["dev-docs"]));
 
     let read = app.token(&ws, "read").await;
-    let res = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/v1/articles/{id}/regenerate"),
-            &read,
-        )
-        .send()
-        .await
-        .expect("regenerate with read");
-    expect_error(res, 403, "insufficient_scope").await;
+    app.post(&regenerate)
+        .token(&read)
+        .expect_error(403, "insufficient_scope")
+        .await;
 }

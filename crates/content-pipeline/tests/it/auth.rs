@@ -4,72 +4,52 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error};
+use crate::helpers::{TestApp, expect_error, unissued_token};
 
 #[tokio::test]
 async fn bad_credentials_are_401_with_a_bearer_challenge() {
     let app = app!();
-    let res = app
-        .client
-        .get(app.url("/v1/workspaces"))
-        .send()
-        .await
-        .unwrap();
+    let res = app.get("/v1/workspaces").anonymous().send().await;
     assert_eq!(res.headers()["www-authenticate"], "Bearer");
     expect_error(res, 401, "unauthenticated").await;
 
-    let valid_shape_unknown = operations::tokens::generate_token();
+    let valid_shape_unknown = unissued_token();
     let mut typo = app.platform_token.clone().into_bytes();
     typo[8] = if typo[8] == b'a' { b'b' } else { b'a' };
     let typo = String::from_utf8(typo).unwrap();
     for token in ["garbage", valid_shape_unknown.as_str(), typo.as_str()] {
-        let res = app.get("/v1/workspaces", token).await;
+        let res = app.get("/v1/workspaces").token(token).send().await;
         assert_eq!(
             res.headers()["www-authenticate"],
             "Bearer error=\"invalid_token\""
         );
         expect_error(res, 401, "unauthenticated").await;
     }
-    let res = app
-        .client
-        .get(app.url("/v1/workspaces"))
+    app.get("/v1/workspaces")
+        .anonymous()
         .header("authorization", format!("Basic {}", app.platform_token))
-        .send()
-        .await
-        .unwrap();
-    expect_error(res, 401, "unauthenticated").await;
+        .expect_error(401, "unauthenticated")
+        .await;
 }
 
 #[tokio::test]
 async fn revoked_tokens_stop_working_at_once() {
     let app = app!();
     let ws = app.workspace("revoke").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/tokens"),
-            &app.platform_token,
-            &json!({"scope": "read"}),
-        )
+    let created = app
+        .post(&format!("/v1/workspaces/{ws}/tokens"))
+        .json(&json!({"scope": "read"}))
+        .expect(201)
         .await;
-    let created = body(res).await;
     let token = created["token"].as_str().unwrap();
-    assert_eq!(app.get("/v1/workspaces", token).await.status(), 200);
-    let res = app
-        .request(
-            Method::DELETE,
-            &format!("/v1/tokens/{}", created["id"].as_str().unwrap()),
-            &app.platform_token,
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    expect_error(
-        app.get("/v1/workspaces", token).await,
-        401,
-        "unauthenticated",
-    )
-    .await;
+    app.get("/v1/workspaces").token(token).expect(200).await;
+    app.delete(&format!("/v1/tokens/{}", created["id"].as_str().unwrap()))
+        .expect(200)
+        .await;
+    app.get("/v1/workspaces")
+        .token(token)
+        .expect_error(401, "unauthenticated")
+        .await;
 }
 
 /// A workspace with one of every resource, for the matrices below.
@@ -84,70 +64,42 @@ struct Fixture {
 
 async fn fixture(app: &TestApp, name: &str) -> Fixture {
     let ws = app.workspace(name).await;
-    let t = &app.platform_token;
-    let run = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            t,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
-    let hook = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            t,
-            &json!({"url": "https://hooks.example.com/in", "events": ["article.published"]}),
-        )
-        .await,
-    )
-    .await;
-    let ws_id: domain::WorkspaceId = ws.parse().unwrap();
-    let run_id: domain::RunId = run["id"].as_str().unwrap().parse().unwrap();
-    let mut tx = app.store.begin().await.unwrap();
-    let article = tx
-        .write_article_version(
-            &store::NewArticleVersion {
-                workspace_id: ws_id,
-                feature_id: "src".into(),
-                surface: domain::Surface::DevDocs,
-                title: "Src".into(),
-                status: domain::ArticleStatus::Draft,
-                mdx_body: "---\ntitle: Src\n---\n\n# Src\n".into(),
-                provenance: json!({"commit": "abc"}),
-                run_id,
-            },
-            app.clock.timestamp(),
-        )
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
-    let published = app
-        .post(
-            &format!("/v1/articles/{}/publish", article.id),
-            t,
-            &json!({}),
-        )
+    let run = app
+        .post(&format!("/v1/workspaces/{ws}/runs"))
+        .json(&json!({"feature_id": "src"}))
+        .expect(201)
         .await;
-    assert_eq!(published.status(), 200);
-    let deliveries = body(
-        app.get(
-            &format!("/v1/webhooks/{}/deliveries", hook["id"].as_str().unwrap()),
-            t,
-        )
-        .await,
-    )
-    .await;
-    let token = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/tokens"),
-            t,
-            &json!({"scope": "read"}),
-        )
-        .await,
-    )
-    .await;
+    let hook = app
+        .webhook(&ws, "https://hooks.example.com/in", &["article.published"])
+        .await;
+    let article = app
+        .write_article_version(&store::NewArticleVersion {
+            workspace_id: ws.parse().unwrap(),
+            feature_id: "src".into(),
+            surface: domain::Surface::DevDocs,
+            title: "Src".into(),
+            status: domain::ArticleStatus::Draft,
+            mdx_body: "---\ntitle: Src\n---\n\n# Src\n".into(),
+            provenance: json!({"commit": "abc"}),
+            run_id: run["id"].as_str().unwrap().parse().unwrap(),
+        })
+        .await;
+    app.post(&format!("/v1/articles/{}/publish", article.id))
+        .json(&json!({}))
+        .expect(200)
+        .await;
+    let deliveries = app
+        .get(&format!(
+            "/v1/webhooks/{}/deliveries",
+            hook["id"].as_str().unwrap()
+        ))
+        .expect(200)
+        .await;
+    let token = app
+        .post(&format!("/v1/workspaces/{ws}/tokens"))
+        .json(&json!({"scope": "read"}))
+        .expect(201)
+        .await;
     Fixture {
         ws,
         run: run["id"].as_str().unwrap().into(),
@@ -304,11 +256,11 @@ async fn call(
     body: &Option<Value>,
     token: &str,
 ) -> reqwest::Response {
-    let mut req = app.request(method.clone(), path, token);
-    if let Some(b) = body {
-        req = req.json(b);
+    let call = app.call(method.clone(), path).token(token);
+    match body {
+        Some(b) => call.json(b).send().await,
+        None => call.send().await,
     }
-    req.send().await.unwrap()
 }
 
 const LADDER: [&str; 4] = ["read", "write", "publish", "admin"];
@@ -349,17 +301,14 @@ async fn every_operation_requires_its_scope() {
     }
     // Creating workspaces is for platform tokens only, even a workspace admin's.
     let admin = &tokens[3].1;
-    expect_error(
-        app.post("/v1/workspaces", admin, &json!({"name": "x"}))
-            .await,
-        403,
-        "insufficient_scope",
-    )
-    .await;
+    app.post("/v1/workspaces")
+        .token(admin)
+        .json(&json!({"name": "x"}))
+        .expect_error(403, "insufficient_scope")
+        .await;
 }
 
 async fn snapshot(app: &TestApp, f: &Fixture) -> Vec<Value> {
-    let t = &app.platform_token;
     let mut out = Vec::new();
     for path in [
         format!("/v1/workspaces/{}", f.ws),
@@ -369,7 +318,7 @@ async fn snapshot(app: &TestApp, f: &Fixture) -> Vec<Value> {
         format!("/v1/workspaces/{}/tokens", f.ws),
         format!("/v1/webhooks/{}/deliveries", f.webhook),
     ] {
-        out.push(body(app.get(&path, t).await).await);
+        out.push(app.get(&path).expect(200).await);
     }
     out
 }
@@ -395,6 +344,6 @@ async fn another_workspace_is_invisible_to_every_operation() {
     );
     // The other workspace's list shows only itself.
     let token = app.token(&other, "admin").await;
-    let list = body(app.get("/v1/workspaces", &token).await).await;
+    let list = app.get("/v1/workspaces").token(&token).expect(200).await;
     assert_eq!(list["data"].as_array().unwrap().len(), 1);
 }

@@ -4,27 +4,35 @@
 
 use std::time::{Duration, Instant};
 
-use content_pipeline::Config;
-use content_pipeline::config::{DatabaseUrl, parse_positive_duration};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::app;
-use crate::helpers::TestApp;
+use crate::helpers::{Builder, TestApp};
 
-fn limits(header: &str, idle: &str, max_connections: usize) -> impl FnOnce(&mut Config) {
-    let header = parse_positive_duration(header).expect("header timeout");
-    let idle = parse_positive_duration(idle).expect("idle timeout");
-    move |c: &mut Config| {
-        c.http_header_timeout = header;
-        c.http_idle_timeout = idle;
-        c.http_max_connections = max_connections;
-    }
+fn limits(header_secs: u64, idle_secs: u64, max_connections: usize) -> Builder {
+    TestApp::builder()
+        .http_timeouts(
+            Duration::from_secs(header_secs),
+            Duration::from_secs(idle_secs),
+        )
+        .http_max_connections(max_connections)
 }
 
 async fn connect(app: &TestApp) -> TcpStream {
     let address = app.base.trim_start_matches("http://");
     TcpStream::connect(address).await.expect("connect")
+}
+
+/// Sends a keep-alive `GET /healthz` on `stream`; returns what the first read of the answer got.
+async fn healthz_on(stream: &mut TcpStream) -> Vec<u8> {
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .expect("write");
+    let mut buf = [0u8; 4096];
+    let n = stream.read(&mut buf).await.expect("response");
+    buf[..n].to_vec()
 }
 
 /// Reads until the server closes the connection (end of stream or reset) and returns what it
@@ -64,7 +72,7 @@ async fn healthz_within(app: &TestApp, patience: Duration) -> bool {
 
 #[tokio::test]
 async fn a_client_sending_its_headers_slowly_is_cut_after_the_header_timeout() {
-    let app = app!(limits("1s", "30s", 100));
+    let app = app!(limits(1, 30, 100));
     let mut stream = connect(&app).await;
     let started = Instant::now();
     stream
@@ -111,19 +119,14 @@ async fn a_client_sending_its_headers_slowly_is_cut_after_the_header_timeout() {
 
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
-    let app = app!(limits("30s", "1s", 100));
+    let app = app!(limits(30, 1, 100));
     let mut stream = connect(&app).await;
-    stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-        .await
-        .expect("write");
-    let mut buf = [0u8; 4096];
-    let n = stream.read(&mut buf).await.expect("response");
+    let answer = healthz_on(&mut stream).await;
     let answered = Instant::now();
     assert!(
-        buf[..n].starts_with(b"HTTP/1.1 200"),
+        answer.starts_with(b"HTTP/1.1 200"),
         "{}",
-        String::from_utf8_lossy(&buf[..n])
+        String::from_utf8_lossy(&answer)
     );
     let rest = until_closed(&mut stream, Duration::from_secs(10)).await;
     let idle = answered.elapsed();
@@ -139,7 +142,7 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
 
 #[tokio::test]
 async fn with_the_cap_full_of_idle_connections_healthz_waits_then_answers_within_the_timeouts() {
-    let app = app!(limits("2s", "2s", 10));
+    let app = app!(limits(2, 2, 10));
     let mut held = Vec::new();
     // Half of the slots to connections that never send anything, half to keep-alive ones
     // that made one request and went quiet.
@@ -148,13 +151,7 @@ async fn with_the_cap_full_of_idle_connections_healthz_waits_then_answers_within
     }
     for _ in 0..5 {
         let mut stream = connect(&app).await;
-        stream
-            .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-            .await
-            .expect("write");
-        let mut buf = [0u8; 4096];
-        let n = stream.read(&mut buf).await.expect("response");
-        assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+        assert!(healthz_on(&mut stream).await.starts_with(b"HTTP/1.1 200"));
         held.push(stream);
     }
     let full = Instant::now();
@@ -175,7 +172,7 @@ async fn with_the_cap_full_of_idle_connections_healthz_waits_then_answers_within
 
 #[tokio::test]
 async fn five_hundred_idle_connections_neither_slow_healthz_nor_stay_open() {
-    let app = app!(limits("3s", "3s", 1000));
+    let app = app!(limits(3, 3, 1000));
     let mut idle = Vec::new();
     for _ in 0..500 {
         idle.push(connect(&app).await);
@@ -214,7 +211,7 @@ async fn five_hundred_idle_connections_neither_slow_healthz_nor_stay_open() {
 
 #[tokio::test]
 async fn an_oversized_request_head_is_refused_and_the_server_lives_on() {
-    let app = app!(|c: &mut Config| c.http_max_header_bytes = 16 * 1024);
+    let app = app!(TestApp::builder().http_max_header_bytes(16 * 1024));
     let mut stream = connect(&app).await;
     let big = "a".repeat(32 * 1024);
     let request = format!("GET /healthz HTTP/1.1\r\nHost: test\r\nX-Big: {big}\r\n\r\n");
@@ -269,49 +266,22 @@ async fn h2c_with_prior_knowledge_is_served() {
 
 #[tokio::test]
 async fn a_stopping_server_closes_connections_waiting_for_a_head_at_once() {
-    if crate::helpers::engine() != "sqlite" {
+    if testkit::selected_engine() != store::Engine::Sqlite {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = Config {
-        database_url: DatabaseUrl::parse(&format!(
-            "sqlite://{}",
-            dir.path().join("stop.db").display()
-        ))
-        .expect("database url"),
-        bind: "127.0.0.1:0".into(),
-        secret_key: Some(domain::Secret::new(webhooks::SecretBox::generate_key())),
-        key_file: dir.path().join("key"),
-        workers: false,
-        http_header_timeout: Duration::from_secs(30),
-        http_idle_timeout: Duration::from_secs(30),
-        ..Config::default()
-    };
-    let app = content_pipeline::Application::build(config, domain::Clock::system())
-        .await
-        .expect("build");
-    let address = app.address;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(app.run_until(async {
-        let _ = stopped.await;
-    }));
-    let _silent = TcpStream::connect(address).await.expect("connect");
-    let mut half = TcpStream::connect(address).await.expect("connect");
+    let mut app =
+        app!(TestApp::builder().http_timeouts(Duration::from_secs(30), Duration::from_secs(30)));
+    let _silent = connect(&app).await;
+    let mut half = connect(&app).await;
     half.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n")
         .await
         .expect("write");
-    let mut idle = TcpStream::connect(address).await.expect("connect");
-    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-        .await
-        .expect("write");
-    let mut buf = [0u8; 1024];
-    let n = idle.read(&mut buf).await.expect("response");
-    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    let mut idle = connect(&app).await;
+    assert!(healthz_on(&mut idle).await.starts_with(b"HTTP/1.1 200"));
     tokio::time::sleep(Duration::from_millis(200)).await;
 
     let stopping = Instant::now();
-    let _ = stop.send(());
-    let ended = tokio::time::timeout(Duration::from_secs(10), server).await;
+    let ended = tokio::time::timeout(Duration::from_secs(10), app.stop()).await;
     assert!(
         ended.is_ok(),
         "the server still waited for its quiet connections 10 s after being told to stop"

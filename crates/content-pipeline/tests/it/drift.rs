@@ -3,19 +3,15 @@
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error, git};
+use crate::helpers::TestApp;
 
 /// `drift.detected` events recorded so far, counted from a subscription's deliveries: the
 /// worker's own check after each run may record them before the test's check does.
 async fn drift_events(app: &TestApp, hook: &str) -> usize {
-    let v = body(
-        app.get(
-            &format!("/v1/webhooks/{hook}/deliveries?limit=100"),
-            &app.platform_token,
-        )
-        .await,
-    )
-    .await;
+    let v = app
+        .get(&format!("/v1/webhooks/{hook}/deliveries?limit=100"))
+        .expect(200)
+        .await;
     v["data"]
         .as_array()
         .unwrap()
@@ -25,46 +21,24 @@ async fn drift_events(app: &TestApp, hook: &str) -> usize {
 }
 
 async fn subscribe(app: &TestApp, ws: &str) -> String {
-    let hook = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            &app.platform_token,
-            &json!({"url": "https://hooks.example.com/drift", "events": ["drift.detected"]}),
-        )
-        .await,
-    )
-    .await;
+    let hook = app
+        .webhook(ws, "https://hooks.example.com/drift", &["drift.detected"])
+        .await;
     hook["id"].as_str().unwrap().to_owned()
 }
 
 async fn check(app: &TestApp, ws: &str) -> Value {
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/drift-check"),
-            &app.platform_token,
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
-    body(res).await
+    app.post(&format!("/v1/workspaces/{ws}/drift-check"))
+        .json(&json!({}))
+        .expect(200)
+        .await
 }
 
 #[tokio::test]
 async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
-    let app = app!(|c| {
-        c.workers = true;
-        c.run_concurrency = 1;
-        c.drift_interval = std::time::Duration::ZERO;
-    });
-    let repo = app.git_repo("drifting");
-    let res = app
-        .post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "drift", "repo_path": repo}),
-        )
-        .await;
-    let ws = body(res).await["id"].as_str().unwrap().to_owned();
+    let app = app!(TestApp::builder().run_worker());
+    let mut repo = app.repo("drifting");
+    let ws = app.workspace_on("drift", &repo.path).await;
     let hook = subscribe(&app, &ws).await;
     assert_eq!(app.run_feature(&ws, "src").await["status"], "succeeded");
 
@@ -73,23 +47,21 @@ async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
     assert_eq!(fresh["drifted"], json!([]));
 
     // Only moved: a comment and blank lines above the function. Not drift.
-    std::fs::write(
-        repo.join("src/lib.rs"),
+    repo.write(
+        "src/lib.rs",
         "// Arithmetic helpers.\n\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
-    )
-    .unwrap();
-    git(&repo, &["commit", "-q", "-am", "chore: move things around"]);
+    );
+    repo.commit("chore: move things around");
     let moved = check(&app, &ws).await;
     assert_eq!(moved["drifted"], json!([]), "{moved}");
     assert_eq!(moved["events_recorded"], 0);
 
     // The documented function changes: every article built from it drifted.
-    std::fs::write(
-        repo.join("src/lib.rs"),
+    repo.write(
+        "src/lib.rs",
         "/// Adds.\npub fn add(a: i64, b: i64) -> i64 { a + b }\n",
-    )
-    .unwrap();
-    git(&repo, &["commit", "-q", "-am", "feat: widen add"]);
+    );
+    repo.commit("feat: widen add");
     let changed = check(&app, &ws).await;
     let drifted = changed["drifted"].as_array().unwrap();
     assert_eq!(drifted.len(), 4, "{changed}");
@@ -114,10 +86,8 @@ async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
     assert_eq!(drift_events(&app, &hook).await, 4);
 
     // Deleted at a new HEAD: reported again, as deleted.
-    git(&repo, &["rm", "-q", "src/lib.rs"]);
-    std::fs::write(repo.join("README.md"), "docs\n").unwrap();
-    git(&repo, &["add", "README.md"]);
-    git(&repo, &["commit", "-q", "-m", "refactor!: remove add"]);
+    repo.remove("src/lib.rs").write("README.md", "docs\n");
+    repo.commit("refactor!: remove add");
     let deleted = check(&app, &ws).await;
     assert_eq!(
         drift_events(&app, &hook).await,
@@ -128,44 +98,25 @@ async fn changed_and_deleted_sources_drift_once_per_head_and_moves_do_not() {
 
     // Checking needs the write scope.
     let read = app.token(&ws, "read").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/drift-check"),
-            &read,
-            &json!({}),
-        )
+    app.post(&format!("/v1/workspaces/{ws}/drift-check"))
+        .token(&read)
+        .json(&json!({}))
+        .expect_error(403, "insufficient_scope")
         .await;
-    expect_error(res, 403, "insufficient_scope").await;
 }
 
 #[tokio::test]
 async fn drift_events_reach_subscriptions() {
-    let app = app!(|c| {
-        c.workers = true;
-        c.run_concurrency = 1;
-        c.drift_interval = std::time::Duration::ZERO;
-    });
-    let repo = app.git_repo("events");
-    let ws = body(
-        app.post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "ev", "repo_path": repo}),
-        )
-        .await,
-    )
-    .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let app = app!(TestApp::builder().run_worker());
+    let mut repo = app.repo("events");
+    let ws = app.workspace_on("ev", &repo.path).await;
     let hook = subscribe(&app, &ws).await;
     assert_eq!(app.run_feature(&ws, "src").await["status"], "succeeded");
-    std::fs::write(
-        repo.join("src/lib.rs"),
+    repo.write(
+        "src/lib.rs",
         "/// Adds.\npub fn add(a: u8, b: u8) -> u8 { a + b }\n",
-    )
-    .unwrap();
-    git(&repo, &["commit", "-q", "-am", "fix: bytes"]);
+    );
+    repo.commit("fix: bytes");
     assert_eq!(
         check(&app, &ws).await["drifted"].as_array().unwrap().len(),
         4
@@ -176,31 +127,26 @@ async fn drift_events_reach_subscriptions() {
 #[tokio::test]
 async fn a_drift_check_without_a_repository_or_with_a_bad_body_is_422() {
     let app = app!();
-    let res = app
-        .post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "no-repo"}),
-        )
+    let ws = app
+        .post("/v1/workspaces")
+        .json(&json!({"name": "no-repo"}))
+        .expect(201)
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let check = format!("/v1/workspaces/{ws}/drift-check");
+    let error = app
+        .post(&check)
+        .json(&json!({}))
+        .expect_error(422, "validation_failed")
         .await;
-    assert_eq!(res.status(), 201);
-    let ws = body(res).await["id"].as_str().unwrap().to_owned();
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/drift-check"),
-            &app.platform_token,
-            &json!({}),
-        )
-        .await;
-    let error = expect_error(res, 422, "validation_failed").await;
     assert_eq!(error["error"]["param"], "repo_path");
     // A bad body is refused before anything is checked.
     let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/drift-check"),
-            &app.platform_token,
-            &json!({"unexpected": true}),
-        )
+        .post(&check)
+        .json(&json!({"unexpected": true}))
+        .send()
         .await;
     assert_eq!(res.status(), 422);
 }

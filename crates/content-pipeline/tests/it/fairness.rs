@@ -3,39 +3,31 @@
 
 use std::time::{Duration, Instant};
 
-use content_pipeline::config::parse_retry_schedule;
-use domain::{EventType, LogLevel, LogStage, WorkspaceId};
+use domain::EventType;
 use reqwest::Response;
 use serde_json::json;
+use testkit::eventually;
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error};
+use crate::helpers::{TestApp, expect_error};
 use crate::receiver::{Receiver, Reply};
 
 /// The live log tests read a process-wide counter: one at a time, so they do not count each
 /// other's reads.
 static LIVE_LOG_TESTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-async fn record(app: &TestApp, ws: &str, event_type: EventType) {
-    let ws: WorkspaceId = ws.parse().expect("workspace id");
-    let mut tx = app.store.begin().await.expect("tx");
-    tx.record_event(ws, event_type, json!({}), app.clock.timestamp())
-        .await
-        .expect("record event");
-    tx.commit().await.expect("commit");
-}
-
 #[tokio::test]
 async fn hanging_receivers_of_one_workspace_leave_slots_to_another() {
     // 8 slots, 2 per subscription, 4 per workspace: four hanging subscriptions of one tenant
     // would hold all 8 with only the subscription cap.
-    let app = app!(|c| {
-        c.workers = true;
-        c.webhook_allowed_cidrs = webhooks::parse_cidr_list("127.0.0.0/8").expect("cidrs");
-        c.webhook_retry_schedule = parse_retry_schedule("0s,5s").expect("schedule");
-        c.webhook_timeout = Duration::from_secs(30);
-        c.webhook_concurrency = 8;
-    });
+    let app = app!(
+        TestApp::builder()
+            .workers()
+            .webhook_allowed_cidrs("127.0.0.0/8")
+            .webhook_retry_schedule("0s,5s")
+            .webhook_timeout(Duration::from_secs(30))
+            .webhook_concurrency(8)
+    );
     let noisy = app.workspace("noisy").await;
     let mut hanging = Vec::new();
     for _ in 0..4 {
@@ -45,20 +37,23 @@ async fn hanging_receivers_of_one_workspace_leave_slots_to_another() {
         hanging.push(receiver);
     }
     for _ in 0..3 {
-        record(&app, &noisy, EventType::RunFailed).await;
+        app.record_event(&noisy, EventType::RunFailed, json!({}))
+            .await;
     }
     let in_flight = || hanging.iter().map(Receiver::count).sum::<usize>();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while in_flight() < 4 && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(in_flight() >= 4, "the noisy workspace's attempts started");
+    eventually(
+        Duration::from_secs(5),
+        "the noisy workspace's attempts started",
+        || async { (in_flight() >= 4).then_some(()) },
+    )
+    .await;
 
     let quiet = app.workspace("quiet").await;
     let receiver = Receiver::start().await;
     app.webhook(&quiet, &receiver.url, &["run.completed"]).await;
     let started = Instant::now();
-    record(&app, &quiet, EventType::RunCompleted).await;
+    app.record_event(&quiet, EventType::RunCompleted, json!({}))
+        .await;
     receiver.wait_for(1, Duration::from_secs(10)).await;
     let waited = started.elapsed();
     assert!(
@@ -75,37 +70,25 @@ async fn hanging_receivers_of_one_workspace_leave_slots_to_another() {
 /// A queued run (no workers here, so it stays queued) of a fresh workspace.
 async fn queued_run(app: &TestApp) -> (String, String) {
     let ws = app.workspace("live").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            &app.platform_token,
-            &json!({"feature_id": "src"}),
-        )
+    let run = app
+        .post(&format!("/v1/workspaces/{ws}/runs"))
+        .json(&json!({"feature_id": "src"}))
+        .expect(201)
         .await;
-    assert_eq!(res.status(), 201);
-    let run = body(res).await["id"].as_str().expect("id").to_owned();
-    (ws, run)
+    (ws, run["id"].as_str().expect("id").to_owned())
 }
 
 async fn stream(app: &TestApp, run: &str, token: &str) -> Response {
-    app.request(reqwest::Method::GET, &format!("/v1/runs/{run}/log"), token)
+    app.get(&format!("/v1/runs/{run}/log"))
+        .token(token)
         .header("accept", "text/event-stream")
         .send()
         .await
-        .expect("request")
 }
 
 /// The process-wide count of live log stream reads.
 async fn stream_reads(app: &TestApp) -> f64 {
-    let text = app
-        .client
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
+    let text = app.get("/metrics").anonymous().expect_text(200).await;
     text.lines()
         .find_map(|l| l.strip_prefix("run_log_stream_reads_total "))
         .and_then(|n| n.trim().parse().ok())
@@ -140,42 +123,29 @@ async fn a_token_holds_at_most_five_live_log_streams() {
         200,
         "the cap is per token"
     );
-    let paged = app.get(&format!("/v1/runs/{run}/log"), &token).await;
+    let paged = app
+        .get(&format!("/v1/runs/{run}/log"))
+        .token(&token)
+        .send()
+        .await;
     assert_eq!(paged.status(), 200, "the paged log is not a stream");
 
     // A client that goes away gives its slot back.
     drop(open.pop());
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let res = stream(&app, &run, &token).await;
-        if res.status() == 200 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the closed stream's slot came back"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(5),
+        "the closed stream's slot came back",
+        || async { (stream(&app, &run, &token).await.status() == 200).then_some(()) },
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_live_log_stream_ends_at_its_lifetime_and_resumes_with_last_event_id() {
     let _serial = LIVE_LOG_TESTS.lock().await;
-    let app = app!(|c| c.log_stream_lifetime = Duration::from_secs(1));
+    let app = app!(TestApp::builder().log_stream_lifetime(Duration::from_secs(1)));
     let (_, run) = queued_run(&app).await;
-    let run_id = run.parse().expect("run id");
-    app.store
-        .log_run_event(
-            run_id,
-            LogLevel::Info,
-            LogStage::Resolve,
-            "first",
-            &json!({}),
-            app.clock.timestamp(),
-        )
-        .await
-        .expect("log");
+    app.log(&run, "resolve", "first").await;
     let started = Instant::now();
     let text = tokio::time::timeout(
         Duration::from_secs(10),
@@ -191,31 +161,13 @@ async fn a_live_log_stream_ends_at_its_lifetime_and_resumes_with_last_event_id()
     );
     assert!(text.contains("id: 1") || text.contains("id:1"), "{text}");
 
-    app.store
-        .log_run_event(
-            run_id,
-            LogLevel::Info,
-            LogStage::Resolve,
-            "second",
-            &json!({}),
-            app.clock.timestamp(),
-        )
-        .await
-        .expect("log");
+    app.log(&run, "resolve", "second").await;
     let resumed = app
-        .request(
-            reqwest::Method::GET,
-            &format!("/v1/runs/{run}/log"),
-            &app.platform_token,
-        )
+        .get(&format!("/v1/runs/{run}/log"))
         .header("accept", "text/event-stream")
         .header("last-event-id", "1")
-        .send()
-        .await
-        .expect("request")
-        .text()
-        .await
-        .expect("text");
+        .expect_text(200)
+        .await;
     assert!(
         resumed.contains("second") && !resumed.contains("first"),
         "{resumed}"
@@ -244,7 +196,6 @@ async fn a_live_log_stream_wakes_on_a_new_line_and_does_not_poll_while_idle() {
     let _serial = LIVE_LOG_TESTS.lock().await;
     let app = app!();
     let (_, run) = queued_run(&app).await;
-    let run_id = run.parse().expect("run id");
     let mut streams = Vec::new();
     for _ in 0..5 {
         let res = stream(&app, &run, &app.platform_token).await;
@@ -268,17 +219,7 @@ async fn a_live_log_stream_wakes_on_a_new_line_and_does_not_poll_while_idle() {
     for i in 1..=3 {
         let line = format!("line {i}");
         let written = Instant::now();
-        app.store
-            .log_run_event(
-                run_id,
-                LogLevel::Info,
-                LogStage::Extract,
-                &line,
-                &json!({}),
-                app.clock.timestamp(),
-            )
-            .await
-            .expect("log");
+        app.log(&run, "extract", &line).await;
         let arrived = arrival(&mut streams[0], &line, Duration::from_secs(3)).await;
         let latency = arrived - written;
         assert!(

@@ -6,24 +6,14 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error};
+use crate::helpers::{Call, TestApp, body, expect_error, request_fingerprint};
 
-async fn keyed(
-    app: &TestApp,
-    path: &str,
-    key: &str,
-    body: &serde_json::Value,
-) -> reqwest::Response {
-    app.request(Method::POST, path, &app.platform_token)
-        .header("idempotency-key", key)
-        .json(body)
-        .send()
-        .await
-        .unwrap()
+fn keyed<'a>(app: &'a TestApp, path: &str, key: &str, body: &serde_json::Value) -> Call<'a> {
+    app.post(path).header("idempotency-key", key).json(body)
 }
 
 async fn count(app: &TestApp, path: &str) -> usize {
-    body(app.get(path, &app.platform_token).await).await["data"]
+    app.get(path).expect(200).await["data"]
         .as_array()
         .unwrap()
         .len()
@@ -36,7 +26,7 @@ async fn a_retry_replays_the_stored_response_byte_for_byte() {
     let path = format!("/v1/workspaces/{ws}/webhooks");
     let req =
         json!({"url": "https://example.com/a", "events": ["run.completed"], "description": "x"});
-    let first = keyed(&app, &path, "key-1", &req).await;
+    let first = keyed(&app, &path, "key-1", &req).send().await;
     assert_eq!(first.status(), 201);
     assert!(first.headers().get("idempotent-replayed").is_none());
     let location = first.headers()["location"].clone();
@@ -44,7 +34,7 @@ async fn a_retry_replays_the_stored_response_byte_for_byte() {
     // Same request, keys in another order: the same fingerprint.
     let reordered =
         json!({"description": "x", "events": ["run.completed"], "url": "https://example.com/a"});
-    let second = keyed(&app, &path, "key-1", &reordered).await;
+    let second = keyed(&app, &path, "key-1", &reordered).send().await;
     assert_eq!(second.status(), 201);
     assert_eq!(second.headers()["idempotent-replayed"], "true");
     assert_eq!(second.headers()["location"], location);
@@ -55,7 +45,7 @@ async fn a_retry_replays_the_stored_response_byte_for_byte() {
     );
     assert_eq!(count(&app, &path).await, 1);
     // A structured-field string names the same key.
-    let third = keyed(&app, &path, "\"key-1\"", &req).await;
+    let third = keyed(&app, &path, "\"key-1\"", &req).send().await;
     assert_eq!(third.headers()["idempotent-replayed"], "true");
 }
 
@@ -64,41 +54,25 @@ async fn a_key_reused_for_another_request_is_422() {
     let app = app!();
     let ws = app.workspace("reuse").await;
     let runs = format!("/v1/workspaces/{ws}/runs");
-    assert_eq!(
-        keyed(&app, &runs, "k", &json!({"feature_id": "a"}))
-            .await
-            .status(),
-        201
-    );
-    expect_error(
-        keyed(&app, &runs, "k", &json!({"feature_id": "b"})).await,
-        422,
-        "idempotency_key_reused",
-    )
-    .await;
+    keyed(&app, &runs, "k", &json!({"feature_id": "a"}))
+        .expect(201)
+        .await;
+    keyed(&app, &runs, "k", &json!({"feature_id": "b"}))
+        .expect_error(422, "idempotency_key_reused")
+        .await;
     let hooks = format!("/v1/workspaces/{ws}/webhooks");
-    expect_error(
-        keyed(&app, &hooks, "k", &json!({"feature_id": "a"})).await,
-        422,
-        "idempotency_key_reused",
-    )
-    .await;
+    keyed(&app, &hooks, "k", &json!({"feature_id": "a"}))
+        .expect_error(422, "idempotency_key_reused")
+        .await;
     assert_eq!(count(&app, &runs).await, 1);
     // Keys are scoped to the calling token: another workspace's token may use "k" freely.
     let other = app.workspace("other").await;
     let token = app.token(&other, "write").await;
-    let res = app
-        .request(
-            Method::POST,
-            &format!("/v1/workspaces/{other}/runs"),
-            &token,
-        )
-        .header("idempotency-key", "k")
-        .json(&json!({"feature_id": "zzz"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
+    let other_runs = format!("/v1/workspaces/{other}/runs");
+    keyed(&app, &other_runs, "k", &json!({"feature_id": "zzz"}))
+        .token(&token)
+        .expect(201)
+        .await;
 }
 
 #[tokio::test]
@@ -107,26 +81,20 @@ async fn malformed_keys_are_400() {
     let ws = app.workspace("bad-keys").await;
     let runs = format!("/v1/workspaces/{ws}/runs");
     for key in ["", &"k".repeat(256), "has space"] {
-        let v = expect_error(
-            keyed(&app, &runs, key, &json!({"feature_id": "a"})).await,
-            400,
-            "invalid_request",
-        )
-        .await;
+        let v = keyed(&app, &runs, key, &json!({"feature_id": "a"}))
+            .expect_error(400, "invalid_request")
+            .await;
         assert_eq!(v["error"]["param"], "Idempotency-Key");
     }
     assert_eq!(count(&app, &runs).await, 0);
-    assert_eq!(
-        keyed(&app, &runs, &"k".repeat(255), &json!({"feature_id": "a"}))
-            .await
-            .status(),
-        201
-    );
+    keyed(&app, &runs, &"k".repeat(255), &json!({"feature_id": "a"}))
+        .expect(201)
+        .await;
 }
 
 async fn hold_key(app: &TestApp, owner: &str, key: &str, path: &str, body: &serde_json::Value) {
     let now = app.clock.timestamp();
-    let print = api::idempotency::fingerprint(&Method::POST, path, body.to_string().as_bytes());
+    let print = request_fingerprint(&Method::POST, path, body);
     let claim = store::Claim {
         owner: owner.into(),
         key: key.into(),
@@ -152,20 +120,15 @@ async fn a_duplicate_in_flight_is_409_with_retry_after() {
     let runs = format!("/v1/workspaces/{ws}/runs");
     let req = json!({"feature_id": "a"});
     // Another node is processing this request right now: it holds the key.
-    let platform = app
-        .store
-        .token_by_hash(&operations::tokens::hash_token(&app.platform_token))
-        .await
-        .unwrap()
-        .unwrap();
-    hold_key(&app, &platform.id.to_string(), "busy", &runs, &req).await;
-    let res = keyed(&app, &runs, "busy", &req).await;
+    let platform = app.token_id(&app.platform_token).await;
+    hold_key(&app, &platform, "busy", &runs, &req).await;
+    let res = keyed(&app, &runs, "busy", &req).send().await;
     assert_eq!(res.headers()["retry-after"], "1");
     expect_error(res, 409, "idempotency_in_progress").await;
     assert_eq!(count(&app, &runs).await, 0);
     // A claim abandoned by a crashed process is taken over after a minute.
     app.clock.advance(Duration::from_secs(61));
-    assert_eq!(keyed(&app, &runs, "busy", &req).await.status(), 201);
+    keyed(&app, &runs, "busy", &req).expect(201).await;
 }
 
 #[tokio::test]
@@ -174,13 +137,13 @@ async fn records_expire_after_24_hours() {
     let ws = app.workspace("expiry").await;
     let tokens = format!("/v1/workspaces/{ws}/tokens");
     let req = json!({"scope": "read", "name": "ci"});
-    let first = body(keyed(&app, &tokens, "daily", &req).await).await;
+    let first = keyed(&app, &tokens, "daily", &req).expect(201).await;
     app.clock.advance(Duration::from_secs(23 * 3600));
-    let replay = keyed(&app, &tokens, "daily", &req).await;
+    let replay = keyed(&app, &tokens, "daily", &req).send().await;
     assert_eq!(replay.headers()["idempotent-replayed"], "true");
     assert_eq!(body(replay).await["id"], first["id"]);
     app.clock.advance(Duration::from_secs(3600 + 1));
-    let fresh = keyed(&app, &tokens, "daily", &req).await;
+    let fresh = keyed(&app, &tokens, "daily", &req).send().await;
     assert_eq!(fresh.status(), 201);
     assert!(fresh.headers().get("idempotent-replayed").is_none());
     assert_ne!(body(fresh).await["id"], first["id"]);
@@ -192,10 +155,10 @@ async fn client_errors_are_stored_but_auth_failures_are_not() {
     let ws = app.workspace("outcomes").await;
     let runs = format!("/v1/workspaces/{ws}/runs");
     let bad = json!({"feature_id": ""});
-    let first = keyed(&app, &runs, "e1", &bad).await;
+    let first = keyed(&app, &runs, "e1", &bad).send().await;
     assert_eq!(first.status(), 422);
     let first_body = first.bytes().await.unwrap();
-    let again = keyed(&app, &runs, "e1", &bad).await;
+    let again = keyed(&app, &runs, "e1", &bad).send().await;
     assert_eq!(again.status(), 422);
     assert_eq!(again.headers()["idempotent-replayed"], "true");
     assert_eq!(again.bytes().await.unwrap(), first_body);
@@ -205,13 +168,7 @@ async fn client_errors_are_stored_but_auth_failures_are_not() {
     let writer = app.token(&ws, "write").await;
     let req = json!({"feature_id": "ok"});
     for (token, status) in [(&reader, 403), (&writer, 201)] {
-        let res = app
-            .request(Method::POST, &runs, token)
-            .header("idempotency-key", "scoped")
-            .json(&req)
-            .send()
-            .await
-            .unwrap();
+        let res = keyed(&app, &runs, "scoped", &req).token(token).send().await;
         assert_eq!(res.status(), status);
         assert!(res.headers().get("idempotent-replayed").is_none());
     }
@@ -223,31 +180,17 @@ async fn fifty_concurrent_identical_requests_create_one_resource() {
     let ws = app.workspace("burst").await;
     let hooks = format!("/v1/workspaces/{ws}/webhooks");
     let req = json!({"url": "https://example.com/burst", "events": ["run.failed"]});
-    let mut tasks = Vec::new();
-    for _ in 0..50 {
-        let client = app.client.clone();
-        let url = app.url(&hooks);
-        let token = app.platform_token.clone();
-        let req = req.clone();
-        tasks.push(tokio::spawn(async move {
-            let res = client
-                .post(url)
-                .bearer_auth(token)
-                .header("idempotency-key", "same")
-                .json(&req)
-                .send()
-                .await
-                .unwrap();
-            let status = res.status().as_u16();
-            let replayed = res.headers().contains_key("idempotent-replayed");
-            let v: serde_json::Value = res.json().await.unwrap();
-            (status, replayed, v["id"].as_str().map(str::to_owned))
-        }));
-    }
+    let answers = futures_util::future::join_all((0..50).map(|_| async {
+        let res = keyed(&app, &hooks, "same", &req).send().await;
+        let status = res.status().as_u16();
+        let replayed = res.headers().contains_key("idempotent-replayed");
+        let v = body(res).await;
+        (status, replayed, v["id"].as_str().map(str::to_owned))
+    }))
+    .await;
     let mut created = std::collections::HashSet::new();
     let mut originals = 0;
-    for t in tasks {
-        let (status, replayed, id) = t.await.unwrap();
+    for (status, replayed, id) in answers {
         assert!(status == 201 || status == 409, "unexpected {status}");
         if status == 201 {
             created.insert(id.unwrap());

@@ -3,11 +3,11 @@
 //! never receives the first token's response; the secrets those responses carry are stored
 //! encrypted.
 
-use reqwest::Method;
 use serde_json::{Value, json};
+use testkit::TestDatabase;
 
-use crate::helpers::{Database, TestApp, body, expect_error};
-use crate::{app, app_db};
+use crate::app;
+use crate::helpers::{TestApp, body, expect_error};
 
 async fn keyed(
     app: &TestApp,
@@ -16,14 +16,11 @@ async fn keyed(
     key: &str,
     payload: Option<&Value>,
 ) -> reqwest::Response {
-    let req = app
-        .request(Method::POST, path, token)
-        .header("idempotency-key", key);
-    let req = match payload {
-        Some(p) => req.json(p),
-        None => req,
-    };
-    req.send().await.expect("request")
+    let call = app.post(path).token(token).header("idempotency-key", key);
+    match payload {
+        Some(p) => call.json(p).send().await,
+        None => call.send().await,
+    }
 }
 
 /// One request made with an idempotency key, and what its first response said.
@@ -41,15 +38,11 @@ async fn secret_bearing_requests(app: &TestApp, ws: &str, owner: &str) -> Vec<Do
     let hook = app
         .webhook(ws, "https://example.com/rotating", &["run.completed"])
         .await;
-    let victim = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/tokens"),
-            &app.platform_token,
-            &json!({"scope": "read", "name": "victim"}),
-        )
-        .await,
-    )
-    .await;
+    let victim = app
+        .post(&format!("/v1/workspaces/{ws}/tokens"))
+        .json(&json!({"scope": "read", "name": "victim"}))
+        .expect(201)
+        .await;
     let requests = [
         (
             format!("/v1/workspaces/{ws}/tokens"),
@@ -162,21 +155,14 @@ async fn another_token_with_the_same_key_gets_its_own_processing() {
 }
 
 /// Every byte of every idempotency record, as the database holds it.
-async fn raw_records(db: &Database) -> Vec<Vec<u8>> {
-    const SQL: &str = "SELECT owner, idempotency_key, fingerprint, response_headers, response_body
-        FROM idempotency_keys";
+async fn raw_records(db: &TestDatabase) -> Vec<Vec<u8>> {
     type Row = (String, String, String, Option<String>, Option<Vec<u8>>);
-    let rows: Vec<Row> = if db.url.starts_with("sqlite:") {
-        let pool = sqlx::SqlitePool::connect(&db.url).await.expect("connect");
-        let rows = sqlx::query_as(SQL).fetch_all(&pool).await.expect("rows");
-        pool.close().await;
-        rows
-    } else {
-        let pool = sqlx::PgPool::connect(&db.url).await.expect("connect");
-        let rows = sqlx::query_as(SQL).fetch_all(&pool).await.expect("rows");
-        pool.close().await;
-        rows
-    };
+    let rows: Vec<Row> = db
+        .rows(
+            "SELECT owner, idempotency_key, fingerprint, response_headers, response_body
+             FROM idempotency_keys",
+        )
+        .await;
     rows.into_iter()
         .map(|(owner, key, print, headers, body)| {
             [
@@ -193,7 +179,7 @@ async fn raw_records(db: &Database) -> Vec<Vec<u8>> {
 
 #[tokio::test]
 async fn stored_responses_keep_no_secret_in_clear() {
-    let (app, db) = app_db!();
+    let app = app!();
     let ws = app.workspace("at-rest").await;
     let admin = app.token(&ws, "admin").await;
     let done = secret_bearing_requests(&app, &ws, &admin).await;
@@ -208,7 +194,7 @@ async fn stored_responses_keep_no_secret_in_clear() {
                 .to_owned()
         })
         .collect();
-    let records = raw_records(&db).await;
+    let records = raw_records(&app.db).await;
     assert!(
         records.len() >= done.len(),
         "the records exist: {}",

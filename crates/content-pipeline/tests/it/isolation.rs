@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error, git};
+use crate::helpers::{Builder, TestApp};
 
 /// Probes `/healthz` every 20 ms until `stop` is set; returns each answer's latency.
 fn probe_health(
@@ -48,42 +48,32 @@ fn assert_healthy(mut latencies: Vec<Duration>) {
     assert!(max < Duration::from_secs(1), "max {max:?}");
 }
 
-/// A workspace whose repository overrides the dev-docs template with `template`.
-async fn workspace_with_template(app: &TestApp, template: &str) -> String {
-    let repo = app.git_repo("hostile");
-    std::fs::create_dir_all(repo.join(".content-pipeline/templates")).expect("mkdir");
-    std::fs::write(
-        repo.join(".content-pipeline/templates/dev-docs.mdx.j2"),
-        template,
-    )
-    .expect("write");
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "docs: a template override"]);
-    workspace_on(app, "hostile", &repo).await
+/// Runs `feature` of `ws` to its end while `/healthz` is probed, and asserts that the server
+/// stayed healthy meanwhile.
+async fn run_while_probing(app: &TestApp, ws: &str, feature: &str) -> Value {
+    let (probes, stop) = probe_health(app);
+    let run = app.run_feature(ws, feature).await;
+    let _ = stop.send(true);
+    assert_healthy(probes.await.expect("probes"));
+    run
 }
 
-/// A workspace on the repository at `repo`.
-async fn workspace_on(app: &TestApp, name: &str, repo: &std::path::Path) -> String {
-    let res = app
-        .post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": name, "repo_path": repo}),
-        )
-        .await;
-    assert_eq!(res.status(), 201);
-    body(res).await["id"].as_str().expect("id").to_owned()
+/// A workspace whose repository overrides the dev-docs template with `template`.
+async fn workspace_with_template(app: &TestApp, template: &str) -> String {
+    let mut repo = app.repo("hostile");
+    repo.write(".content-pipeline/templates/dev-docs.mdx.j2", template);
+    repo.commit("docs: a template override");
+    app.workspace_on("hostile", &repo.path).await
 }
 
 async fn log_messages(app: &TestApp, run: &Value) -> Vec<String> {
-    let log = body(
-        app.get(
-            &format!("/v1/runs/{}/log?limit=100", run["id"].as_str().expect("id")),
-            &app.platform_token,
-        )
-        .await,
-    )
-    .await;
+    let log = app
+        .get(&format!(
+            "/v1/runs/{}/log?limit=100",
+            run["id"].as_str().expect("id")
+        ))
+        .expect(200)
+        .await;
     log["data"]
         .as_array()
         .expect("log")
@@ -92,26 +82,25 @@ async fn log_messages(app: &TestApp, run: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Runs whose templates only the sandbox's own limits (memory, time) can stop.
+fn unbounded_templates() -> Builder {
+    TestApp::builder().run_worker().limits(pipeline::Limits {
+        max_article_bytes: usize::MAX / 2,
+        max_template_fuel: u64::MAX / 2,
+        ..pipeline::Limits::default()
+    })
+}
+
 #[tokio::test]
 async fn a_child_out_of_memory_fails_its_run_and_the_server_stays_healthy() {
-    let app = app!(|c| {
-        c.workers = true;
-        c.run_concurrency = 1;
-        c.drift_interval = Duration::ZERO;
-        c.run_memory_limit_mb = 256;
-        // Only the address-space limit may stop this run.
-        c.limits.max_article_bytes = usize::MAX / 2;
-        c.limits.max_template_fuel = u64::MAX / 2;
-    });
+    // Only the address-space limit may stop this run.
+    let app = app!(unbounded_templates().run_memory_limit_mb(256));
     let ws = workspace_with_template(
         &app,
         "{% for a in range(100000) %}{{ \"x\" * 1000000 }}{% endfor %}",
     )
     .await;
-    let (probes, stop) = probe_health(&app);
-    let run = app.run_feature(&ws, "f1").await;
-    let _ = stop.send(true);
-    assert_healthy(probes.await.expect("probes"));
+    let run = run_while_probing(&app, &ws, "f1").await;
 
     assert_eq!(run["status"], "failed", "{run}");
     let error = run["error"].as_str().expect("error");
@@ -132,25 +121,15 @@ async fn a_child_out_of_memory_fails_its_run_and_the_server_stays_healthy() {
 
 #[tokio::test]
 async fn a_child_past_its_deadline_is_killed_and_its_run_fails() {
-    let app = app!(|c| {
-        c.workers = true;
-        c.run_concurrency = 1;
-        c.drift_interval = Duration::ZERO;
-        c.run_deadline = Duration::from_millis(300);
-        c.limits.max_article_bytes = usize::MAX / 2;
-        c.limits.max_template_fuel = u64::MAX / 2;
-    });
+    let app = app!(unbounded_templates().run_deadline(Duration::from_millis(300)));
     // Loops that take far longer than the deadline and produce little.
     let ws = workspace_with_template(
         &app,
         "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
     )
     .await;
-    let (probes, stop) = probe_health(&app);
     let started = Instant::now();
-    let run = app.run_feature(&ws, "f1").await;
-    let _ = stop.send(true);
-    assert_healthy(probes.await.expect("probes"));
+    let run = run_while_probing(&app, &ws, "f1").await;
 
     assert_eq!(run["status"], "failed", "{run}");
     let error = run["error"].as_str().expect("error");
@@ -167,21 +146,13 @@ async fn a_drift_check_is_a_job_answered_202_when_no_worker_takes_it_in_time() {
     // No worker runs here: the check stays queued.
     let app = app!();
     let ws = app.workspace("drift-job").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/drift-check"),
-            &app.platform_token,
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 202);
-    let location = res
-        .headers()
+    let path = format!("/v1/workspaces/{ws}/drift-check");
+    let empty = json!({});
+    let (headers, check) = app.post(&path).json(&empty).expect_with_headers(202).await;
+    let location = headers
         .get("location")
         .and_then(|v| v.to_str().ok())
-        .expect("location")
-        .to_owned();
-    let check = body(res).await;
+        .expect("location");
     assert_eq!(check["status"], "queued");
     assert_eq!(check["check_url"], location);
     let id = check["id"].as_str().expect("id");
@@ -189,59 +160,44 @@ async fn a_drift_check_is_a_job_answered_202_when_no_worker_takes_it_in_time() {
 
     // Asking again while it waits joins it, and concurrent requests neither block each other
     // nor the server: each waits for the job, not for a lock.
-    let path = format!("/v1/workspaces/{ws}/drift-check");
-    let empty = json!({});
     let started = Instant::now();
-    let again = futures_util::future::join_all(
-        (0..3).map(|_| app.post(&path, &app.platform_token, &empty)),
-    )
-    .await;
+    let again =
+        futures_util::future::join_all((0..3).map(|_| app.post(&path).json(&empty).expect(202)))
+            .await;
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "{:?}",
         started.elapsed()
     );
-    for res in again {
-        assert_eq!(res.status(), 202);
-        assert_eq!(body(res).await["id"], id);
+    for joined in again {
+        assert_eq!(joined["id"], id);
     }
 
-    let got = body(
-        app.get(&format!("/v1/drift-checks/{id}"), &app.platform_token)
-            .await,
-    )
-    .await;
+    let got = app.get(&format!("/v1/drift-checks/{id}")).expect(200).await;
     assert_eq!(got["id"], id);
     assert_eq!(got["workspace_id"], ws.as_str());
 
     // Another workspace's token sees nothing; a malformed id is a 404 too.
     let other = app.workspace("other").await;
     let token = app.token(&other, "read").await;
-    let res = app.get(&format!("/v1/drift-checks/{id}"), &token).await;
-    expect_error(res, 404, "not_found").await;
-    let res = app
-        .get("/v1/drift-checks/dck_nope", &app.platform_token)
+    app.get(&format!("/v1/drift-checks/{id}"))
+        .token(&token)
+        .expect_error(404, "not_found")
         .await;
-    expect_error(res, 404, "not_found").await;
+    app.get("/v1/drift-checks/dck_nope")
+        .expect_error(404, "not_found")
+        .await;
 }
 
 #[tokio::test]
 async fn deeply_nested_markdown_fails_its_run_naming_the_cap_and_the_server_lives() {
-    let app = app!(|c| {
-        c.workers = true;
-        c.run_concurrency = 1;
-        c.drift_interval = Duration::ZERO;
-    });
+    let app = app!(TestApp::builder().run_worker());
     // 40,000 nested block quotes once aborted the whole process, again after every restart.
-    let repo = app.git_repo("deep");
-    std::fs::write(repo.join("src/deep.md"), "> ".repeat(40_000)).expect("write");
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "docs: deep"]);
-    let ws = workspace_on(&app, "deep", &repo).await;
-    let (probes, stop) = probe_health(&app);
-    let run = app.run_feature(&ws, "f1").await;
-    let _ = stop.send(true);
-    assert_healthy(probes.await.expect("probes"));
+    let mut repo = app.repo("deep");
+    repo.write("src/deep.md", "> ".repeat(40_000));
+    repo.commit("docs: deep");
+    let ws = app.workspace_on("deep", &repo.path).await;
+    let run = run_while_probing(&app, &ws, "f1").await;
     assert_eq!(run["status"], "failed", "{run}");
     let error = run["error"].as_str().expect("error");
     assert!(error.contains("max_nesting_depth"), "{error}");

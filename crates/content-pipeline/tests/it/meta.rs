@@ -1,11 +1,14 @@
 //! Everything outside the resources: health, readiness, metrics, the OpenAPI document and the
 //! readable reference.
 
+use std::time::Duration;
+
 use reqwest::Method;
 use serde_json::Value;
+use testkit::eventually;
 
 use crate::app;
-use crate::helpers::body;
+use crate::helpers::TestApp;
 
 /// Every operation the server answers, as (method, OpenAPI path template).
 const OPERATIONS: &[(&str, &str)] = &[
@@ -64,35 +67,18 @@ const ERROR_TYPES: &[&str] = &[
 #[tokio::test]
 async fn health_and_readiness_answer_without_a_token() {
     let app = app!();
-    let res = app
-        .client
-        .get(app.url("/healthz"))
-        .send()
-        .await
-        .expect("healthz");
-    assert_eq!(res.status(), 200);
-    assert_eq!(body(res).await["status"], "ok");
-    let res = app
-        .client
-        .get(app.url("/readyz"))
-        .send()
-        .await
-        .expect("readyz");
-    assert_eq!(res.status(), 200, "the database answers");
-    assert_eq!(body(res).await["status"], "ready");
+    let health = app.get("/healthz").anonymous().expect(200).await;
+    assert_eq!(health["status"], "ok");
+    // 200: the database answers.
+    let ready = app.get("/readyz").anonymous().expect(200).await;
+    assert_eq!(ready["status"], "ready");
 }
 
 #[tokio::test]
 async fn metrics_count_requests_in_prometheus_text() {
     let app = app!();
-    let res = app.get("/v1/workspaces", &app.platform_token).await;
-    assert_eq!(res.status(), 200);
-    let res = app
-        .client
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .expect("metrics");
+    app.get("/v1/workspaces").expect(200).await;
+    let res = app.get("/metrics").anonymous().send().await;
     assert_eq!(res.status(), 200);
     let content_type = res
         .headers()
@@ -123,15 +109,9 @@ async fn metrics_count_requests_in_prometheus_text() {
     assert!(count >= 1.0);
 }
 
-async fn openapi(app: &crate::helpers::TestApp) -> Value {
-    let res = app
-        .client
-        .get(app.url("/openapi.json"))
-        .send()
-        .await
-        .expect("openapi");
-    assert_eq!(res.status(), 200, "no token needed");
-    body(res).await
+/// The OpenAPI document, read without a token.
+async fn openapi(app: &TestApp) -> Value {
+    app.get("/openapi.json").anonymous().expect(200).await
 }
 
 #[tokio::test]
@@ -204,11 +184,7 @@ async fn every_route_is_in_the_openapi_document_and_every_documented_route_answe
                 .replace("{ws}", &format!("ws_{dummy_id}"))
                 .replace("{id}", &format!("x_{dummy_id}"));
             let method = Method::from_bytes(method.to_uppercase().as_bytes()).expect("method");
-            let res = app
-                .request(method.clone(), &concrete, &app.platform_token)
-                .send()
-                .await
-                .expect("request");
+            let res = app.call(method.clone(), &concrete).send().await;
             let status = res.status();
             let text = res.text().await.unwrap_or_default();
             assert_ne!(status, 405, "{method} {path} is documented but not routed");
@@ -223,7 +199,7 @@ async fn every_route_is_in_the_openapi_document_and_every_documented_route_answe
 #[tokio::test]
 async fn docs_and_the_error_catalogue_are_served() {
     let app = app!();
-    let res = app.client.get(app.url("/docs")).send().await.expect("docs");
+    let res = app.get("/docs").anonymous().send().await;
     assert_eq!(res.status(), 200);
     assert!(
         res.headers()
@@ -238,14 +214,7 @@ async fn docs_and_the_error_catalogue_are_served() {
     );
     assert!(html.contains("/v1/webhooks/{id}/rotate-secret"));
 
-    let res = app
-        .client
-        .get(app.url("/docs/errors"))
-        .send()
-        .await
-        .expect("errors");
-    assert_eq!(res.status(), 200);
-    let html = res.text().await.expect("html");
+    let html = app.get("/docs/errors").anonymous().expect_text(200).await;
     for kind in ERROR_TYPES {
         assert!(
             html.contains(&format!("id=\"{kind}\"")),
@@ -264,53 +233,33 @@ fn sample(text: &str, name: &str, label: &str) -> Option<f64> {
 
 #[tokio::test]
 async fn metrics_count_finished_runs_and_delivery_attempts() {
-    let Some(app) = crate::helpers::TestApp::spawn_with(|c| {
-        c.workers = true;
-        c.run_concurrency = 1;
-        c.webhook_allowed_cidrs = webhooks::parse_cidr_list("127.0.0.0/8").expect("cidrs");
-    })
-    .await
-    else {
-        return;
-    };
+    let app = app!(
+        TestApp::builder()
+            .workers()
+            .run_concurrency(1)
+            .webhook_allowed_cidrs("127.0.0.0/8")
+    );
     let receiver = crate::receiver::Receiver::start().await;
     let ws = app.workspace("metrics").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            &app.platform_token,
-            &serde_json::json!({"url": receiver.url, "events": ["run.completed"]}),
-        )
-        .await;
-    assert_eq!(res.status(), 201);
+    app.webhook(&ws, &receiver.url, &["run.completed"]).await;
     let run = app.run_feature(&ws, "src").await;
     assert_eq!(run["status"], "succeeded", "{run}");
-    receiver
-        .wait_for(1, std::time::Duration::from_secs(10))
-        .await;
+    receiver.wait_for(1, Duration::from_secs(10)).await;
     // The attempt is counted once the worker has stored its outcome.
-    let mut text = String::new();
-    for _ in 0..50 {
-        text = app
-            .client
-            .get(app.url("/metrics"))
-            .send()
-            .await
-            .expect("metrics")
-            .text()
-            .await
-            .expect("text");
-        if sample(
-            &text,
-            "webhook_delivery_attempts_total",
-            "result=\"delivered\"",
-        )
-        .is_some()
-        {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let text = eventually(
+        Duration::from_secs(5),
+        "the delivered attempt counted",
+        || async {
+            let text = app.get("/metrics").anonymous().expect_text(200).await;
+            let delivered = sample(
+                &text,
+                "webhook_delivery_attempts_total",
+                "result=\"delivered\"",
+            );
+            delivered.is_some().then_some(text)
+        },
+    )
+    .await;
     let finished = sample(
         &text,
         "pipeline_runs_finished_total",

@@ -4,13 +4,14 @@
 
 use std::collections::HashSet;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine as _;
 use domain::{Clock, EventType};
 use serde_json::json;
-use store::{NewWebhook, Store};
-use webhooks::{SECRETS_KEY_PURPOSE, SecretBox, SigningSecret, derive_key};
+use store::Store;
+use testkit::{TestDatabase, eventually};
+use webhooks::{SECRETS_KEY_PURPOSE, SecretBox, derive_key};
 
 use crate::receiver::{Receiver, Reply};
 
@@ -40,18 +41,17 @@ fn start(command: &str, dir: &std::path::Path, db: &str, key: &str, log: &str) -
         .expect("start content-pipeline")
 }
 
-async fn count(pool: &sqlx::SqlitePool, status: &'static str) -> i64 {
-    sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status = $1")
-        .bind(status)
-        .fetch_one(pool)
-        .await
-        .expect("count")
+async fn count(db: &TestDatabase, status: &str) -> i64 {
+    db.count(&format!(
+        "SELECT COUNT(*) FROM deliveries WHERE status = '{status}'"
+    ))
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_event_survives_a_sigkill_in_the_middle_of_delivery() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let db = format!("sqlite://{}", dir.path().join("nothing-lost.db").display());
+    let db = TestDatabase::sqlite();
     let key_text = SecretBox::generate_key_text();
     let key: [u8; 32] = base64::engine::general_purpose::STANDARD
         .decode(&key_text)
@@ -64,37 +64,25 @@ async fn every_event_survives_a_sigkill_in_the_middle_of_delivery() {
         Receiver::start_with(Reply::status(200).after(Duration::from_millis(5))).await,
     ];
 
-    let store = Store::connect(&db).await.expect("store");
+    let store = Store::connect(db.url()).await.expect("store");
     store.migrate().await.expect("migrate");
     let clock = Clock::system();
-    let mut tx = store.begin().await.expect("tx");
-    let ws = tx
-        .insert_workspace("nothing lost", None, clock.timestamp())
-        .await
-        .expect("workspace");
-    for r in &receivers {
-        tx.insert_webhook(
-            &NewWebhook {
-                workspace_id: ws.id,
-                url: r.url.clone(),
-                events: vec![EventType::RunCompleted],
-                description: None,
-                active: true,
-                secret: secrets.seal(&SigningSecret::generate()),
-            },
-            clock.timestamp(),
-        )
-        .await
-        .expect("webhook");
-    }
-    tx.commit().await.expect("commit");
+    let ws = testkit::subscribed_workspace(
+        &store,
+        "nothing lost",
+        receivers.iter().map(|r| r.url.clone()),
+        &[EventType::RunCompleted],
+        &secrets,
+        clock.timestamp(),
+    )
+    .await;
     let mut events = HashSet::new();
     for chunk in 0..EVENTS / 100 {
         let mut tx = store.begin().await.expect("tx");
         for i in 0..100 {
             let e = tx
                 .record_event(
-                    ws.id,
+                    ws,
                     EventType::RunCompleted,
                     json!({"n": chunk * 100 + i}),
                     clock.timestamp(),
@@ -108,48 +96,42 @@ async fn every_event_survives_a_sigkill_in_the_middle_of_delivery() {
     store.close().await;
     let total = EVENTS * receivers.len();
 
-    let mut serve = start("serve", dir.path(), &db, &key_text, "serve.log");
-    let started = Instant::now();
-    while receivers.iter().map(Receiver::count).sum::<usize>() < total / 4 {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "deliveries did not start; see serve.log"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let mut serve = start("serve", dir.path(), db.url(), &key_text, "serve.log");
+    eventually(
+        Duration::from_secs(60),
+        "deliveries started (see serve.log)",
+        || async {
+            (receivers.iter().map(Receiver::count).sum::<usize>() >= total / 4).then_some(())
+        },
+    )
+    .await;
     serve.kill().expect("SIGKILL");
     serve.wait().expect("reap");
     let at_kill: usize = receivers.iter().map(Receiver::count).sum();
 
-    let pool = sqlx::SqlitePool::connect(&db).await.expect("pool");
-    let unfinished = count(&pool, "pending").await + count(&pool, "delivering").await;
+    let unfinished = count(&db, "pending").await + count(&db, "delivering").await;
     assert!(
         at_kill < total && unfinished > 0,
         "the kill came too late to interrupt delivery ({at_kill} of {total} received)"
     );
     eprintln!(
         "killed after {at_kill} of {total} requests; {} deliveries were in flight",
-        count(&pool, "delivering").await
+        count(&db, "delivering").await
     );
 
-    let mut worker = start("worker", dir.path(), &db, &key_text, "worker.log");
-    let restarted = Instant::now();
-    while count(&pool, "delivered").await < total as i64 {
-        assert!(
-            restarted.elapsed() < Duration::from_secs(120),
-            "deliveries did not finish after the restart; see worker.log"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let mut worker = start("worker", dir.path(), db.url(), &key_text, "worker.log");
+    eventually(
+        Duration::from_secs(120),
+        "deliveries finished after the restart (see worker.log)",
+        || async { (count(&db, "delivered").await >= total as i64).then_some(()) },
+    )
+    .await;
     worker.kill().expect("stop worker");
     worker.wait().expect("reap");
 
-    let all: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM deliveries")
-        .fetch_one(&pool)
-        .await
-        .expect("count");
+    let all = db.count("SELECT COUNT(*) FROM deliveries").await;
     assert_eq!(all, total as i64);
-    assert_eq!(count(&pool, "delivered").await, total as i64);
+    assert_eq!(count(&db, "delivered").await, total as i64);
     let mut duplicates = 0;
     for r in &receivers {
         let got = r.received();

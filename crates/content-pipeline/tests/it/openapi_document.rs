@@ -9,7 +9,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{body, expect_error};
+use crate::helpers::body;
 
 async fn document(app: &crate::helpers::TestApp) -> Value {
     body(
@@ -91,19 +91,10 @@ async fn enum_schemas_list_the_values_the_server_accepts() {
     );
     // What the document lists, the server takes.
     let ws = app.workspace("enums").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            &app.platform_token,
-            &json!({"url": "https://example.com/hook", "events": values("EventType")}),
-        )
+    app.post(&format!("/v1/workspaces/{ws}/webhooks"))
+        .json(&json!({"url": "https://example.com/hook", "events": values("EventType")}))
+        .expect(201)
         .await;
-    assert_eq!(
-        res.status(),
-        201,
-        "{}",
-        res.text().await.unwrap_or_default()
-    );
 }
 
 #[tokio::test]
@@ -113,10 +104,10 @@ async fn a_constraint_the_server_checks_is_in_the_schema() {
     let name = &doc["components"]["schemas"]["CreateWorkspace"]["properties"]["name"];
     assert_eq!(name["minLength"], 1);
     assert_eq!(name["maxLength"], 200);
-    let res = app
-        .post("/v1/workspaces", &app.platform_token, &json!({"name": ""}))
+    app.post("/v1/workspaces")
+        .json(&json!({"name": ""}))
+        .expect_error(422, "validation_failed")
         .await;
-    expect_error(res, 422, "validation_failed").await;
     let events = &doc["components"]["schemas"]["CreateWebhook"]["properties"]["events"];
     assert_eq!(events["minItems"], 1);
     // Every keyed operation can answer a reused key.
@@ -182,23 +173,18 @@ async fn each_create_links_to_the_operations_on_what_it_created() {
 async fn a_request_that_matches_no_operation_never_touches_idempotency_records() {
     let app = app!();
     let send = |method: Method, body: Value| {
-        app.request(method, "/v1/workspaces", &app.platform_token)
+        app.call(method, "/v1/workspaces")
             .header("idempotency-key", "wrong-method-1")
             .json(&body)
-            .send()
     };
-    let first = send(Method::PATCH, json!({"name": "a"}))
-        .await
-        .expect("send");
-    expect_error(first, 405, "method_not_allowed").await;
-    let second = send(Method::PATCH, json!({"name": "b"}))
-        .await
-        .expect("send");
-    expect_error(second, 405, "method_not_allowed").await;
+    send(Method::PATCH, json!({"name": "a"}))
+        .expect_error(405, "method_not_allowed")
+        .await;
+    send(Method::PATCH, json!({"name": "b"}))
+        .expect_error(405, "method_not_allowed")
+        .await;
     // The key is still unused: a real operation with it runs.
-    let created = send(Method::POST, json!({"name": "c"}))
-        .await
-        .expect("send");
+    let created = send(Method::POST, json!({"name": "c"})).send().await;
     assert_eq!(created.status(), 201);
     assert!(created.headers().get("idempotent-replayed").is_none());
 }

@@ -5,23 +5,13 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error};
+use crate::helpers::TestApp;
 
 async fn trigger(app: &TestApp, ws: &str, feature: &str) {
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            &app.platform_token,
-            &json!({"feature_id": feature}),
-        )
+    app.post(&format!("/v1/workspaces/{ws}/runs"))
+        .json(&json!({"feature_id": feature}))
+        .expect(201)
         .await;
-    assert_eq!(res.status(), 201);
-}
-
-async fn page(app: &TestApp, path: &str) -> Value {
-    let res = app.get(path, &app.platform_token).await;
-    assert_eq!(res.status(), 200, "{path}");
-    body(res).await
 }
 
 fn ids(v: &Value) -> Vec<String> {
@@ -41,29 +31,25 @@ async fn limits_default_clamp_and_reject() {
         trigger(&app, &ws, &format!("f{i}")).await;
     }
     let runs = format!("/v1/workspaces/{ws}/runs");
-    let first = page(&app, &runs).await;
+    let first = app.get(&runs).expect(200).await;
     assert_eq!(ids(&first).len(), 20, "default limit");
     assert!(first["next_cursor"].is_string());
-    let clamped = page(&app, &format!("{runs}?limit=1000")).await;
+    let clamped = app.get(&format!("{runs}?limit=1000")).expect(200).await;
     assert_eq!(ids(&clamped).len(), 100, "clamped to 100");
-    let rest = page(
-        &app,
-        &format!(
+    let rest = app
+        .get(&format!(
             "{runs}?limit=100&cursor={}",
             clamped["next_cursor"].as_str().unwrap()
-        ),
-    )
-    .await;
+        ))
+        .expect(200)
+        .await;
     assert_eq!(ids(&rest).len(), 5);
     assert!(rest["next_cursor"].is_null());
     for bad in ["0", "-1", "abc", "1.5", ""] {
-        let v = expect_error(
-            app.get(&format!("{runs}?limit={bad}"), &app.platform_token)
-                .await,
-            400,
-            "invalid_request",
-        )
-        .await;
+        let v = app
+            .get(&format!("{runs}?limit={bad}"))
+            .expect_error(400, "invalid_request")
+            .await;
         assert_eq!(v["error"]["param"], "limit", "limit={bad}");
     }
     // Newest first: created_at descending.
@@ -86,17 +72,22 @@ async fn next_cursor_is_null_exactly_at_the_end() {
         trigger(&app, &ws, &format!("f{i}")).await;
     }
     let runs = format!("/v1/workspaces/{ws}/runs?limit=10");
-    let one = page(&app, &runs).await;
+    let one = app.get(&runs).expect(200).await;
     assert!(one["next_cursor"].is_string());
-    let two = page(
-        &app,
-        &format!("{runs}&cursor={}", one["next_cursor"].as_str().unwrap()),
-    )
-    .await;
+    let two = app
+        .get(&format!(
+            "{runs}&cursor={}",
+            one["next_cursor"].as_str().unwrap()
+        ))
+        .expect(200)
+        .await;
     assert_eq!(ids(&two).len(), 10);
     assert!(two["next_cursor"].is_null(), "no item follows the 20th");
     let empty_ws = app.workspace("empty").await;
-    let empty = page(&app, &format!("/v1/workspaces/{empty_ws}/runs")).await;
+    let empty = app
+        .get(&format!("/v1/workspaces/{empty_ws}/runs"))
+        .expect(200)
+        .await;
     assert_eq!(empty, json!({"data": [], "next_cursor": null}));
 }
 
@@ -109,10 +100,11 @@ async fn forged_and_foreign_cursors_are_rejected() {
         trigger(&app, &a, &format!("f{i}")).await;
         trigger(&app, &b, &format!("f{i}")).await;
     }
-    let cursor = page(&app, &format!("/v1/workspaces/{a}/runs?limit=1")).await["next_cursor"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let first = app
+        .get(&format!("/v1/workspaces/{a}/runs?limit=1"))
+        .expect(200)
+        .await;
+    let cursor = first["next_cursor"].as_str().unwrap().to_owned();
     let mut forged = cursor.clone().into_bytes();
     forged[2] = if forged[2] == b'A' { b'B' } else { b'A' };
     let forged = String::from_utf8(forged).unwrap();
@@ -123,12 +115,7 @@ async fn forged_and_foreign_cursors_are_rejected() {
         format!("/v1/workspaces/{a}/webhooks?cursor={cursor}"),
         format!("/v1/workspaces/{a}/articles?cursor={cursor}"),
     ] {
-        let v = expect_error(
-            app.get(&path, &app.platform_token).await,
-            400,
-            "invalid_request",
-        )
-        .await;
+        let v = app.get(&path).expect_error(400, "invalid_request").await;
         assert_eq!(v["error"]["param"], "cursor", "{path}");
     }
 }
@@ -140,45 +127,37 @@ async fn paging_during_inserts_never_repeats_or_skips() {
     for i in 0..60 {
         trigger(&app, &ws, &format!("old{i}")).await;
     }
-    let existing: HashSet<String> =
-        ids(&page(&app, &format!("/v1/workspaces/{ws}/runs?limit=100")).await)
-            .into_iter()
-            .collect();
+    let existing: HashSet<String> = ids(&app
+        .get(&format!("/v1/workspaces/{ws}/runs?limit=100"))
+        .expect(200)
+        .await)
+    .into_iter()
+    .collect();
     assert_eq!(existing.len(), 60);
 
-    let writer = {
-        let client = app.client.clone();
-        let url = app.url(&format!("/v1/workspaces/{ws}/runs"));
-        let token = app.platform_token.clone();
-        tokio::spawn(async move {
-            for i in 0..40 {
-                let res = client
-                    .post(&url)
-                    .bearer_auth(&token)
-                    .json(&json!({"feature_id": format!("new{i}")}))
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(res.status(), 201);
-            }
-        })
-    };
-    let mut seen = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let path = match &cursor {
-            None => format!("/v1/workspaces/{ws}/runs?limit=7"),
-            Some(c) => format!("/v1/workspaces/{ws}/runs?limit=7&cursor={c}"),
-        };
-        let v = page(&app, &path).await;
-        seen.extend(ids(&v));
-        tokio::task::yield_now().await;
-        match v["next_cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_owned()),
-            None => break,
+    let writer = async {
+        for i in 0..40 {
+            trigger(&app, &ws, &format!("new{i}")).await;
         }
-    }
-    writer.await.unwrap();
+    };
+    let reader = async {
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let path = match &cursor {
+                None => format!("/v1/workspaces/{ws}/runs?limit=7"),
+                Some(c) => format!("/v1/workspaces/{ws}/runs?limit=7&cursor={c}"),
+            };
+            let v = app.get(&path).expect(200).await;
+            seen.extend(ids(&v));
+            tokio::task::yield_now().await;
+            match v["next_cursor"].as_str() {
+                Some(c) => cursor = Some(c.to_owned()),
+                None => break seen,
+            }
+        }
+    };
+    let ((), seen) = tokio::join!(writer, reader);
     let unique: HashSet<&String> = seen.iter().collect();
     assert_eq!(unique.len(), seen.len(), "an item was returned twice");
     assert!(

@@ -2,46 +2,41 @@
 
 use std::time::Duration;
 
-use content_pipeline::config::DatabaseUrl;
-
 use serde_json::{Value, json};
+use store::Engine;
 
 use crate::app;
-use crate::helpers::{TestApp, body};
+use crate::helpers::TestApp;
+
+async fn trigger(app: &TestApp, ws: &str, feature: &str) -> Value {
+    app.post(&format!("/v1/workspaces/{ws}/runs"))
+        .json(&json!({"feature_id": feature}))
+        .expect(201)
+        .await
+}
 
 #[tokio::test]
 async fn a_run_writes_four_articles_with_log_and_events() {
-    let app = app!(|c| {
-        c.workers = true;
-        c.run_concurrency = 2;
-    });
+    let app = app!(TestApp::builder().workers().run_concurrency(2));
     let ws = app.workspace("e2e").await;
-    let t = &app.platform_token;
-    let hook = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            t,
-            &json!({"url": "https://hooks.example.com/e2e", "events": ["run.completed", "article.drafted"]}),
+    let hook = app
+        .webhook(
+            &ws,
+            "https://hooks.example.com/e2e",
+            &["run.completed", "article.drafted"],
         )
-        .await,
-    )
-    .await;
-    let run = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            t,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
+        .await;
+    let run = trigger(&app, &ws, "src").await;
     let done = app.wait_for_run(run["id"].as_str().unwrap()).await;
     assert_eq!(done["status"], "succeeded", "{done}");
     assert_eq!(done["commit"].as_str().map(str::len), Some(40));
     assert!(done["started_at"].is_string() && done["finished_at"].is_string());
     assert_eq!(done["artifacts"].as_array().map(Vec::len), Some(4));
 
-    let articles = body(app.get(&format!("/v1/workspaces/{ws}/articles"), t).await).await;
+    let articles = app
+        .get(&format!("/v1/workspaces/{ws}/articles"))
+        .expect(200)
+        .await;
     let list = articles["data"].as_array().unwrap();
     assert_eq!(list.len(), 4);
     let dev = list
@@ -64,14 +59,13 @@ async fn a_run_writes_four_articles_with_log_and_events() {
             .contains("add numbers")
     );
 
-    let log = body(
-        app.get(
-            &format!("/v1/runs/{}/log?limit=100", run["id"].as_str().unwrap()),
-            t,
-        )
-        .await,
-    )
-    .await;
+    let log = app
+        .get(&format!(
+            "/v1/runs/{}/log?limit=100",
+            run["id"].as_str().unwrap()
+        ))
+        .expect(200)
+        .await;
     let stages: Vec<&str> = log["data"]
         .as_array()
         .unwrap()
@@ -91,17 +85,13 @@ async fn a_run_writes_four_articles_with_log_and_events() {
         .collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "oldest first");
 
-    let deliveries = body(
-        app.get(
-            &format!(
-                "/v1/webhooks/{}/deliveries?limit=100",
-                hook["id"].as_str().unwrap()
-            ),
-            t,
-        )
-        .await,
-    )
-    .await;
+    let deliveries = app
+        .get(&format!(
+            "/v1/webhooks/{}/deliveries?limit=100",
+            hook["id"].as_str().unwrap()
+        ))
+        .expect(200)
+        .await;
     let types: Vec<&str> = deliveries["data"]
         .as_array()
         .unwrap()
@@ -112,21 +102,16 @@ async fn a_run_writes_four_articles_with_log_and_events() {
     assert_eq!(types.iter().filter(|t| **t == "run.completed").count(), 1);
 
     // A second run bumps every version and keeps the first readable.
-    let again = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            t,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
+    let again = trigger(&app, &ws, "src").await;
     assert_eq!(
         app.wait_for_run(again["id"].as_str().unwrap()).await["status"],
         "succeeded"
     );
     let dev_id = dev["id"].as_str().unwrap();
-    let versions = body(app.get(&format!("/v1/articles/{dev_id}/versions"), t).await).await;
+    let versions = app
+        .get(&format!("/v1/articles/{dev_id}/versions"))
+        .expect(200)
+        .await;
     let numbers: Vec<i64> = versions["data"]
         .as_array()
         .unwrap()
@@ -140,24 +125,18 @@ async fn a_run_writes_four_articles_with_log_and_events() {
 async fn unknown_features_are_refused_at_trigger_time() {
     let app = app!();
     let ws = app.workspace("unknown").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            &app.platform_token,
-            &json!({"feature_id": "no-such-thing"}),
-        )
+    let runs = format!("/v1/workspaces/{ws}/runs");
+    let v = app
+        .post(&runs)
+        .json(&json!({"feature_id": "no-such-thing"}))
+        .expect_error(422, "validation_failed")
         .await;
-    let v = crate::helpers::expect_error(res, 422, "validation_failed").await;
     assert_eq!(v["error"]["param"], "feature_id");
     for escape in ["../etc", "/etc/passwd", "src/../../x"] {
-        let res = app
-            .post(
-                &format!("/v1/workspaces/{ws}/runs"),
-                &app.platform_token,
-                &json!({"feature_id": escape}),
-            )
+        app.post(&runs)
+            .json(&json!({"feature_id": escape}))
+            .expect_error(422, "validation_failed")
             .await;
-        crate::helpers::expect_error(res, 422, "validation_failed").await;
     }
 }
 
@@ -179,29 +158,14 @@ fn sse_events(text: &str) -> Vec<(i64, Value)> {
 
 #[tokio::test]
 async fn the_live_log_streams_until_the_run_ends_and_resumes() {
-    let app = app!(|c| {
-        c.workers = true;
-        c.run_concurrency = 2;
-    });
+    let app = app!(TestApp::builder().workers().run_concurrency(2));
     let ws = app.workspace("live").await;
-    let t = &app.platform_token;
-    let run = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            t,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
+    let run = trigger(&app, &ws, "src").await;
     let run_id = run["id"].as_str().unwrap();
+    let log = format!("/v1/runs/{run_id}/log");
+    let stream = || app.get(&log).header("accept", "text/event-stream");
     // Connected while the run is queued or running: the stream ends by itself when it finishes.
-    let res = app
-        .request(reqwest::Method::GET, &format!("/v1/runs/{run_id}/log"), t)
-        .header("accept", "text/event-stream")
-        .send()
-        .await
-        .unwrap();
+    let res = stream().send().await;
     assert_eq!(res.status(), 200);
     assert!(
         res.headers()["content-type"]
@@ -225,58 +189,33 @@ async fn the_live_log_streams_until_the_run_ends_and_resumes() {
     assert_eq!(app.wait_for_run(run_id).await["status"], "succeeded");
 
     // Resuming after event 3 replays from 4 to the end, then closes (the run is finished).
-    let resumed = app
-        .request(reqwest::Method::GET, &format!("/v1/runs/{run_id}/log"), t)
-        .header("accept", "text/event-stream")
-        .header("last-event-id", "3")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let resumed = stream().header("last-event-id", "3").expect_text(200).await;
     let resumed_ids: Vec<i64> = sse_events(&resumed).iter().map(|(id, _)| *id).collect();
     assert_eq!(resumed_ids, ids[3..].to_vec());
 
-    let bad = app
-        .request(reqwest::Method::GET, &format!("/v1/runs/{run_id}/log"), t)
-        .header("accept", "text/event-stream")
+    stream()
         .header("last-event-id", "soon")
-        .send()
-        .await
-        .unwrap();
-    crate::helpers::expect_error(bad, 400, "invalid_request").await;
+        .expect_error(400, "invalid_request")
+        .await;
 }
 
 /// A second service on the same SQLite database with its workers on: the "other node".
 async fn worker_node(app: &TestApp) -> Option<TestApp> {
-    let url = format!("sqlite://{}", app.dir.path().join("test.db").display());
-    let url = DatabaseUrl::parse(&url).expect("database url");
-    TestApp::spawn_with(move |c| {
-        c.database_url = url;
-        c.workers = true;
-        c.run_concurrency = 1;
-        c.drift_interval = Duration::ZERO;
-    })
-    .await
+    TestApp::builder()
+        .database(&app.db)
+        .run_worker()
+        .start()
+        .await
 }
 
 #[tokio::test]
 async fn a_run_whose_worker_died_is_taken_over_and_stored_once() {
-    if crate::helpers::engine() != "sqlite" {
+    if testkit::selected_engine() != Engine::Sqlite {
         return; // two nodes share one SQLite file here; the PostgreSQL claim is covered by the store suite
     }
     let app = app!();
     let ws = app.workspace("crash").await;
-    let run = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            &app.platform_token,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
+    let run = trigger(&app, &ws, "src").await;
     let run_id: domain::RunId = run["id"].as_str().unwrap().parse().unwrap();
 
     // A worker claims the run and dies without a heartbeat: its lease runs out.
@@ -297,24 +236,19 @@ async fn a_run_whose_worker_died_is_taken_over_and_stored_once() {
     assert_eq!(stored.attempts, 2, "claimed again after the lease expired");
 
     // Exactly one version per article, all written by this run.
-    let articles = body(
-        app.get(
-            &format!("/v1/workspaces/{ws}/articles"),
-            &app.platform_token,
-        )
-        .await,
-    )
-    .await;
+    let articles = app
+        .get(&format!("/v1/workspaces/{ws}/articles"))
+        .expect(200)
+        .await;
     for a in articles["data"].as_array().unwrap() {
         assert_eq!(a["version"], 1);
-        let versions = body(
-            app.get(
-                &format!("/v1/articles/{}/versions", a["id"].as_str().unwrap()),
-                &app.platform_token,
-            )
-            .await,
-        )
-        .await;
+        let versions = app
+            .get(&format!(
+                "/v1/articles/{}/versions",
+                a["id"].as_str().unwrap()
+            ))
+            .expect(200)
+            .await;
         assert_eq!(versions["data"].as_array().unwrap().len(), 1);
     }
 
@@ -355,20 +289,12 @@ async fn a_run_whose_worker_died_is_taken_over_and_stored_once() {
 
 #[tokio::test]
 async fn a_run_that_loses_its_worker_three_times_fails_with_a_clear_error() {
-    if crate::helpers::engine() != "sqlite" {
+    if testkit::selected_engine() != Engine::Sqlite {
         return;
     }
     let app = app!();
     let ws = app.workspace("abandoned").await;
-    let run = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            &app.platform_token,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
+    let run = trigger(&app, &ws, "src").await;
     let run_id: domain::RunId = run["id"].as_str().unwrap().parse().unwrap();
     let mut at = app.clock.timestamp().minus(Duration::from_secs(600));
     for attempt in 1..=3 {
@@ -398,33 +324,14 @@ async fn a_run_that_loses_its_worker_three_times_fails_with_a_clear_error() {
 
 #[tokio::test]
 async fn a_repository_that_vanished_fails_the_run_with_a_clear_error() {
-    if crate::helpers::engine() != "sqlite" {
+    if testkit::selected_engine() != Engine::Sqlite {
         return;
     }
     let app = app!();
-    let repo = app.git_repo("vanishing");
-    let ws = body(
-        app.post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "gone", "repo_path": repo}),
-        )
-        .await,
-    )
-    .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let run = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            &app.platform_token,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
-    std::fs::remove_dir_all(&repo).unwrap();
+    let repo = app.repo("vanishing");
+    let ws = app.workspace_on("gone", &repo.path).await;
+    let run = trigger(&app, &ws, "src").await;
+    std::fs::remove_dir_all(&repo.path).unwrap();
     let Some(node) = worker_node(&app).await else {
         return;
     };
@@ -432,14 +339,10 @@ async fn a_repository_that_vanished_fails_the_run_with_a_clear_error() {
     assert_eq!(done["status"], "failed");
     let error = done["error"].as_str().unwrap().to_lowercase();
     assert!(error.contains("repositor"), "{error}");
-    let articles = body(
-        app.get(
-            &format!("/v1/workspaces/{ws}/articles"),
-            &app.platform_token,
-        )
-        .await,
-    )
-    .await;
+    let articles = app
+        .get(&format!("/v1/workspaces/{ws}/articles"))
+        .expect(200)
+        .await;
     assert_eq!(articles["data"], json!([]));
 }
 
@@ -447,25 +350,8 @@ async fn a_repository_that_vanished_fails_the_run_with_a_clear_error() {
 async fn a_feature_runs_one_run_at_a_time() {
     let app = app!();
     let ws = app.workspace("serial").await;
-    let t = &app.platform_token;
-    let first = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            t,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
-    let other = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            t,
-            &json!({"feature_id": "docs"}),
-        )
-        .await,
-    )
-    .await;
+    let first = trigger(&app, &ws, "src").await;
+    let other = trigger(&app, &ws, "docs").await;
     let now = app.clock.timestamp();
     let lease = now.plus(Duration::from_secs(30));
     let claimed = app
@@ -476,15 +362,7 @@ async fn a_feature_runs_one_run_at_a_time() {
         .unwrap();
     assert_eq!(claimed.id.to_string(), first["id"].as_str().unwrap());
     // While "src" runs, its next run is queued but not claimable; other features are.
-    let second = body(
-        app.post(
-            &format!("/v1/workspaces/{ws}/runs"),
-            t,
-            &json!({"feature_id": "src"}),
-        )
-        .await,
-    )
-    .await;
+    let second = trigger(&app, &ws, "src").await;
     assert_eq!(second["status"], "queued");
     assert_ne!(second["id"], first["id"]);
     let next = app

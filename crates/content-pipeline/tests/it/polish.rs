@@ -1,15 +1,15 @@
 //! The optional prose polish against a stub OpenAI-compatible endpoint on loopback.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::Json;
 use axum::http::HeaderMap;
 use axum::routing::post;
-use content_pipeline::config::ServiceUrl;
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{TestApp, body};
+use crate::helpers::{Builder, TestApp};
 
 /// A chat-completions stub answering `reply` and recording what it was sent.
 async fn stub(reply: &'static str) -> (String, Arc<Mutex<Vec<(Value, String)>>>) {
@@ -48,33 +48,23 @@ async fn generate(app: &TestApp) -> Vec<Value> {
         run["status"], "succeeded",
         "polish must never fail a run: {run}"
     );
-    let list = body(
-        app.get(
-            &format!("/v1/workspaces/{ws}/articles"),
-            &app.platform_token,
-        )
-        .await,
-    )
-    .await;
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/articles"))
+        .expect(200)
+        .await;
     list["data"].as_array().unwrap().clone()
 }
 
-fn workers_with_polish(url: String) -> impl FnOnce(&mut content_pipeline::Config) {
-    move |c| {
-        c.workers = true;
-        c.run_concurrency = 1;
-        c.drift_interval = std::time::Duration::ZERO;
-        c.polish_url = Some(ServiceUrl::http(&url).expect("polish url"));
-        c.polish_model = "m1".into();
-        c.polish_api_key = Some(domain::Secret::new("sk-test".into()));
-        c.polish_timeout = std::time::Duration::from_secs(2);
-    }
+fn workers_with_polish(url: &str) -> Builder {
+    TestApp::builder()
+        .run_worker()
+        .polish(url, "m1", "sk-test", Duration::from_secs(2))
 }
 
 #[tokio::test]
 async fn a_configured_endpoint_polishes_the_prose_and_keeps_the_frontmatter() {
     let (url, seen) = stub("## Overview\n\nPolished prose.").await;
-    let app = app!(workers_with_polish(url));
+    let app = app!(workers_with_polish(&url));
     let articles = generate(&app).await;
     assert_eq!(articles.len(), 4);
     for a in &articles {
@@ -100,7 +90,7 @@ async fn a_configured_endpoint_polishes_the_prose_and_keeps_the_frontmatter() {
 async fn any_failure_keeps_the_deterministic_text() {
     // An answer that is not valid MDX.
     let (url, _) = stub("<Unclosed attribute={").await;
-    let app = app!(workers_with_polish(url));
+    let app = app!(workers_with_polish(&url));
     let articles = generate(&app).await;
     let dev = articles
         .iter()
@@ -116,7 +106,7 @@ async fn any_failure_keeps_the_deterministic_text() {
         drop(l);
         format!("http://127.0.0.1:{port}/v1/chat/completions")
     };
-    let app = app!(workers_with_polish(closed));
+    let app = app!(workers_with_polish(&closed));
     let articles = generate(&app).await;
     assert_eq!(articles.len(), 4);
     let dev = articles

@@ -2,8 +2,6 @@
 
 use std::time::Duration;
 
-use content_pipeline::config::{DatabaseUrl, ServiceUrl};
-
 use crate::app;
 use crate::helpers::{TestApp, expect_error};
 
@@ -12,24 +10,19 @@ fn header(res: &reqwest::Response, name: &str) -> String {
 }
 
 async fn hit(app: &TestApp, token: &str) -> reqwest::Response {
-    app.get("/v1/workspaces", token).await
+    app.get("/v1/workspaces").token(token).send().await
 }
 
 #[tokio::test]
 async fn the_601st_request_in_the_window_is_refused_and_refusals_cost_nothing() {
     let app = app!();
     let ws = app.workspace("limits").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/tokens"),
-            &app.platform_token,
-            &serde_json::json!({"scope": "read"}),
-        )
+    let created = app
+        .post(&format!("/v1/workspaces/{ws}/tokens"))
+        .json(&serde_json::json!({"scope": "read"}))
+        .expect(201)
         .await;
-    let token = crate::helpers::body(res).await["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let token = created["token"].as_str().unwrap().to_owned();
     for i in 0..600 {
         let res = hit(&app, &token).await;
         assert_eq!(res.status(), 200, "request {}", i + 1);
@@ -60,7 +53,7 @@ async fn every_authenticated_response_carries_the_headers() {
         format!("/v1/workspaces/{ws}/runs"),
         "/v1/runs/run_nope".into(),
     ] {
-        let res = app.get(&path, &token).await;
+        let res = app.get(&path).token(&token).send().await;
         assert_eq!(
             header(&res, "ratelimit-policy"),
             "\"default\";q=5;w=300",
@@ -128,17 +121,12 @@ async fn redis_url() -> Option<String> {
 
 /// Two API nodes on one database; with `redis`, they share the limiter.
 async fn two_nodes(redis: &str) -> Option<(TestApp, TestApp)> {
-    let mut database = DatabaseUrl::default();
-    let a = TestApp::spawn_with(|c| {
-        c.redis_url = Some(ServiceUrl::redis(redis).expect("redis url"));
-        database = c.database_url.clone();
-    })
-    .await?;
-    let b = TestApp::spawn_with(|c| {
-        c.redis_url = Some(ServiceUrl::redis(redis).expect("redis url"));
-        c.database_url = database.clone();
-    })
-    .await?;
+    let a = TestApp::builder().redis(redis).start().await?;
+    let b = TestApp::builder()
+        .redis(redis)
+        .database(&a.db)
+        .start()
+        .await?;
     Some((a, b))
 }
 
@@ -180,10 +168,7 @@ async fn a_redis_outage_falls_back_to_per_node_limits() {
     };
     // Reach Redis through a relay on loopback that the test can cut.
     let relay = Relay::start(&redis).await;
-    let Some(app) = TestApp::spawn_with(|c| c.redis_url = ServiceUrl::redis(&relay.url).ok()).await
-    else {
-        return;
-    };
+    let app = app!(TestApp::builder().redis(&relay.url));
     let ws = app.workspace("outage").await;
     let token = app.token_with_limit(&ws, "read", 3).await;
     assert_eq!(hit(&app, &token).await.status(), 200);
@@ -205,20 +190,14 @@ async fn a_redis_outage_falls_back_to_per_node_limits() {
 
 #[tokio::test]
 async fn an_unreachable_redis_at_start_is_a_clear_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = content_pipeline::Config {
-        database_url: DatabaseUrl::parse(&format!("sqlite://{}", dir.path().join("db").display()))
-            .expect("database url"),
-        bind: "127.0.0.1:0".into(),
-        key_file: dir.path().join("key"),
-        redis_url: ServiceUrl::redis("redis://127.0.0.1:1").ok(),
-        workers: false,
-        ..content_pipeline::Config::default()
-    };
-    let err = content_pipeline::startup::Application::build(config, domain::Clock::system())
+    let Some(started) = TestApp::builder()
+        .redis("redis://127.0.0.1:1")
+        .try_start()
         .await
-        .err()
-        .expect("the service must refuse to start");
+    else {
+        return;
+    };
+    let err = started.err().expect("the service must refuse to start");
     assert!(
         err.to_string().contains("CONTENT_PIPELINE_REDIS_URL"),
         "{err}"

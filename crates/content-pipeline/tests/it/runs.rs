@@ -3,11 +3,12 @@
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error};
+use crate::helpers::{Call, TestApp};
 
-async fn trigger(app: &TestApp, ws: &str, token: &str, payload: Value) -> reqwest::Response {
-    app.post(&format!("/v1/workspaces/{ws}/runs"), token, &payload)
-        .await
+fn trigger<'a>(app: &'a TestApp, ws: &str, token: &str, payload: Value) -> Call<'a> {
+    app.post(&format!("/v1/workspaces/{ws}/runs"))
+        .token(token)
+        .json(&payload)
 }
 
 #[tokio::test]
@@ -15,15 +16,13 @@ async fn trigger_queues_a_new_run() {
     let app = app!();
     let ws = app.workspace("W").await;
     let write = app.token(&ws, "write").await;
-    let res = trigger(&app, &ws, &write, json!({"feature_id": "src"})).await;
-    assert_eq!(res.status(), 201);
-    let location = res
-        .headers()
+    let (headers, run) = trigger(&app, &ws, &write, json!({"feature_id": "src"}))
+        .expect_with_headers(201)
+        .await;
+    let location = headers
         .get("location")
         .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
         .expect("Location");
-    let run = body(res).await;
     let id = run["id"].as_str().expect("id");
     assert!(id.starts_with("run_"));
     assert_eq!(run["workspace_id"], ws.as_str());
@@ -48,54 +47,55 @@ async fn a_second_trigger_joins_the_queued_run() {
     let app = app!();
     let ws = app.workspace("W").await;
     let write = app.token(&ws, "write").await;
-    let first = body(
-        trigger(
-            &app,
-            &ws,
-            &write,
-            json!({"feature_id": "src", "notify_on_complete": false}),
-        )
-        .await,
+    let first = trigger(
+        &app,
+        &ws,
+        &write,
+        json!({"feature_id": "src", "notify_on_complete": false}),
     )
+    .expect(201)
     .await;
     assert_eq!(first["notify_on_complete"], false);
 
-    let res = trigger(
+    // Coalesced: 200 and no Location.
+    let (headers, joined) = trigger(
         &app,
         &ws,
         &write,
         json!({"feature_id": "src", "tier": "priority", "notify_on_complete": true}),
     )
+    .expect_with_headers(200)
     .await;
-    assert_eq!(res.status(), 200, "coalesced");
-    assert!(res.headers().get("location").is_none());
-    let joined = body(res).await;
+    assert!(headers.get("location").is_none());
     assert_eq!(joined["id"], first["id"]);
     assert_eq!(joined["status"], "queued");
     assert_eq!(joined["tier"], "priority", "upgraded");
     assert_eq!(joined["notify_on_complete"], true, "OR-ed");
 
     // A later standard, silent request never downgrades the run.
-    let res = trigger(
+    let joined = trigger(
         &app,
         &ws,
         &write,
         json!({"feature_id": "src", "tier": "standard", "notify_on_complete": false}),
     )
+    .expect(200)
     .await;
-    assert_eq!(res.status(), 200);
-    let joined = body(res).await;
     assert_eq!(joined["id"], first["id"]);
     assert_eq!(joined["tier"], "priority");
     assert_eq!(joined["notify_on_complete"], true);
 
     // Another feature is another run.
-    let res = trigger(&app, &ws, &write, json!({"feature_id": "src/lib.rs"})).await;
-    assert_eq!(res.status(), 201);
-    let other = body(res).await;
+    let other = trigger(&app, &ws, &write, json!({"feature_id": "src/lib.rs"}))
+        .expect(201)
+        .await;
     assert_ne!(other["id"], first["id"]);
 
-    let list = body(app.get(&format!("/v1/workspaces/{ws}/runs"), &write).await).await;
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/runs"))
+        .token(&write)
+        .expect(200)
+        .await;
     assert_eq!(list["data"].as_array().map(Vec::len), Some(2));
 }
 
@@ -105,72 +105,45 @@ async fn the_body_is_validated() {
     let ws = app.workspace("W").await;
     let write = app.token(&ws, "write").await;
 
-    let err = expect_error(
-        trigger(&app, &ws, &write, json!({})).await,
-        422,
-        "validation_failed",
-    )
-    .await;
-    assert_eq!(err["error"]["param"], "feature_id");
-
-    let err = expect_error(
-        trigger(&app, &ws, &write, json!({"feature_id": ""})).await,
-        422,
-        "validation_failed",
-    )
-    .await;
-    assert_eq!(err["error"]["param"], "feature_id");
-
-    let err = expect_error(
-        trigger(
-            &app,
-            &ws,
-            &write,
-            json!({"feature_id": "src", "tier": "urgent"}),
-        )
-        .await,
-        422,
-        "validation_failed",
-    )
-    .await;
-    assert_eq!(err["error"]["param"], "tier");
-
-    let err = expect_error(
-        trigger(
-            &app,
-            &ws,
-            &write,
+    for (payload, param) in [
+        (json!({}), "feature_id"),
+        (json!({"feature_id": ""}), "feature_id"),
+        (json!({"feature_id": "src", "tier": "urgent"}), "tier"),
+        (
             json!({"feature_id": "src", "notify_on_complete": "yes"}),
-        )
-        .await,
-        422,
-        "validation_failed",
-    )
-    .await;
-    assert_eq!(err["error"]["param"], "notify_on_complete");
+            "notify_on_complete",
+        ),
+    ] {
+        let err = trigger(&app, &ws, &write, payload)
+            .expect_error(422, "validation_failed")
+            .await;
+        assert_eq!(err["error"]["param"], param);
+    }
 
-    let list = body(app.get(&format!("/v1/workspaces/{ws}/runs"), &write).await).await;
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/runs"))
+        .token(&write)
+        .expect(200)
+        .await;
     assert_eq!(list["data"], json!([]), "no run was queued");
 }
 
 #[tokio::test]
 async fn a_workspace_without_repository_cannot_run() {
     let app = app!();
-    let res = app
-        .post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "Bare"}),
-        )
+    let ws = app
+        .post("/v1/workspaces")
+        .json(&json!({"name": "Bare"}))
+        .expect(201)
         .await;
-    let ws = body(res).await["id"].as_str().expect("id").to_owned();
-    let res = trigger(&app, &ws, &app.platform_token, json!({"feature_id": "src"})).await;
-    expect_error(res, 422, "validation_failed").await;
-    let list = body(
-        app.get(&format!("/v1/workspaces/{ws}/runs"), &app.platform_token)
-            .await,
-    )
-    .await;
+    let ws = ws["id"].as_str().expect("id");
+    trigger(&app, ws, &app.platform_token, json!({"feature_id": "src"}))
+        .expect_error(422, "validation_failed")
+        .await;
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/runs"))
+        .expect(200)
+        .await;
     assert_eq!(list["data"], json!([]));
 }
 
@@ -179,26 +152,23 @@ async fn get_and_list_runs() {
     let app = app!();
     let ws = app.workspace("W").await;
     let read = app.token(&ws, "read").await;
-    let a = body(trigger(&app, &ws, &app.platform_token, json!({"feature_id": "src"})).await).await;
-    let b = body(
-        trigger(
-            &app,
-            &ws,
-            &app.platform_token,
-            json!({"feature_id": "src/lib.rs", "tier": "priority"}),
-        )
-        .await,
+    let a = trigger(&app, &ws, &app.platform_token, json!({"feature_id": "src"}))
+        .expect(201)
+        .await;
+    let b = trigger(
+        &app,
+        &ws,
+        &app.platform_token,
+        json!({"feature_id": "src/lib.rs", "tier": "priority"}),
     )
+    .expect(201)
     .await;
 
-    let res = app
-        .get(
-            &format!("/v1/runs/{}", a["id"].as_str().expect("id")),
-            &read,
-        )
+    let got = app
+        .get(&format!("/v1/runs/{}", a["id"].as_str().expect("id")))
+        .token(&read)
+        .expect(200)
         .await;
-    assert_eq!(res.status(), 200);
-    let got = body(res).await;
     for field in [
         "id",
         "workspace_id",
@@ -215,7 +185,11 @@ async fn get_and_list_runs() {
         );
     }
 
-    let list = body(app.get(&format!("/v1/workspaces/{ws}/runs"), &read).await).await;
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/runs"))
+        .token(&read)
+        .expect(200)
+        .await;
     let ids: Vec<&Value> = list["data"]
         .as_array()
         .expect("data")
@@ -226,10 +200,10 @@ async fn get_and_list_runs() {
     assert_eq!(list["data"][0]["tier"], "priority");
     assert!(list["next_cursor"].is_null());
 
-    let res = app
-        .get("/v1/runs/run_0193000000007000800000000000000a", &read)
+    app.get("/v1/runs/run_0193000000007000800000000000000a")
+        .token(&read)
+        .expect_error(404, "not_found")
         .await;
-    expect_error(res, 404, "not_found").await;
 }
 
 #[tokio::test]
@@ -237,21 +211,15 @@ async fn the_log_of_a_queued_run_is_an_empty_page() {
     let app = app!();
     let ws = app.workspace("W").await;
     let read = app.token(&ws, "read").await;
-    let run =
-        body(trigger(&app, &ws, &app.platform_token, json!({"feature_id": "src"})).await).await;
-    let log_url = run["log_url"].as_str().expect("log_url");
-    let res = app
-        .client
-        .get(log_url)
-        .bearer_auth(&read)
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(res.status(), 200);
-    assert_eq!(body(res).await, json!({"data": [], "next_cursor": null}));
-
-    let res = app
-        .get("/v1/runs/run_0193000000007000800000000000000a/log", &read)
+    let run = trigger(&app, &ws, &app.platform_token, json!({"feature_id": "src"}))
+        .expect(201)
         .await;
-    expect_error(res, 404, "not_found").await;
+    let log_url = run["log_url"].as_str().expect("log_url");
+    let log = app.get(log_url).token(&read).expect(200).await;
+    assert_eq!(log, json!({"data": [], "next_cursor": null}));
+
+    app.get("/v1/runs/run_0193000000007000800000000000000a/log")
+        .token(&read)
+        .expect_error(404, "not_found")
+        .await;
 }

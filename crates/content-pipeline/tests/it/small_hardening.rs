@@ -3,19 +3,15 @@
 //! articles, and the server path a workspace token must not see.
 
 use domain::Surface;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error};
+use crate::helpers::{Call, TestApp};
 
-async fn raw_post(app: &TestApp, path: &str, text: &'static str) -> reqwest::Response {
-    app.request(Method::POST, path, &app.platform_token)
+fn raw_post<'a>(app: &'a TestApp, path: &str, text: &'static str) -> Call<'a> {
+    app.post(path)
         .header("content-type", "application/json")
-        .body(text)
-        .send()
-        .await
-        .expect("request")
+        .text(text)
 }
 
 #[tokio::test]
@@ -26,17 +22,15 @@ async fn json_with_trailing_garbage_is_422_but_trailing_whitespace_is_fine() {
         r#"{"name": "one"}{"name": "two"}"#,
         r#"{"name": "one"},"#,
     ] {
-        expect_error(
-            raw_post(&app, "/v1/workspaces", text).await,
-            422,
-            "validation_failed",
-        )
-        .await;
+        raw_post(&app, "/v1/workspaces", text)
+            .expect_error(422, "validation_failed")
+            .await;
     }
-    let listed = body(app.get("/v1/workspaces", &app.platform_token).await).await;
+    let listed = app.get("/v1/workspaces").expect(200).await;
     assert_eq!(listed["data"], json!([]), "nothing was created");
-    let res = raw_post(&app, "/v1/workspaces", "{\"name\": \"spaced\"} \r\n\t ").await;
-    assert_eq!(res.status(), 201);
+    raw_post(&app, "/v1/workspaces", "{\"name\": \"spaced\"} \r\n\t ")
+        .expect(201)
+        .await;
 }
 
 const EMBEDDED_IPV4_URLS: [&str; 6] = [
@@ -57,27 +51,20 @@ async fn webhook_urls_reaching_a_refused_address_through_ipv6_are_422() {
         .await;
     let hook_path = format!("/v1/webhooks/{}", hook["id"].as_str().expect("id"));
     for url in EMBEDDED_IPV4_URLS {
-        let created = app
-            .post(
-                &format!("/v1/workspaces/{ws}/webhooks"),
-                &app.platform_token,
-                &json!({"url": url, "events": ["run.completed"]}),
-            )
+        let v = app
+            .post(&format!("/v1/workspaces/{ws}/webhooks"))
+            .json(&json!({"url": url, "events": ["run.completed"]}))
+            .expect_error(422, "validation_failed")
             .await;
-        let v = expect_error(created, 422, "validation_failed").await;
         assert_eq!(v["error"]["param"], "url", "create {url}");
-        let patched = app
-            .send_json(
-                Method::PATCH,
-                &hook_path,
-                &app.platform_token,
-                &json!({"url": url}),
-            )
+        let v = app
+            .patch(&hook_path)
+            .json(&json!({"url": url}))
+            .expect_error(422, "validation_failed")
             .await;
-        let v = expect_error(patched, 422, "validation_failed").await;
         assert_eq!(v["error"]["param"], "url", "patch {url}");
     }
-    let unchanged = body(app.get(&hook_path, &app.platform_token).await).await;
+    let unchanged = app.get(&hook_path).expect(200).await;
     assert_eq!(unchanged["url"], "https://example.com/fine");
 }
 
@@ -93,21 +80,12 @@ async fn published_articles_are_never_sniffed_or_run_by_browsers() {
             "# Title\n\n<script>alert(1)</script>\n",
         )
         .await;
-    let res = app
-        .request(
-            Method::POST,
-            &format!("/v1/articles/{article}/publish"),
-            &app.platform_token,
-        )
-        .send()
-        .await
-        .expect("publish");
-    assert_eq!(res.status(), 200);
-    let public_url = body(res).await["public_url"]
-        .as_str()
-        .expect("public_url")
-        .to_owned();
-    let page = app.client.get(&public_url).send().await.expect("page");
+    let published = app
+        .post(&format!("/v1/articles/{article}/publish"))
+        .expect(200)
+        .await;
+    let public_url = published["public_url"].as_str().expect("public_url");
+    let page = app.get(public_url).anonymous().send().await;
     assert_eq!(page.status(), 200);
     let headers = page.headers();
     assert_eq!(headers["x-content-type-options"], "nosniff");
@@ -126,23 +104,21 @@ async fn repo_path_is_shown_to_platform_tokens_only() {
     let app = app!();
     let ws = app.workspace("private-path").await;
     let path = format!("/v1/workspaces/{ws}");
-    let platform = body(app.get(&path, &app.platform_token).await).await;
+    let platform = app.get(&path).expect(200).await;
     assert!(
         platform["repo_path"]
             .as_str()
             .is_some_and(|p| p.starts_with('/')),
         "{platform}"
     );
-    let listed = body(app.get("/v1/workspaces", &app.platform_token).await).await;
+    let listed = app.get("/v1/workspaces").expect(200).await;
     assert!(listed["data"][0]["repo_path"].is_string());
     for scope in ["read", "write", "publish", "admin"] {
         let token = app.token(&ws, scope).await;
-        let fetched = body(app.get(&path, &token).await).await;
-        let listed = body(app.get("/v1/workspaces", &token).await).await;
+        let fetched = app.get(&path).token(&token).expect(200).await;
+        let listed = app.get("/v1/workspaces").token(&token).expect(200).await;
         let deleted = if scope == "admin" {
-            let res = app.delete(&path, &token).await;
-            assert_eq!(res.status(), 200);
-            Some(body(res).await)
+            Some(app.delete(&path).token(&token).expect(200).await)
         } else {
             None
         };

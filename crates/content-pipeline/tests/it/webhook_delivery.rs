@@ -3,15 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use content_pipeline::Config;
-use content_pipeline::config::parse_retry_schedule;
-use domain::{EventType, RunId, Surface, WorkspaceId};
-use reqwest::Method;
+use domain::{EventType, RunId, Surface};
 use serde_json::{Value, json};
 use store::NewArticleVersion;
+use testkit::eventually;
 
 use crate::app;
-use crate::helpers::{TestApp, body, expect_error};
+use crate::helpers::{Builder, TestApp};
 use crate::receiver::{Receiver, Reply, assert_rejected, assert_verifies};
 
 const ALL_EVENTS: [&str; 5] = [
@@ -22,14 +20,17 @@ const ALL_EVENTS: [&str; 5] = [
     "drift.detected",
 ];
 
+/// Delivery workers with a short timeout and the retry `schedule`.
+fn workers(schedule: &str) -> Builder {
+    TestApp::builder()
+        .workers()
+        .webhook_retry_schedule(schedule)
+        .webhook_timeout(Duration::from_secs(1))
+}
+
 /// Loopback allowed, a short schedule and a short timeout.
-fn delivering(schedule: &'static str) -> impl FnOnce(&mut Config) {
-    move |c: &mut Config| {
-        c.workers = true;
-        c.webhook_allowed_cidrs = webhooks::parse_cidr_list("127.0.0.0/8,::1/128").expect("cidrs");
-        c.webhook_retry_schedule = parse_retry_schedule(schedule).expect("schedule");
-        c.webhook_timeout = Duration::from_secs(1);
-    }
+fn delivering(schedule: &str) -> Builder {
+    workers(schedule).webhook_allowed_cidrs("127.0.0.0/8,::1/128")
 }
 
 struct Hooks {
@@ -45,22 +46,15 @@ impl Hooks {
         Self { app, ws, token }
     }
 
-    fn workspace_id(&self) -> WorkspaceId {
-        self.ws.parse().expect("workspace id")
-    }
-
     /// Creates a subscription; returns (id, secret).
     async fn subscribe(&self, url: &str, events: &[&str]) -> (String, String) {
-        let res = self
+        let v = self
             .app
-            .post(
-                &format!("/v1/workspaces/{}/webhooks", self.ws),
-                &self.token,
-                &json!({"url": url, "events": events}),
-            )
+            .post(&format!("/v1/workspaces/{}/webhooks", self.ws))
+            .token(&self.token)
+            .json(&json!({"url": url, "events": events}))
+            .expect(201)
             .await;
-        assert_eq!(res.status(), 201, "create webhook");
-        let v = body(res).await;
         (
             v["id"].as_str().expect("id").to_owned(),
             v["secret"].as_str().expect("secret").to_owned(),
@@ -69,47 +63,36 @@ impl Hooks {
 
     /// Records an event the way the pipeline does (in a write transaction); returns its id.
     async fn record(&self, event_type: EventType, data: Value) -> String {
-        let mut tx = self.app.store.begin().await.expect("tx");
-        let event = tx
-            .record_event(
-                self.workspace_id(),
-                event_type,
-                data,
-                self.app.clock.timestamp(),
-            )
+        self.app.record_event(&self.ws, event_type, data).await
+    }
+
+    /// Records an event of `event_type` with sample data; returns its id.
+    async fn emit(&self, event_type: EventType) -> String {
+        self.record(event_type, sample_data(event_type, &self.ws))
             .await
-            .expect("record event");
-        tx.commit().await.expect("commit");
-        event.id.to_string()
     }
 
     async fn webhook(&self, id: &str) -> Value {
-        let res = self
-            .app
-            .get(&format!("/v1/webhooks/{id}"), &self.token)
-            .await;
-        assert_eq!(res.status(), 200);
-        body(res).await
+        self.app
+            .get(&format!("/v1/webhooks/{id}"))
+            .token(&self.token)
+            .expect(200)
+            .await
     }
 
     async fn deliveries(&self, webhook: &str) -> Vec<Value> {
-        let res = self
+        let list = self
             .app
-            .get(
-                &format!("/v1/webhooks/{webhook}/deliveries?limit=100"),
-                &self.token,
-            )
+            .get(&format!("/v1/webhooks/{webhook}/deliveries?limit=100"))
+            .token(&self.token)
+            .expect(200)
             .await;
-        assert_eq!(res.status(), 200);
-        body(res).await["data"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
+        list["data"].as_array().cloned().unwrap_or_default()
     }
 
     /// The only delivery of `webhook`, once `done` holds for it.
     async fn delivery_when(&self, webhook: &str, done: impl Fn(&Value) -> bool) -> Value {
-        self.wait(Duration::from_secs(15), || async {
+        eventually(Duration::from_secs(15), "the delivery's state", || async {
             let list = self.deliveries(webhook).await;
             assert!(list.len() <= 1, "expected one delivery, got {list:?}");
             list.into_iter().next().filter(|d| done(d))
@@ -117,56 +100,27 @@ impl Hooks {
         .await
     }
 
-    async fn wait<T, F, Fut>(&self, within: Duration, mut probe: F) -> T
-    where
-        F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = Option<T>>,
-    {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(v) = probe().await {
-                return v;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "condition not met within {within:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-    }
-
     /// Writes an article version and publishes it over the API (emits article.published).
     async fn publish_article(&self) -> String {
-        let mut tx = self.app.store.begin().await.expect("tx");
-        let article = tx
-            .write_article_version(
-                &NewArticleVersion {
-                    workspace_id: self.workspace_id(),
-                    feature_id: "csv-export".into(),
-                    surface: Surface::Blog,
-                    title: "CSV export".into(),
-                    status: domain::ArticleStatus::Draft,
-                    mdx_body: "---\ntitle: CSV export\n---\n\nHello.\n".into(),
-                    provenance: json!({}),
-                    run_id: RunId::generate(),
-                },
-                self.app.clock.timestamp(),
-            )
-            .await
-            .expect("article");
-        tx.commit().await.expect("commit");
-        let id = article.id.to_string();
-        let res = self
+        let article = self
             .app
-            .request(
-                Method::POST,
-                &format!("/v1/articles/{id}/publish"),
-                &self.token,
-            )
-            .send()
-            .await
-            .expect("publish");
-        assert_eq!(res.status(), 200, "publish");
+            .write_article_version(&NewArticleVersion {
+                workspace_id: self.ws.parse().expect("workspace id"),
+                feature_id: "csv-export".into(),
+                surface: Surface::Blog,
+                title: "CSV export".into(),
+                status: domain::ArticleStatus::Draft,
+                mdx_body: "---\ntitle: CSV export\n---\n\nHello.\n".into(),
+                provenance: json!({}),
+                run_id: RunId::generate(),
+            })
+            .await;
+        let id = article.id.to_string();
+        self.app
+            .post(&format!("/v1/articles/{id}/publish"))
+            .token(&self.token)
+            .expect(200)
+            .await;
         id
     }
 }
@@ -256,12 +210,11 @@ async fn every_event_type_arrives_signed_with_the_standard_webhooks_headers() {
         "no body in payloads"
     );
 
-    let deliveries = h
-        .wait(Duration::from_secs(5), || async {
-            let d = h.deliveries(&hook).await;
-            (d.len() == 5 && d.iter().all(has_status("delivered"))).then_some(d)
-        })
-        .await;
+    let deliveries = eventually(Duration::from_secs(5), "five delivered", || async {
+        let d = h.deliveries(&hook).await;
+        (d.len() == 5 && d.iter().all(has_status("delivered"))).then_some(d)
+    })
+    .await;
     for d in &deliveries {
         assert_eq!(d["attempts"], 1);
         assert_eq!(d["last_status_code"], 200);
@@ -277,20 +230,14 @@ async fn failed_attempts_are_retried_on_schedule_until_one_succeeds() {
     let h = Hooks::new(app!(delivering("0s,300ms,300ms,300ms,300ms"))).await;
     let receiver = Receiver::start_with(Reply::status(500)).await;
     let (hook, secret) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    let event = h
-        .record(
-            EventType::RunCompleted,
-            sample_data(EventType::RunCompleted, &h.ws),
-        )
-        .await;
+    let event = h.emit(EventType::RunCompleted).await;
 
     receiver.wait_for(2, Duration::from_secs(10)).await;
-    let failing = h
-        .wait(Duration::from_secs(5), || async {
-            let w = h.webhook(&hook).await;
-            (w["failure_count"] == 2).then_some(w)
-        })
-        .await;
+    let failing = eventually(Duration::from_secs(5), "two failures", || async {
+        let w = h.webhook(&hook).await;
+        (w["failure_count"] == 2).then_some(w)
+    })
+    .await;
     assert!(failing["last_delivery_at"].is_null());
     receiver.reply(Reply::status(204));
 
@@ -324,16 +271,12 @@ async fn a_delivery_is_dead_after_its_last_attempt() {
     let h = Hooks::new(app!(delivering("0s,100ms,100ms"))).await;
     let receiver = Receiver::start_with(Reply::status(503)).await;
     let (hook, _) = h.subscribe(&receiver.url, &["run.failed"]).await;
-    h.record(
-        EventType::RunFailed,
-        sample_data(EventType::RunFailed, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunFailed).await;
 
     let delivery = h.delivery_when(&hook, has_status("dead")).await;
     assert_eq!(delivery["attempts"], 3);
     assert_eq!(delivery["last_status_code"], 503);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    h.app.drained().await;
     assert_eq!(receiver.count(), 3, "no attempt after the last one");
     let webhook = h.webhook(&hook).await;
     assert_eq!(webhook["failure_count"], 3);
@@ -345,23 +288,15 @@ async fn gone_kills_the_delivery_and_deactivates_the_subscription() {
     let h = Hooks::new(app!(delivering("0s,100ms,100ms"))).await;
     let receiver = Receiver::start_with(Reply::status(410)).await;
     let (hook, _) = h.subscribe(&receiver.url, &["drift.detected"]).await;
-    h.record(
-        EventType::DriftDetected,
-        sample_data(EventType::DriftDetected, &h.ws),
-    )
-    .await;
+    h.emit(EventType::DriftDetected).await;
 
     let delivery = h.delivery_when(&hook, has_status("dead")).await;
     assert_eq!(delivery["attempts"], 1);
     assert_eq!(delivery["last_status_code"], 410);
     let webhook = h.webhook(&hook).await;
     assert_eq!(webhook["active"], false);
-    h.record(
-        EventType::DriftDetected,
-        sample_data(EventType::DriftDetected, &h.ws),
-    )
-    .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    h.emit(EventType::DriftDetected).await;
+    h.app.drained().await;
     assert_eq!(
         h.deliveries(&hook).await.len(),
         1,
@@ -376,11 +311,7 @@ async fn throttled_attempts_back_off_harder_and_follow_retry_after_within_bounds
     let h = Hooks::new(app!(delivering("0s,100ms,100ms"))).await;
     let receiver = Receiver::start_with(Reply::status(429).header("retry-after", "2")).await;
     let (hook, _) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     receiver.wait_for(1, Duration::from_secs(10)).await;
     receiver.reply(Reply::status(200));
     let got = receiver.wait_for(2, Duration::from_secs(10)).await;
@@ -407,11 +338,7 @@ async fn a_receiver_that_hangs_does_not_delay_another_and_times_out() {
     let (fast_hook, _) = h.subscribe(&fast.url, &["run.completed"]).await;
 
     for _ in 0..3 {
-        h.record(
-            EventType::RunCompleted,
-            sample_data(EventType::RunCompleted, &h.ws),
-        )
-        .await;
+        h.emit(EventType::RunCompleted).await;
     }
     let started = Instant::now();
     fast.wait_for(3, Duration::from_secs(5)).await;
@@ -426,12 +353,11 @@ async fn a_receiver_that_hangs_does_not_delay_another_and_times_out() {
         "attempts to the hanging receiver run side by side, not one timeout after another"
     );
 
-    let timed_out = h
-        .wait(Duration::from_secs(5), || async {
-            let list = h.deliveries(&slow_hook).await;
-            (list.len() == 3 && list.iter().all(|d| d["status"] == "failed")).then_some(list)
-        })
-        .await;
+    let timed_out = eventually(Duration::from_secs(5), "three timed out", || async {
+        let list = h.deliveries(&slow_hook).await;
+        (list.len() == 3 && list.iter().all(|d| d["status"] == "failed")).then_some(list)
+    })
+    .await;
     let first_failure = Instant::now();
     for d in &timed_out {
         assert_eq!(d["attempts"], 1);
@@ -448,12 +374,11 @@ async fn a_receiver_that_hangs_does_not_delay_another_and_times_out() {
     slow.reply(Reply::status(200));
     slow.wait_for(4, Duration::from_secs(10)).await;
     assert!(first_failure.elapsed() >= Duration::from_millis(900));
-    let delivered = h
-        .wait(Duration::from_secs(5), || async {
-            let list = h.deliveries(&fast_hook).await;
-            list.iter().all(has_status("delivered")).then_some(list)
-        })
-        .await;
+    let delivered = eventually(Duration::from_secs(5), "all delivered", || async {
+        let list = h.deliveries(&fast_hook).await;
+        list.iter().all(has_status("delivered")).then_some(list)
+    })
+    .await;
     assert_eq!(delivered.len(), 3);
 }
 
@@ -461,29 +386,17 @@ async fn a_receiver_that_hangs_does_not_delay_another_and_times_out() {
 async fn a_hanging_receiver_with_a_backlog_leaves_slots_for_the_others() {
     // 8 slots, at most 2 per subscription: ten attempts to the hanging receiver cannot take
     // the slots the fast one needs.
-    let h = Hooks::new(app!(|c: &mut Config| {
-        delivering("0s,5s")(c);
-        c.webhook_concurrency = 8;
-    }))
-    .await;
+    let h = Hooks::new(app!(delivering("0s,5s").webhook_concurrency(8))).await;
     let slow = Receiver::start_with(Reply::status(200).after(Duration::from_secs(30))).await;
     let fast = Receiver::start().await;
     h.subscribe(&slow.url, &["run.failed"]).await;
     h.subscribe(&fast.url, &["run.completed"]).await;
     for _ in 0..10 {
-        h.record(
-            EventType::RunFailed,
-            sample_data(EventType::RunFailed, &h.ws),
-        )
-        .await;
+        h.emit(EventType::RunFailed).await;
     }
     let started = Instant::now();
     for _ in 0..3 {
-        h.record(
-            EventType::RunCompleted,
-            sample_data(EventType::RunCompleted, &h.ws),
-        )
-        .await;
+        h.emit(EventType::RunCompleted).await;
     }
     fast.wait_for(3, Duration::from_secs(5)).await;
     let waited = started.elapsed();
@@ -502,23 +415,18 @@ async fn rotation_signs_with_both_secrets_newest_first_then_only_the_new_one() {
     let h = Hooks::new(app!(delivering("0s,200ms"))).await;
     let receiver = Receiver::start().await;
     let (hook, old_secret) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    let res = h
+    let rotate = format!("/v1/webhooks/{hook}/rotate-secret");
+    let rotated = h
         .app
-        .post(
-            &format!("/v1/webhooks/{hook}/rotate-secret"),
-            &h.token,
-            &json!({"grace_period_seconds": 3600}),
-        )
+        .post(&rotate)
+        .token(&h.token)
+        .json(&json!({"grace_period_seconds": 3600}))
+        .expect(200)
         .await;
-    assert_eq!(res.status(), 200);
-    let new_secret = body(res).await["secret"].as_str().unwrap().to_owned();
+    let new_secret = rotated["secret"].as_str().unwrap().to_owned();
     assert_ne!(new_secret, old_secret);
 
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let during = receiver
         .wait_for(1, Duration::from_secs(10))
         .await
@@ -538,21 +446,15 @@ async fn rotation_signs_with_both_secrets_newest_first_then_only_the_new_one() {
         crate::receiver::Verdict::Valid | crate::receiver::Verdict::Skipped
     ));
 
-    let res = h
+    let rotated = h
         .app
-        .post(
-            &format!("/v1/webhooks/{hook}/rotate-secret"),
-            &h.token,
-            &json!({"grace_period_seconds": 0}),
-        )
+        .post(&rotate)
+        .token(&h.token)
+        .json(&json!({"grace_period_seconds": 0}))
+        .expect(200)
         .await;
-    assert_eq!(res.status(), 200);
-    let newest = body(res).await["secret"].as_str().unwrap().to_owned();
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    let newest = rotated["secret"].as_str().unwrap().to_owned();
+    h.emit(EventType::RunCompleted).await;
     let after = receiver
         .wait_for(2, Duration::from_secs(10))
         .await
@@ -575,26 +477,19 @@ async fn a_replay_resends_the_same_event_to_the_current_url() {
     let original = first.wait_for(1, Duration::from_secs(10)).await.remove(0);
     let delivered = h.delivery_when(&hook, has_status("delivered")).await;
 
-    let res = h
-        .app
-        .send_json(
-            Method::PATCH,
-            &format!("/v1/webhooks/{hook}"),
-            &h.token,
-            &json!({"url": second.url}),
-        )
+    h.app
+        .patch(&format!("/v1/webhooks/{hook}"))
+        .token(&h.token)
+        .json(&json!({"url": second.url}))
+        .expect(200)
         .await;
-    assert_eq!(res.status(), 200);
-    let res = h
+    let replay = h
         .app
-        .post(
-            &format!("/v1/webhooks/{hook}/replay"),
-            &h.token,
-            &json!({"delivery_id": delivered["id"]}),
-        )
+        .post(&format!("/v1/webhooks/{hook}/replay"))
+        .token(&h.token)
+        .json(&json!({"delivery_id": delivered["id"]}))
+        .expect(200)
         .await;
-    assert_eq!(res.status(), 200);
-    let replay = body(res).await;
     assert_eq!(replay["is_replay"], true);
     assert_eq!(replay["event_id"], delivered["event_id"]);
     assert_eq!(replay["target_url"], second.url.as_str());
@@ -605,12 +500,12 @@ async fn a_replay_resends_the_same_event_to_the_current_url() {
     assert_verifies(&secret, &resent);
     assert_eq!(first.count(), 1);
     let id = replay["id"].as_str().unwrap();
-    let done = h
-        .wait(Duration::from_secs(5), || async {
-            let d = body(h.app.get(&format!("/v1/deliveries/{id}"), &h.token).await).await;
-            (d["status"] == "delivered").then_some(d)
-        })
-        .await;
+    let path = format!("/v1/deliveries/{id}");
+    let done = eventually(Duration::from_secs(5), "the replay delivered", || async {
+        let d = h.app.get(&path).token(&h.token).expect(200).await;
+        (d["status"] == "delivered").then_some(d)
+    })
+    .await;
     assert_eq!(done["attempts"], 1);
     assert_eq!(done["is_replay"], true);
 }
@@ -620,23 +515,22 @@ async fn deleting_a_subscription_kills_its_pending_deliveries() {
     let h = Hooks::new(app!(delivering("0s,700ms,700ms"))).await;
     let receiver = Receiver::start_with(Reply::status(500)).await;
     let (hook, _) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let failed = h.delivery_when(&hook, has_status("failed")).await;
-    let res = h
-        .app
-        .request(Method::DELETE, &format!("/v1/webhooks/{hook}"), &h.token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    h.app
+        .delete(&format!("/v1/webhooks/{hook}"))
+        .token(&h.token)
+        .expect(200)
+        .await;
+    h.app.drained().await;
     assert_eq!(receiver.count(), 1, "no attempt after the delete");
     let id = failed["id"].as_str().unwrap();
-    let d = body(h.app.get(&format!("/v1/deliveries/{id}"), &h.token).await).await;
+    let d = h
+        .app
+        .get(&format!("/v1/deliveries/{id}"))
+        .token(&h.token)
+        .expect(200)
+        .await;
     assert_eq!(d["status"], "dead");
     assert_eq!(d["attempts"], 1);
 }
@@ -646,23 +540,18 @@ async fn a_subscription_failing_for_five_days_is_deactivated() {
     let h = Hooks::new(app!(delivering("0s,200ms,200ms,200ms"))).await;
     let receiver = Receiver::start_with(Reply::status(500)).await;
     let (hook, _) = h.subscribe(&receiver.url, &["run.completed"]).await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
-    h.wait(Duration::from_secs(5), || async {
+    h.emit(EventType::RunCompleted).await;
+    eventually(Duration::from_secs(5), "the first failure", || async {
         (h.webhook(&hook).await["failure_count"] == 1).then_some(())
     })
     .await;
     assert_eq!(h.webhook(&hook).await["active"], true);
     h.app.clock.advance(Duration::from_secs(5 * 24 * 3600 + 60));
-    let webhook = h
-        .wait(Duration::from_secs(5), || async {
-            let w = h.webhook(&hook).await;
-            (w["active"] == false).then_some(w)
-        })
-        .await;
+    let webhook = eventually(Duration::from_secs(5), "deactivated", || async {
+        let w = h.webhook(&hook).await;
+        (w["active"] == false).then_some(w)
+    })
+    .await;
     assert_eq!(webhook["failure_count"], 2);
 }
 
@@ -673,11 +562,7 @@ async fn redirects_are_not_followed() {
     let redirecting =
         Receiver::start_with(Reply::status(307).header("location", target.url.clone())).await;
     let (hook, _) = h.subscribe(&redirecting.url, &["run.completed"]).await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let d = h.delivery_when(&hook, has_status("failed")).await;
     assert_eq!(d["last_status_code"], 307);
     assert_eq!(target.count(), 0, "the redirect was not followed");
@@ -686,12 +571,7 @@ async fn redirects_are_not_followed() {
 #[tokio::test]
 async fn private_addresses_are_refused_literally_and_after_dns_resolution() {
     // No allowed ranges: loopback is private like any other.
-    let h = Hooks::new(app!(|c: &mut Config| {
-        c.workers = true;
-        c.webhook_retry_schedule = parse_retry_schedule("0s,5s").expect("schedule");
-        c.webhook_timeout = Duration::from_secs(1);
-    }))
-    .await;
+    let h = Hooks::new(app!(workers("0s,5s"))).await;
     let receiver = Receiver::start().await;
     let port = receiver.port;
     for literal in [
@@ -702,25 +582,18 @@ async fn private_addresses_are_refused_literally_and_after_dns_resolution() {
         format!("http://[::ffff:127.0.0.1]:{port}/hook"),
         format!("http://[::ffff:a9fe:a9fe]:{port}/hook"),
     ] {
-        let res = h
-            .app
-            .post(
-                &format!("/v1/workspaces/{}/webhooks", h.ws),
-                &h.token,
-                &json!({"url": literal, "events": ["run.completed"]}),
-            )
+        h.app
+            .post(&format!("/v1/workspaces/{}/webhooks", h.ws))
+            .token(&h.token)
+            .json(&json!({"url": literal, "events": ["run.completed"]}))
+            .expect_error(422, "validation_failed")
             .await;
-        expect_error(res, 422, "validation_failed").await;
     }
     // A host name is accepted at create time, and refused once it resolves to loopback.
     let (hook, _) = h
         .subscribe(&format!("http://localhost:{port}/hook"), &["run.completed"])
         .await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let d = h.delivery_when(&hook, has_status("failed")).await;
     assert_eq!(d["attempts"], 1);
     assert!(d.get("last_status_code").is_none());
@@ -737,11 +610,7 @@ async fn allowed_ranges_let_a_loopback_host_name_through() {
             &["run.completed"],
         )
         .await;
-    h.record(
-        EventType::RunCompleted,
-        sample_data(EventType::RunCompleted, &h.ws),
-    )
-    .await;
+    h.emit(EventType::RunCompleted).await;
     let got = receiver.wait_for(1, Duration::from_secs(10)).await;
     assert_verifies(&secret, &got[0]);
     h.delivery_when(&hook, has_status("delivered")).await;

@@ -3,14 +3,25 @@
 
 use base64::Engine as _;
 use domain::Surface;
-use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, body, expect_error};
-use crate::{app, app_db};
+use crate::app;
+use crate::helpers::{Call, TestApp};
 
 fn id_of(v: &Value) -> String {
     v["id"].as_str().expect("id").to_owned()
+}
+
+/// A subscription's events, sorted.
+fn events(hook: &Value) -> Vec<&str> {
+    let mut events: Vec<&str> = hook["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    events.sort_unstable();
+    events
 }
 
 fn assert_secret(secret: &Value) {
@@ -22,23 +33,13 @@ fn assert_secret(secret: &Value) {
     assert_eq!(bytes.len(), 32);
 }
 
-async fn create(app: &TestApp, ws: &str, payload: Value) -> reqwest::Response {
-    app.post(
-        &format!("/v1/workspaces/{ws}/webhooks"),
-        &app.platform_token,
-        &payload,
-    )
-    .await
+fn create<'a>(app: &'a TestApp, ws: &str, payload: Value) -> Call<'a> {
+    app.post(&format!("/v1/workspaces/{ws}/webhooks"))
+        .json(&payload)
 }
 
-async fn patch(app: &TestApp, id: &str, payload: Value) -> reqwest::Response {
-    app.send_json(
-        Method::PATCH,
-        &format!("/v1/webhooks/{id}"),
-        &app.platform_token,
-        &payload,
-    )
-    .await
+fn patch<'a>(app: &'a TestApp, id: &str, payload: Value) -> Call<'a> {
+    app.patch(&format!("/v1/webhooks/{id}")).json(&payload)
 }
 
 /// Publishes a fresh article of `ws`, which records one `article.published` event.
@@ -46,27 +47,19 @@ async fn publish_something(app: &TestApp, ws: &str, feature: &str) {
     let article = app
         .write_article(ws, feature, Surface::Blog, "# News\n")
         .await;
-    let res = app
-        .request(
-            Method::POST,
-            &format!("/v1/articles/{article}/publish"),
-            &app.platform_token,
-        )
-        .send()
-        .await
-        .expect("publish");
-    assert_eq!(res.status(), 200);
+    app.post(&format!("/v1/articles/{article}/publish"))
+        .expect(200)
+        .await;
+}
+
+async fn refused(call: Call<'_>) -> Value {
+    call.expect_error(422, "validation_failed").await
 }
 
 async fn deliveries(app: &TestApp, hook: &str, query: &str) -> Value {
-    let res = app
-        .get(
-            &format!("/v1/webhooks/{hook}/deliveries{query}"),
-            &app.platform_token,
-        )
-        .await;
-    assert_eq!(res.status(), 200);
-    body(res).await
+    app.get(&format!("/v1/webhooks/{hook}/deliveries{query}"))
+        .expect(200)
+        .await
 }
 
 #[tokio::test]
@@ -74,59 +67,52 @@ async fn create_returns_the_secret_once() {
     let app = app!();
     let ws = app.workspace("W").await;
     let write = app.token(&ws, "write").await;
-    let res = app
-        .post(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            &write,
-            &json!({
-                "url": "https://example.com/hook",
-                "events": ["run.completed", "article.published"],
-                "description": "CI"
-            }),
-        )
-        .await;
-    assert_eq!(res.status(), 201);
-    let location = res
-        .headers()
+    let (headers, hook) = create(
+        &app,
+        &ws,
+        json!({
+            "url": "https://example.com/hook",
+            "events": ["run.completed", "article.published"],
+            "description": "CI"
+        }),
+    )
+    .token(&write)
+    .expect_with_headers(201)
+    .await;
+    let location = headers
         .get("location")
         .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
         .expect("Location");
-    let hook = body(res).await;
     let id = id_of(&hook);
     assert!(id.starts_with("wh_"));
     assert_eq!(location, app.url(&format!("/v1/webhooks/{id}")));
     assert_secret(&hook["secret"]);
     assert_eq!(hook["url"], "https://example.com/hook");
-    let mut events: Vec<&str> = hook["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    events.sort_unstable();
-    assert_eq!(events, ["article.published", "run.completed"]);
+    assert_eq!(events(&hook), ["article.published", "run.completed"]);
     assert_eq!(hook["active"], true);
     assert_eq!(hook["description"], "CI");
     assert_eq!(hook["failure_count"], 0);
     assert!(hook["last_delivery_at"].is_null());
 
-    let got = body(app.get(&format!("/v1/webhooks/{id}"), &write).await).await;
+    let path = format!("/v1/webhooks/{id}");
+    let got = app.get(&path).token(&write).expect(200).await;
     assert!(got.get("secret").is_none(), "GET never shows the secret");
     assert_eq!(got["url"], hook["url"]);
-    let list = body(
-        app.get(&format!("/v1/workspaces/{ws}/webhooks"), &write)
-            .await,
-    )
-    .await;
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/webhooks"))
+        .token(&write)
+        .expect(200)
+        .await;
     assert_eq!(list["data"].as_array().map(Vec::len), Some(1));
     assert!(
         list["data"][0].get("secret").is_none(),
         "lists never show it"
     );
-    let patched = body(patch(&app, &id, json!({"description": "x"})).await).await;
+    let patched = patch(&app, &id, json!({"description": "x"}))
+        .expect(200)
+        .await;
     assert!(patched.get("secret").is_none(), "PATCH never shows it");
-    let deleted = body(app.delete(&format!("/v1/webhooks/{id}"), &write).await).await;
+    let deleted = app.delete(&path).token(&write).expect(200).await;
     assert!(deleted.get("secret").is_none(), "DELETE never shows it");
 }
 
@@ -137,37 +123,31 @@ async fn two_active_subscriptions_cannot_share_a_url() {
     let other_ws = app.workspace("V").await;
     let url = "https://example.com/same";
     let first = app.webhook(&ws, url, &["run.completed"]).await;
-    let res = create(&app, &ws, json!({"url": url, "events": ["run.failed"]})).await;
-    expect_error(res, 409, "conflict").await;
+    let payload = json!({"url": url, "events": ["run.failed"]});
+    create(&app, &ws, payload.clone())
+        .expect_error(409, "conflict")
+        .await;
 
-    let res = create(
-        &app,
-        &other_ws,
-        json!({"url": url, "events": ["run.failed"]}),
-    )
-    .await;
-    assert_eq!(res.status(), 201, "another workspace may use the url");
+    // Another workspace may use the url.
+    create(&app, &other_ws, payload.clone()).expect(201).await;
 
-    let res = create(
+    // An inactive duplicate is allowed.
+    let inactive = create(
         &app,
         &ws,
         json!({"url": url, "events": ["run.failed"], "active": false}),
     )
+    .expect(201)
     .await;
-    assert_eq!(res.status(), 201, "an inactive duplicate is allowed");
-    let inactive = body(res).await;
-    let res = patch(&app, &id_of(&inactive), json!({"active": true})).await;
-    expect_error(res, 409, "conflict").await;
-
-    let res = app
-        .delete(
-            &format!("/v1/webhooks/{}", id_of(&first)),
-            &app.platform_token,
-        )
+    patch(&app, &id_of(&inactive), json!({"active": true}))
+        .expect_error(409, "conflict")
         .await;
-    assert_eq!(res.status(), 200);
-    let res = create(&app, &ws, json!({"url": url, "events": ["run.failed"]})).await;
-    assert_eq!(res.status(), 201, "a deleted subscription frees its url");
+
+    app.delete(&format!("/v1/webhooks/{}", id_of(&first)))
+        .expect(200)
+        .await;
+    // A deleted subscription frees its url.
+    create(&app, &ws, payload).expect(201).await;
 }
 
 #[tokio::test]
@@ -186,29 +166,37 @@ async fn urls_must_be_public_http() {
         "http://192.168.1.1/",
         "https://user:pass@example.com/",
     ] {
-        let res = create(&app, &ws, json!({"url": url, "events": ["run.completed"]})).await;
-        let err = expect_error(res, 422, "validation_failed").await;
+        let err = refused(create(
+            &app,
+            &ws,
+            json!({"url": url, "events": ["run.completed"]}),
+        ))
+        .await;
         assert_eq!(err["error"]["param"], "url", "{url}");
     }
     let long = format!("https://example.com/{}", "a".repeat(2048));
-    let res = create(&app, &ws, json!({"url": long, "events": ["run.completed"]})).await;
-    let err = expect_error(res, 422, "validation_failed").await;
+    let err = refused(create(
+        &app,
+        &ws,
+        json!({"url": long, "events": ["run.completed"]}),
+    ))
+    .await;
     assert_eq!(err["error"]["param"], "url");
 
     let hook = app
         .webhook(&ws, "https://example.com/ok", &["run.completed"])
         .await;
-    let res = patch(&app, &id_of(&hook), json!({"url": "http://10.0.0.1/"})).await;
-    let err = expect_error(res, 422, "validation_failed").await;
-    assert_eq!(err["error"]["param"], "url");
-    let list = body(
-        app.get(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            &app.platform_token,
-        )
-        .await,
-    )
+    let err = refused(patch(
+        &app,
+        &id_of(&hook),
+        json!({"url": "http://10.0.0.1/"}),
+    ))
     .await;
+    assert_eq!(err["error"]["param"], "url");
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/webhooks"))
+        .expect(200)
+        .await;
     assert_eq!(list["data"].as_array().map(Vec::len), Some(1));
     assert_eq!(list["data"][0]["url"], "https://example.com/ok");
 }
@@ -218,18 +206,13 @@ async fn events_and_description_are_validated() {
     let app = app!();
     let ws = app.workspace("W").await;
     let url = "https://example.com/hook";
-    let err = expect_error(
-        create(&app, &ws, json!({"url": url, "events": []})).await,
-        422,
-        "validation_failed",
-    )
-    .await;
+    let err = refused(create(&app, &ws, json!({"url": url, "events": []}))).await;
     assert_eq!(err["error"]["param"], "events");
-    let err = expect_error(
-        create(&app, &ws, json!({"url": url, "events": ["run.started"]})).await,
-        422,
-        "validation_failed",
-    )
+    let err = refused(create(
+        &app,
+        &ws,
+        json!({"url": url, "events": ["run.started"]}),
+    ))
     .await;
     assert!(
         err["error"]["param"]
@@ -237,59 +220,30 @@ async fn events_and_description_are_validated() {
             .is_some_and(|p| p.starts_with("events")),
         "{err}"
     );
-    let err = expect_error(
-        create(&app, &ws, json!({"url": url})).await,
-        422,
-        "validation_failed",
-    )
-    .await;
+    let err = refused(create(&app, &ws, json!({"url": url}))).await;
     assert_eq!(err["error"]["param"], "events");
-    let err = expect_error(
-        create(
-            &app,
-            &ws,
-            json!({"url": url, "events": ["run.completed"], "description": "d".repeat(1001)}),
-        )
-        .await,
-        422,
-        "validation_failed",
-    )
+    let err = refused(create(
+        &app,
+        &ws,
+        json!({"url": url, "events": ["run.completed"], "description": "d".repeat(1001)}),
+    ))
     .await;
     assert_eq!(err["error"]["param"], "description");
-    let res = create(
+    // 1000 characters are allowed.
+    let hook = create(
         &app,
         &ws,
         json!({"url": url, "events": ["run.completed"], "description": "d".repeat(1000)}),
     )
+    .expect(201)
     .await;
-    assert_eq!(res.status(), 201, "1000 characters are allowed");
-    let hook = body(res).await;
 
-    let err = expect_error(
-        patch(&app, &id_of(&hook), json!({"events": []})).await,
-        422,
-        "validation_failed",
-    )
-    .await;
+    let id = id_of(&hook);
+    let err = refused(patch(&app, &id, json!({"events": []}))).await;
     assert_eq!(err["error"]["param"], "events");
-    let err = expect_error(
-        patch(
-            &app,
-            &id_of(&hook),
-            json!({"description": "d".repeat(1001)}),
-        )
-        .await,
-        422,
-        "validation_failed",
-    )
-    .await;
+    let err = refused(patch(&app, &id, json!({"description": "d".repeat(1001)}))).await;
     assert_eq!(err["error"]["param"], "description");
-    let err = expect_error(
-        patch(&app, &id_of(&hook), json!({"secret": "whsec_x"})).await,
-        422,
-        "validation_failed",
-    )
-    .await;
+    let err = refused(patch(&app, &id, json!({"secret": "whsec_x"}))).await;
     assert_eq!(err["error"]["param"], "secret");
 }
 
@@ -297,49 +251,32 @@ async fn events_and_description_are_validated() {
 async fn patch_changes_only_what_is_sent() {
     let app = app!();
     let ws = app.workspace("W").await;
-    let res = create(
+    let hook = create(
         &app,
         &ws,
         json!({"url": "https://example.com/a", "events": ["run.completed"], "description": "first"}),
     )
+    .expect(201)
     .await;
-    let hook = body(res).await;
     let id = id_of(&hook);
+    let changed = |payload: Value| patch(&app, &id, payload).expect(200);
 
-    let res = patch(
-        &app,
-        &id,
-        json!({"events": ["run.failed", "drift.detected"]}),
-    )
-    .await;
-    assert_eq!(res.status(), 200);
-    let v = body(res).await;
+    let v = changed(json!({"events": ["run.failed", "drift.detected"]})).await;
     assert_eq!(v["url"], "https://example.com/a");
     assert_eq!(v["description"], "first");
-    let mut events: Vec<&str> = v["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    events.sort_unstable();
-    assert_eq!(events, ["drift.detected", "run.failed"]);
+    assert_eq!(events(&v), ["drift.detected", "run.failed"]);
 
-    let v = body(patch(&app, &id, json!({"url": "https://example.com/b"})).await).await;
+    let v = changed(json!({"url": "https://example.com/b"})).await;
     assert_eq!(v["url"], "https://example.com/b");
     assert_eq!(v["description"], "first");
 
-    let v = body(patch(&app, &id, json!({"description": null})).await).await;
+    let v = changed(json!({"description": null})).await;
     assert!(v["description"].is_null(), "null clears the description");
     assert_eq!(v["url"], "https://example.com/b");
 
-    let v = body(patch(&app, &id, json!({"active": false})).await).await;
+    let v = changed(json!({"active": false})).await;
     assert_eq!(v["active"], false);
-    let got = body(
-        app.get(&format!("/v1/webhooks/{id}"), &app.platform_token)
-            .await,
-    )
-    .await;
+    let got = app.get(&format!("/v1/webhooks/{id}")).expect(200).await;
     assert_eq!(got["active"], false);
     assert_eq!(got["url"], "https://example.com/b");
     assert!(got["description"].is_null());
@@ -347,28 +284,27 @@ async fn patch_changes_only_what_is_sent() {
 
 #[tokio::test]
 async fn reactivation_resets_the_failure_count() {
-    let (app, db) = app_db!();
+    let app = app!();
     let ws = app.workspace("W").await;
     let hook = app
         .webhook(&ws, "https://example.com/flaky", &["run.completed"])
         .await;
     let id = id_of(&hook);
-    let changed = db
+    let changed = app
+        .db
         .execute(&format!(
             "UPDATE webhooks SET failure_count = 7, active = FALSE WHERE id = '{id}'"
         ))
         .await;
     assert_eq!(changed, 1);
-    let got = body(
-        app.get(&format!("/v1/webhooks/{id}"), &app.platform_token)
-            .await,
-    )
-    .await;
+    let got = app.get(&format!("/v1/webhooks/{id}")).expect(200).await;
     assert_eq!(got["failure_count"], 7);
 
-    let v = body(patch(&app, &id, json!({"description": "still off"})).await).await;
+    let v = patch(&app, &id, json!({"description": "still off"}))
+        .expect(200)
+        .await;
     assert_eq!(v["failure_count"], 7, "other changes keep the streak");
-    let v = body(patch(&app, &id, json!({"active": true})).await).await;
+    let v = patch(&app, &id, json!({"active": true})).expect(200).await;
     assert_eq!(v["active"], true);
     assert_eq!(v["failure_count"], 0);
 }
@@ -386,36 +322,22 @@ async fn delete_returns_the_final_state_and_kills_pending_deliveries() {
     let delivery = id_of(&pending["data"][0]);
     assert_eq!(pending["data"][0]["status"], "pending");
 
-    let res = app
-        .delete(&format!("/v1/webhooks/{id}"), &app.platform_token)
-        .await;
-    assert_eq!(res.status(), 200);
-    let v = body(res).await;
+    let path = format!("/v1/webhooks/{id}");
+    let v = app.delete(&path).expect(200).await;
     assert_eq!(v["id"], id.as_str());
     assert_eq!(v["url"], "https://example.com/hook");
 
-    let res = app
-        .get(&format!("/v1/webhooks/{id}"), &app.platform_token)
+    app.get(&path).expect_error(404, "not_found").await;
+    app.delete(&path).expect_error(404, "not_found").await;
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/webhooks"))
+        .expect(200)
         .await;
-    expect_error(res, 404, "not_found").await;
-    let res = app
-        .delete(&format!("/v1/webhooks/{id}"), &app.platform_token)
-        .await;
-    expect_error(res, 404, "not_found").await;
-    let list = body(
-        app.get(
-            &format!("/v1/workspaces/{ws}/webhooks"),
-            &app.platform_token,
-        )
-        .await,
-    )
-    .await;
     assert_eq!(list["data"], json!([]));
-    let d = body(
-        app.get(&format!("/v1/deliveries/{delivery}"), &app.platform_token)
-            .await,
-    )
-    .await;
+    let d = app
+        .get(&format!("/v1/deliveries/{delivery}"))
+        .expect(200)
+        .await;
     assert_eq!(d["status"], "dead");
 }
 
@@ -428,55 +350,45 @@ async fn rotate_secret_returns_a_new_secret() {
         .webhook(&ws, "https://example.com/hook", &["run.completed"])
         .await;
     let id = id_of(&hook);
+    let rotate = || {
+        app.post(&format!("/v1/webhooks/{id}/rotate-secret"))
+            .token(&write)
+    };
 
     // An empty body without Content-Type means the defaults.
-    let res = app
-        .request(
-            Method::POST,
-            &format!("/v1/webhooks/{id}/rotate-secret"),
-            &write,
-        )
-        .send()
-        .await
-        .expect("rotate");
-    assert_eq!(res.status(), 200);
-    let rotated = body(res).await;
+    let rotated = rotate().expect(200).await;
     assert_secret(&rotated["secret"]);
     assert_ne!(rotated["secret"], hook["secret"]);
     assert_eq!(rotated["id"], id.as_str());
 
-    let res = app
-        .post(
-            &format!("/v1/webhooks/{id}/rotate-secret"),
-            &write,
-            &json!({"grace_period_seconds": 0}),
-        )
+    let again = rotate()
+        .json(&json!({"grace_period_seconds": 0}))
+        .expect(200)
         .await;
-    assert_eq!(res.status(), 200);
-    let again = body(res).await;
     assert_secret(&again["secret"]);
     assert_ne!(again["secret"], rotated["secret"]);
 
-    let res = app
-        .post(
-            &format!("/v1/webhooks/{id}/rotate-secret"),
-            &write,
-            &json!({"grace_period_seconds": 604_800}),
-        )
+    // Seven days is the maximum, inclusive.
+    rotate()
+        .json(&json!({"grace_period_seconds": 604_800}))
+        .expect(200)
         .await;
-    assert_eq!(res.status(), 200, "seven days is the maximum, inclusive");
 
     for bad in [
         json!({"grace_period_seconds": 604_801}),
         json!({"grace_period_seconds": -1}),
     ] {
-        let res = app
-            .post(&format!("/v1/webhooks/{id}/rotate-secret"), &write, &bad)
+        let err = rotate()
+            .json(&bad)
+            .expect_error(422, "validation_failed")
             .await;
-        let err = expect_error(res, 422, "validation_failed").await;
         assert_eq!(err["error"]["param"], "grace_period_seconds");
     }
-    let got = body(app.get(&format!("/v1/webhooks/{id}"), &write).await).await;
+    let got = app
+        .get(&format!("/v1/webhooks/{id}"))
+        .token(&write)
+        .expect(200)
+        .await;
     assert!(got.get("secret").is_none());
 }
 
@@ -501,45 +413,41 @@ async fn replay_sends_the_same_event_again() {
     );
     assert_eq!(original["is_replay"], false);
 
-    let replay = |hook: String, delivery: Value| {
-        let app = &app;
-        let write = &write;
-        async move {
-            app.post(
-                &format!("/v1/webhooks/{hook}/replay"),
-                write,
-                &json!({"delivery_id": delivery}),
-            )
-            .await
-        }
+    let replay_path = format!("/v1/webhooks/{a}/replay");
+    let replay = |delivery: Value| {
+        app.post(&replay_path)
+            .token(&write)
+            .json(&json!({"delivery_id": delivery}))
     };
 
-    let res = replay(a.clone(), of_b["id"].clone()).await;
-    expect_error(res, 404, "not_found").await;
-    let res = replay(a.clone(), json!("dlv_0193000000007000800000000000000a")).await;
-    expect_error(res, 404, "not_found").await;
-    let res = replay(a.clone(), json!("junk")).await;
-    expect_error(res, 404, "not_found").await;
-    let res = app
-        .post(&format!("/v1/webhooks/{a}/replay"), &write, &json!({}))
+    for foreign in [
+        of_b["id"].clone(),
+        json!("dlv_0193000000007000800000000000000a"),
+        json!("junk"),
+    ] {
+        replay(foreign).expect_error(404, "not_found").await;
+    }
+    let err = app
+        .post(&replay_path)
+        .token(&write)
+        .json(&json!({}))
+        .expect_error(422, "validation_failed")
         .await;
-    let err = expect_error(res, 422, "validation_failed").await;
     assert_eq!(err["error"]["param"], "delivery_id");
 
-    patch(&app, &a, json!({"active": false})).await;
-    let res = replay(a.clone(), original["id"].clone()).await;
-    expect_error(res, 409, "conflict").await;
-    let res = patch(
+    patch(&app, &a, json!({"active": false})).expect(200).await;
+    replay(original["id"].clone())
+        .expect_error(409, "conflict")
+        .await;
+    patch(
         &app,
         &a,
         json!({"active": true, "url": "https://example.com/a2"}),
     )
+    .expect(200)
     .await;
-    assert_eq!(res.status(), 200);
 
-    let res = replay(a.clone(), original["id"].clone()).await;
-    assert_eq!(res.status(), 200);
-    let copy = body(res).await;
+    let copy = replay(original["id"].clone()).expect(200).await;
     assert_ne!(copy["id"], original["id"]);
     assert!(copy["id"].as_str().is_some_and(|d| d.starts_with("dlv_")));
     assert_eq!(copy["is_replay"], true);
@@ -566,7 +474,7 @@ async fn replay_sends_the_same_event_again() {
 
 #[tokio::test]
 async fn deliveries_are_listed_by_status_and_fetched_by_id() {
-    let (app, db) = app_db!();
+    let app = app!();
     let ws = app.workspace("W").await;
     let read = app.token(&ws, "read").await;
     let hook = app
@@ -579,10 +487,11 @@ async fn deliveries_are_listed_by_status_and_fetched_by_id() {
     let items = all["data"].as_array().expect("data").clone();
     assert_eq!(items.len(), 2);
     let done = id_of(&items[1]);
-    db.execute(&format!(
-        "UPDATE deliveries SET status = 'delivered', attempts = 1, last_status_code = 204 WHERE id = '{done}'"
-    ))
-    .await;
+    app.db
+        .execute(&format!(
+            "UPDATE deliveries SET status = 'delivered', attempts = 1, last_status_code = 204 WHERE id = '{done}'"
+        ))
+        .await;
 
     let pending = deliveries(&app, &id, "?status=pending").await;
     assert_eq!(pending["data"].as_array().map(Vec::len), Some(1));
@@ -594,14 +503,16 @@ async fn deliveries_are_listed_by_status_and_fetched_by_id() {
         deliveries(&app, &id, "?status=dead").await["data"],
         json!([])
     );
-    let res = app
-        .get(&format!("/v1/webhooks/{id}/deliveries?status=lost"), &read)
+    app.get(&format!("/v1/webhooks/{id}/deliveries?status=lost"))
+        .token(&read)
+        .expect_error(400, "invalid_request")
         .await;
-    expect_error(res, 400, "invalid_request").await;
 
-    let res = app.get(&format!("/v1/deliveries/{done}"), &read).await;
-    assert_eq!(res.status(), 200);
-    let d = body(res).await;
+    let d = app
+        .get(&format!("/v1/deliveries/{done}"))
+        .token(&read)
+        .expect(200)
+        .await;
     assert_eq!(d["id"], done.as_str());
     assert_eq!(d["subscription_id"], id.as_str());
     assert_eq!(d["status"], "delivered");
@@ -615,18 +526,18 @@ async fn deliveries_are_listed_by_status_and_fetched_by_id() {
             .as_str()
             .is_some_and(|e| e.starts_with("evt_"))
     );
-    let pending_one = body(
-        app.get(&format!("/v1/deliveries/{}", id_of(&items[0])), &read)
-            .await,
-    )
-    .await;
+    let pending_one = app
+        .get(&format!("/v1/deliveries/{}", id_of(&items[0])))
+        .token(&read)
+        .expect(200)
+        .await;
     assert!(
         pending_one.get("last_status_code").is_none(),
         "absent before any attempt"
     );
 
-    let res = app
-        .get("/v1/deliveries/dlv_0193000000007000800000000000000a", &read)
+    app.get("/v1/deliveries/dlv_0193000000007000800000000000000a")
+        .token(&read)
+        .expect_error(404, "not_found")
         .await;
-    expect_error(res, 404, "not_found").await;
 }

@@ -9,59 +9,41 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::app;
-use crate::helpers::{body, expect_error};
+use crate::helpers::{body, cli};
 
 #[tokio::test]
 async fn create_returns_201_with_location_and_the_workspace() {
     let app = app!();
-    let repo = app.git_repo("repo");
-    let res = app
-        .post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "Docs team", "repo_path": repo}),
-        )
+    let repo = app.repo("repo");
+    let (headers, ws) = app
+        .post("/v1/workspaces")
+        .json(&json!({"name": "Docs team", "repo_path": repo.path}))
+        .expect_with_headers(201)
         .await;
-    assert_eq!(res.status(), 201);
-    let location = res
-        .headers()
+    let location = headers
         .get("location")
         .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
         .expect("Location");
-    let ws = body(res).await;
     let id = ws["id"].as_str().expect("id");
     assert!(id.starts_with("ws_"), "{id}");
     assert_eq!(location, app.url(&format!("/v1/workspaces/{id}")));
     assert_eq!(ws["name"], "Docs team");
-    assert_eq!(ws["repo_path"], repo.to_str().expect("utf-8 path"));
+    assert_eq!(ws["repo_path"], repo.path.to_str().expect("utf-8 path"));
     assert_eq!(ws["active"], true);
     assert!(ws["created_at"].as_str().is_some_and(|t| t.ends_with('Z')));
 
-    let fetched = body(
-        app.client
-            .get(&location)
-            .bearer_auth(&app.platform_token)
-            .send()
-            .await
-            .expect("get"),
-    )
-    .await;
+    let fetched = app.get(location).expect(200).await;
     assert_eq!(fetched, ws);
 }
 
 #[tokio::test]
 async fn a_workspace_without_repository_can_be_created() {
     let app = app!();
-    let res = app
-        .post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "No repo"}),
-        )
+    let ws = app
+        .post("/v1/workspaces")
+        .json(&json!({"name": "No repo"}))
+        .expect(201)
         .await;
-    assert_eq!(res.status(), 201);
-    let ws = body(res).await;
     assert!(ws["repo_path"].is_null());
 }
 
@@ -70,11 +52,12 @@ async fn only_a_platform_token_creates_workspaces() {
     let app = app!();
     let ws = app.workspace("A").await;
     let admin = app.token(&ws, "admin").await;
-    let res = app
-        .post("/v1/workspaces", &admin, &json!({"name": "Sneaky"}))
+    app.post("/v1/workspaces")
+        .token(&admin)
+        .json(&json!({"name": "Sneaky"}))
+        .expect_error(403, "insufficient_scope")
         .await;
-    expect_error(res, 403, "insufficient_scope").await;
-    let list = body(app.get("/v1/workspaces", &app.platform_token).await).await;
+    let list = app.get("/v1/workspaces").expect(200).await;
     assert_eq!(list["data"].as_array().map(Vec::len), Some(1));
 }
 
@@ -90,17 +73,14 @@ async fn repo_path_must_be_an_absolute_readable_git_repository() {
         json!(plain_dir),
         json!(""),
     ] {
-        let res = app
-            .post(
-                "/v1/workspaces",
-                &app.platform_token,
-                &json!({"name": "X", "repo_path": repo_path}),
-            )
+        let err = app
+            .post("/v1/workspaces")
+            .json(&json!({"name": "X", "repo_path": repo_path}))
+            .expect_error(422, "validation_failed")
             .await;
-        let err = expect_error(res, 422, "validation_failed").await;
         assert_eq!(err["error"]["param"], "repo_path", "for {repo_path}");
     }
-    let list = body(app.get("/v1/workspaces", &app.platform_token).await).await;
+    let list = app.get("/v1/workspaces").expect(200).await;
     assert_eq!(list["data"], json!([]), "nothing was created");
 }
 
@@ -108,24 +88,18 @@ async fn repo_path_must_be_an_absolute_readable_git_repository() {
 async fn name_must_be_1_to_200_characters() {
     let app = app!();
     for name in [String::new(), "   ".to_owned(), "n".repeat(201)] {
-        let res = app
-            .post(
-                "/v1/workspaces",
-                &app.platform_token,
-                &json!({"name": name}),
-            )
+        let err = app
+            .post("/v1/workspaces")
+            .json(&json!({"name": name}))
+            .expect_error(422, "validation_failed")
             .await;
-        let err = expect_error(res, 422, "validation_failed").await;
         assert_eq!(err["error"]["param"], "name");
     }
-    let res = app
-        .post(
-            "/v1/workspaces",
-            &app.platform_token,
-            &json!({"name": "é".repeat(200)}),
-        )
+    // 200 characters (not bytes) are allowed.
+    app.post("/v1/workspaces")
+        .json(&json!({"name": "é".repeat(200)}))
+        .expect(201)
         .await;
-    assert_eq!(res.status(), 201, "200 characters (not bytes) are allowed");
 }
 
 #[tokio::test]
@@ -133,20 +107,13 @@ async fn get_and_list_show_every_workspace_to_the_platform() {
     let app = app!();
     let a = app.workspace("A").await;
     let b = app.workspace("B").await;
-    let deleted = app
-        .delete(&format!("/v1/workspaces/{a}"), &app.platform_token)
-        .await;
-    assert_eq!(deleted.status(), 200);
+    app.delete(&format!("/v1/workspaces/{a}")).expect(200).await;
 
-    let res = app
-        .get(&format!("/v1/workspaces/{b}"), &app.platform_token)
-        .await;
-    assert_eq!(res.status(), 200);
-    let got = body(res).await;
+    let got = app.get(&format!("/v1/workspaces/{b}")).expect(200).await;
     assert_eq!(got["id"], b.as_str());
     assert_eq!(got["name"], "B");
 
-    let list = body(app.get("/v1/workspaces", &app.platform_token).await).await;
+    let list = app.get("/v1/workspaces").expect(200).await;
     let items = list["data"].as_array().expect("data");
     let ids: Vec<&str> = items.iter().filter_map(|w| w["id"].as_str()).collect();
     assert_eq!(
@@ -159,10 +126,9 @@ async fn get_and_list_show_every_workspace_to_the_platform() {
     assert!(list["next_cursor"].is_null());
 
     let missing = "ws_0193000000007000800000000000000a";
-    let res = app
-        .get(&format!("/v1/workspaces/{missing}"), &app.platform_token)
+    app.get(&format!("/v1/workspaces/{missing}"))
+        .expect_error(404, "not_found")
         .await;
-    expect_error(res, 404, "not_found").await;
 }
 
 #[tokio::test]
@@ -170,37 +136,21 @@ async fn soft_delete_keeps_the_workspace_readable_and_is_repeatable() {
     let app = app!();
     let ws = app.workspace("Gone soon").await;
     let read = app.token(&ws, "read").await;
-    let first = app
-        .delete(&format!("/v1/workspaces/{ws}"), &app.platform_token)
-        .await;
-    assert_eq!(first.status(), 200);
-    let first = body(first).await;
+    let path = format!("/v1/workspaces/{ws}");
+    let first = app.delete(&path).expect(200).await;
     assert_eq!(first["id"], ws.as_str());
     assert_eq!(first["active"], false);
     assert_eq!(first["name"], "Gone soon");
 
-    let again = app
-        .delete(&format!("/v1/workspaces/{ws}"), &app.platform_token)
-        .await;
-    assert_eq!(again.status(), 200);
-    assert_eq!(
-        body(again).await,
-        first,
-        "a repeated delete answers the same"
-    );
+    let again = app.delete(&path).expect(200).await;
+    assert_eq!(again, first, "a repeated delete answers the same");
 
-    let res = app.get(&format!("/v1/workspaces/{ws}"), &read).await;
-    assert_eq!(
-        res.status(),
-        200,
-        "tokens of a deleted workspace still read"
-    );
-    assert_eq!(body(res).await["active"], false);
-    for path in ["runs", "articles", "webhooks"] {
-        let res = app
-            .get(&format!("/v1/workspaces/{ws}/{path}"), &app.platform_token)
-            .await;
-        assert_eq!(res.status(), 200, "GET {path} on a deleted workspace");
+    // Tokens of a deleted workspace still read.
+    let got = app.get(&path).token(&read).expect(200).await;
+    assert_eq!(got["active"], false);
+    for list in ["runs", "articles", "webhooks"] {
+        let res = app.get(&format!("{path}/{list}")).send().await;
+        assert_eq!(res.status(), 200, "GET {list} on a deleted workspace");
     }
 }
 
@@ -208,11 +158,14 @@ async fn soft_delete_keeps_the_workspace_readable_and_is_repeatable() {
 async fn deleting_needs_admin_scope() {
     let app = app!();
     let ws = app.workspace("A").await;
+    let path = format!("/v1/workspaces/{ws}");
     let publish = app.token(&ws, "publish").await;
-    let res = app.delete(&format!("/v1/workspaces/{ws}"), &publish).await;
-    expect_error(res, 403, "insufficient_scope").await;
+    app.delete(&path)
+        .token(&publish)
+        .expect_error(403, "insufficient_scope")
+        .await;
     let admin = app.token(&ws, "admin").await;
-    let res = app.delete(&format!("/v1/workspaces/{ws}"), &admin).await;
+    let res = app.delete(&path).token(&admin).send().await;
     assert_eq!(
         res.status(),
         200,
@@ -224,7 +177,6 @@ async fn deleting_needs_admin_scope() {
 async fn every_write_inside_a_deleted_workspace_is_a_conflict() {
     let app = app!();
     let ws = app.workspace("Doomed").await;
-    let token = &app.platform_token;
     let hook = app
         .webhook(&ws, "https://example.com/hook", &["article.published"])
         .await;
@@ -232,10 +184,9 @@ async fn every_write_inside_a_deleted_workspace_is_a_conflict() {
     let article = app
         .write_article(&ws, "src", domain::Surface::Blog, "# Hi\n")
         .await;
-    let res = app
-        .delete(&format!("/v1/workspaces/{ws}"), &app.platform_token)
+    app.delete(&format!("/v1/workspaces/{ws}"))
+        .expect(200)
         .await;
-    assert_eq!(res.status(), 200);
 
     let writes: Vec<(Method, String, Option<Value>)> = vec![
         (
@@ -276,13 +227,12 @@ async fn every_write_inside_a_deleted_workspace_is_a_conflict() {
         ),
     ];
     for (method, path, payload) in writes {
-        let req = app.request(method.clone(), &path, token);
-        let req = match &payload {
-            Some(p) => req.json(p),
-            None => req,
+        let call = app.call(method.clone(), &path);
+        let call = match &payload {
+            Some(p) => call.json(p),
+            None => call,
         };
-        let res = req.send().await.expect("request");
-        let err = expect_error(res, 409, "conflict").await;
+        let err = call.expect_error(409, "conflict").await;
         assert!(
             err["error"]["message"]
                 .as_str()
@@ -292,34 +242,25 @@ async fn every_write_inside_a_deleted_workspace_is_a_conflict() {
     }
 
     // Nothing changed behind the refusals.
-    let hook_now = body(app.get(&format!("/v1/webhooks/{hook_id}"), token).await).await;
+    let hook_now = app
+        .get(&format!("/v1/webhooks/{hook_id}"))
+        .expect(200)
+        .await;
     assert_eq!(hook_now["active"], true);
     assert!(hook_now["description"].is_null());
-    let runs = body(app.get(&format!("/v1/workspaces/{ws}/runs"), token).await).await;
+    let runs = app
+        .get(&format!("/v1/workspaces/{ws}/runs"))
+        .expect(200)
+        .await;
     assert_eq!(runs["data"], json!([]));
-    let art = body(app.get(&format!("/v1/articles/{article}"), token).await).await;
+    let art = app
+        .get(&format!("/v1/articles/{article}"))
+        .expect(200)
+        .await;
     assert_eq!(art["status"], "draft");
 }
 
 // ---- The CLI, through the real binary ----
-
-const BIN: &str = env!("CARGO_BIN_EXE_content-pipeline");
-
-/// A configured invocation of the binary against one SQLite file and key file.
-fn cli(dir: &Path) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env(
-            "CONTENT_PIPELINE_DATABASE_URL",
-            format!("sqlite://{}", dir.join("cli.db").display()),
-        )
-        .env("CONTENT_PIPELINE_KEY_FILE", dir.join("server.key"))
-        .env("CONTENT_PIPELINE_BIND", "127.0.0.1:0")
-        .env("NO_COLOR", "1")
-        .current_dir(dir);
-    cmd
-}
 
 fn run(mut cmd: Command, args: &[&str]) -> Output {
     cmd.args(args).output().expect("run content-pipeline")
@@ -334,6 +275,26 @@ struct Served {
     child: Child,
     base: String,
     stderr: String,
+}
+
+impl Served {
+    fn request(&self, method: Method, path: &str, token: &str) -> reqwest::RequestBuilder {
+        reqwest::Client::new()
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(token)
+    }
+
+    async fn get(&self, path: &str, token: &str) -> reqwest::Response {
+        let request = self.request(Method::GET, path, token);
+        request.send().await.expect("request")
+    }
+
+    /// `POST /v1/workspaces` with `token`; the answer's status.
+    async fn create_workspace(&self, token: &str, name: &str) -> reqwest::StatusCode {
+        let request = self.request(Method::POST, "/v1/workspaces", token);
+        let res = request.json(&json!({"name": name})).send().await;
+        res.expect("request").status()
+    }
 }
 
 impl Drop for Served {
@@ -401,10 +362,8 @@ fn platform_token_in(stderr: &str) -> Option<String> {
 #[tokio::test]
 async fn cli_workspaces_create_prints_exactly_the_workspace_json() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(&repo).expect("mkdir");
-    crate::helpers::git(&repo, &["init", "-q"]);
-    let repo_text = repo.to_str().expect("utf-8");
+    let repo = testkit::Repo::init(&dir.path().join("repo"));
+    let repo_text = repo.path.to_str().expect("utf-8");
 
     let out = run(
         cli(dir.path()),
@@ -490,35 +449,23 @@ async fn cli_tokens_create_prints_exactly_a_working_token() {
     let platform = stdout(&out).trim_end().to_owned();
 
     let server = serve(dir.path());
-    let client = reqwest::Client::new();
-    let res = client
-        .get(format!("{}/v1/workspaces", server.base))
-        .bearer_auth(token)
-        .send()
-        .await
-        .expect("request");
+    let res = server.get("/v1/workspaces", token).await;
     assert_eq!(res.status(), 200);
     let list = body(res).await;
     assert_eq!(list["data"][0]["id"], ws_id.as_str());
     assert_eq!(list["data"].as_array().map(Vec::len), Some(1));
-    let res = client
-        .post(format!("{}/v1/workspaces/{ws_id}/runs", server.base))
-        .bearer_auth(token)
+    let res = server
+        .request(Method::POST, &format!("/v1/workspaces/{ws_id}/runs"), token)
         .json(&json!({"feature_id": "x"}))
         .send()
         .await
         .expect("request");
     assert_eq!(res.status(), 403, "the token has the read scope only");
 
-    let res = client
-        .post(format!("{}/v1/workspaces", server.base))
-        .bearer_auth(&platform)
-        .json(&json!({"name": "By platform token"}))
-        .send()
-        .await
-        .expect("request");
     assert_eq!(
-        res.status(),
+        server
+            .create_workspace(&platform, "By platform token")
+            .await,
         201,
         "a CLI platform token is a platform admin"
     );
@@ -561,16 +508,8 @@ async fn first_start_prints_a_platform_token_once() {
     let token = platform_token_in(&first.stderr).expect("the token itself");
     assert_eq!(first.stderr.matches("cpt_").count(), 1, "printed once");
 
-    let client = reqwest::Client::new();
-    let res = client
-        .post(format!("{}/v1/workspaces", first.base))
-        .bearer_auth(&token)
-        .json(&json!({"name": "First"}))
-        .send()
-        .await
-        .expect("request");
     assert_eq!(
-        res.status(),
+        first.create_workspace(&token, "First").await,
         201,
         "the printed token is a platform admin token"
     );
@@ -582,11 +521,6 @@ async fn first_start_prints_a_platform_token_once() {
         "no token on the second start:\n{}",
         second.stderr
     );
-    let res = client
-        .get(format!("{}/v1/workspaces", second.base))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .expect("request");
+    let res = second.get("/v1/workspaces", &token).await;
     assert_eq!(res.status(), 200, "the first token survives a restart");
 }

@@ -1,19 +1,13 @@
 use domain::Surface;
 use pipeline::{Change, ChangeKind, DriftChecker, Provenance, RunRequest, run};
-use std::collections::BTreeMap;
 
-use crate::fixture::{Product, SERVER_GO, WRITER_RS, product};
+use crate::fixture::{Product, SERVER_GO, WRITER_RS, product, request};
 
 fn provenance(p: &Product) -> Provenance {
-    let versions = BTreeMap::new();
     let output = run(
         &RunRequest {
-            repo: &p.repo.path,
-            feature_id: "csv-export",
-            since_commit: None,
             surfaces: Some(&[Surface::DevDocs]),
-            versions: &versions,
-            limits: &pipeline::Limits::default(),
+            ..request(&p.repo.path, "csv-export")
         },
         &mut pipeline::DiscardLog,
     )

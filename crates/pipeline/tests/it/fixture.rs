@@ -1,97 +1,25 @@
-//! Real git repositories in temporary folders, built with git2.
+//! The product repository most tests run on, and the run request they start from.
 
-use git2::{IndexAddOption, Repository, Signature, Time};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::LazyLock;
 
-pub struct Repo {
-    _dir: tempfile::TempDir,
-    pub path: PathBuf,
-    pub git: Repository,
-    clock: i64,
-}
+use domain::Surface;
+use pipeline::{Limits, RunRequest};
+use testkit::Repo;
 
-impl Repo {
-    pub fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("repo");
-        std::fs::create_dir(&path).unwrap();
-        let git = Repository::init(&path).unwrap();
-        Repo {
-            _dir: dir,
-            path,
-            git,
-            clock: 1_700_000_000,
-        }
-    }
-
-    /// A folder next to the repository, outside it.
-    pub fn outside(&self) -> PathBuf {
-        self.path.parent().unwrap().to_path_buf()
-    }
-
-    pub fn write(&self, path: &str, content: impl AsRef<[u8]>) -> &Self {
-        let full = self.path.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, content).unwrap();
-        self
-    }
-
-    pub fn read(&self, path: &str) -> String {
-        std::fs::read_to_string(self.path.join(path)).unwrap()
-    }
-
-    pub fn remove(&self, path: &str) -> &Self {
-        std::fs::remove_file(self.path.join(path)).unwrap();
-        self
-    }
-
-    pub fn rename(&self, from: &str, to: &str) -> &Self {
-        let target = self.path.join(to);
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::rename(self.path.join(from), target).unwrap();
-        self
-    }
-
-    pub fn symlink(&self, path: &str, target: &str) -> &Self {
-        let full = self.path.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::os::unix::fs::symlink(target, full).unwrap();
-        self
-    }
-
-    /// Commits every change of the working tree; returns the commit id.
-    pub fn commit(&mut self, message: &str) -> String {
-        self.commit_as(message, "Ada Lovelace")
-    }
-
-    pub fn commit_as(&mut self, message: &str, author: &str) -> String {
-        let mut index = self.git.index().unwrap();
-        index.add_all(["*"], IndexAddOption::DEFAULT, None).unwrap();
-        index.update_all(["*"], None).unwrap();
-        index.write().unwrap();
-        let tree_id = index.write_tree().unwrap();
-        let tree = self.git.find_tree(tree_id).unwrap();
-        self.clock += 3600;
-        let signature =
-            Signature::new(author, "dev@example.com", &Time::new(self.clock, 0)).unwrap();
-        let parent = self.git.head().ok().and_then(|h| h.peel_to_commit().ok());
-        let parents: Vec<&git2::Commit> = parent.iter().collect();
-        self.git
-            .commit(
-                Some("HEAD"),
-                &signature,
-                &signature,
-                message,
-                &tree,
-                &parents,
-            )
-            .unwrap()
-            .to_string()
-    }
-
-    pub fn blob_id(&self, path: &str) -> String {
-        let head = self.git.head().unwrap().peel_to_tree().unwrap();
-        head.get_path(Path::new(path)).unwrap().id().to_string()
+/// A run of `feature` in `repo`: the feature's surfaces, its whole history, no earlier
+/// versions, the default limits. Tests change what they need with `..request(repo, feature)`.
+pub fn request<'a>(repo: &'a Path, feature: &'a str) -> RunRequest<'a> {
+    static NO_VERSIONS: BTreeMap<Surface, i64> = BTreeMap::new();
+    static DEFAULT_LIMITS: LazyLock<Limits> = LazyLock::new(Limits::default);
+    RunRequest {
+        repo,
+        feature_id: feature,
+        since_commit: None,
+        surfaces: None,
+        versions: &NO_VERSIONS,
+        limits: &DEFAULT_LIMITS,
     }
 }
 

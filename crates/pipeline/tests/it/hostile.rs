@@ -3,9 +3,9 @@
 
 use domain::Surface;
 use pipeline::{PipelineError, RunOutput, RunRequest, run, validate_mdx};
-use std::collections::BTreeMap;
+use testkit::Repo;
 
-use crate::fixture::Repo;
+use crate::fixture::request;
 
 pub const LIVE: &str = "{(globalThis.X=1)}";
 
@@ -47,15 +47,10 @@ pub fn repo(title: &str, summary: &str, steps: &[&str], files: &[(&str, &str)]) 
 }
 
 pub fn run_with(repo: &Repo, limits: &pipeline::Limits) -> Result<RunOutput, PipelineError> {
-    let versions = BTreeMap::new();
     run(
         &RunRequest {
-            repo: &repo.path,
-            feature_id: "hostile",
-            since_commit: None,
-            surfaces: None,
-            versions: &versions,
             limits,
+            ..request(&repo.path, "hostile")
         },
         &mut pipeline::DiscardLog,
     )

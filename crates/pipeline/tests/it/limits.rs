@@ -3,27 +3,22 @@
 
 use domain::{LogLevel, LogStage, Surface};
 use pipeline::{ChangeKind, DriftChecker, Limits, PipelineError, RunOutput, RunRequest, run};
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+use testkit::Repo;
 
 use crate::Recorded;
-use crate::fixture::Repo;
+use crate::fixture::request;
 
 fn run_with(
     repo: &Repo,
     feature: &str,
     limits: &Limits,
 ) -> (Result<RunOutput, PipelineError>, Recorded) {
-    let versions = BTreeMap::new();
     let mut log = Recorded::default();
     let result = run(
         &RunRequest {
-            repo: &repo.path,
-            feature_id: feature,
-            since_commit: None,
-            surfaces: None,
-            versions: &versions,
             limits,
+            ..request(&repo.path, feature)
         },
         &mut log,
     );
@@ -278,15 +273,10 @@ fn the_drift_checker_parses_within_the_same_bounds() {
     let mut repo = Repo::new();
     repo.write("src/a.rs", documented_fns(2));
     repo.commit("feat: two functions");
-    let versions = BTreeMap::new();
     let recorded = run(
         &RunRequest {
-            repo: &repo.path,
-            feature_id: "src",
-            since_commit: None,
             surfaces: Some(&[Surface::DevDocs]),
-            versions: &versions,
-            limits: &Limits::default(),
+            ..request(&repo.path, "src")
         },
         &mut pipeline::DiscardLog,
     )

@@ -1,7 +1,9 @@
 use domain::Surface;
 use pipeline::{PipelineError, is_git_repository, resolve_feature};
 
-use crate::fixture::{MANIFEST, Repo, product};
+use testkit::Repo;
+
+use crate::fixture::{MANIFEST, product, request};
 
 #[test]
 fn declared_feature_is_read_from_the_manifest() {
@@ -130,19 +132,7 @@ fn symlinks_out_of_the_repository_are_refused() {
     assert_escapes(resolve_feature(&repo.path, "links/out"));
     assert_escapes(resolve_feature(&repo.path, "links/abs"));
     // A glob that matches the link itself is refused when the run collects files.
-    let versions = Default::default();
-    let err = pipeline::run(
-        &pipeline::RunRequest {
-            repo: &repo.path,
-            feature_id: "glob",
-            since_commit: None,
-            surfaces: None,
-            versions: &versions,
-            limits: &pipeline::Limits::default(),
-        },
-        &mut pipeline::DiscardLog,
-    )
-    .unwrap_err();
+    let err = pipeline::run(&request(&repo.path, "glob"), &mut pipeline::DiscardLog).unwrap_err();
     assert!(
         matches!(err, PipelineError::PathEscapesRepository { .. }),
         "{err}"
@@ -150,12 +140,8 @@ fn symlinks_out_of_the_repository_are_refused() {
     // A link that stays inside is fine (and never followed).
     let inside = pipeline::run(
         &pipeline::RunRequest {
-            repo: &repo.path,
-            feature_id: "inside",
-            since_commit: None,
             surfaces: Some(&[Surface::DevDocs]),
-            versions: &versions,
-            limits: &pipeline::Limits::default(),
+            ..request(&repo.path, "inside")
         },
         &mut pipeline::DiscardLog,
     )

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::Recorded;
-use crate::fixture::product;
+use crate::fixture::{Product, product, request};
 
 fn run_feature(
     repo: &Path,
@@ -16,17 +16,30 @@ fn run_feature(
     let mut log = Recorded::default();
     let output = run(
         &RunRequest {
-            repo,
-            feature_id: feature,
             since_commit: since,
             surfaces,
             versions: &versions,
-            limits: &pipeline::Limits::default(),
+            ..request(repo, feature)
         },
         &mut log,
     )
     .unwrap();
     (output, log)
+}
+
+/// The product's `csv-export` feature on `surfaces`, from its whole history.
+fn csv_export(p: &Product, surfaces: &[Surface]) -> (RunOutput, Recorded) {
+    run_feature(&p.repo.path, "csv-export", None, Some(surfaces))
+}
+
+/// The product's changelog of the commits after `since`.
+fn changelog_since(p: &Product, since: &str) -> (RunOutput, Recorded) {
+    run_feature(
+        &p.repo.path,
+        "csv-export",
+        Some(since),
+        Some(&[Surface::Changelog]),
+    )
 }
 
 fn article(output: &RunOutput, surface: Surface) -> &GeneratedArticle {
@@ -64,7 +77,7 @@ fn every_surface_is_valid_mdx_with_frontmatter() {
 #[test]
 fn dev_docs_list_public_symbols_of_every_language() {
     let p = product();
-    let (output, _) = run_feature(&p.repo.path, "csv-export", None, Some(&[Surface::DevDocs]));
+    let (output, _) = csv_export(&p, &[Surface::DevDocs]);
     let body = &article(&output, Surface::DevDocs).mdx_body;
     for name in [
         "`CsvWriter`",
@@ -176,12 +189,7 @@ fn dev_docs_list_public_symbols_of_every_language() {
 #[test]
 fn changelog_groups_conventional_commits_with_breaking_changes_first() {
     let p = product();
-    let (output, log) = run_feature(
-        &p.repo.path,
-        "csv-export",
-        None,
-        Some(&[Surface::Changelog]),
-    );
+    let (output, log) = csv_export(&p, &[Surface::Changelog]);
     let changelog = article(&output, Surface::Changelog);
     let body = &changelog.mdx_body;
     assert_eq!(output.articles.len(), 1);
@@ -225,12 +233,7 @@ fn changelog_groups_conventional_commits_with_breaking_changes_first() {
 fn changelog_since_a_commit_lists_only_later_commits() {
     let p = product();
     let since = p.commits[2].as_str();
-    let (output, _) = run_feature(
-        &p.repo.path,
-        "csv-export",
-        Some(since),
-        Some(&[Surface::Changelog]),
-    );
+    let (output, _) = changelog_since(&p, since);
     let body = &output.articles[0].mdx_body;
     assert!(
         body.contains(&format!("description=\"2 commits since {}\"", &since[..7])),
@@ -242,12 +245,7 @@ fn changelog_since_a_commit_lists_only_later_commits() {
     assert!(!body.contains("add CSV writer"));
 
     let head = p.commits.last().unwrap();
-    let (output, _) = run_feature(
-        &p.repo.path,
-        "csv-export",
-        Some(head),
-        Some(&[Surface::Changelog]),
-    );
+    let (output, _) = changelog_since(&p, head);
     let body = &output.articles[0].mdx_body;
     assert!(
         body.contains(&format!("No changes to CSV export since `{}`.", &head[..7])),
@@ -256,12 +254,7 @@ fn changelog_since_a_commit_lists_only_later_commits() {
     validate_mdx(body).unwrap();
 
     // An unknown previous commit falls back to the whole history, with a warning.
-    let (output, log) = run_feature(
-        &p.repo.path,
-        "csv-export",
-        Some("0123456789012345678901234567890123456789"),
-        Some(&[Surface::Changelog]),
-    );
+    let (output, log) = changelog_since(&p, "0123456789012345678901234567890123456789");
     assert!(output.articles[0].mdx_body.contains("5 commits"));
     assert!(
         log.0
@@ -273,12 +266,7 @@ fn changelog_since_a_commit_lists_only_later_commits() {
 #[test]
 fn help_center_walks_through_steps_with_captures() {
     let p = product();
-    let (output, _) = run_feature(
-        &p.repo.path,
-        "csv-export",
-        None,
-        Some(&[Surface::HelpCenter]),
-    );
+    let (output, _) = csv_export(&p, &[Surface::HelpCenter]);
     let help = article(&output, Surface::HelpCenter);
     let body = &help.mdx_body;
     assert!(!help.capture_grounded, "step 3's capture is missing");
@@ -339,7 +327,7 @@ fn help_center_walks_through_steps_with_captures() {
 #[test]
 fn blog_announces_the_feature() {
     let p = product();
-    let (output, _) = run_feature(&p.repo.path, "csv-export", None, Some(&[Surface::Blog]));
+    let (output, _) = csv_export(&p, &[Surface::Blog]);
     let blog = &output.articles[0];
     assert_eq!(blog.title, "Introducing CSV export");
     let body = &blog.mdx_body;
@@ -403,12 +391,7 @@ fn repository_templates_override_the_built_in_ones() {
         "# {{ feature.title }} ships\n\n{{ feature.summary }}\n\n{% for c in commits %}- {{ c.description }}\n{% endfor %}\n{{ \"internal\" | comment }}\n",
     );
     p.repo.commit("docs: custom blog template");
-    let (output, log) = run_feature(
-        &p.repo.path,
-        "csv-export",
-        None,
-        Some(&[Surface::Blog, Surface::Changelog]),
-    );
+    let (output, log) = csv_export(&p, &[Surface::Blog, Surface::Changelog]);
     let blog = article(&output, Surface::Blog);
     assert!(
         blog.mdx_body.contains("# CSV export ships"),
@@ -449,18 +432,13 @@ fn broken_templates_and_invalid_mdx_fail_the_run_with_a_position() {
         "{% for x in %}\n",
     );
     p.repo.commit("chore: break the blog template");
-    let versions = BTreeMap::new();
     let path = p.repo.path.clone();
-    let request = RunRequest {
-        repo: &path,
-        feature_id: "csv-export",
-        since_commit: None,
+    let blog = RunRequest {
         surfaces: Some(&[Surface::Blog]),
-        versions: &versions,
-        limits: &pipeline::Limits::default(),
+        ..request(&path, "csv-export")
     };
     let mut log = Recorded::default();
-    let err = run(&request, &mut log).unwrap_err();
+    let err = run(&blog, &mut log).unwrap_err();
     assert!(matches!(err, PipelineError::InvalidTemplate(_)), "{err}");
     assert!(
         err.to_string()
@@ -479,7 +457,7 @@ fn broken_templates_and_invalid_mdx_fail_the_run_with_a_position() {
     );
     p.repo.commit("chore: unclosed JSX in the blog template");
     let mut log = Recorded::default();
-    match run(&request, &mut log).unwrap_err() {
+    match run(&blog, &mut log).unwrap_err() {
         PipelineError::InvalidMdx { surface, error } => {
             assert_eq!(surface, Surface::Blog);
             assert!(error.line >= 12, "{error}");
@@ -496,16 +474,8 @@ fn broken_templates_and_invalid_mdx_fail_the_run_with_a_position() {
 
 #[test]
 fn a_vanished_repository_fails_clearly() {
-    let versions = BTreeMap::new();
     let err = run(
-        &RunRequest {
-            repo: Path::new("/nonexistent/repo"),
-            feature_id: "x",
-            since_commit: None,
-            surfaces: None,
-            versions: &versions,
-            limits: &pipeline::Limits::default(),
-        },
+        &request(Path::new("/nonexistent/repo"), "x"),
         &mut pipeline::DiscardLog,
     )
     .unwrap_err();
@@ -581,12 +551,7 @@ fn merged_branches_list_their_commits_not_the_merge() {
         .checkout_head(Some(git2::build::CheckoutBuilder::new().force()))
         .unwrap();
 
-    let (output, _) = run_feature(
-        &p.repo.path,
-        "csv-export",
-        None,
-        Some(&[Surface::Changelog, Surface::DevDocs]),
-    );
+    let (output, _) = csv_export(&p, &[Surface::Changelog, Surface::DevDocs]);
     let changelog = &article(&output, Surface::Changelog).mdx_body;
     assert!(changelog.contains("- **branch:** side work"), "{changelog}");
     assert!(!changelog.contains("Merge branch"));
