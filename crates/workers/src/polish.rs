@@ -12,13 +12,29 @@ clarity and flow. Keep every heading, code block, JSX component, link and fact e
 is; do not add facts. Answer with the edited MDX only.";
 
 /// Where and how to polish; configured by the operator, never by API users.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct PolishConfig {
     /// The chat-completions URL, e.g. `https://api.example.com/v1/chat/completions`.
     pub url: reqwest::Url,
     pub model: String,
     pub api_key: Option<Secret>,
     pub timeout: Duration,
+}
+
+/// Without the URL's password (the API key is a `Secret` already).
+impl std::fmt::Debug for PolishConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut url = self.url.clone();
+        if url.password().is_some() {
+            let _ = url.set_password(Some("[redacted]"));
+        }
+        f.debug_struct("PolishConfig")
+            .field("url", &url.as_str())
+            .field("model", &self.model)
+            .field("api_key", &self.api_key)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -90,5 +106,19 @@ mod tests {
         assert_eq!(fm, "---\ntitle: x\n---\n");
         assert_eq!(body, "\n# Hi\n");
         assert!(split_frontmatter("# no frontmatter").is_none());
+    }
+
+    #[test]
+    fn debug_hides_the_url_password() {
+        let config = PolishConfig {
+            url: reqwest::Url::parse("https://user:hunter2@llm.example/v1/chat/completions")
+                .expect("url"),
+            model: "m".into(),
+            api_key: None,
+            timeout: Duration::from_secs(1),
+        };
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("llm.example"), "{shown}");
     }
 }
