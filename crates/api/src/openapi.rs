@@ -136,6 +136,22 @@ fn add_links(paths: &mut serde_json::Map<String, Value>) {
     }
 }
 
+/// Appends to an error response's description a link to the catalogue entry of each error
+/// type that answers with its status (`/docs/errors#<type>`).
+fn link_error_types(code: &str, response: &mut serde_json::Map<String, Value>) {
+    let links: Vec<String> = ErrorType::ALL
+        .iter()
+        .filter(|t| t.status().as_str() == code)
+        .map(|t| format!("[`{0}`](/docs/errors#{0})", t.as_str()))
+        .collect();
+    if links.is_empty() {
+        return;
+    }
+    if let Some(Value::String(description)) = response.get_mut("description") {
+        description.push_str(&format!("\n\nError types: {}.", links.join(", ")));
+    }
+}
+
 /// What a status means when the operation's annotation does not say.
 fn describe(code: &str, method: &str) -> &'static str {
     let keyed = matches!(method, "post" | "patch");
@@ -257,6 +273,7 @@ pub fn decorate(
                 if !described {
                     resp.insert("description".into(), json!(describe(code, method)));
                 }
+                link_error_types(code, resp);
                 let headers = resp.entry("headers").or_insert_with(|| json!({}));
                 let mut names = vec![
                     "Request-Id",
@@ -367,19 +384,39 @@ fn unauthenticated_operations() -> [(&'static str, Value); 7] {
     ]
 }
 
-/// A readable reference of the document, served at `/docs` (no scripts, works offline).
+/// RapiDoc, served from the binary at [`RAPIDOC_PATH`] (see `assets/README.md`).
+pub const RAPIDOC: &[u8] = include_bytes!("../assets/rapidoc-9.3.8.min.js");
+/// Versioned, so it can be cached for good.
+pub const RAPIDOC_PATH: &str = "/docs/assets/rapidoc-9.3.8.min.js";
+/// What `/docs` may load: only this server. RapiDoc styles its web components inline, and
+/// "try it" calls this server's API.
+pub const DOCS_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+     img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; \
+     form-action 'none'; frame-ancestors 'none'";
+
+/// `/docs`: the interactive reference of the document (RapiDoc: "try it" with a pasted bearer
+/// token against this server), with the same reference as plain HTML for readers without
+/// JavaScript.
 pub fn reference_html(doc: &Value) -> String {
     let esc = |s: &str| {
         s.replace('&', "&amp;")
             .replace('<', "&lt;")
             .replace('>', "&gt;")
     };
-    let mut out = String::from(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Content Pipeline API reference</title>\
-         <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}\
-         code,pre{background:#f4f4f4;padding:.1rem .3rem}h3{margin-top:2rem}</style></head><body>\
-         <h1>Content Pipeline API reference</h1><p>Machine-readable: <a href=\"/openapi.json\">/openapi.json</a>. \
-         Errors: <a href=\"/docs/errors\">/docs/errors</a>.</p>",
+    let mut out = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>Content Pipeline API reference</title>\
+         <script type=\"module\" src=\"{RAPIDOC_PATH}\"></script>\
+         <style>body{{margin:0;font-family:system-ui,sans-serif}}\
+         noscript{{display:block;max-width:60rem;margin:2rem auto;padding:0 1rem}}\
+         code,pre{{background:#f4f4f4;padding:.1rem .3rem}}h3{{margin-top:2rem}}</style></head><body>\
+         <rapi-doc spec-url=\"/openapi.json\" render-style=\"read\" allow-try=\"true\" \
+         allow-authentication=\"true\" allow-server-selection=\"false\" show-header=\"false\" \
+         regular-font=\"system-ui, sans-serif\" mono-font=\"ui-monospace, monospace\" \
+         schema-description-expanded=\"true\" persist-auth=\"false\"></rapi-doc>\
+         <noscript><h1>Content Pipeline API reference</h1><p>Machine-readable: <a href=\"/openapi.json\">/openapi.json</a>. \
+         Errors: <a href=\"/docs/errors\">/docs/errors</a>.</p>"
     );
     if let Some(desc) = doc["info"]["description"].as_str() {
         out.push_str(&format!(
@@ -415,6 +452,6 @@ pub fn reference_html(doc: &Value) -> String {
             }
         }
     }
-    out.push_str("</body></html>");
+    out.push_str("</noscript></body></html>");
     out
 }

@@ -28,7 +28,31 @@ pub fn router(openapi: serde_json::Value, docs_html: String) -> Router<AppState>
             "/openapi.json",
             get(move || async move { openapi_bytes.clone() }),
         )
-        .route("/docs", get(move || async move { Html(docs_html) }))
+        .route(
+            "/docs",
+            get(move || async move {
+                (
+                    [
+                        (header::CONTENT_SECURITY_POLICY, crate::openapi::DOCS_CSP),
+                        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                    ],
+                    Html(docs_html),
+                )
+            }),
+        )
+        .route(
+            crate::openapi::RAPIDOC_PATH,
+            get(|| async {
+                (
+                    [
+                        (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+                        (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
+                        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                    ],
+                    crate::openapi::RAPIDOC,
+                )
+            }),
+        )
         .route("/docs/errors", get(errors_page))
         .route("/published/{id}", get(published))
 }

@@ -188,3 +188,68 @@ async fn a_request_that_matches_no_operation_never_touches_idempotency_records()
     assert_eq!(created.status(), 201);
     assert!(created.headers().get("idempotent-replayed").is_none());
 }
+
+/// `/docs` is the interactive reference (RapiDoc, "try it" with a pasted token), served with
+/// its script from the binary: nothing is loaded from another origin.
+#[tokio::test]
+async fn the_reference_is_interactive_and_served_from_the_binary() {
+    let app = app!();
+    let res = app.get("/docs").anonymous().send().await;
+    assert_eq!(res.status(), 200);
+    let csp = res.headers()["content-security-policy"]
+        .to_str()
+        .expect("csp")
+        .to_owned();
+    assert!(csp.contains("script-src 'self'"), "{csp}");
+    assert!(csp.contains("connect-src 'self'"), "{csp}");
+    let html = res.text().await.expect("html");
+    assert!(
+        html.contains("<rapi-doc spec-url=\"/openapi.json\""),
+        "{html}"
+    );
+    assert!(html.contains("allow-try=\"true\""));
+    assert!(html.contains("allow-authentication=\"true\""));
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no other origin is referenced"
+    );
+    let script = html
+        .split("<script type=\"module\" src=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a script")
+        .to_owned();
+    assert!(script.starts_with("/docs/assets/"), "{script}");
+    let asset = app.get(&script).anonymous().send().await;
+    assert_eq!(asset.status(), 200);
+    assert!(
+        asset.headers()["content-type"]
+            .to_str()
+            .is_ok_and(|t| t.starts_with("text/javascript"))
+    );
+    let js = asset.text().await.expect("script");
+    assert!(js.contains("customElements.define(\"rapi-doc\""));
+}
+
+/// Every error response of every operation links to the catalogue entries of its types.
+#[tokio::test]
+async fn every_error_response_links_to_the_error_catalogue() {
+    let app = app!();
+    let doc = document(&app).await;
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        if !path.starts_with("/v1/") {
+            continue;
+        }
+        for (method, op) in item.as_object().expect("item") {
+            for (code, response) in op["responses"].as_object().expect("responses") {
+                if code.starts_with('4') || code.starts_with('5') {
+                    let text = response["description"].as_str().unwrap_or("");
+                    assert!(
+                        text.contains("](/docs/errors#"),
+                        "{method} {path} {code}: {text}"
+                    );
+                }
+            }
+        }
+    }
+}
