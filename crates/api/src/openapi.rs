@@ -186,6 +186,8 @@ pub fn decorate(
 ) -> Result<Value, serde_json::Error> {
     let mut doc = serde_json::to_value(doc)?;
     doc["info"]["description"] = json!(DESCRIPTION);
+    // The document is served by the server it describes: paths are relative to it.
+    doc["servers"] = json!([{"url": "/", "description": "This server"}]);
     doc["components"]["securitySchemes"]["bearer"] = json!({
         "type": "http", "scheme": "bearer", "bearerFormat": "cpt_<43 base62><6 base62 CRC32>",
         "description": "A workspace or platform token. Scopes form a ladder: read < write < publish < admin."
@@ -302,7 +304,13 @@ pub fn decorate(
         }
     }
     add_links(paths);
-    for (path, op) in unauthenticated_operations() {
+    for (path, mut op) in unauthenticated_operations() {
+        // An id from the path: `/healthz` → `healthz`, `/docs/errors` → `docs_errors`.
+        let id: String = path
+            .trim_start_matches('/')
+            .replace(['/', '.'], "_")
+            .replace(['{', '}'], "");
+        op["operationId"] = json!(id);
         paths.insert(path.to_owned(), json!({"get": op}));
     }
     Ok(doc)

@@ -253,3 +253,38 @@ async fn every_error_response_links_to_the_error_catalogue() {
         }
     }
 }
+
+/// Spectral's `oas` ruleset (`tests/spectral`, installed by `npm ci` there; `.ci/run` does it)
+/// finds no error in the served document.
+#[tokio::test]
+async fn spectral_finds_no_error_in_the_document() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spectral");
+    let spectral = dir.join("node_modules/.bin/spectral");
+    if !spectral.exists() {
+        assert!(
+            std::env::var("CONTENT_PIPELINE_REQUIRE_NODE").as_deref() != Ok("1"),
+            "Spectral is required: npm ci in {}",
+            dir.display()
+        );
+        eprintln!("SKIPPED: npm ci in {} to run Spectral", dir.display());
+        return;
+    }
+    let app = app!();
+    let doc = document(&app).await;
+    let file = app.dir.path().join("openapi.json");
+    std::fs::write(&file, doc.to_string()).expect("write");
+    let out = Command::new(&spectral)
+        .arg("lint")
+        .arg(&file)
+        .arg("--ruleset")
+        .arg(dir.join(".spectral.yaml"))
+        .args(["--fail-severity", "error", "--format", "text"])
+        .output()
+        .expect("spectral");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
