@@ -5,6 +5,7 @@ use std::path::Path;
 
 use domain::{RunSource, Tier};
 use serde::Deserialize;
+use serde_json::json;
 use store::{ArticleRecord, NewRun, TriggerOutcome, Tx, WorkspaceRecord};
 use utoipa::ToSchema;
 
@@ -13,6 +14,7 @@ use crate::error::{Error, Result, required_text};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"feature_id": "billing", "tier": "priority", "notify_on_complete": true}))]
 pub struct TriggerRun {
     /// The feature to generate: an id of `.content-pipeline/features.toml`, or a file or folder
     /// of the repository (an implicit feature). 1–200 characters, no control characters.
@@ -27,6 +29,7 @@ pub struct TriggerRun {
 /// Regenerate options.
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"tier": "standard", "notify_on_complete": true}))]
 pub struct RegenerateArticle {
     /// Default `standard`.
     pub tier: Option<Tier>,

@@ -7,6 +7,7 @@
 
 use domain::{Scope, TokenId, WorkspaceId};
 use serde::Deserialize;
+use serde_json::json;
 use sha2::{Digest, Sha256};
 use store::{TokenRecord, Tx, WorkspaceRecord};
 use subtle::ConstantTimeEq;
@@ -69,6 +70,7 @@ pub fn hash_token(text: &str) -> [u8; 32] {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"scope": "write", "name": "ci", "rate_limit": 600}))]
 pub struct CreateToken {
     /// read, write, publish or admin; never above the caller's own scope.
     pub scope: Scope,

@@ -7,6 +7,7 @@ use domain::{
     RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId, WebhookId, WorkspaceId,
 };
 use serde::Serialize;
+use serde_json::json;
 use store::{
     ArticleRecord, ArticleVersionRecord, DeliveryRecord, RunEventRecord, RunRecord, TokenRecord,
     WebhookRecord, WorkspaceRecord,
@@ -17,6 +18,7 @@ use crate::Caller;
 
 /// A tenant of the platform. Deleting one is a soft delete: `active` becomes false.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "name": "Acme docs", "created_at": "2026-11-23T10:15:30.123Z", "active": true}))]
 pub struct Workspace {
     pub id: WorkspaceId,
     pub name: String,
@@ -54,6 +56,7 @@ impl Workspace {
 
 /// An article a run wrote for one feature on one surface.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "feature_id": "billing", "title": "Billing", "surface": "dev-docs", "status": "published", "version": 3, "run_id": "run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "public_url": "https://docs.example.com/published/art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "published_version": 3, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "mdx_body": "---\ntitle: Billing\n---\n\n# Billing\n"}))]
 pub struct Article {
     pub id: ArticleId,
     pub workspace_id: WorkspaceId,
@@ -105,6 +108,7 @@ impl Article {
 
 /// One stored version of an article.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"article_id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "version": 3, "run_id": "run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "title": "Billing", "status": "draft", "mdx_body": "# Billing\n", "source_commit": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "created_at": "2026-11-23T10:15:30.123Z"}))]
 pub struct ArticleVersion {
     pub article_id: ArticleId,
     pub version: i64,
@@ -148,6 +152,7 @@ pub struct RunArtifact {
 
 /// A pipeline run: queued → running → succeeded | failed.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"id": "run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "feature_id": "billing", "status": "succeeded", "source": "api", "tier": "standard", "notify_on_complete": true, "surfaces": null, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "started_at": "2026-11-23T10:15:30.123Z", "finished_at": "2026-11-23T10:15:30.123Z", "commit": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "artifacts": [{"article_id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "surface": "dev-docs", "version": 3}], "runs_url": "https://api.example.com/v1/runs/run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "log_url": "https://api.example.com/v1/runs/run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20/log"}))]
 pub struct Run {
     pub id: RunId,
     pub workspace_id: WorkspaceId,
@@ -210,6 +215,7 @@ impl Run {
 
 /// One structured event of a run's log.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"seq": 4, "ts": "2026-11-23T10:15:30.123Z", "level": "info", "stage": "extract", "message": "Extracted 12 documented symbols.", "data": {"symbols": 12}}))]
 pub struct RunLogEvent {
     pub seq: i64,
     pub ts: Timestamp,
@@ -234,6 +240,7 @@ impl From<RunEventRecord> for RunLogEvent {
 
 /// A webhook subscription.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"id": "wh_01933b5f4e5f7c3e9d1f2a4b6c8d0e22", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "url": "https://hooks.example.com/content-pipeline", "events": ["run.completed", "drift.detected"], "active": true, "description": "Docs site rebuild", "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "last_delivery_at": "2026-11-23T10:15:30.123Z", "failure_count": 0}))]
 pub struct Webhook {
     pub id: WebhookId,
     pub workspace_id: WorkspaceId,
@@ -273,6 +280,7 @@ impl Webhook {
 
 /// One delivery series of an event to a subscription.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"id": "dlv_01933b5f6a7b7c3e9d1f2a4b6c8d0e23", "subscription_id": "wh_01933b5f4e5f7c3e9d1f2a4b6c8d0e22", "event_id": "evt_01933b5f8c9d7c3e9d1f2a4b6c8d0e24", "event_type": "run.completed", "status": "delivered", "attempts": 1, "last_status_code": 204, "target_url": "https://hooks.example.com/content-pipeline", "is_replay": false, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "next_attempt_at": null}))]
 pub struct Delivery {
     pub id: DeliveryId,
     pub subscription_id: WebhookId,
@@ -312,6 +320,7 @@ impl From<DeliveryRecord> for Delivery {
 
 /// An API token. Its secret appears only in the responses to create and reissue.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"id": "tok_01933b5faebf7c3e9d1f2a4b6c8d0e25", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "name": "ci", "scope": "write", "rate_limit": 600, "created_at": "2026-11-23T10:15:30.123Z", "revoked_at": null}))]
 pub struct Token {
     pub id: TokenId,
     /// Null for a platform token.

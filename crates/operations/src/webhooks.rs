@@ -7,6 +7,7 @@ use std::time::Duration;
 use ::webhooks::SigningSecret;
 use domain::{DeliveryId, EventType};
 use serde::Deserialize;
+use serde_json::json;
 use store::{
     DeliveryRecord, NewWebhook, StoreError, Tx, WebhookChanges, WebhookRecord, WorkspaceRecord,
 };
@@ -19,6 +20,7 @@ const MAX_GRACE_SECONDS: u64 = 604_800;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"url": "https://hooks.example.com/content-pipeline", "events": ["run.completed", "article.published", "drift.detected"], "description": "Docs site rebuild"}))]
 pub struct CreateWebhook {
     /// http(s) URL, at most 2048 characters; private, loopback and reserved addresses are refused.
     #[schema(min_length = 1, max_length = 2048, format = "uri")]
@@ -35,6 +37,7 @@ pub struct CreateWebhook {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"events": ["run.failed"], "active": true}))]
 pub struct UpdateWebhook {
     /// As on create.
     #[schema(min_length = 1, max_length = 2048, format = "uri")]
@@ -51,6 +54,7 @@ pub struct UpdateWebhook {
 
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"grace_period_seconds": 3600}))]
 pub struct RotateSecret {
     /// How long the previous secret keeps signing deliveries beside the new one: 0–604800,
     /// default 86400.
@@ -60,6 +64,7 @@ pub struct RotateSecret {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"delivery_id": "dlv_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f"}))]
 pub struct ReplayDelivery {
     /// A delivery of this subscription whose event is sent again.
     pub delivery_id: String,

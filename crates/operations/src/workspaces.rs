@@ -4,6 +4,7 @@ use std::path::Path;
 
 use domain::{Scope, WorkspaceId};
 use serde::Deserialize;
+use serde_json::json;
 use store::{Tx, WorkspaceRecord};
 use utoipa::ToSchema;
 
@@ -12,6 +13,7 @@ use crate::{Caller, Operations};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Acme docs", "repo_path": "/srv/repositories/acme"}))]
 pub struct CreateWorkspace {
     /// 1–200 characters, not only blanks.
     #[schema(min_length = 1, max_length = 200)]

@@ -288,3 +288,40 @@ async fn spectral_finds_no_error_in_the_document() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Every request body and every resource the API answers with has an example in the document.
+#[tokio::test]
+async fn request_bodies_and_resources_have_examples() {
+    let app = app!();
+    let doc = document(&app).await;
+    let schemas = &doc["components"]["schemas"];
+    for name in [
+        "CreateWorkspace",
+        "CreateToken",
+        "TriggerRun",
+        "RegenerateArticle",
+        "CreateWebhook",
+        "UpdateWebhook",
+        "RotateSecret",
+        "ReplayDelivery",
+        "Workspace",
+        "Article",
+        "ArticleVersion",
+        "Run",
+        "RunLogEvent",
+        "Webhook",
+        "Delivery",
+        "Token",
+    ] {
+        assert!(
+            schemas[name]["example"].is_object(),
+            "{name} has an example"
+        );
+    }
+    // The examples use the wire values the server accepts.
+    assert_eq!(schemas["Run"]["example"]["status"], "succeeded");
+    assert_eq!(
+        schemas["CreateWebhook"]["example"]["events"][0],
+        "run.completed"
+    );
+}
