@@ -5,7 +5,6 @@ use std::path::Path;
 
 use domain::{RunSource, Tier};
 use serde::Deserialize;
-use serde_json::json;
 use store::{ArticleRecord, NewRun, TriggerOutcome, Tx, WorkspaceRecord};
 use utoipa::ToSchema;
 

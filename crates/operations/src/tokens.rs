@@ -7,7 +7,6 @@
 
 use domain::{Scope, TokenId, WorkspaceId};
 use serde::Deserialize;
-use serde_json::json;
 use sha2::{Digest, Sha256};
 use store::{TokenRecord, Tx, WorkspaceRecord};
 use subtle::ConstantTimeEq;

@@ -7,7 +7,6 @@ use domain::{
     RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId, WebhookId, WorkspaceId,
 };
 use serde::Serialize;
-use serde_json::json;
 use store::{
     ArticleRecord, ArticleVersionRecord, DeliveryRecord, RunEventRecord, RunRecord, TokenRecord,
     WebhookRecord, WorkspaceRecord,

@@ -7,7 +7,6 @@ use std::time::Duration;
 use ::webhooks::SigningSecret;
 use domain::{DeliveryId, EventType};
 use serde::Deserialize;
-use serde_json::json;
 use store::{
     DeliveryRecord, NewWebhook, StoreError, Tx, WebhookChanges, WebhookRecord, WorkspaceRecord,
 };

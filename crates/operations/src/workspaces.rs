@@ -4,7 +4,6 @@ use std::path::Path;
 
 use domain::{Scope, WorkspaceId};
 use serde::Deserialize;
-use serde_json::json;
 use store::{Tx, WorkspaceRecord};
 use utoipa::ToSchema;
 
