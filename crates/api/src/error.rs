@@ -177,9 +177,9 @@ impl ApiError {
         self
     }
 
+    /// The same message as the use cases' (`operations::Error::not_found`).
     pub fn not_found(what: &str, id: &str) -> Self {
-        let shown: String = id.chars().take(64).collect();
-        Self::new(ErrorType::NotFound, format!("No such {what}: '{shown}'"))
+        operations::Error::not_found(what, id).into()
     }
 
     pub fn validation(param: &str, message: impl Into<String>) -> Self {

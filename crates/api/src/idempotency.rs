@@ -15,7 +15,7 @@
 //! a key derived from the server key (they carry new token and webhook secrets), bound to
 //! their owner and key.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -168,34 +168,33 @@ fn stored_headers(headers: &axum::http::HeaderMap) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The operations of the document, as (method, route template): a request that matches none
-/// (a wrong method on a known path answers 405) never touches an idempotency record.
+/// The operations of the document, by route template: a request that matches none (a wrong
+/// method on a known path answers 405) never touches an idempotency record.
 #[derive(Clone, Debug, Default)]
-pub struct Operations(Arc<HashSet<(Method, String)>>);
+pub struct KnownOperations(Arc<HashMap<String, Vec<Method>>>);
 
-impl Operations {
+impl KnownOperations {
     pub fn of(doc: &serde_json::Value) -> Self {
-        let mut known = HashSet::new();
+        let mut known: HashMap<String, Vec<Method>> = HashMap::new();
         for (path, item) in doc["paths"].as_object().into_iter().flatten() {
-            for method in item.as_object().into_iter().flat_map(|o| o.keys()) {
-                if let Ok(m) = Method::from_bytes(method.to_ascii_uppercase().as_bytes()) {
-                    known.insert((m, path.clone()));
-                }
-            }
+            let methods = item.as_object().into_iter().flat_map(|o| o.keys());
+            known.entry(path.clone()).or_default().extend(
+                methods.filter_map(|m| Method::from_bytes(m.to_ascii_uppercase().as_bytes()).ok()),
+            );
         }
         Self(Arc::new(known))
     }
 
     fn contains(&self, req: &Request) -> bool {
-        req.extensions().get::<MatchedPath>().is_some_and(|p| {
-            self.0
-                .contains(&(req.method().clone(), p.as_str().to_owned()))
-        })
+        req.extensions()
+            .get::<MatchedPath>()
+            .and_then(|p| self.0.get(p.as_str()))
+            .is_some_and(|methods| methods.contains(req.method()))
     }
 }
 
 pub async fn layer(
-    State((state, operations)): State<(AppState, Operations)>,
+    State((state, operations)): State<(AppState, KnownOperations)>,
     req: Request,
     next: Next,
 ) -> Response {

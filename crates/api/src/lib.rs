@@ -69,7 +69,7 @@ pub fn app_announcing(
     let docs_html = openapi::reference_html(&doc);
     let v1 = v1
         .route_layer(from_fn_with_state(
-            (state.clone(), idempotency::Operations::of(&doc)),
+            (state.clone(), idempotency::KnownOperations::of(&doc)),
             idempotency::layer,
         ))
         .route_layer(from_fn_with_state(state.clone(), auth::authenticate))

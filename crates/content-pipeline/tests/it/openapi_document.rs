@@ -22,36 +22,49 @@ async fn document(app: &crate::helpers::TestApp) -> Value {
     .await
 }
 
-/// `openapi-spec-validator` (PyPI), the reference validator of OpenAPI 3.1; CI installs it.
-#[tokio::test]
-async fn the_document_is_valid_openapi_3_1() {
-    let app = app!();
-    let doc = document(&app).await;
-    let have = Command::new("python3")
-        .args(["-c", "import openapi_spec_validator"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !have {
+/// Runs an independent checker (`program` with `args`, then the path of the served document)
+/// and fails with its output on any finding. Absent, it skips, unless `required` names the
+/// environment variable CI sets to make its absence a failure.
+async fn check_with(program: &std::path::Path, args: &[&str], required: &str, install: &str) {
+    let present = Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !present {
         assert!(
-            std::env::var("CONTENT_PIPELINE_REQUIRE_VALIDATOR").as_deref() != Ok("1"),
-            "openapi-spec-validator is required (pip install openapi-spec-validator)"
+            std::env::var(required).as_deref() != Ok("1"),
+            "{} is required: {install}",
+            program.display()
         );
-        eprintln!("SKIPPED: pip install openapi-spec-validator to run this test");
+        eprintln!("SKIPPED: {install} to run this test");
         return;
     }
+    let app = app!();
     let file = app.dir.path().join("openapi.json");
-    std::fs::write(&file, doc.to_string()).expect("write");
-    let out = Command::new("python3")
-        .args(["-m", "openapi_spec_validator"])
+    std::fs::write(&file, document(&app).await.to_string()).expect("write");
+    let out = Command::new(program)
+        .args(args)
         .arg(&file)
         .output()
-        .expect("validator");
+        .expect("run the checker");
     assert!(
         out.status.success(),
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `openapi-spec-validator` (PyPI), the reference validator of OpenAPI 3.1; CI installs it.
+#[tokio::test]
+async fn the_document_is_valid_openapi_3_1() {
+    check_with(
+        std::path::Path::new("openapi-spec-validator"),
+        &[],
+        "CONTENT_PIPELINE_REQUIRE_VALIDATOR",
+        "pip install openapi-spec-validator",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -259,34 +272,23 @@ async fn every_error_response_links_to_the_error_catalogue() {
 #[tokio::test]
 async fn spectral_finds_no_error_in_the_document() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spectral");
-    let spectral = dir.join("node_modules/.bin/spectral");
-    if !spectral.exists() {
-        assert!(
-            std::env::var("CONTENT_PIPELINE_REQUIRE_NODE").as_deref() != Ok("1"),
-            "Spectral is required: npm ci in {}",
-            dir.display()
-        );
-        eprintln!("SKIPPED: npm ci in {} to run Spectral", dir.display());
-        return;
-    }
-    let app = app!();
-    let doc = document(&app).await;
-    let file = app.dir.path().join("openapi.json");
-    std::fs::write(&file, doc.to_string()).expect("write");
-    let out = Command::new(&spectral)
-        .arg("lint")
-        .arg(&file)
-        .arg("--ruleset")
-        .arg(dir.join(".spectral.yaml"))
-        .args(["--fail-severity", "error", "--format", "text"])
-        .output()
-        .expect("spectral");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let ruleset = dir.join(".spectral.yaml");
+    let ruleset = ruleset.to_str().expect("a UTF-8 path");
+    check_with(
+        &dir.join("node_modules/.bin/spectral"),
+        &[
+            "lint",
+            "--ruleset",
+            ruleset,
+            "--fail-severity",
+            "error",
+            "--format",
+            "text",
+        ],
+        "CONTENT_PIPELINE_REQUIRE_NODE",
+        "npm ci in crates/content-pipeline/tests/spectral",
+    )
+    .await;
 }
 
 /// Every request body and every resource the API answers with has an example in the document.
