@@ -30,6 +30,7 @@ macro_rules! stored_as_text_types {
 }
 
 mod clock;
+mod drift;
 mod enums;
 mod ids;
 mod scope;
@@ -41,6 +42,7 @@ mod sql_rusqlite;
 mod timestamp;
 
 pub use clock::Clock;
+pub use drift::{Change, ChangeKind};
 pub use enums::{
     ArticleStatus, DeliveryStatus, EventType, LogLevel, LogStage, ParseEnumError, RunSource,
     RunStatus, Surface, Tier,

@@ -3,10 +3,11 @@
 //! it changed: a documented symbol's token hash, or prose and captures used verbatim.
 
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+
+use domain::{Change, ChangeKind};
 
 use crate::error::PipelineError;
 use crate::extract::{self, Extractor, FileText, Language};
@@ -14,39 +15,6 @@ use crate::limits::Limits;
 use crate::paths::{MODE_LINK, MODE_SUBMODULE};
 use crate::provenance::{FileRole, Provenance};
 use crate::repository;
-
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeKind {
-    Modified,
-    Deleted,
-    Renamed,
-}
-
-impl ChangeKind {
-    /// As serialized: `modified`, `deleted`, `renamed`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeKind::Modified => "modified",
-            ChangeKind::Deleted => "deleted",
-            ChangeKind::Renamed => "renamed",
-        }
-    }
-}
-
-/// One changed source of an article: a source that no longer matches HEAD.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, utoipa::ToSchema)]
-#[schema(as = DriftChange)]
-pub struct Change {
-    /// The path recorded in the provenance.
-    pub path: String,
-    pub kind: ChangeKind,
-    /// Documented symbols affected (changed, removed, or carried away by a rename).
-    pub symbols: Vec<String>,
-    /// Where a renamed file is now.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub new_path: Option<String>,
-}
 
 type SymbolIndex = Arc<Vec<(String, String, String)>>;
 
@@ -210,23 +178,4 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ChangeKind;
-
-    #[test]
-    fn change_kinds_read_as_they_serialize() {
-        for kind in [
-            ChangeKind::Modified,
-            ChangeKind::Deleted,
-            ChangeKind::Renamed,
-        ] {
-            assert_eq!(
-                serde_json::to_value(kind).unwrap(),
-                serde_json::json!(kind.as_str())
-            );
-        }
-    }
 }
