@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::http::header;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use domain::{RunId, TokenId};
-use operations::views::RunLogEvent;
+use operations::views;
 
 use crate::error::{ApiError, ErrorType};
 use crate::state::AppState;
@@ -146,7 +146,7 @@ pub(crate) fn live_log(
                 Ok(rows) if !rows.is_empty() => {
                     for row in rows {
                         let seq = row.seq;
-                        match serde_json::to_string(&RunLogEvent::from(row)) {
+                        match serde_json::to_string(&views::run_log_event(row)) {
                             Ok(data) => {
                                 live.after = seq;
                                 live.pending

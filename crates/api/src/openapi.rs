@@ -141,7 +141,7 @@ fn add_links(paths: &mut serde_json::Map<String, Value>) {
 fn link_error_types(code: &str, response: &mut serde_json::Map<String, Value>) {
     let links: Vec<String> = ErrorType::ALL
         .iter()
-        .filter(|t| t.status().as_str() == code)
+        .filter(|t| t.status_code().to_string() == code)
         .map(|t| format!("[`{0}`](/docs/errors#{0})", t.as_str()))
         .collect();
     if links.is_empty() {

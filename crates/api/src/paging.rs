@@ -7,10 +7,11 @@ use axum::http::request::Parts;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
-use serde::Serialize;
 use sha2::Sha256;
 use store::{KeysetPage, Position};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
+
+pub use api_types::Page;
 
 use crate::error::ApiError;
 
@@ -257,14 +258,6 @@ impl CursorCodec {
         let rows = fetch(self.seq(list, q)?, q.limit + 1).await?;
         Ok(axum::Json(self.page(list, q.limit, rows, convert)))
     }
-}
-
-/// One page of a list: `data` and `next_cursor` are always present; `next_cursor` is null
-/// exactly when there is no further item.
-#[derive(Serialize, ToSchema)]
-pub struct Page<T> {
-    pub data: Vec<T>,
-    pub next_cursor: Option<String>,
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use content_pipeline::startup::{
 };
 use domain::{Clock, Scope, WorkspaceId};
 use operations::tokens::CreateToken;
-use operations::views::Workspace;
+use operations::views;
 use operations::workspaces::CreateWorkspace;
 use operations::{Caller, Operations};
 
@@ -218,7 +218,7 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
                 .map_err(|e| anyhow::anyhow!("{}", e.message))?;
             println!(
                 "{}",
-                serde_json::to_string_pretty(&Workspace::for_operator(ws))?
+                serde_json::to_string_pretty(&views::workspace_for_operator(ws))?
             );
             ops.store.close().await;
         }

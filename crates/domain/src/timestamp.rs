@@ -1,4 +1,4 @@
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use time::OffsetDateTime;
 
 /// A UTC instant with microsecond precision, rendered as RFC 3339 with `Z`.
@@ -66,6 +66,16 @@ impl Serialize for Timestamp {
     }
 }
 
+/// Any RFC 3339 instant, read back as UTC (what a client reads from a response).
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339)
+            .map(Self::from)
+            .map_err(|e| serde::de::Error::custom(format!("not an RFC 3339 timestamp: {e}")))
+    }
+}
+
 impl utoipa::PartialSchema for Timestamp {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         utoipa::openapi::ObjectBuilder::new()
@@ -96,5 +106,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(parsed.unix_timestamp(), t.unix_seconds());
+        let read: Timestamp = serde_json::from_value(serde_json::json!(t.to_string())).unwrap();
+        assert_eq!(read.to_string(), t.to_string());
+        assert!(serde_json::from_value::<Timestamp>(serde_json::json!("yesterday")).is_err());
     }
 }

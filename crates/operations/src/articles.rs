@@ -6,7 +6,7 @@ use store::{ArticleRecord, Tx};
 
 use crate::Operations;
 use crate::error::{Error, Result};
-use crate::views::Article;
+use crate::views;
 
 impl Operations {
     /// The published version of article `id`, as MDX; anyone may read it.
@@ -42,7 +42,7 @@ impl Operations {
             .await?
             .ok_or_else(|| Error::not_found("article", article.id))?;
         if changed {
-            let data = serde_json::to_value(Article::without_body(published.clone()))
+            let data = serde_json::to_value(views::article_without_body(published.clone()))
                 .map_err(Error::internal)?;
             tx.record_event(
                 published.workspace_id,

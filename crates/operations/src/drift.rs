@@ -3,25 +3,13 @@
 
 use std::time::Duration;
 
-use domain::{DriftCheckId, RunStatus, Timestamp, WorkspaceId};
-use pipeline::Change;
+pub use api_types::{DriftCheck, DriftReport};
+use domain::RunStatus;
 use serde::{Deserialize, Serialize};
 use store::{DriftCheckRecord, Tx, WorkspaceRecord};
-use utoipa::ToSchema;
 
 use crate::Operations;
 use crate::error::{Error, Result};
-
-/// An article whose sources changed since its current version (the `data` of `drift.detected`).
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct DriftReport {
-    pub article_id: String,
-    pub feature_id: String,
-    pub surface: String,
-    pub article_commit: String,
-    pub current_commit: String,
-    pub changes: Vec<Change>,
-}
 
 /// What one check of a workspace found.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -34,56 +22,26 @@ pub struct DriftSummary {
     pub events_recorded: usize,
 }
 
-/// A drift check of a workspace. Asking for one queues it (or joins the one already queued
-/// for the workspace); a worker does it in a sandboxed process. Until it has finished,
-/// `status` is `queued` or `running` and the report fields are empty.
-#[derive(Serialize, ToSchema)]
-pub struct DriftCheck {
-    pub id: DriftCheckId,
-    pub workspace_id: WorkspaceId,
-    /// queued → running → succeeded | failed
-    pub status: RunStatus,
-    pub created_at: Timestamp,
-    pub finished_at: Option<Timestamp>,
-    /// `<base>/v1/drift-checks/{id}`
-    pub check_url: String,
-    /// Why the check failed; present only when it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The repository's HEAD the articles were compared with.
-    pub head_commit: Option<String>,
-    pub articles_checked: usize,
-    /// Every article that has drifted, whether reported before or not.
-    pub drifted: Vec<DriftReport>,
-    /// `drift.detected` events recorded by this check (each (article, HEAD) is reported once).
-    pub events_recorded: usize,
-}
-
-impl DriftCheck {
-    /// Renders a check with its link under `base_url` (no trailing slash).
-    pub fn new(base_url: &str, r: DriftCheckRecord) -> Result<Self> {
-        let summary = match r.result {
-            Some(j) => serde_json::from_value::<DriftSummary>(j.0).map_err(Error::internal)?,
-            None => DriftSummary::default(),
-        };
-        Ok(Self {
-            check_url: format!("{base_url}/v1/drift-checks/{}", r.id),
-            id: r.id,
-            workspace_id: r.workspace_id,
-            status: r.status,
-            created_at: r.created_at,
-            finished_at: r.finished_at,
-            error: r.error,
-            head_commit: summary.head_commit,
-            articles_checked: summary.articles_checked,
-            drifted: summary.drifted,
-            events_recorded: summary.events_recorded,
-        })
-    }
-
-    pub fn is_finished(&self) -> bool {
-        matches!(self.status, RunStatus::Succeeded | RunStatus::Failed)
-    }
+/// A check with its link under `base_url` (no trailing slash) and, once it has finished,
+/// what it found.
+pub fn drift_check_view(base_url: &str, r: DriftCheckRecord) -> Result<DriftCheck> {
+    let summary = match r.result {
+        Some(j) => serde_json::from_value::<DriftSummary>(j.0).map_err(Error::internal)?,
+        None => DriftSummary::default(),
+    };
+    Ok(DriftCheck {
+        check_url: format!("{base_url}/v1/drift-checks/{}", r.id),
+        id: r.id,
+        workspace_id: r.workspace_id,
+        status: r.status,
+        created_at: r.created_at,
+        finished_at: r.finished_at,
+        error: r.error,
+        head_commit: summary.head_commit,
+        articles_checked: summary.articles_checked,
+        drifted: summary.drifted,
+        events_recorded: summary.events_recorded,
+    })
 }
 
 /// How often a caller waiting for a check looks at it again.
@@ -121,6 +79,6 @@ impl Operations {
                 check = now;
             }
         }
-        DriftCheck::new(&self.base_url, check)
+        drift_check_view(&self.base_url, check)
     }
 }

@@ -3,38 +3,12 @@
 
 use std::path::Path;
 
-use domain::{RunSource, Tier};
-use serde::Deserialize;
+pub use api_types::{RegenerateArticle, TriggerRun};
+use domain::RunSource;
 use store::{ArticleRecord, NewRun, TriggerOutcome, Tx, WorkspaceRecord};
-use utoipa::ToSchema;
 
 use crate::Operations;
 use crate::error::{Error, Result, required_text};
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"feature_id": "billing", "tier": "priority", "notify_on_complete": true}))]
-pub struct TriggerRun {
-    /// The feature to generate: an id of `.content-pipeline/features.toml`, or a file or folder
-    /// of the repository (an implicit feature). 1–200 characters, no control characters.
-    #[schema(min_length = 1, max_length = 200, pattern = "^[^\\x00-\\x1f\\x7f]+$")]
-    pub feature_id: String,
-    /// `priority` runs are claimed before any `standard` run. Default `standard`.
-    pub tier: Option<Tier>,
-    /// Whether `run.completed` / `run.failed` are emitted for this run. Default true.
-    pub notify_on_complete: Option<bool>,
-}
-
-/// Regenerate options.
-#[derive(Deserialize, ToSchema, Default)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"tier": "standard", "notify_on_complete": true}))]
-pub struct RegenerateArticle {
-    /// Default `standard`.
-    pub tier: Option<Tier>,
-    /// Default true.
-    pub notify_on_complete: Option<bool>,
-}
 
 impl Operations {
     /// The run `req` asks for in `ws`, once its feature resolves in the repository (the

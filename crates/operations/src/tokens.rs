@@ -5,12 +5,11 @@
 //! CRC32 of that randomness. The checksum lets a front end reject typos and junk before
 //! touching the database; only a SHA-256 of the whole token is stored.
 
+pub use api_types::CreateToken;
 use domain::{Scope, TokenId, WorkspaceId};
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use store::{TokenRecord, Tx, WorkspaceRecord};
 use subtle::ConstantTimeEq;
-use utoipa::ToSchema;
 
 use crate::error::{Error, ErrorKind, Result, bounded};
 use crate::{Caller, Operations};
@@ -65,23 +64,6 @@ pub fn well_formed(text: &str) -> bool {
 
 pub fn hash_token(text: &str) -> [u8; 32] {
     Sha256::digest(text.as_bytes()).into()
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"scope": "write", "name": "ci", "rate_limit": 600}))]
-pub struct CreateToken {
-    /// read, write, publish or admin; never above the caller's own scope.
-    pub scope: Scope,
-    /// A label, at most 200 characters.
-    #[schema(max_length = 200)]
-    pub name: Option<String>,
-    /// Requests per 300 s, at least 1, never above the quota of the workspace token creating
-    /// it nor above the ceiling the platform sets for workspace tokens (6000 by default):
-    /// 422 with `param: "rate_limit"` otherwise. Default: the server's default quota (600),
-    /// or the creating token's own quota when that is lower.
-    #[schema(minimum = 1)]
-    pub rate_limit: Option<i64>,
 }
 
 /// A token just minted, with its secret text (shown once).

@@ -5,78 +5,16 @@
 use std::time::Duration;
 
 use ::webhooks::SigningSecret;
+pub use api_types::{CreateWebhook, ReplayDelivery, RotateSecret, UpdateWebhook};
 use domain::{DeliveryId, EventType};
-use serde::Deserialize;
 use store::{
     DeliveryRecord, NewWebhook, StoreError, Tx, WebhookChanges, WebhookRecord, WorkspaceRecord,
 };
-use utoipa::ToSchema;
 
 use crate::Operations;
 use crate::error::{Error, Result, bounded};
 
 const MAX_GRACE_SECONDS: u64 = 604_800;
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"url": "https://hooks.example.com/content-pipeline", "events": ["run.completed", "article.published", "drift.detected"], "description": "Docs site rebuild"}))]
-pub struct CreateWebhook {
-    /// http(s) URL, at most 2048 characters; private, loopback and reserved addresses are refused.
-    #[schema(min_length = 1, max_length = 2048, format = "uri")]
-    pub url: String,
-    /// At least one event type.
-    #[schema(min_items = 1)]
-    pub events: Vec<EventType>,
-    /// At most 1000 characters.
-    #[schema(max_length = 1000)]
-    pub description: Option<String>,
-    /// Default true.
-    pub active: Option<bool>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"events": ["run.failed"], "active": true}))]
-pub struct UpdateWebhook {
-    /// As on create.
-    #[schema(min_length = 1, max_length = 2048, format = "uri")]
-    pub url: Option<String>,
-    #[schema(min_items = 1)]
-    pub events: Option<Vec<EventType>>,
-    /// At most 1000 characters; null clears the description.
-    #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>, max_length = 1000)]
-    pub description: Option<Option<String>>,
-    /// Re-activating resets `failure_count`.
-    pub active: Option<bool>,
-}
-
-#[derive(Deserialize, ToSchema, Default)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"grace_period_seconds": 3600}))]
-pub struct RotateSecret {
-    /// How long the previous secret keeps signing deliveries beside the new one: 0–604800,
-    /// default 86400.
-    #[schema(minimum = 0, maximum = 604800)]
-    pub grace_period_seconds: Option<u64>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"delivery_id": "dlv_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f"}))]
-pub struct ReplayDelivery {
-    /// A delivery of this subscription whose event is sent again.
-    pub delivery_id: String,
-}
-
-/// Lets `"field": null` be told apart from an absent field in PATCH bodies.
-fn double_option<'de, T, D>(d: D) -> std::result::Result<Option<Option<T>>, D::Error>
-where
-    T: Deserialize<'de>,
-    D: serde::Deserializer<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
-}
 
 /// A subscription with its signing secret, shown only on create and rotate.
 pub struct WithSecret {

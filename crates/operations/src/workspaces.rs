@@ -2,25 +2,12 @@
 
 use std::path::Path;
 
+pub use api_types::CreateWorkspace;
 use domain::{Scope, WorkspaceId};
-use serde::Deserialize;
 use store::{Tx, WorkspaceRecord};
-use utoipa::ToSchema;
 
 use crate::error::{Error, Result, bounded, required_text};
 use crate::{Caller, Operations};
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"name": "Acme docs", "repo_path": "/srv/repositories/acme"}))]
-pub struct CreateWorkspace {
-    /// 1–200 characters, not only blanks.
-    #[schema(min_length = 1, max_length = 200)]
-    pub name: String,
-    /// Absolute path to a readable git repository on the server; platform tokens only.
-    #[schema(min_length = 1, max_length = 4096)]
-    pub repo_path: Option<String>,
-}
 
 /// Checks a repository path: absolute, and a git repository the server can read.
 pub fn validate_repo_path(raw: &str) -> Result<()> {

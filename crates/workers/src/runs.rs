@@ -16,7 +16,7 @@ use store::{
 };
 use tokio::sync::mpsc;
 
-use operations::views::{Article, Run};
+use operations::views;
 
 use crate::polish::Polisher;
 use crate::sandbox::{LogLine, RunResult, Sandbox, Work};
@@ -524,7 +524,7 @@ async fn store_ending(
         tx.record_event(
             run.workspace_id,
             EventType::ArticleDrafted,
-            serde_json::to_value(Article::without_body(article))?,
+            serde_json::to_value(views::article_without_body(article))?,
             now,
         )
         .await?;
@@ -537,7 +537,7 @@ async fn store_ending(
         tx.record_event(
             run.workspace_id,
             kind,
-            serde_json::to_value(Run::new(base_url, finished.clone()))?,
+            serde_json::to_value(views::run(base_url, finished.clone()))?,
             now,
         )
         .await?;

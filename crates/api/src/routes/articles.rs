@@ -1,7 +1,7 @@
 use axum::extract::State;
 use domain::{ArticleStatus, Scope, Surface};
 use operations::runs::RegenerateArticle;
-use operations::views::{Article, ArticleVersion, Run};
+use operations::views::{self, Article, ArticleVersion, Run};
 use store::{ArticleFilter, ArticleRecord, WorkspaceRecord};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -59,7 +59,7 @@ async fn list_articles(
             &list,
             &q,
             move |page| async move { store.articles(ws.id, &filter, &page).await },
-            Article::with_body,
+            views::article,
         )
         .await
 }
@@ -73,7 +73,7 @@ async fn get_article(
     Id(id): Id<ArticleRecord>,
 ) -> ApiResult<axum::Json<Article>> {
     let article = state.ops.load(&auth, id, Scope::Read).await?;
-    Ok(axum::Json(Article::with_body(article)))
+    Ok(axum::Json(views::article(article)))
 }
 
 /// List an article's versions
@@ -96,7 +96,7 @@ async fn article_versions(
             &format!("versions:{}", article.id),
             &q,
             move |before, n| async move { store.article_versions(article.id, before, n).await },
-            ArticleVersion::from,
+            views::article_version,
         )
         .await
 }
@@ -128,7 +128,7 @@ async fn publish_article(
         .write(&idem, move |tx| {
             Box::pin(async move {
                 let published = ops.publish_article(tx, &article).await?;
-                Ok(Answer::ok(Article::with_body(published)))
+                Ok(Answer::ok(views::article(published)))
             })
         })
         .await

@@ -54,7 +54,7 @@ async fn drift_check(
         .await?;
     // The answer (200 or 202) is stored for the Idempotency-Key by the idempotency layer.
     let check = state.ops.await_drift_check(queued, ANSWER_WITHIN).await?;
-    if check.is_finished() {
+    if check.status.is_finished() {
         return Ok((StatusCode::OK, axum::Json(&check)).into_response());
     }
     let mut response = (StatusCode::ACCEPTED, axum::Json(&check)).into_response();
@@ -76,5 +76,8 @@ async fn get_drift_check(
     Id(id): Id<DriftCheckRecord>,
 ) -> ApiResult<axum::Json<DriftCheck>> {
     let check = state.ops.load(&auth, id, Scope::Read).await?;
-    Ok(axum::Json(DriftCheck::new(&state.base_url, check)?))
+    Ok(axum::Json(operations::drift::drift_check_view(
+        &state.base_url,
+        check,
+    )?))
 }

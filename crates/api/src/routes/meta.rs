@@ -84,7 +84,7 @@ async fn errors_page() -> Html<String> {
             format!(
                 "<section id=\"{id}\"><h2><code>{id}</code> — HTTP {status}</h2><p>{text}</p></section>\n",
                 id = t.as_str(),
-                status = t.status().as_u16(),
+                status = t.status_code(),
                 text = t.explanation()
             )
         })

@@ -3,7 +3,7 @@ use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use domain::Scope;
 use operations::runs::TriggerRun;
-use operations::views::{Run, RunLogEvent};
+use operations::views::{self, Run, RunLogEvent};
 use store::{NewRun, RunRecord, TriggerOutcome, WorkspaceRecord};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -32,7 +32,7 @@ pub async fn queue_run(state: &AppState, idem: &Idempotency, new: NewRun) -> Api
             Box::pin(async move {
                 let outcome = ops.queue_run(tx, new).await?;
                 let created = matches!(outcome, TriggerOutcome::Created(_));
-                let run = Run::new(&ops.base_url, outcome.run().clone());
+                let run = views::run(&ops.base_url, outcome.run().clone());
                 Ok(match created {
                     true => Answer::created(ops.url(&format!("/v1/runs/{}", run.id)), run),
                     false => Answer::ok(run),
@@ -62,7 +62,7 @@ async fn list_runs(
             &format!("runs:{}", ws.id),
             &q,
             move |page| async move { store.runs(ws.id, &page).await },
-            |r| Run::new(&state.base_url, r),
+            |r| views::run(&state.base_url, r),
         )
         .await
 }
@@ -102,7 +102,7 @@ async fn get_run(
     Id(id): Id<RunRecord>,
 ) -> ApiResult<axum::Json<Run>> {
     let run = state.ops.load(&auth, id, Scope::Read).await?;
-    Ok(axum::Json(Run::new(&state.base_url, run)))
+    Ok(axum::Json(views::run(&state.base_url, run)))
 }
 
 /// Get a run's log
@@ -164,7 +164,7 @@ async fn run_log(
             &format!("log:{run_id}"),
             &q,
             move |after, n| async move { store.run_events(run_id, after.unwrap_or(0), n).await },
-            RunLogEvent::from,
+            views::run_log_event,
         )
         .await?;
     Ok(page.into_response())

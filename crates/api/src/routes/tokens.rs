@@ -1,7 +1,7 @@
 use axum::extract::State;
 use domain::Scope;
 use operations::tokens::CreateToken;
-use operations::views::Token;
+use operations::views::{self, Token};
 use store::{TokenRecord, WorkspaceRecord};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -40,7 +40,7 @@ async fn list_tokens(
             &format!("tokens:{}", ws.id),
             &q,
             move |page| async move { store.tokens(ws.id, &page).await },
-            |r| Token::new(r, None),
+            |r| views::token(r, None),
         )
         .await
 }
@@ -72,7 +72,7 @@ async fn create_token(
                 let minted = ops.create_token(tx, &auth, &ws, req).await?;
                 Ok(Answer::with_status(
                     axum::http::StatusCode::CREATED,
-                    Token::new(minted.record, Some(minted.secret)),
+                    views::token(minted.record, Some(minted.secret)),
                 ))
             })
         })
@@ -100,7 +100,7 @@ async fn reissue_token(
         .write(&idem, move |tx| {
             Box::pin(async move {
                 let minted = ops.reissue_token(tx, &token).await?;
-                Ok(Answer::ok(Token::new(minted.record, Some(minted.secret))))
+                Ok(Answer::ok(views::token(minted.record, Some(minted.secret))))
             })
         })
         .await
@@ -124,7 +124,7 @@ async fn revoke_token(
         .write(&idem, move |tx| {
             Box::pin(async move {
                 let revoked = ops.revoke_token(tx, &token).await?;
-                Ok(Answer::ok(Token::new(revoked, None)))
+                Ok(Answer::ok(views::token(revoked, None)))
             })
         })
         .await

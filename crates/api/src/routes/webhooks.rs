@@ -1,6 +1,6 @@
 use axum::extract::State;
 use domain::{DeliveryStatus, Scope};
-use operations::views::{Delivery, Webhook};
+use operations::views::{self, Delivery, Webhook};
 use operations::webhooks::{CreateWebhook, ReplayDelivery, RotateSecret, UpdateWebhook};
 use store::{DeliveryRecord, WebhookRecord, WorkspaceRecord};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -41,7 +41,7 @@ async fn list_webhooks(
             &format!("webhooks:{}", ws.id),
             &q,
             move |page| async move { store.webhooks(ws.id, &page).await },
-            |r| Webhook::new(r, None),
+            |r| views::webhook(r, None),
         )
         .await
 }
@@ -75,7 +75,7 @@ async fn create_webhook(
                 let location = ops.url(&format!("/v1/webhooks/{}", hook.record.id));
                 Ok(Answer::created(
                     location,
-                    Webhook::new(hook.record, Some(hook.secret)),
+                    views::webhook(hook.record, Some(hook.secret)),
                 ))
             })
         })
@@ -91,7 +91,7 @@ async fn get_webhook(
     Id(id): Id<WebhookRecord>,
 ) -> ApiResult<axum::Json<Webhook>> {
     let hook = state.ops.load(&auth, id, Scope::Read).await?;
-    Ok(axum::Json(Webhook::new(hook, None)))
+    Ok(axum::Json(views::webhook(hook, None)))
 }
 
 /// Update a webhook
@@ -119,7 +119,7 @@ async fn update_webhook(
         .write(&idem, move |tx| {
             Box::pin(async move {
                 let updated = ops.update_webhook(tx, &hook, req).await?;
-                Ok(Answer::ok(Webhook::new(updated, None)))
+                Ok(Answer::ok(views::webhook(updated, None)))
             })
         })
         .await
@@ -146,7 +146,7 @@ async fn delete_webhook(
         .write(&idem, move |tx| {
             Box::pin(async move {
                 let deleted = ops.delete_webhook(tx, &hook).await?;
-                Ok(Answer::ok(Webhook::new(deleted, None)))
+                Ok(Answer::ok(views::webhook(deleted, None)))
             })
         })
         .await
@@ -179,7 +179,7 @@ async fn rotate_secret(
         .write(&idem, move |tx| {
             Box::pin(async move {
                 let rotated = ops.rotate_webhook_secret(tx, &hook, req).await?;
-                Ok(Answer::ok(Webhook::new(
+                Ok(Answer::ok(views::webhook(
                     rotated.record,
                     Some(rotated.secret),
                 )))
@@ -217,7 +217,7 @@ async fn replay(
         .write(&idem, move |tx| {
             Box::pin(async move {
                 let delivery = ops.replay_delivery(tx, &hook, &original).await?;
-                Ok(Answer::ok(Delivery::from(delivery)))
+                Ok(Answer::ok(views::delivery(delivery)))
             })
         })
         .await
@@ -250,7 +250,7 @@ async fn list_deliveries(
             &list,
             &q,
             move |page| async move { store.deliveries(hook.id, status, &page).await },
-            Delivery::from,
+            views::delivery,
         )
         .await
 }
@@ -264,5 +264,5 @@ async fn get_delivery(
     Id(id): Id<DeliveryRecord>,
 ) -> ApiResult<axum::Json<Delivery>> {
     let delivery: DeliveryRecord = state.ops.load(&auth, id, Scope::Read).await?;
-    Ok(axum::Json(delivery.into()))
+    Ok(axum::Json(views::delivery(delivery)))
 }

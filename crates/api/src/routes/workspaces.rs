@@ -1,6 +1,6 @@
 use axum::extract::State;
 use domain::Scope;
-use operations::views::Workspace;
+use operations::views::{self, Workspace};
 use operations::workspaces::CreateWorkspace;
 use store::WorkspaceRecord;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -38,7 +38,7 @@ async fn list_workspaces(
             "workspaces",
             &q,
             move |page| async move { store.workspaces(only, &page).await },
-            |r| Workspace::seen_by(r, &auth),
+            |r| views::workspace(r, &auth),
         )
         .await
 }
@@ -65,7 +65,7 @@ async fn create_workspace(
             Box::pin(async move {
                 let ws = ops.create_workspace(tx, &auth, &req).await?;
                 let location = ops.url(&format!("/v1/workspaces/{}", ws.id));
-                Ok(Answer::created(location, Workspace::seen_by(ws, &auth)))
+                Ok(Answer::created(location, views::workspace(ws, &auth)))
             })
         })
         .await
@@ -81,7 +81,7 @@ async fn get_workspace(
     Id(id): Id<WorkspaceRecord>,
 ) -> ApiResult<axum::Json<Workspace>> {
     let ws = state.ops.load(&auth, id, Scope::Read).await?;
-    Ok(axum::Json(Workspace::seen_by(ws, &auth)))
+    Ok(axum::Json(views::workspace(ws, &auth)))
 }
 
 /// Delete a workspace
@@ -103,7 +103,7 @@ async fn delete_workspace(
         .write(&idem, move |tx| {
             Box::pin(async move {
                 let ws = ops.delete_workspace(tx, &auth, id).await?;
-                Ok(Answer::ok(Workspace::seen_by(ws, &auth)))
+                Ok(Answer::ok(views::workspace(ws, &auth)))
             })
         })
         .await

@@ -1,0 +1,129 @@
+//! The bodies of the API's POST and PATCH requests. The server reads them (unknown fields
+//! are a 422); the client writes them, leaving out what is not set.
+
+use domain::{EventType, Scope, Tier};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Acme docs", "repo_path": "/srv/repositories/acme"}))]
+pub struct CreateWorkspace {
+    /// 1–200 characters, not only blanks.
+    #[schema(min_length = 1, max_length = 200)]
+    pub name: String,
+    /// Absolute path to a readable git repository on the server; platform tokens only.
+    #[schema(min_length = 1, max_length = 4096)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo_path: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"feature_id": "billing", "tier": "priority", "notify_on_complete": true}))]
+pub struct TriggerRun {
+    /// The feature to generate: an id of `.content-pipeline/features.toml`, or a file or folder
+    /// of the repository (an implicit feature). 1–200 characters, no control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "^[^\\x00-\\x1f\\x7f]+$")]
+    pub feature_id: String,
+    /// `priority` runs are claimed before any `standard` run. Default `standard`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// Whether `run.completed` / `run.failed` are emitted for this run. Default true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notify_on_complete: Option<bool>,
+}
+
+/// Regenerate options.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"tier": "standard", "notify_on_complete": true}))]
+pub struct RegenerateArticle {
+    /// Default `standard`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// Default true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notify_on_complete: Option<bool>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"scope": "write", "name": "ci", "rate_limit": 600}))]
+pub struct CreateToken {
+    /// read, write, publish or admin; never above the caller's own scope.
+    pub scope: Scope,
+    /// A label, at most 200 characters.
+    #[schema(max_length = 200)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Requests per 300 s, at least 1, never above the quota of the workspace token creating
+    /// it nor above the ceiling the platform sets for workspace tokens (6000 by default):
+    /// 422 with `param: "rate_limit"` otherwise. Default: the server's default quota (600),
+    /// or the creating token's own quota when that is lower.
+    #[schema(minimum = 1)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<i64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"url": "https://hooks.example.com/content-pipeline", "events": ["run.completed", "article.published", "drift.detected"], "description": "Docs site rebuild"}))]
+pub struct CreateWebhook {
+    /// http(s) URL, at most 2048 characters; private, loopback and reserved addresses are refused.
+    #[schema(min_length = 1, max_length = 2048, format = "uri")]
+    pub url: String,
+    /// At least one event type.
+    #[schema(min_items = 1)]
+    pub events: Vec<EventType>,
+    /// At most 1000 characters.
+    #[schema(max_length = 1000)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Default true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"events": ["run.failed"], "active": true}))]
+pub struct UpdateWebhook {
+    /// As on create.
+    #[schema(min_length = 1, max_length = 2048, format = "uri")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[schema(min_items = 1)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<EventType>>,
+    /// At most 1000 characters; null clears the description.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::double_option"
+    )]
+    #[schema(value_type = Option<String>, max_length = 1000)]
+    pub description: Option<Option<String>>,
+    /// Re-activating resets `failure_count`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"grace_period_seconds": 3600}))]
+pub struct RotateSecret {
+    /// How long the previous secret keeps signing deliveries beside the new one: 0–604800,
+    /// default 86400.
+    #[schema(minimum = 0, maximum = 604800)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grace_period_seconds: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"delivery_id": "dlv_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f"}))]
+pub struct ReplayDelivery {
+    /// A delivery of this subscription whose event is sent again.
+    pub delivery_id: String,
+}

@@ -1,0 +1,217 @@
+//! The resources as the API returns them (and the webhooks' `data`, and the CLI's output).
+//! The server builds them from its records in `operations::views`; the client reads them.
+//! Fields a response may leave out are `Option`s; unknown fields are ignored on reading, so a
+//! client keeps working when the API adds fields (only additive changes inside `/v1/`).
+
+use domain::{
+    ArticleId, ArticleStatus, Change, DeliveryId, DeliveryStatus, DriftCheckId, EventId, EventType,
+    LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId,
+    WebhookId, WorkspaceId,
+};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A tenant of the platform. Deleting one is a soft delete: `active` becomes false.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "name": "Acme docs", "created_at": "2026-11-23T10:15:30.123Z", "active": true}))]
+pub struct Workspace {
+    pub id: WorkspaceId,
+    pub name: String,
+    /// Absolute path of the workspace's git repository on the server (null when it has none).
+    /// Shown to platform tokens only: for a workspace token of any scope this field is absent.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::double_option"
+    )]
+    #[schema(value_type = Option<String>)]
+    pub repo_path: Option<Option<String>>,
+    pub created_at: Option<Timestamp>,
+    pub active: bool,
+}
+
+/// An article a run wrote for one feature on one surface.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "feature_id": "billing", "title": "Billing", "surface": "dev-docs", "status": "published", "version": 3, "run_id": "run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "public_url": "https://docs.example.com/published/art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "published_version": 3, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "mdx_body": "---\ntitle: Billing\n---\n\n# Billing\n"}))]
+pub struct Article {
+    pub id: ArticleId,
+    pub workspace_id: WorkspaceId,
+    pub feature_id: String,
+    pub title: String,
+    pub surface: Surface,
+    pub status: ArticleStatus,
+    /// Bumped by every run that regenerates the article.
+    pub version: i64,
+    /// The run that produced this version.
+    pub run_id: RunId,
+    /// Set when the article is published.
+    pub public_url: Option<String>,
+    /// The version that is published, if any.
+    pub published_version: Option<i64>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    /// The article body in MDX (absent in webhook payloads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mdx_body: Option<String>,
+}
+
+/// One stored version of an article.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"article_id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "version": 3, "run_id": "run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "title": "Billing", "status": "draft", "mdx_body": "# Billing\n", "source_commit": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "created_at": "2026-11-23T10:15:30.123Z"}))]
+pub struct ArticleVersion {
+    pub article_id: ArticleId,
+    pub version: i64,
+    pub run_id: RunId,
+    pub title: String,
+    pub status: ArticleStatus,
+    pub mdx_body: String,
+    /// The commit the version was generated from.
+    pub source_commit: Option<String>,
+    pub created_at: Timestamp,
+}
+
+/// An article a run wrote.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct RunArtifact {
+    pub article_id: ArticleId,
+    pub surface: Surface,
+    pub version: i64,
+}
+
+/// A pipeline run: queued → running → succeeded | failed.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "feature_id": "billing", "status": "succeeded", "source": "api", "tier": "standard", "notify_on_complete": true, "surfaces": null, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "started_at": "2026-11-23T10:15:30.123Z", "finished_at": "2026-11-23T10:15:30.123Z", "commit": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "artifacts": [{"article_id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "surface": "dev-docs", "version": 3}], "runs_url": "https://api.example.com/v1/runs/run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "log_url": "https://api.example.com/v1/runs/run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20/log"}))]
+pub struct Run {
+    pub id: RunId,
+    pub workspace_id: WorkspaceId,
+    pub feature_id: String,
+    pub status: RunStatus,
+    pub source: RunSource,
+    pub tier: Tier,
+    pub notify_on_complete: bool,
+    /// Only these surfaces are regenerated; null means every surface of the feature.
+    pub surfaces: Option<Vec<Surface>>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
+    /// The source commit the run read.
+    pub commit: Option<String>,
+    pub artifacts: Vec<RunArtifact>,
+    /// `<base>/v1/runs/{id}`
+    pub runs_url: String,
+    /// `<base>/v1/runs/{id}/log`
+    pub log_url: String,
+    /// Why the run failed; present only when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One structured event of a run's log.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"seq": 4, "ts": "2026-11-23T10:15:30.123Z", "level": "info", "stage": "extract", "message": "Extracted 12 documented symbols.", "data": {"symbols": 12}}))]
+pub struct RunLogEvent {
+    pub seq: i64,
+    pub ts: Timestamp,
+    pub level: LogLevel,
+    pub stage: LogStage,
+    pub message: String,
+    pub data: serde_json::Value,
+}
+
+/// A webhook subscription.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "wh_01933b5f4e5f7c3e9d1f2a4b6c8d0e22", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "url": "https://hooks.example.com/content-pipeline", "events": ["run.completed", "drift.detected"], "active": true, "description": "Docs site rebuild", "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "last_delivery_at": "2026-11-23T10:15:30.123Z", "failure_count": 0}))]
+pub struct Webhook {
+    pub id: WebhookId,
+    pub workspace_id: WorkspaceId,
+    /// Delivery target.
+    pub url: String,
+    pub events: Vec<EventType>,
+    pub active: bool,
+    pub description: Option<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    /// The last successful delivery.
+    pub last_delivery_at: Option<Timestamp>,
+    /// Consecutive failed attempts, reset by any success.
+    pub failure_count: i64,
+    /// The signing secret (`whsec_…`): only in the responses to create and rotate-secret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+}
+
+/// One delivery series of an event to a subscription.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "dlv_01933b5f6a7b7c3e9d1f2a4b6c8d0e23", "subscription_id": "wh_01933b5f4e5f7c3e9d1f2a4b6c8d0e22", "event_id": "evt_01933b5f8c9d7c3e9d1f2a4b6c8d0e24", "event_type": "run.completed", "status": "delivered", "attempts": 1, "last_status_code": 204, "target_url": "https://hooks.example.com/content-pipeline", "is_replay": false, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "next_attempt_at": null}))]
+pub struct Delivery {
+    pub id: DeliveryId,
+    pub subscription_id: WebhookId,
+    pub event_id: EventId,
+    pub event_type: EventType,
+    pub status: DeliveryStatus,
+    pub attempts: i64,
+    /// HTTP status of the last attempt; absent when no attempt got a response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_status_code: Option<i64>,
+    pub target_url: String,
+    pub is_replay: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    /// When the next attempt is due, while one is planned.
+    pub next_attempt_at: Option<Timestamp>,
+}
+
+/// An API token. Its secret appears only in the responses to create and reissue.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "tok_01933b5faebf7c3e9d1f2a4b6c8d0e25", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "name": "ci", "scope": "write", "rate_limit": 600, "created_at": "2026-11-23T10:15:30.123Z", "revoked_at": null}))]
+pub struct Token {
+    pub id: TokenId,
+    /// Null for a platform token.
+    pub workspace_id: Option<WorkspaceId>,
+    pub name: String,
+    pub scope: Scope,
+    /// Requests per 300 s; null means the server default (600).
+    pub rate_limit: Option<i64>,
+    pub created_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
+    /// The bearer token (`cpt_…`), shown once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+/// An article whose sources changed since its current version (the `data` of `drift.detected`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct DriftReport {
+    pub article_id: String,
+    pub feature_id: String,
+    pub surface: String,
+    pub article_commit: String,
+    pub current_commit: String,
+    pub changes: Vec<Change>,
+}
+
+/// A drift check of a workspace. Asking for one queues it (or joins the one already queued
+/// for the workspace); a worker does it in a sandboxed process. Until it has finished,
+/// `status` is `queued` or `running` and the report fields are empty.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct DriftCheck {
+    pub id: DriftCheckId,
+    pub workspace_id: WorkspaceId,
+    /// queued → running → succeeded | failed
+    pub status: RunStatus,
+    pub created_at: Timestamp,
+    pub finished_at: Option<Timestamp>,
+    /// `<base>/v1/drift-checks/{id}`
+    pub check_url: String,
+    /// Why the check failed; present only when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The repository's HEAD the articles were compared with.
+    pub head_commit: Option<String>,
+    pub articles_checked: usize,
+    /// Every article that has drifted, whether reported before or not.
+    pub drifted: Vec<DriftReport>,
+    /// `drift.detected` events recorded by this check (each (article, HEAD) is reported once).
+    pub events_recorded: usize,
+}
