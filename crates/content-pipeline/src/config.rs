@@ -121,6 +121,13 @@ pub struct Config {
     pub workspace_max_webhooks: u32,
     /// The highest `rate_limit` (requests per 300 s) a workspace token may have.
     pub workspace_max_rate_limit: u32,
+    // The CI commands (`run`, `drift`, `articles`), which talk to a running service.
+    /// The service's base URL (`--server`).
+    #[serde(deserialize_with = "values::http_url")]
+    pub server: Option<ServiceUrl>,
+    /// Their bearer token (`--token`); never logged.
+    #[serde(deserialize_with = "values::secret")]
+    pub token: Option<Secret>,
 }
 
 impl Default for Config {
@@ -162,6 +169,8 @@ impl Default for Config {
             workspace_max_tokens: 100,
             workspace_max_webhooks: 50,
             workspace_max_rate_limit: 6_000,
+            server: None,
+            token: None,
         }
     }
 }

@@ -1,10 +1,11 @@
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use content_pipeline::Config;
 use content_pipeline::startup::{
     Application, ensure_platform_token, open_store, operations, public_base_url, run_workers_until,
 };
+use content_pipeline::{Config, ci};
 use domain::{Clock, Scope, WorkspaceId};
 use operations::tokens::CreateToken;
 use operations::views;
@@ -52,6 +53,22 @@ enum Command {
     Migrate,
     /// Print the OpenAPI document (JSON) and exit.
     Openapi,
+    /// CI: trigger a run of a feature on a running service; with --wait, follow its log and
+    /// exit 1 when it fails.
+    Run(ci::RunArgs),
+    /// CI: check a workspace's articles against its repository's HEAD; with --fail-on-drift,
+    /// exit 1 when one no longer matches the code.
+    Drift(ci::DriftArgs),
+    /// CI: read, list and publish articles on a running service.
+    Articles {
+        #[command(subcommand)]
+        command: ci::ArticleCommand,
+    },
+    /// Check a received webhook delivery's signature.
+    Webhooks {
+        #[command(subcommand)]
+        command: ci::WebhookCommand,
+    },
     /// Internal: one run or drift check in a resource-limited child process. The server
     /// starts it with the job on stdin; it is not meant to be run by hand.
     #[command(hide = true)]
@@ -119,24 +136,30 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-fn main() -> anyhow::Result<std::process::ExitCode> {
+fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     if let Command::Sandbox = cli.command {
         // No runtime, no tracing, no configuration: the child only reads its job.
         return Ok(workers::sandbox::child::main());
     }
+    if let Command::Webhooks { command } = cli.command {
+        // Offline: a body, headers and a secret.
+        return Ok(ci::webhooks(command));
+    }
     init_tracing();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
-        .block_on(serve(cli))?;
-    Ok(std::process::ExitCode::SUCCESS)
+        .block_on(serve(cli))
 }
 
-async fn serve(cli: Cli) -> anyhow::Result<()> {
+async fn serve(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut config = Config::load(cli.config.as_deref())?;
     let clock = Clock::system();
     match cli.command {
+        Command::Run(args) => return Ok(ci::run(args, &config).await),
+        Command::Drift(args) => return Ok(ci::drift(args, &config).await),
+        Command::Articles { command } => return Ok(ci::articles(command, &config).await),
         Command::Serve { no_workers } => {
             config.workers &= !no_workers;
             if config.workers {
@@ -234,9 +257,11 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
                 serde_json::to_string_pretty(&api::openapi_document()?)?
             );
         }
-        Command::Sandbox => anyhow::bail!("the sandbox runs without a runtime"),
+        Command::Sandbox | Command::Webhooks { .. } => {
+            anyhow::bail!("this command runs without a runtime")
+        }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The use cases as the operator runs them from the command line, on the configured

@@ -352,6 +352,17 @@ impl TestApp {
         }
     }
 
+    /// The typed client of this service with `token` (the tests' vocabulary for anything that
+    /// is not about the raw HTTP).
+    pub fn api(&self, token: &str) -> client::Client {
+        client::Client::new(&self.base, token).expect("a client of the test server")
+    }
+
+    /// The typed client with the platform token.
+    pub fn platform_api(&self) -> client::Client {
+        self.api(&self.platform_token)
+    }
+
     /// Another platform token, with a rate limit of its own, as the operator makes them.
     pub async fn mint_platform_token(&self, name: &str, rate_limit: i64) -> String {
         mint_platform_token(&self.ops, name, rate_limit).await
@@ -398,12 +409,12 @@ impl TestApp {
 
     /// Creates a workspace on the repository at `repo`; returns its id.
     pub async fn workspace_on(&self, name: &str, repo: &Path) -> String {
-        let ws = self
-            .post("/v1/workspaces")
-            .json(&json!({"name": name, "repo_path": repo}))
-            .expect(201)
-            .await;
-        ws["id"].as_str().expect("id").to_owned()
+        let body = client::CreateWorkspace {
+            name: name.into(),
+            repo_path: Some(repo.display().to_string()),
+        };
+        let ws = self.platform_api().create_workspace(&body).await;
+        ws.expect("create the workspace").id.to_string()
     }
 
     /// A token of `scope` in workspace `ws`, with the highest quota a workspace token may have.
@@ -413,50 +424,60 @@ impl TestApp {
     }
 
     pub async fn token_with_limit(&self, ws: &str, scope: &str, limit: i64) -> String {
-        let created = self
-            .post(&format!("/v1/workspaces/{ws}/tokens"))
-            .json(&json!({"scope": scope, "name": format!("{scope} token"), "rate_limit": limit}))
-            .expect(201)
-            .await;
-        created["token"].as_str().expect("token").to_owned()
+        let body = client::CreateToken {
+            scope: scope.parse().expect("a scope"),
+            name: Some(format!("{scope} token")),
+            rate_limit: Some(limit),
+        };
+        let ws = ws.parse().expect("a workspace id");
+        let created = self.platform_api().create_token(&ws, &body).await;
+        created
+            .expect("create the token")
+            .token
+            .expect("the secret")
     }
 
     /// Creates a webhook subscription; returns its JSON (with the secret).
     pub async fn webhook(&self, ws: &str, url: &str, events: &[&str]) -> Value {
-        self.post(&format!("/v1/workspaces/{ws}/webhooks"))
-            .json(&json!({"url": url, "events": events}))
-            .expect(201)
-            .await
+        let body = client::CreateWebhook {
+            url: url.into(),
+            events: events
+                .iter()
+                .map(|e| e.parse().expect("an event type"))
+                .collect(),
+            ..Default::default()
+        };
+        let ws = ws.parse().expect("a workspace id");
+        let created = self.platform_api().create_webhook(&ws, &body).await;
+        serde_json::to_value(created.expect("create the webhook")).expect("JSON")
     }
 
     /// Triggers a run of `feature` in `ws` and waits until it has finished.
     pub async fn run_feature(&self, ws: &str, feature: &str) -> Value {
-        let res = self
-            .post(&format!("/v1/workspaces/{ws}/runs"))
-            .json(&json!({"feature_id": feature}))
-            .send()
-            .await;
-        assert!(
-            res.status().is_success(),
-            "trigger {feature}: {}",
-            res.status()
-        );
-        let run = body(res).await;
-        self.wait_for_run(run["id"].as_str().expect("run id")).await
+        let body = client::TriggerRun {
+            feature_id: feature.into(),
+            ..Default::default()
+        };
+        let ws = ws.parse().expect("a workspace id");
+        let run = self.platform_api().trigger_run(&ws, &body).await;
+        let run = run.unwrap_or_else(|e| panic!("trigger {feature}: {e}"));
+        self.wait_for_run(&run.id.to_string()).await
     }
 
     /// Polls a run until it has finished (succeeded or failed) and returns it.
     pub async fn wait_for_run(&self, run: &str) -> Value {
-        let path = format!("/v1/runs/{run}");
-        eventually(
+        let id = run.parse().expect("a run id");
+        let api = self.platform_api();
+        let finished = eventually(
             Duration::from_secs(30),
             &format!("run {run} finished"),
             || async {
-                let v = self.get(&path).expect(200).await;
-                (v["status"] == "succeeded" || v["status"] == "failed").then_some(v)
+                let run = api.get_run(&id).await.expect("read the run");
+                run.status.is_finished().then_some(run)
             },
         )
-        .await
+        .await;
+        serde_json::to_value(finished).expect("JSON")
     }
 
     /// Waits until the workers have nothing left to do: no run queued or running, no delivery

@@ -5,6 +5,7 @@ mod helpers;
 
 mod articles;
 mod auth;
+mod ci_commands;
 mod configuration;
 mod connections;
 mod drift;
@@ -26,6 +27,7 @@ mod runs;
 mod small_hardening;
 mod smoke;
 mod tokens;
+mod typed_client;
 mod versioning;
 mod webhook_delivery;
 mod webhooks_api;
