@@ -16,8 +16,13 @@ use crate::error::{Error, Result, required_text};
 #[schema(example = json!({"feature_id": "billing", "tier": "priority", "notify_on_complete": true}))]
 pub struct TriggerRun {
     /// The feature to generate: an id of `.content-pipeline/features.toml`, or a file or folder
-    /// of the repository (an implicit feature). 1–200 characters, no control characters.
-    #[schema(min_length = 1, max_length = 200, pattern = "^[^\\x00-\\x1f\\x7f]+$")]
+    /// of the repository (an implicit feature). 1–200 characters, not only blanks, no control
+    /// characters (the pattern spells out Rust's, so that every regex dialect agrees).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
     pub feature_id: String,
     /// `priority` runs are claimed before any `standard` run. Default `standard`.
     pub tier: Option<Tier>,

@@ -14,11 +14,16 @@ use crate::{Caller, Operations};
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Acme docs", "repo_path": "/srv/repositories/acme"}))]
 pub struct CreateWorkspace {
-    /// 1–200 characters, not only blanks.
-    #[schema(min_length = 1, max_length = 200)]
+    /// 1–200 characters, not only blanks (the pattern spells out Rust's white space, so that
+    /// every regex dialect agrees, and is anchored: fuzzers negate it as a whole-string match).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[\\s\\S]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][\\s\\S]*$"
+    )]
     pub name: String,
     /// Absolute path to a readable git repository on the server; platform tokens only.
-    #[schema(min_length = 1, max_length = 4096)]
+    #[schema(min_length = 1, max_length = 4096, pattern = "^/")]
     pub repo_path: Option<String>,
 }
 
