@@ -122,11 +122,13 @@ printf '"%s"\n' "$RUN" "$WS" "$HOOK" >>"$WORK/id.dict"
 SEED_ARGS=()
 if [ -n "${SEED:-}" ]; then SEED_ARGS=(--seed "$SEED"); fi
 status=0
-PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=hooks \
+REPORT_DIR=$(realpath -m "${REPORT_DIR:-$WORK/report}")
+# From the temporary folder, so that schemathesis's own cache (.schemathesis/) goes with it.
+(cd "$WORK" && PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=hooks \
   schemathesis --config-file "$WORK/schemathesis.toml" run "$API/openapi.json" \
   --checks all --phases examples,coverage,fuzzing,stateful --max-time "$MAX_TIME" \
   --generation-database none \
-  --report junit --report-dir "${REPORT_DIR:-$WORK/report}" --no-color "${SEED_ARGS[@]}" "$@" \
+  --report junit --report-dir "$REPORT_DIR" --no-color "${SEED_ARGS[@]}" "$@") \
   || status=$?
 if ! kill -0 "$SERVER" 2>/dev/null; then
   echo "the server died during the run:" >&2
