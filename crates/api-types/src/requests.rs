@@ -9,11 +9,16 @@ use utoipa::ToSchema;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Acme docs", "repo_path": "/srv/repositories/acme"}))]
 pub struct CreateWorkspace {
-    /// 1–200 characters, not only blanks.
-    #[schema(min_length = 1, max_length = 200)]
+    /// 1–200 characters, not only blanks (the pattern spells out Rust's white space, so that
+    /// every regex dialect agrees, and is anchored: fuzzers negate it as a whole-string match).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[\\s\\S]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][\\s\\S]*$"
+    )]
     pub name: String,
     /// Absolute path to a readable git repository on the server; platform tokens only.
-    #[schema(min_length = 1, max_length = 4096)]
+    #[schema(min_length = 1, max_length = 4096, pattern = "^/")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repo_path: Option<String>,
 }
@@ -23,8 +28,13 @@ pub struct CreateWorkspace {
 #[schema(example = json!({"feature_id": "billing", "tier": "priority", "notify_on_complete": true}))]
 pub struct TriggerRun {
     /// The feature to generate: an id of `.content-pipeline/features.toml`, or a file or folder
-    /// of the repository (an implicit feature). 1–200 characters, no control characters.
-    #[schema(min_length = 1, max_length = 200, pattern = "^[^\\x00-\\x1f\\x7f]+$")]
+    /// of the repository (an implicit feature). 1–200 characters, not only blanks, no control
+    /// characters (the pattern spells out Rust's, so that every regex dialect agrees).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
     pub feature_id: String,
     /// `priority` runs are claimed before any `standard` run. Default `standard`.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -45,6 +45,36 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
+/// The body with every integral float (`2.0`, `1e3`) in i64's range made an integer; `None`
+/// when it is not JSON or has no such number.
+fn integral_floats(bytes: &[u8]) -> Option<serde_json::Value> {
+    fn walk(value: &mut serde_json::Value) -> bool {
+        use serde_json::Value;
+        match value {
+            Value::Number(n) => match n.as_f64() {
+                Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.2e18 => {
+                    *value = Value::from(f as i64);
+                    true
+                }
+                _ => false,
+            },
+            // Every element is walked: no short circuit.
+            Value::Array(items) => {
+                items
+                    .iter_mut()
+                    .map(walk)
+                    .filter(|changed| *changed)
+                    .count()
+                    > 0
+            }
+            Value::Object(fields) => fields.values_mut().map(walk).filter(|c| *c).count() > 0,
+            _ => false,
+        }
+    }
+    let mut value = serde_json::from_slice(bytes).ok()?;
+    walk(&mut value).then_some(value)
+}
+
 fn is_json(content_type: &str) -> bool {
     let essence = content_type.split(';').next().unwrap_or("").trim();
     essence.eq_ignore_ascii_case("application/json")
@@ -72,6 +102,24 @@ impl JsonBody {
     /// A required body.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         self.check_media_type()?;
+        // Every body is an object; serde would also fill a struct from an array of its fields.
+        if self.bytes.trim_ascii_start().first() == Some(&b'[') {
+            return Err(ApiError::new(
+                ErrorType::ValidationFailed,
+                "Invalid body: expected a JSON object.",
+            ));
+        }
+        match self.parse_exact() {
+            Ok(value) => Ok(value),
+            // JSON has one number type: `269.0` is the integer 269 to JSON Schema (and to the
+            // document's readers), while serde refuses it for an integer field.
+            Err(err) => integral_floats(&self.bytes)
+                .and_then(|value| serde_json::from_value(value).ok())
+                .ok_or(err),
+        }
+    }
+
+    fn parse_exact<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         let mut de = serde_json::Deserializer::from_slice(&self.bytes);
         let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
@@ -107,11 +155,12 @@ impl JsonBody {
         Ok(value)
     }
 
-    /// A body that may be absent: an empty body without Content-Type means the defaults.
+    /// A body that may be absent: an empty body without Content-Type means the defaults, and
+    /// so does JSON `null` (the document's `T | null`, what a typed client sends for "none").
     pub fn parse_optional<T: DeserializeOwned + Default>(&self) -> Result<T, ApiError> {
         if self.bytes.is_empty() && self.content_type.is_none() {
             return Ok(T::default());
         }
-        self.parse()
+        Ok(self.parse::<Option<T>>()?.unwrap_or_default())
     }
 }

@@ -179,6 +179,20 @@ fn header(description: &str, schema: Value) -> Value {
     json!({"description": description, "schema": schema})
 }
 
+/// An optional parameter is absent, never `null` (there is no null in a query string or a
+/// header: a client told it may be would send the text `null`), so the `Option` of its Rust
+/// type leaves no `"null"` in its schema's type.
+fn never_null(param: &mut Value) {
+    let Some(Value::Array(types)) = param.pointer_mut("/schema/type") else {
+        return;
+    };
+    types.retain(|t| t != "null");
+    if let [only] = types.as_slice() {
+        let only = only.clone();
+        param["schema"]["type"] = only;
+    }
+}
+
 /// The shared responses and headers, merged into the generated document.
 pub fn decorate(
     doc: utoipa::openapi::OpenApi,
@@ -238,6 +252,9 @@ pub fn decorate(
             continue;
         };
         for (method, op) in item.iter_mut() {
+            if let Some(Value::Array(params)) = op.get_mut("parameters") {
+                params.iter_mut().for_each(never_null);
+            }
             // Every POST and PATCH goes through the one idempotency layer.
             if matches!(method.as_str(), "post" | "patch") {
                 let params = op

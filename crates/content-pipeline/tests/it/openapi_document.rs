@@ -123,7 +123,7 @@ async fn a_constraint_the_server_checks_is_in_the_schema() {
         .await;
     let events = &doc["components"]["schemas"]["CreateWebhook"]["properties"]["events"];
     assert_eq!(events["minItems"], 1);
-    // Every keyed operation can answer a reused key.
+    // Every keyed operation can answer a reused key; no parameter is null.
     for (path, item) in doc["paths"].as_object().expect("paths") {
         for (method, op) in item.as_object().expect("item") {
             if matches!(method.as_str(), "post" | "patch") {
@@ -132,8 +132,94 @@ async fn a_constraint_the_server_checks_is_in_the_schema() {
                     "{method} {path} lists 409 and 422"
                 );
             }
+            // A query parameter or a header is absent or a value, never `null`: a client told
+            // it may be sends the text `null` (schemathesis sent `Last-Event-ID: null`).
+            for param in op["parameters"].as_array().into_iter().flatten() {
+                let types = &param["schema"]["type"];
+                let nullable = types.as_array().is_some_and(|t| t.contains(&json!("null")));
+                assert!(
+                    types != "null" && !nullable,
+                    "{method} {path} {}: {types}",
+                    param["name"]
+                );
+            }
         }
     }
+}
+
+/// Each value is taken by `pattern` and by the server (`{field: value}` posted to `path`), or
+/// refused by both.
+async fn agree(
+    app: &crate::helpers::TestApp,
+    pattern: &regex::Regex,
+    path: &str,
+    field: &str,
+    values: &[(&str, bool)],
+) {
+    for (value, taken) in values {
+        assert_eq!(pattern.is_match(value), *taken, "{field} {value:?}");
+        let res = app.post(path).json(&json!({ field: value })).send().await;
+        assert_eq!(res.status().is_success(), *taken, "{field} {value:?}");
+    }
+}
+
+/// A pattern admits exactly what the server takes: blanks by Rust's definition (which regex
+/// dialects disagree on: Python's `\s` has `\x1c`, ECMAScript's has U+FEFF, neither is
+/// Rust's) and control characters are refused by both; anything else is taken.
+#[tokio::test]
+async fn each_pattern_admits_what_the_server_takes() {
+    let app = app!();
+    let doc = document(&app).await;
+    let pattern = |schema: &str, field: &str| {
+        let text = doc["components"]["schemas"][schema]["properties"][field]["pattern"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{schema}.{field} has a pattern"));
+        regex::Regex::new(text).expect("a pattern the regex crate reads")
+    };
+
+    let name = pattern("CreateWorkspace", "name");
+    agree(
+        &app,
+        &name,
+        "/v1/workspaces",
+        "name",
+        &[
+            ("docs", true),
+            (" a ", true),
+            ("\u{feff}", true),
+            ("\u{1c}", true),
+            (" ", false),
+            ("\u{3000}\t", false),
+            ("\u{85}", false),
+        ],
+    )
+    .await;
+    let repo_path = pattern("CreateWorkspace", "repo_path");
+    assert!(!repo_path.is_match("relative/path"));
+    app.post("/v1/workspaces")
+        .json(&json!({"name": "relative", "repo_path": "relative/path"}))
+        .expect_error(422, "validation_failed")
+        .await;
+
+    let ws = app.workspace("patterns").await;
+    let feature = pattern("TriggerRun", "feature_id");
+    let runs = format!("/v1/workspaces/{ws}/runs");
+    agree(
+        &app,
+        &feature,
+        &runs,
+        "feature_id",
+        &[
+            ("src/lib.rs", true),
+            ("docs", true),
+            (" ", false),
+            ("\u{3000}", false),
+            ("docs\u{85}", false),
+            ("docs\u{7f}", false),
+            ("\tdocs", false),
+        ],
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -197,6 +197,15 @@ async fn the_live_log_streams_until_the_run_ends_and_resumes() {
         .header("last-event-id", "soon")
         .expect_error(400, "invalid_request")
         .await;
+    // The JSON view checks the documented header too (schemathesis: it ignored a bad one).
+    for bad in ["soon", "-1"] {
+        let err = app
+            .get(&format!("/v1/runs/{run_id}/log"))
+            .header("last-event-id", bad)
+            .expect_error(400, "invalid_request")
+            .await;
+        assert_eq!(err["error"]["param"], "Last-Event-ID");
+    }
 }
 
 /// A second service on the same SQLite database with its workers on: the "other node".

@@ -57,6 +57,35 @@ async fn the_secret_is_shown_once_and_works() {
     assert!(items.iter().all(|t| t.get("token").is_none()));
 }
 
+/// JSON has one number type: `269.0` is the integer the schema's `"type": "integer"` admits
+/// (schemathesis sent it and was refused), and a fraction is still refused.
+#[tokio::test]
+async fn an_integral_float_is_an_integer() {
+    let app = app!();
+    let ws = app.workspace("W").await;
+    let admin = app.token(&ws, "admin").await;
+    for (sent, kept) in [(json!(269.0), 269), (json!(2e2), 200)] {
+        let created = create_token(
+            &app,
+            &ws,
+            &admin,
+            json!({"scope": "read", "rate_limit": sent}),
+        )
+        .expect(201)
+        .await;
+        assert_eq!(created["rate_limit"], kept);
+    }
+    let err = create_token(
+        &app,
+        &ws,
+        &admin,
+        json!({"scope": "read", "rate_limit": 269.5}),
+    )
+    .expect_error(422, "validation_failed")
+    .await;
+    assert_eq!(err["error"]["param"], "rate_limit");
+}
+
 #[tokio::test]
 async fn scopes_are_the_ladder_values() {
     let app = app!();

@@ -384,6 +384,19 @@ async fn rotate_secret_returns_a_new_secret() {
             .await;
         assert_eq!(err["error"]["param"], "grace_period_seconds");
     }
+    // The document describes the optional body as `RotateSecret | null` (schemathesis sent
+    // `null`, and a typed client sends it for "none"): `null` means the defaults, as an absent
+    // body does. Neither another JSON type nor an array is taken: serde would read an array as
+    // the struct's fields in order (schemathesis: `[null, null]` was taken as the defaults).
+    let nulled = rotate().json(&Value::Null).expect(200).await;
+    assert_secret(&nulled["secret"]);
+    assert_ne!(nulled["secret"], again["secret"]);
+    for other in [json!(true), json!([null]), json!([3600])] {
+        rotate()
+            .json(&other)
+            .expect_error(422, "validation_failed")
+            .await;
+    }
     let got = app
         .get(&format!("/v1/webhooks/{id}"))
         .token(&write)
