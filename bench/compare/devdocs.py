@@ -18,7 +18,7 @@ clone without a checkout works. Reports, as JSON and as a line of text:
 - coverage: reference names documented / reference names (by file and name),
 - data_members: fields, attributes and properties listed under a type,
 - leaks: documented symbols from test files or internal packages, or with private names,
-- placeholders: "no public symbols" notes and cut signatures (`…`) in the article.
+- placeholders: "no public symbols" notes; bounded_values: values cut at their bound.
 
 Usage: bench/compare/devdocs.py /abs/clone FEATURE [--keep OUT_DIR]
 """
@@ -159,16 +159,18 @@ def rust_api(text):
 def go_api(text):
     names, members = set(), set()
     exported = lambda n: n[:1].isupper()
-    block = None
+    block, block_depth = None, 0
     struct = None
     for line in text.splitlines():
         s = line.strip()
         if block:
-            if s.startswith(")"):
+            if s.startswith(")") and block_depth == 0:
                 block = None
                 continue
+            at_top = block_depth == 0
+            block_depth += s.count("{") + s.count("(") - s.count("}") - s.count(")")
             m = re.match(r"([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)", s)
-            if m and not s.startswith("//"):
+            if m and at_top and not s.startswith("//"):
                 for n in re.split(r"\s*,\s*", m.group(1)):
                     if exported(n):
                         names.add(n)
@@ -190,7 +192,7 @@ def go_api(text):
             continue
         m = re.match(r"(const|var)\s*\($", s)
         if m:
-            block = m.group(1)
+            block, block_depth = m.group(1), 0
             continue
         m = re.match(r"(?:const|var)\s+([A-Za-z_]\w*)", s)
         if m and exported(m.group(1)):
@@ -313,9 +315,10 @@ def main():
             leaks.append(f"{path}: {name} (private name)")
         elif path.endswith(".go") and not base[:1].isupper():
             leaks.append(f"{path}: {name} (unexported)")
-    placeholders = body.count("No public symbols were found") + sum(
-        1 for line in body.splitlines() if line.rstrip().endswith("…")
-    )
+    placeholders = body.count("No public symbols were found")
+    # Values longer than the bound end with a line `…`; arrow functions' bodies (`=> …`)
+    # are elided on purpose and not counted.
+    cut_values = sum(1 for line in body.splitlines() if line.strip() == "…")
     report = {
         "clone": clone,
         "feature": feature,
@@ -328,6 +331,7 @@ def main():
         "leaks": len(leaks),
         "leak_examples": leaks[:10],
         "placeholders": placeholders,
+        "bounded_values": cut_values,
         "missing_examples": sorted(f"{p}: {n}" for p, n in ref_names - covered)[:15],
         "sections": sum(1 for line in body.splitlines() if line.startswith("### ")),
         "article": os.path.join(out, "dev-docs.mdx"),
@@ -336,7 +340,7 @@ def main():
     print(
         f"{feature}: coverage {report['coverage']} of {len(ref_names)}, data members shown "
         f"{len(fields)} (coverage {report['data_member_coverage']}), leaks {len(leaks)}, "
-        f"placeholders {placeholders}"
+        f"placeholders {placeholders}, bounded values {cut_values}"
     )
     return 0
 

@@ -4,7 +4,7 @@
 //! section and symbol has an anchor made from its qualified name, unique in the article.
 
 use serde::Serialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::extract::{Example, Symbol, SymbolKind};
 
@@ -118,6 +118,14 @@ pub(crate) fn modules<'a>(
                 associated: Vec::new(),
             });
         }
+        let type_index: HashMap<&'a str, usize> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let symbol: &'a Symbol = t.symbol.symbol;
+                (symbol.name.as_str(), i)
+            })
+            .collect();
         for symbol in members
             .iter()
             .filter(|s| !(s.kind.is_type() && s.parent.is_none()))
@@ -125,7 +133,7 @@ pub(crate) fn modules<'a>(
             let owner = symbol
                 .parent
                 .as_deref()
-                .and_then(|p| types.iter().position(|t| t.symbol.symbol.name == p));
+                .and_then(|p| type_index.get(p).copied());
             let member = view(symbol);
             match (owner, symbol.kind) {
                 (Some(at), SymbolKind::Field) => types[at].fields.push(member),
