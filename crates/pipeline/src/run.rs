@@ -10,11 +10,13 @@ use std::time::Instant;
 
 use crate::collect::{self, FeatureMatcher, RepoFile};
 use crate::error::PipelineError;
-use crate::extract::{self, Extractor, FileText, Language, Prose, Symbol};
+use crate::extract::{self, Extractor, FileText, GoExample, Language, Prose, Symbol};
 use crate::feature::{self, Feature};
+use crate::forge::Forge;
 use crate::log::LogSink;
 use crate::paths::MODE_LINK;
 use crate::provenance::{FileRole, FileSource, Provenance, SymbolSource};
+use crate::render::api::{self, ModuleDoc};
 use crate::render::changelog::{self, Entry};
 use crate::render::{self, Context, Renderer, StepView};
 use crate::repository;
@@ -191,7 +193,7 @@ fn run_stages(
 
     // extract
     *stage = LogStage::Extract;
-    let extracted = extract_files(&repo, &files, &feature.id, req.limits, log)?;
+    let extracted = extract_files(&repo, &files, &feature.id, &feature.paths, req.limits, log)?;
     let captures = captures(&tree, &feature);
     let grounded = !feature.steps.is_empty() && captures.iter().all(|c| c.blob.is_some());
     log.log(
@@ -205,6 +207,8 @@ fn run_stages(
             "symbols_by_language": count_by(extracted.symbols.iter().map(|s| s.language)),
             "prose_files": extracted.prose.len(),
             "skipped_files": extracted.skipped,
+            "test_files": extracted.test_files,
+            "internal_files": extracted.internal_files,
             "steps": feature.steps.len(),
             "captures_found": captures.iter().filter(|c| c.blob.is_some()).count(),
             "capture_grounded": grounded,
@@ -228,6 +232,14 @@ fn run_stages(
     let log_groups = changelog::changelog(&entries);
     let since_commit = req.since_commit.filter(|_| history.since_found);
     let base_provenance = provenance(&commit, &extracted, &[]);
+    // The lead switches this to the forge the run detects once (with the manifest's
+    // `[forge]` table) when the changelog's links land.
+    let forge = Forge::detect(&repo, None);
+    let link = |path: &str, line: usize| {
+        forge
+            .as_ref()?
+            .file_url(&commit, path, u32::try_from(line).ok())
+    };
     let mut articles = Vec::with_capacity(surfaces.len());
     for surface in &surfaces {
         let version = req.versions.get(surface).copied().unwrap_or(1);
@@ -253,6 +265,11 @@ fn run_stages(
                 .collect(),
             symbol_count: extracted.symbols.len(),
             symbol_groups: render::group_symbols(&extracted.symbols),
+            modules: if *surface == Surface::DevDocs {
+                api::modules(&extracted.symbols, &extracted.module_docs, &link)
+            } else {
+                Vec::new()
+            },
             prose: &extracted.prose,
             commits: &entries,
             changelog: &log_groups,
@@ -330,13 +347,19 @@ struct Extracted {
     prose_files: Vec<RepoFile>,
     symbols: Vec<Symbol>,
     prose: Vec<Prose>,
+    /// Overviews and package examples, by module (a Go package's folder, else a file).
+    module_docs: BTreeMap<String, ModuleDoc>,
     skipped: usize,
+    /// Test files and Go `internal/` packages: not API, left out of the developer docs.
+    test_files: usize,
+    internal_files: usize,
 }
 
 fn extract_files(
     repo: &Repository,
     files: &[RepoFile],
     feature_id: &str,
+    feature_paths: &[String],
     limits: &crate::Limits,
     log: &mut dyn LogSink,
 ) -> Result<Extracted, PipelineError> {
@@ -346,13 +369,31 @@ fn extract_files(
         prose_files: Vec::new(),
         symbols: Vec::new(),
         prose: Vec::new(),
+        module_docs: BTreeMap::new(),
         skipped: 0,
+        test_files: 0,
+        internal_files: 0,
     };
+    let mut go_examples: Vec<GoExample> = Vec::new();
     for file in files {
         let language = Language::from_path(&file.path);
         let markdown = extract::is_markdown(&file.path);
         if language.is_none() && !markdown {
             out.skipped += 1;
+            continue;
+        }
+        // Go test files are read for their examples only.
+        let test = language.is_some() && extract::is_test_file(&file.path);
+        if test && language != Some(Language::Go) {
+            out.test_files += 1;
+            continue;
+        }
+        if language.is_some()
+            && std::iter::once(feature_id)
+                .chain(feature_paths.iter().map(String::as_str))
+                .all(|scope| extract::is_hidden_internal(&file.path, scope))
+        {
+            out.internal_files += 1;
             continue;
         }
         let text = match extract::read_text(repo, file.blob, limits)? {
@@ -386,8 +427,36 @@ fn extract_files(
         };
         match language {
             Some(language) => {
-                out.symbols
-                    .extend(extractor.symbols(&file.path, language, &text)?);
+                let outline = extractor.outline(&file.path, language, &text)?;
+                let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
+                if test {
+                    out.test_files += 1;
+                    go_examples.extend(outline.go_examples.into_iter().map(|(name, example)| {
+                        GoExample {
+                            dir: dir.to_string(),
+                            name,
+                            example,
+                        }
+                    }));
+                    continue;
+                }
+                let module = if language == Language::Go {
+                    dir
+                } else {
+                    file.path.as_str()
+                };
+                let doc = out.module_docs.entry(module.to_string()).or_default();
+                doc.language = language.fence();
+                // A Go package documents itself in one file, by convention `doc.go`.
+                if !outline.overview.is_empty()
+                    && (doc.overview.is_empty() || file.path.rsplit('/').next() == Some("doc.go"))
+                {
+                    doc.overview = outline.overview;
+                }
+                if doc.package.is_none() {
+                    doc.package = outline.package;
+                }
+                out.symbols.extend(outline.symbols);
                 if out.symbols.len() > limits.max_feature_symbols {
                     return Err(PipelineError::LimitExceeded {
                         what: "the number of symbols extracted from the feature".into(),
@@ -402,6 +471,11 @@ fn extract_files(
                 out.prose.push(extract::prose(&file.path, &text));
                 out.prose_files.push(file.clone());
             }
+        }
+    }
+    for (dir, example) in extract::attach_go_examples(&mut out.symbols, go_examples) {
+        if let Some(doc) = out.module_docs.get_mut(&dir) {
+            doc.examples.push(example);
         }
     }
     Ok(out)

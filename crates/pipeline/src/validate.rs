@@ -24,6 +24,8 @@ pub const ALLOWED_COMPONENTS: &[(&str, &[&str])] = &[
     ("Note", &[]),
     ("Warning", &[]),
     ("Tip", &[]),
+    // The developer docs' anchors (`<a id="pkg-Type-method" />`).
+    ("a", &["id"]),
 ];
 
 /// Attributes holding a URL, checked with [`url_is_allowed`].

@@ -60,6 +60,11 @@ impl Language {
                 "impl_item",
                 "trait_item",
                 "foreign_mod_item",
+                "struct_item",
+                "union_item",
+                "field_declaration_list",
+                "enum_item",
+                "enum_variant_list",
                 "ERROR",
             ],
             Language::Python => &[
@@ -80,13 +85,21 @@ impl Language {
                 "class_declaration",
                 "abstract_class_declaration",
                 "class_body",
+                "interface_declaration",
+                "interface_body",
                 "ERROR",
             ],
+            // A `const` block is read whole where it is declared: its specs inherit the
+            // type and value of the ones before them (`iota`).
             Language::Go => &[
                 "source_file",
-                "const_declaration",
                 "var_declaration",
+                "var_spec_list",
                 "type_declaration",
+                "type_spec",
+                "struct_type",
+                "field_declaration_list",
+                "interface_type",
                 "ERROR",
             ],
         };
@@ -105,7 +118,7 @@ pub(crate) fn describe<'t>(
 ) {
     match language {
         Language::Rust => out.extend(rust(def, place, src)),
-        Language::Python => out.extend(python(def, place, src)),
+        Language::Python => python(def, place, src, out),
         Language::TypeScript | Language::Tsx => out.extend(typescript(def, place, src)),
         Language::Go => go(def, place, src, out),
     }
@@ -117,12 +130,96 @@ fn name_of<'t>(def: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
         .filter(|n| kinds.contains(&n.kind()))
 }
 
-/// `def`'s text up to its body (or all of it when it has none), trimmed.
+/// `def`'s text from `from` up to its body (or all of it when it has none), without
+/// comments.
 fn header(def: Node, from: usize, src: &Source) -> String {
-    let end = def
-        .child_by_field_name("body")
-        .map_or(def.end_byte(), |b| b.start_byte());
-    src.between(from, end).trim().to_string()
+    clean(def, from, body_start(def), src)
+}
+
+/// The text of `node` from `start` to `end` without the comments in it (a trailing
+/// `# type: ignore` or `// nolint`, doc comments of fields): a signature shows code only.
+/// Lines that held nothing but a comment go; trailing spaces go.
+pub(crate) fn clean(node: Node, start: usize, end: usize, src: &Source) -> String {
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.end_byte() <= start || n.start_byte() >= end {
+            continue;
+        }
+        let kind = n.kind();
+        if kind.contains("comment") {
+            cuts.push((n.start_byte(), n.end_byte()));
+            continue;
+        }
+        if kind.contains("string") || n.child_count() == 0 {
+            continue;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+    }
+    cuts.sort_unstable();
+    // Continuation lines lose the indentation the declaration itself has in the file.
+    let line_start = src.between(0, start).rfind('\n').map_or(0, |i| i + 1);
+    let before = src.between(line_start, start);
+    let column = before.len() - before.trim_start().len();
+    let mut out = String::new();
+    let mut offset = start;
+    let mut next_cut = 0;
+    for (index, line) in src.between(start, end).split_inclusive('\n').enumerate() {
+        let (line_start, line_end) = (offset, offset + line.len());
+        offset = line_end;
+        let mut kept = String::new();
+        let mut pos = line_start;
+        while next_cut < cuts.len() && cuts[next_cut].1 <= pos {
+            next_cut += 1;
+        }
+        let mut cut = next_cut;
+        while pos < line_end {
+            match cuts.get(cut) {
+                Some(&(from, to)) if from < line_end => {
+                    if from > pos {
+                        kept.push_str(src.between(pos, from));
+                    }
+                    pos = pos.max(to.min(line_end));
+                    if to > line_end {
+                        break;
+                    }
+                    cut += 1;
+                }
+                _ => {
+                    kept.push_str(src.between(pos, line_end));
+                    pos = line_end;
+                }
+            }
+        }
+        let mut kept = kept.trim_end();
+        if kept.trim().is_empty() && !line.trim().is_empty() {
+            continue;
+        }
+        if index > 0 {
+            let indent = kept.len() - kept.trim_start().len();
+            kept = &kept[indent.min(column)..];
+        }
+        out.push_str(kept);
+        out.push('\n');
+    }
+    out.trim().to_string()
+}
+
+/// Lines and characters of a value shown in a signature (a constant's, a field's default):
+/// enough to read it, never a whole generated table.
+const MAX_VALUE_LINES: usize = 12;
+const MAX_VALUE_CHARS: usize = 800;
+
+/// `text` cut to [`MAX_VALUE_LINES`] and [`MAX_VALUE_CHARS`], with `…` where it was cut.
+fn bounded(text: &str) -> String {
+    let mut lines = text.lines();
+    let kept: Vec<&str> = lines.by_ref().take(MAX_VALUE_LINES).collect();
+    let mut out = truncate(&kept.join("\n"), MAX_VALUE_CHARS);
+    if lines.next().is_some() && !out.ends_with('…') {
+        out.push_str("\n…");
+    }
+    out
 }
 
 fn body_start(def: Node) -> usize {
@@ -170,7 +267,7 @@ fn comment_lines(comments: &[&str]) -> Vec<String> {
             for line in block.lines() {
                 let line = line.trim();
                 let line = line.strip_prefix('*').unwrap_or(line);
-                lines.push(line.trim().to_string());
+                lines.push(without_one_space(line));
             }
         } else {
             for line in comment.lines() {
@@ -180,15 +277,68 @@ fn comment_lines(comments: &[&str]) -> Vec<String> {
                     .or_else(|| line.strip_prefix("//"))
                     .or_else(|| line.strip_prefix('#'))
                     .unwrap_or(line);
-                lines.push(line.trim().to_string());
+                lines.push(without_one_space(line));
             }
         }
     }
     lines
 }
 
-/// Rust items outside function bodies and blocks (the walk never enters those).
+/// Whether the walk stays out of `node`, a container of declarations: a Rust
+/// `#[cfg(test)]` module holds tests, not API.
+pub(crate) fn is_hidden_container(
+    language: Language,
+    node: Node,
+    leading: &[Node],
+    src: &Source,
+) -> bool {
+    language == Language::Rust
+        && node.kind() == "mod_item"
+        && leading.iter().any(|a| {
+            a.kind() == "attribute_item" && {
+                let text: String = src.of(*a).split_whitespace().collect();
+                text.contains("cfg(test)")
+            }
+        })
+}
+
+/// Whether `node` starts with the `pub` visibility (not `pub(crate)`).
+fn is_pub(node: Node, src: &Source) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .find(|c| !c.is_extra())
+        .is_some_and(|c| c.kind() == "visibility_modifier" && src.of(c).trim() == "pub")
+}
+
+/// The outer doc comments (`///`, `/** */`) right before a Rust item.
+fn rust_doc(def: Node, leading: &[Node], src: &Source) -> Vec<String> {
+    let mut comments: Vec<&str> = preceding_comments(def, leading, src, false)
+        .into_iter()
+        .rev()
+        .take_while(|c| {
+            (c.starts_with("///") && !c.starts_with("////"))
+                || (c.starts_with("/**") && !c.starts_with("/***"))
+        })
+        .collect();
+    comments.reverse();
+    comment_lines(&comments)
+}
+
+/// A comment line without the space after its marker; the rest of its indentation is kept
+/// for the code examples it may hold.
+fn without_one_space(line: &str) -> String {
+    line.strip_prefix(' ')
+        .unwrap_or(line)
+        .trim_end()
+        .to_string()
+}
+
+/// Rust items outside function bodies and blocks (the walk never enters those), the public
+/// fields of public structs and the variants of public enums.
 fn rust<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
+    if matches!(def.kind(), "field_declaration" | "enum_variant") {
+        return rust_member(def, place, src);
+    }
     let name_kind = match def.kind() {
         "function_item" | "function_signature_item" | "const_item" | "static_item" => "identifier",
         "struct_item" | "union_item" | "enum_item" | "trait_item" | "type_item" => {
@@ -197,42 +347,46 @@ fn rust<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declar
         _ => return None,
     };
     let name = name_of(def, &[name_kind])?;
-    // The visibility comes first in every item the grammar knows.
-    let is_pub = |node: Node| {
-        let mut cursor = node.walk();
-        node.children(&mut cursor)
-            .find(|c| !c.is_extra())
-            .is_some_and(|c| c.kind() == "visibility_modifier" && src.of(c).trim() == "pub")
-    };
     let base = src.of(name).to_string();
-    // Methods live in the declaration list of an `impl` or a `trait`.
+    // Methods and associated constants live in the declaration list of an `impl` or a
+    // `trait`.
     let owner = place
         .up(1)
         .filter(|_| place.kind_up(0) == "declaration_list")
         .map(|g| g.node)
         .filter(|g| g.kind() == "impl_item" || g.kind() == "trait_item");
-    let (kind, qualified) = match (def.kind(), owner) {
-        ("function_item" | "function_signature_item", Some(owner))
-            if owner.kind() == "trait_item" =>
-        {
-            if !is_pub(owner) {
+    let owner_name = |owner: Node| -> Option<String> {
+        if owner.kind() == "trait_item" {
+            return owner
+                .child_by_field_name("name")
+                .map(|n| src.of(n).to_string());
+        }
+        let ty = owner.child_by_field_name("type")?;
+        let ty = ty.child_by_field_name("type").unwrap_or(ty);
+        Some(src.of(ty).to_string())
+    };
+    let (kind, qualified, parent) = match (def.kind(), owner) {
+        (item, Some(owner)) => {
+            if owner.kind() == "trait_item" {
+                if !is_pub(owner, src) {
+                    return None;
+                }
+            } else if owner.child_by_field_name("trait").is_some() || !is_pub(def, src) {
+                // Items of trait impls are documented by the trait.
                 return None;
             }
-            let trait_name = owner.child_by_field_name("name").map(|n| src.of(n))?;
-            (SymbolKind::Method, format!("{trait_name}::{base}"))
+            let kind = match item {
+                "function_item" | "function_signature_item" => SymbolKind::Method,
+                "const_item" => SymbolKind::Constant,
+                "type_item" => SymbolKind::Type,
+                _ => return None,
+            };
+            let owner = owner_name(owner)?;
+            (kind, format!("{owner}::{base}"), Some(owner))
         }
-        ("function_item", Some(owner)) => {
-            // Methods of trait impls are documented by the trait.
-            if owner.child_by_field_name("trait").is_some() || !is_pub(def) {
-                return None;
-            }
-            let ty = owner.child_by_field_name("type")?;
-            let ty = ty.child_by_field_name("type").unwrap_or(ty);
-            (SymbolKind::Method, format!("{}::{base}", src.of(ty)))
-        }
-        ("function_signature_item", _) => return None,
-        (kind, _) => {
-            if !is_pub(def) {
+        ("function_signature_item", None) => return None,
+        (kind, None) => {
+            if !is_pub(def, src) {
                 return None;
             }
             let kind = match kind {
@@ -244,27 +398,20 @@ fn rust<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declar
                 "const_item" | "static_item" => SymbolKind::Constant,
                 _ => return None,
             };
-            (kind, base)
+            (kind, base, None)
         }
     };
-    let signature = match kind {
-        SymbolKind::Function | SymbolKind::Method | SymbolKind::Trait => {
+    let signature = match def.kind() {
+        "function_item" | "function_signature_item" | "trait_item" => {
             header(def, def.start_byte(), src)
                 .trim_end_matches(';')
                 .trim()
                 .to_string()
         }
-        _ => src.of(def).trim().to_string(),
+        "struct_item" | "union_item" => rust_struct_signature(def, src),
+        "const_item" | "static_item" => bounded(&clean(def, def.start_byte(), def.end_byte(), src)),
+        _ => clean(def, def.start_byte(), def.end_byte(), src),
     };
-    let mut comments: Vec<&str> = preceding_comments(def, place.leading, src, false)
-        .into_iter()
-        .rev()
-        .take_while(|c| {
-            (c.starts_with("///") && !c.starts_with("////"))
-                || (c.starts_with("/**") && !c.starts_with("/***"))
-        })
-        .collect();
-    comments.reverse();
     let hash_end = if kind == SymbolKind::Trait {
         body_start(def)
     } else {
@@ -274,58 +421,225 @@ fn rust<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declar
         kind,
         name: qualified,
         signature,
-        doc: comment_lines(&comments),
+        doc: rust_doc(def, place.leading, src),
         node: def,
         hash_end,
+        parent,
+        stub: false,
     })
 }
 
-/// Python: module-level functions, classes and constants, and the methods of module-level
-/// classes.
-fn python<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
-    if def.kind() == "expression_statement" {
-        return python_constant(def, place, src);
+/// A struct as rustdoc shows it: its public fields, the others replaced by one
+/// `/* private fields */`.
+fn rust_struct_signature(def: Node, src: &Source) -> String {
+    let Some(body) = def.child_by_field_name("body") else {
+        return clean(def, def.start_byte(), def.end_byte(), src);
+    };
+    let head = clean(def, def.start_byte(), body.start_byte(), src);
+    let mut shown = Vec::new();
+    let mut private = false;
+    let mut cursor = body.walk();
+    if body.kind() == "ordered_field_declaration_list" {
+        // `(pub A, B)`: a visibility modifier precedes the type it applies to.
+        let mut public_next = false;
+        for child in body.named_children(&mut cursor) {
+            match child.kind() {
+                "visibility_modifier" => public_next = src.of(child).trim() == "pub",
+                "attribute_item" => {}
+                kind if kind.contains("comment") => {}
+                _ => {
+                    if public_next {
+                        shown.push(format!("pub {}", src.of(child).trim()));
+                    } else {
+                        private = true;
+                    }
+                    public_next = false;
+                }
+            }
+        }
+        if private {
+            shown.push("/* private fields */".to_string());
+        }
+        let tail = clean(def, body.end_byte(), def.end_byte(), src);
+        return format!("{head}({}){tail}", shown.join(", "));
     }
+    for field in body.named_children(&mut cursor) {
+        if field.kind() != "field_declaration" {
+            continue;
+        }
+        if is_pub(field, src) {
+            shown.push(format!(
+                "    {},",
+                clean(field, field.start_byte(), field.end_byte(), src)
+            ));
+        } else {
+            private = true;
+        }
+    }
+    if private {
+        shown.push("    /* private fields */".to_string());
+    }
+    if shown.is_empty() {
+        return format!("{head} {{}}");
+    }
+    format!("{head} {{\n{}\n}}", shown.join("\n"))
+}
+
+/// A public field of a public struct, or a variant of a public enum.
+fn rust_member<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
+    let owner = place.up(1)?.node;
+    let expected_owner = match def.kind() {
+        "field_declaration" => matches!(owner.kind(), "struct_item" | "union_item"),
+        _ => owner.kind() == "enum_item",
+    };
+    if !expected_owner || !is_pub(owner, src) {
+        return None;
+    }
+    if def.kind() == "field_declaration" && !is_pub(def, src) {
+        return None;
+    }
+    let name = def.child_by_field_name("name")?;
+    let owner_name = src.of(owner.child_by_field_name("name")?).to_string();
+    Some(Declaration {
+        kind: SymbolKind::Field,
+        name: format!("{owner_name}::{}", src.of(name)),
+        signature: clean(def, def.start_byte(), def.end_byte(), src),
+        doc: rust_doc(def, place.leading, src),
+        node: def,
+        hash_end: def.end_byte(),
+        parent: Some(owner_name),
+        stub: false,
+    })
+}
+
+/// What a Python decorator names: `property` for `@property`, `functools.cache` for
+/// `@functools.cache(maxsize=1)`.
+fn decorator_name<'s>(decorator: Node, src: &Source<'s>) -> &'s str {
+    let text = src.of(decorator).trim_start_matches('@');
+    text.split(['(', ' ', '\n']).next().unwrap_or("").trim()
+}
+
+/// Python: module-level functions, classes and constants; the methods (with `__init__` as
+/// the constructor), properties and attributes of module-level classes; decorators kept.
+fn python<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source, out: &mut Vec<Declaration<'t>>) {
+    if def.kind() == "expression_statement" {
+        if let Some(string) = def.named_child(0).filter(|s| s.kind() == "string") {
+            attribute_docstring(def, string, src, out);
+            return;
+        }
+        out.extend(python_assignment(def, place, src));
+        return;
+    }
+    out.extend(python_definition(def, place, src));
+}
+
+/// A string right under an attribute or constant documents it (Sphinx's attribute
+/// docstrings).
+fn attribute_docstring(stmt: Node, string: Node, src: &Source, out: &mut [Declaration]) {
+    if let Some(last) = out.last_mut()
+        && matches!(last.kind, SymbolKind::Field | SymbolKind::Constant)
+        && last.doc.is_empty()
+        && last.node.end_position().row + 1 == stmt.start_position().row
+    {
+        last.doc = docstring_lines(src.of(string));
+    }
+}
+
+fn python_definition<'t>(
+    def: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+) -> Option<Declaration<'t>> {
     if !matches!(def.kind(), "function_definition" | "class_definition") {
         return None;
     }
     let base = src.of(name_of(def, &["identifier"])?).to_string();
-    if base.starts_with('_') {
+    let is_constructor = base == "__init__";
+    if base.starts_with('_') && !is_constructor {
         return None;
     }
     // How many levels up the definition's container is (past a decorated_definition).
-    let container = usize::from(place.kind_up(0) == "decorated_definition");
-    let (kind, qualified) = match place.kind_up(container) {
-        "module" => (
-            if def.kind() == "class_definition" {
+    let decorated = place
+        .up(0)
+        .filter(|f| f.node.kind() == "decorated_definition");
+    let container = usize::from(decorated.is_some());
+    let decorators: Vec<&str> = decorated
+        .map(|f| {
+            let mut cursor = f.node.walk();
+            f.node
+                .children(&mut cursor)
+                .filter(|c| c.kind() == "decorator")
+                .map(|d| decorator_name(d, src))
+                .collect()
+        })
+        .unwrap_or_default();
+    let has = |names: &[&str]| decorators.iter().any(|d| names.contains(d));
+    // The setter and deleter of a property are the property's: one entry.
+    if decorators
+        .iter()
+        .any(|d| *d == format!("{base}.setter") || *d == format!("{base}.deleter"))
+    {
+        return None;
+    }
+    let (mut kind, qualified, parent) = match place.kind_up(container) {
+        "module" => {
+            if is_constructor {
+                return None;
+            }
+            let kind = if def.kind() == "class_definition" {
                 SymbolKind::Class
             } else {
                 SymbolKind::Function
-            },
-            base,
-        ),
+            };
+            (kind, base.clone(), None)
+        }
         "block" => {
-            let class = place
-                .up(container + 1)
-                .map(|f| f.node)
-                .filter(|c| c.kind() == "class_definition")?;
             if def.kind() != "function_definition" {
                 return None;
             }
-            let class_container =
-                container + 2 + usize::from(place.kind_up(container + 2) == "decorated_definition");
-            let class_name = class.child_by_field_name("name").map(|n| src.of(n))?;
-            if class_name.starts_with('_') || place.kind_up(class_container) != "module" {
-                return None;
-            }
-            (SymbolKind::Method, format!("{class_name}.{base}"))
+            let class_name = python_class(place, container + 1, src)?;
+            let kind = if is_constructor {
+                SymbolKind::Constructor
+            } else {
+                SymbolKind::Method
+            };
+            (kind, format!("{class_name}.{base}"), Some(class_name))
         }
         _ => return None,
     };
-    let signature = header(def, def.start_byte(), src)
+    let from = decorated.map_or(def.start_byte(), |f| f.node.start_byte());
+    let mut signature = header(def, from, src)
         .trim_end_matches(':')
         .trim()
         .to_string();
+    let property = [
+        "property",
+        "cached_property",
+        "functools.cached_property",
+        "abc.abstractproperty",
+        "abstractproperty",
+    ];
+    if kind == SymbolKind::Method && has(&property) {
+        // A property reads as an attribute: `name: type`, its other decorators above.
+        kind = SymbolKind::Property;
+        let annotation = def
+            .child_by_field_name("return_type")
+            .map(|t| format!(": {}", src.of(t).trim()))
+            .unwrap_or_default();
+        let mut lines: Vec<String> = decorated
+            .map(|f| {
+                let mut cursor = f.node.walk();
+                f.node
+                    .children(&mut cursor)
+                    .filter(|c| c.kind() == "decorator")
+                    .filter(|d| !property.contains(&decorator_name(*d, src)))
+                    .map(|d| clean(d, d.start_byte(), d.end_byte(), src))
+                    .collect()
+            })
+            .unwrap_or_default();
+        lines.push(format!("{base}{annotation}"));
+        signature = lines.join("\n");
+    }
     let doc = def
         .child_by_field_name("body")
         .and_then(|body| body.named_child(0))
@@ -346,41 +660,71 @@ fn python<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Decl
         doc,
         node: def,
         hash_end,
+        parent,
+        stub: has(&["overload", "typing.overload", "typing_extensions.overload"]),
     })
 }
 
-/// `NAME = value` at module level, the name in capitals.
-fn python_constant<'t>(
+/// The name of the public module-level class whose body is `up` levels above (the class
+/// definition itself), when it is one.
+fn python_class(place: &Place, up: usize, src: &Source) -> Option<String> {
+    let class = place
+        .up(up)
+        .map(|f| f.node)
+        .filter(|c| c.kind() == "class_definition")?;
+    let class_container = up + 1 + usize::from(place.kind_up(up + 1) == "decorated_definition");
+    let class_name = class.child_by_field_name("name").map(|n| src.of(n))?;
+    if class_name.starts_with('_') || place.kind_up(class_container) != "module" {
+        return None;
+    }
+    Some(class_name.to_string())
+}
+
+/// `NAME = value` at module level (the name in capitals), or a public attribute of a
+/// module-level class (`name: type = default`, dataclass fields).
+fn python_assignment<'t>(
     def: Node<'t>,
     place: &Place<'_, 't>,
     src: &Source,
 ) -> Option<Declaration<'t>> {
-    if place.kind_up(0) != "module" {
-        return None;
-    }
     let assignment = def.named_child(0).filter(|a| a.kind() == "assignment")?;
     let name = assignment
         .child_by_field_name("left")
         .filter(|n| n.kind() == "identifier")?;
     let base = src.of(name).to_string();
-    let constant = !base.starts_with('_')
-        && base
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        && base.chars().any(|c| c.is_ascii_uppercase());
-    if !constant {
+    if base.starts_with('_') {
         return None;
     }
-    let text = src.of(def);
-    let first_line = text.lines().next().unwrap_or("").trim();
+    let (kind, qualified, parent) = match place.kind_up(0) {
+        "module" => {
+            let constant = base
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && base.chars().any(|c| c.is_ascii_uppercase());
+            if !constant {
+                return None;
+            }
+            (SymbolKind::Constant, base, None)
+        }
+        "block" => {
+            let class = python_class(place, 1, src)?;
+            (SymbolKind::Field, format!("{class}.{base}"), Some(class))
+        }
+        _ => return None,
+    };
     let comments = preceding_comments(def, place.leading, src, true);
     Some(Declaration {
-        kind: SymbolKind::Constant,
-        name: base,
-        signature: truncate(first_line, 160),
-        doc: comment_lines(&comments),
+        kind,
+        name: qualified,
+        signature: bounded(&clean(def, def.start_byte(), def.end_byte(), src)),
+        doc: comment_lines(&comments)
+            .into_iter()
+            .map(|l| l.strip_prefix(':').unwrap_or(&l).trim().to_string())
+            .collect(),
         node: def,
         hash_end: def.end_byte(),
+        parent,
+        stub: false,
     })
 }
 
@@ -390,14 +734,26 @@ fn docstring_lines(literal: &str) -> Vec<String> {
         .iter()
         .find_map(|q| text.strip_prefix(q).and_then(|t| t.strip_suffix(q)))
         .unwrap_or(text);
-    text.lines().map(|l| l.trim().to_string()).collect()
+    let lines: Vec<&str> = text.lines().collect();
+    // The first line sits right after the quotes; the others share the body's indentation.
+    let rest = super::docs::dedent(lines.get(1..).unwrap_or_default());
+    let mut out = vec![lines.first().map_or("", |l| l.trim()).to_string()];
+    out.extend(rest.lines().map(str::to_string));
+    out
 }
 
-/// TypeScript and JavaScript: what an `export` declares, and the public methods of exported
-/// classes.
+/// TypeScript and JavaScript: what an `export` declares, and the public members of exported
+/// classes and interfaces.
 fn typescript<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
-    if def.kind() == "method_definition" {
-        return typescript_method(def, place, src);
+    if matches!(
+        def.kind(),
+        "method_definition"
+            | "method_signature"
+            | "abstract_method_signature"
+            | "public_field_definition"
+            | "property_signature"
+    ) {
+        return typescript_member(def, place, src);
     }
     // The export statement is the parent, or the grandparent of a `const` declarator.
     let (export_up, declaration) = if def.kind() == "variable_declarator" {
@@ -422,22 +778,30 @@ fn typescript<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<
     let base = src.of(name).to_string();
     let from = export.node.start_byte();
     let whole = |trim: char| {
-        src.between(from, def.end_byte())
-            .trim()
+        clean(def, from, def.end_byte(), src)
             .trim_end_matches(trim)
             .to_string()
     };
+    let mut stub = false;
     let (kind, signature, hash_end) = match def.kind() {
         "function_declaration" | "generator_function_declaration" => {
             (SymbolKind::Function, header(def, from, src), def.end_byte())
         }
-        "function_signature" => (SymbolKind::Function, whole(';'), def.end_byte()),
+        "function_signature" => {
+            stub = true;
+            (SymbolKind::Function, whole(';'), def.end_byte())
+        }
         "class_declaration" | "abstract_class_declaration" => {
             (SymbolKind::Class, header(def, from, src), body_start(def))
         }
-        "interface_declaration" => (SymbolKind::Interface, whole(';'), def.end_byte()),
+        // Members are listed one by one under the interface.
+        "interface_declaration" => (
+            SymbolKind::Interface,
+            header(def, from, src),
+            def.end_byte(),
+        ),
         "enum_declaration" => (SymbolKind::Enum, whole(';'), def.end_byte()),
-        "type_alias_declaration" => (SymbolKind::Type, whole(';'), def.end_byte()),
+        "type_alias_declaration" => (SymbolKind::Type, bounded(&whole(';')), def.end_byte()),
         "variable_declarator" => {
             let keyword = declaration
                 .child_by_field_name("kind")
@@ -458,21 +822,13 @@ fn typescript<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<
             };
             let end = match value {
                 Some(v) if is_function => body_start(v),
-                Some(v) => {
-                    let text = src.of(v);
-                    if text.len() <= 80 && !text.contains('\n') {
-                        v.end_byte()
-                    } else {
-                        v.start_byte()
-                    }
-                }
-                None => def.end_byte(),
+                _ => def.end_byte(),
             };
             let mut signature = format!(
                 "export {keyword} {}",
-                src.between(def.start_byte(), end).trim()
+                bounded(&clean(def, def.start_byte(), end, src))
             );
-            if signature.ends_with('=') {
+            if signature.ends_with("=>") || signature.ends_with('=') {
                 signature.push_str(" …");
             }
             (kind, signature, def.end_byte())
@@ -486,42 +842,78 @@ fn typescript<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<
         doc: jsdoc(export.node, &export.leading, src),
         node: def,
         hash_end,
+        parent: None,
+        stub,
     })
 }
 
-fn typescript_method<'t>(
+/// The exported class or interface whose body holds a member, by name.
+fn typescript_owner(place: &Place, src: &Source) -> Option<String> {
+    let owner = place.up(1)?.node;
+    let body_kind = place.kind_up(0);
+    let fits = matches!(
+        (body_kind, owner.kind()),
+        (
+            "class_body",
+            "class_declaration" | "abstract_class_declaration"
+        ) | ("interface_body", "interface_declaration")
+    );
+    if !fits || place.kind_up(2) != "export_statement" {
+        return None;
+    }
+    owner
+        .child_by_field_name("name")
+        .map(|n| src.of(n).to_string())
+}
+
+/// A public member of an exported class or interface: methods (overload signatures and the
+/// `get`/`set` pair of an accessor merged later by name), the constructor, properties.
+fn typescript_member<'t>(
     def: Node<'t>,
     place: &Place<'_, 't>,
     src: &Source,
 ) -> Option<Declaration<'t>> {
-    let base = src.of(name_of(def, &["property_identifier"])?).to_string();
-    let class = place
-        .up(1)
-        .filter(|_| place.kind_up(0) == "class_body")?
-        .node;
-    if !matches!(
-        class.kind(),
-        "class_declaration" | "abstract_class_declaration"
-    ) || place.kind_up(2) != "export_statement"
-        || base.starts_with('_')
-    {
+    let owner = typescript_owner(place, src)?;
+    // `#private` names are another node kind; `_name` is private by convention.
+    let base = src
+        .of(name_of(def, &["property_identifier", "string", "number"])?)
+        .to_string();
+    if base.starts_with('_') {
         return None;
     }
     let mut cursor = def.walk();
-    let hidden = def.children(&mut cursor).any(|c| {
-        c.kind() == "accessibility_modifier" && matches!(src.of(c), "private" | "protected")
-    });
-    if hidden {
-        return None;
+    let mut accessor = None;
+    for child in def.children(&mut cursor) {
+        match child.kind() {
+            "accessibility_modifier" if matches!(src.of(child), "private" | "protected") => {
+                return None;
+            }
+            "get" | "set" => accessor = Some(child.kind()),
+            _ => {}
+        }
     }
-    let class_name = class.child_by_field_name("name").map(|n| src.of(n))?;
+    let in_class = place.kind_up(0) == "class_body";
+    let (kind, stub) = match def.kind() {
+        "public_field_definition" | "property_signature" => (SymbolKind::Field, false),
+        _ if base == "constructor" && in_class => (SymbolKind::Constructor, false),
+        _ if accessor.is_some() => (SymbolKind::Property, false),
+        // In a class, a signature without a body is an overload of the method that follows.
+        "method_signature" => (SymbolKind::Method, in_class),
+        _ => (SymbolKind::Method, false),
+    };
+    let signature = match kind {
+        SymbolKind::Field => bounded(&clean(def, def.start_byte(), def.end_byte(), src)),
+        _ => header(def, def.start_byte(), src),
+    };
     Some(Declaration {
-        kind: SymbolKind::Method,
-        name: format!("{class_name}.{base}"),
-        signature: header(def, def.start_byte(), src),
+        kind,
+        name: format!("{owner}.{base}"),
+        signature: signature.trim_end_matches([';', ',']).trim().to_string(),
         doc: jsdoc(def, place.leading, src),
         node: def,
         hash_end: def.end_byte(),
+        parent: Some(owner),
+        stub,
     })
 }
 
@@ -534,12 +926,27 @@ fn jsdoc(node: Node, leading: &[Node], src: &Source) -> Vec<String> {
     }
 }
 
-/// Go: exported functions and methods, and exported types, constants and variables declared
-/// at package level (one declaration per name of `const A, B = …`).
+fn is_exported(name: &str) -> bool {
+    name.chars().next().is_some_and(char::is_uppercase)
+}
+
+/// Go: exported functions, methods of exported types, exported types with their exported
+/// fields and interface methods, and exported constants and variables declared at package
+/// level (one declaration per name of `const A, B = …`).
 fn go<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source, out: &mut Vec<Declaration<'t>>) {
     let name_kind = match def.kind() {
-        "function_declaration" | "const_spec" | "var_spec" => "identifier",
-        "method_declaration" => "field_identifier",
+        "const_declaration" => {
+            if place.kind_up(0) == "source_file" {
+                go_constants(def, place, src, out);
+            }
+            return;
+        }
+        "field_declaration" => {
+            go_fields(def, place, src, out);
+            return;
+        }
+        "function_declaration" | "var_spec" => "identifier",
+        "method_declaration" | "method_elem" => "field_identifier",
         "type_spec" | "type_alias" => "type_identifier",
         _ => return,
     };
@@ -555,6 +962,10 @@ fn go<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source, out: &mut Vec<Decl
     );
 }
 
+fn go_doc(node: Node, leading: &[Node], src: &Source) -> Vec<String> {
+    comment_lines(&preceding_comments(node, leading, src, true))
+}
+
 fn go_declaration<'t>(
     def: Node<'t>,
     name: Node<'t>,
@@ -562,20 +973,26 @@ fn go_declaration<'t>(
     src: &Source,
 ) -> Option<Declaration<'t>> {
     let base = src.of(name).to_string();
-    if !base.chars().next().is_some_and(char::is_uppercase) {
+    if !is_exported(&base) {
         return None;
     }
-    let doc_of =
-        |node: Node, leading: &[Node]| comment_lines(&preceding_comments(node, leading, src, true));
+    let simple = |kind, name, signature, parent| Declaration {
+        kind,
+        name,
+        signature,
+        doc: go_doc(def, place.leading, src),
+        node: def,
+        hash_end: def.end_byte(),
+        parent,
+        stub: false,
+    };
     match def.kind() {
-        "function_declaration" => Some(Declaration {
-            kind: SymbolKind::Function,
-            name: base,
-            signature: header(def, def.start_byte(), src),
-            doc: doc_of(def, place.leading),
-            node: def,
-            hash_end: def.end_byte(),
-        }),
+        "function_declaration" => Some(simple(
+            SymbolKind::Function,
+            base,
+            header(def, def.start_byte(), src),
+            None,
+        )),
         "method_declaration" => {
             let receiver = def
                 .child_by_field_name("receiver")
@@ -583,27 +1000,37 @@ fn go_declaration<'t>(
                 .and_then(|p| p.child_by_field_name("type"))
                 .map(|t| receiver_type(t, src))
                 .unwrap_or_default();
-            let name = if receiver.is_empty() {
-                base
-            } else {
-                format!("{receiver}.{base}")
-            };
-            Some(Declaration {
-                kind: SymbolKind::Method,
-                name,
-                signature: header(def, def.start_byte(), src),
-                doc: doc_of(def, place.leading),
-                node: def,
-                hash_end: def.end_byte(),
-            })
-        }
-        spec_kind => {
-            let declaration = place.up(0)?;
-            if place.kind_up(1) != "source_file" {
+            // Methods of unexported types are not part of the package's API.
+            if !receiver.is_empty() && !is_exported(&receiver) {
                 return None;
             }
+            let (name, parent) = if receiver.is_empty() {
+                (base, None)
+            } else {
+                (format!("{receiver}.{base}"), Some(receiver))
+            };
+            Some(simple(
+                SymbolKind::Method,
+                name,
+                header(def, def.start_byte(), src),
+                parent,
+            ))
+        }
+        "method_elem" => {
+            let owner = go_type_owner(place, 1, src)?;
+            Some(simple(
+                SymbolKind::Method,
+                format!("{owner}.{base}"),
+                clean(def, def.start_byte(), def.end_byte(), src),
+                Some(owner),
+            ))
+        }
+        spec_kind => {
             let (kind, keyword) = match spec_kind {
                 "type_spec" | "type_alias" => {
+                    if place.kind_up(0) != "type_declaration" || place.kind_up(1) != "source_file" {
+                        return None;
+                    }
                     let kind = match def.child_by_field_name("type").map(|t| t.kind()) {
                         Some("struct_type") => SymbolKind::Struct,
                         Some("interface_type") => SymbolKind::Interface,
@@ -611,30 +1038,375 @@ fn go_declaration<'t>(
                     };
                     (kind, "type")
                 }
-                "const_spec" => (SymbolKind::Constant, "const"),
-                "var_spec" => (SymbolKind::Variable, "var"),
+                "var_spec" => {
+                    let at_top = match place.kind_up(0) {
+                        "var_declaration" => place.kind_up(1) == "source_file",
+                        "var_spec_list" => place.kind_up(2) == "source_file",
+                        _ => false,
+                    };
+                    if !at_top {
+                        return None;
+                    }
+                    (SymbolKind::Variable, "var")
+                }
                 _ => return None,
             };
-            let text = src.of(def).trim();
-            let signature = if kind == SymbolKind::Constant || kind == SymbolKind::Variable {
-                truncate(text.lines().next().unwrap_or(""), 160)
-            } else {
-                text.to_string()
+            let signature = match kind {
+                SymbolKind::Struct | SymbolKind::Interface => go_type_signature(def, src),
+                SymbolKind::Variable => bounded(&clean(def, def.start_byte(), def.end_byte(), src)),
+                _ => clean(def, def.start_byte(), def.end_byte(), src),
             };
-            let mut doc = doc_of(def, place.leading);
+            let mut doc = go_doc(def, place.leading, src);
+            // A lone spec in a declaration (`type T struct{}`) takes the declaration's doc.
+            let declaration = place.up(0)?;
             if doc.is_empty() && declaration.node.named_child_count() == 1 {
-                doc = doc_of(declaration.node, &declaration.leading);
+                doc = go_doc(declaration.node, &declaration.leading, src);
+            }
+            if doc.is_empty() && place.kind_up(0) == "var_spec_list" {
+                let declaration = place.up(1)?;
+                doc = go_doc(declaration.node, &declaration.leading, src);
             }
             Some(Declaration {
-                kind,
-                name: base,
-                signature: format!("{keyword} {signature}"),
                 doc,
-                node: def,
-                hash_end: def.end_byte(),
+                ..simple(kind, base, format!("{keyword} {signature}"), None)
             })
         }
     }
+}
+
+/// The exported type whose `struct`/`interface` body is `up` levels above a member.
+fn go_type_owner(place: &Place, up: usize, src: &Source) -> Option<String> {
+    let spec = place.up(up)?;
+    if spec.node.kind() != "type_spec"
+        || place.kind_up(up + 1) != "type_declaration"
+        || place.kind_up(up + 2) != "source_file"
+    {
+        return None;
+    }
+    let name = src.of(spec.node.child_by_field_name("name")?).to_string();
+    is_exported(&name).then_some(name)
+}
+
+/// The name of an embedded field: its type's name without package or pointer.
+fn embedded_name<'s>(field: Node, src: &Source<'s>) -> Option<&'s str> {
+    let ty = field.child_by_field_name("type")?;
+    let text = src.of(ty).trim_start_matches('*');
+    let text = text.split('[').next().unwrap_or(text);
+    Some(text.rsplit('.').next().unwrap_or(text))
+}
+
+/// The exported fields of a struct of an exported type, one per name; an embedded field
+/// is named by its type.
+fn go_fields<'t>(
+    def: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+    out: &mut Vec<Declaration<'t>>,
+) {
+    if place.kind_up(0) != "field_declaration_list" || place.kind_up(1) != "struct_type" {
+        return;
+    }
+    let Some(owner) = go_type_owner(place, 2, src) else {
+        return;
+    };
+    let mut cursor = def.walk();
+    let mut names: Vec<&str> = def
+        .children_by_field_name("name", &mut cursor)
+        .map(|n| src.of(n))
+        .collect();
+    if names.is_empty() {
+        names.extend(embedded_name(def, src));
+    }
+    let signature = clean(def, def.start_byte(), def.end_byte(), src);
+    for name in names.into_iter().filter(|n| is_exported(n)) {
+        out.push(Declaration {
+            kind: SymbolKind::Field,
+            name: format!("{owner}.{name}"),
+            signature: signature.clone(),
+            doc: go_doc(def, place.leading, src),
+            node: def,
+            hash_end: def.end_byte(),
+            parent: Some(owner.clone()),
+            stub: false,
+        });
+    }
+}
+
+/// A struct or interface as pkg.go.dev shows it: exported fields and methods, the others
+/// replaced by one line saying so.
+fn go_type_signature(def: Node, src: &Source) -> String {
+    let Some(ty) = def.child_by_field_name("type") else {
+        return clean(def, def.start_byte(), def.end_byte(), src);
+    };
+    let (body, marker) = match ty.kind() {
+        "struct_type" => (
+            ty.named_children(&mut ty.walk())
+                .find(|c| c.kind() == "field_declaration_list"),
+            "// contains filtered or unexported fields",
+        ),
+        _ => (Some(ty), "// contains filtered or unexported methods"),
+    };
+    let Some(body) = body else {
+        return clean(def, def.start_byte(), def.end_byte(), src);
+    };
+    let open = src
+        .between(body.start_byte(), body.end_byte())
+        .find('{')
+        .map_or(body.start_byte(), |i| body.start_byte() + i + 1);
+    let head = clean(def, def.start_byte(), open, src);
+    let mut shown = Vec::new();
+    let mut hidden = false;
+    let mut cursor = body.walk();
+    for member in body.named_children(&mut cursor) {
+        let exported = match member.kind() {
+            "field_declaration" => {
+                let mut names = member.walk();
+                let named: Vec<&str> = member
+                    .children_by_field_name("name", &mut names)
+                    .map(|n| src.of(n))
+                    .collect();
+                if named.is_empty() {
+                    embedded_name(member, src).is_some_and(is_exported)
+                } else {
+                    named.iter().any(|n| is_exported(n))
+                }
+            }
+            "method_elem" => member
+                .child_by_field_name("name")
+                .is_some_and(|n| is_exported(src.of(n))),
+            // Type constraints (`~int | ~string`) and embedded interfaces.
+            "type_elem" => true,
+            _ => continue,
+        };
+        if exported {
+            shown.push(format!(
+                "\t{}",
+                clean(member, member.start_byte(), member.end_byte(), src)
+            ));
+        } else {
+            hidden = true;
+        }
+    }
+    if hidden {
+        shown.push(format!("\t{marker}"));
+    }
+    if shown.is_empty() {
+        return format!("{head}}}");
+    }
+    format!("{head}\n{}\n}}", shown.join("\n"))
+}
+
+/// The exported constants of a `const` declaration. A spec without type and value repeats
+/// the previous one's (Go's implicit repetition), so `B` of `A Kind = iota; B` is shown as
+/// `const B Kind = 1`: its type and its value with `iota` evaluated.
+fn go_constants<'t>(
+    decl: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+    out: &mut Vec<Declaration<'t>>,
+) {
+    let mut leading: Vec<Node<'t>> = Vec::new();
+    let mut iota = 0usize;
+    let mut inherited: (Option<String>, Option<String>) = (None, None);
+    let mut cursor = decl.walk();
+    let specs = decl.named_child_count();
+    for spec in decl.children(&mut cursor) {
+        if spec.kind().contains("comment") {
+            leading.push(spec);
+            continue;
+        }
+        if spec.kind() != "const_spec" {
+            continue;
+        }
+        let ty = spec
+            .child_by_field_name("type")
+            .map(|t| src.of(t).to_string());
+        let value = spec
+            .child_by_field_name("value")
+            .map(|v| clean(v, v.start_byte(), v.end_byte(), src));
+        if ty.is_some() || value.is_some() {
+            inherited = (ty, value);
+        }
+        let mut names = spec.walk();
+        let idents: Vec<Node> = spec
+            .children_by_field_name("name", &mut names)
+            .filter(|n| n.kind() == "identifier")
+            .collect();
+        let mut doc = go_doc(spec, &leading, src);
+        if doc.is_empty() && specs == 1 {
+            doc = go_doc(decl, place.leading, src);
+        }
+        for name in idents {
+            let base = src.of(name);
+            if !is_exported(base) {
+                continue;
+            }
+            let mut signature = if idents_len(spec) > 1 {
+                format!(
+                    "const {}",
+                    clean(spec, spec.start_byte(), spec.end_byte(), src)
+                )
+            } else {
+                let ty = inherited
+                    .0
+                    .as_deref()
+                    .map(|t| format!(" {t}"))
+                    .unwrap_or_default();
+                let value = inherited
+                    .1
+                    .as_deref()
+                    .map(|v| format!(" = {}", evaluate(&with_iota(v, iota))))
+                    .unwrap_or_default();
+                format!("const {base}{ty}{value}")
+            };
+            signature = bounded(&signature);
+            out.push(Declaration {
+                kind: SymbolKind::Constant,
+                name: base.to_string(),
+                signature,
+                doc: doc.clone(),
+                node: spec,
+                hash_end: spec.end_byte(),
+                parent: None,
+                stub: false,
+            });
+        }
+        leading.clear();
+        iota += 1;
+    }
+}
+
+fn idents_len(spec: Node) -> usize {
+    let mut cursor = spec.walk();
+    spec.children_by_field_name("name", &mut cursor).count()
+}
+
+/// `a op b` of two integers computed (`iota - 1`, `1 << iota` once `iota` is known), any
+/// other expression as written.
+fn evaluate(expression: &str) -> String {
+    let parts: Vec<&str> = expression.split_whitespace().collect();
+    if let [a, op, b] = parts.as_slice()
+        && let (Ok(a), Ok(b)) = (a.parse::<i64>(), b.parse::<i64>())
+    {
+        let value = match *op {
+            "+" => a.checked_add(b),
+            "-" => a.checked_sub(b),
+            "*" => a.checked_mul(b),
+            "<<" => u32::try_from(b)
+                .ok()
+                .and_then(|b| a.checked_shl(b))
+                .filter(|_| b < 63),
+            _ => None,
+        };
+        if let Some(value) = value {
+            return value.to_string();
+        }
+    }
+    expression.to_string()
+}
+
+/// `value` with the word `iota` replaced by its value in this spec.
+fn with_iota(value: &str, iota: usize) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find("iota") {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + 4..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        out.push_str(&rest[..at]);
+        if word(before) || word(after) {
+            out.push_str("iota");
+        } else {
+            out.push_str(&iota.to_string());
+        }
+        rest = &rest[at + 4..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A file's own documentation and, for Go, its package name: Rust `//!` comments, a Python
+/// module docstring, a Go package comment, a TypeScript JSDoc that says it documents the
+/// file (`@packageDocumentation`, `@module`, `@file`, `@fileoverview`) or is followed by a
+/// blank line. Only the comments at the top of the file are read.
+pub(crate) fn file_overview(
+    language: Language,
+    root: Node,
+    src: &Source,
+) -> (Vec<String>, Option<String>) {
+    let mut cursor = root.walk();
+    let mut comments: Vec<Node> = Vec::new();
+    let mut package = None;
+    let mut doc = Vec::new();
+    let mut first_code_row = usize::MAX;
+    for child in root.children(&mut cursor) {
+        let kind = child.kind();
+        if kind.contains("comment") {
+            comments.push(child);
+            continue;
+        }
+        first_code_row = child.start_position().row;
+        match language {
+            Language::Rust if kind == "inner_attribute_item" => continue,
+            Language::Python => {
+                if let Some(string) = child
+                    .named_child(0)
+                    .filter(|s| kind == "expression_statement" && s.kind() == "string")
+                {
+                    doc = docstring_lines(src.of(string));
+                }
+            }
+            Language::Go if kind == "package_clause" => {
+                package = child.named_child(0).map(|n| src.of(n).to_string());
+                doc = go_doc(child, &comments, src);
+            }
+            _ => {}
+        }
+        break;
+    }
+    match language {
+        Language::Rust => {
+            let inner: Vec<&str> = comments
+                .iter()
+                .map(|c| src.of(*c))
+                .filter(|c| c.starts_with("//!") || c.starts_with("/*!"))
+                .collect();
+            doc = inner
+                .iter()
+                .flat_map(|c| {
+                    c.lines().map(|l| {
+                        let l = l.trim_start();
+                        let l = l
+                            .strip_prefix("//!")
+                            .or_else(|| l.strip_prefix("/*!"))
+                            .unwrap_or(l);
+                        let l = l.strip_suffix("*/").unwrap_or(l);
+                        l.strip_prefix(' ').unwrap_or(l).trim_end().to_string()
+                    })
+                })
+                .collect();
+        }
+        Language::TypeScript | Language::Tsx => {
+            let file_doc = comments.iter().enumerate().find(|(i, c)| {
+                let text = src.of(**c);
+                let tagged = ["@packageDocumentation", "@module", "@file", "@fileoverview"]
+                    .iter()
+                    .any(|t| text.contains(t));
+                let next_row = comments
+                    .get(i + 1)
+                    .map_or(first_code_row, |n| n.start_position().row);
+                text.starts_with("/**") && (tagged || next_row > c.end_position().row + 1)
+            });
+            if let Some((_, c)) = file_doc {
+                doc = comment_lines(&[src.of(*c)])
+                    .into_iter()
+                    .filter(|l| !l.starts_with("@packageDocumentation"))
+                    .collect();
+            }
+        }
+        _ => {}
+    }
+    (doc, package)
 }
 
 /// The type a method's receiver names: `T` for `*T`, `T[K]` and `*T[K]`. A loop rather than
@@ -663,5 +1435,33 @@ pub(crate) fn truncate(text: &str, max: usize) -> String {
     } else {
         let cut: String = text.chars().take(max.saturating_sub(1)).collect();
         format!("{cut}…")
+    }
+}
+
+/// A comment on the line where a declaration ends documents it when it has no doc of its
+/// own: Go's `Field int // doc`, Python's `name = 1  #: doc`.
+pub(crate) fn trailing_comment(
+    language: Language,
+    comment: Node,
+    src: &Source,
+    found: &mut [Declaration],
+) {
+    let Some(last) = found.last_mut() else {
+        return;
+    };
+    if !last.doc.is_empty() || last.node.end_position().row != comment.start_position().row {
+        return;
+    }
+    let text = src.of(comment);
+    let documents = match language {
+        Language::Go => matches!(last.kind, SymbolKind::Field | SymbolKind::Constant),
+        Language::Python => text.starts_with("#:"),
+        _ => false,
+    };
+    if documents {
+        last.doc = comment_lines(&[text])
+            .into_iter()
+            .map(|l| l.strip_prefix(':').unwrap_or(&l).trim().to_string())
+            .collect();
     }
 }

@@ -3,7 +3,9 @@
 //! the Markdown files used as prose. Work per file is bounded by [`Limits`]: its size, its
 //! bracket nesting, and a parse deadline.
 
+mod docs;
 mod languages;
+mod public;
 
 use git2::{Oid, Repository};
 use serde::Serialize;
@@ -15,11 +17,14 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser};
 use crate::error::PipelineError;
 use crate::feature::humanize;
 use crate::limits::Limits;
+pub use docs::Example;
+pub(crate) use docs::first_sentence;
 pub(crate) use languages::Language;
+pub(crate) use public::{GoExample, attach_go_examples, is_hidden_internal, is_test_file};
 
-/// A signature is shown whole in the developer docs; one from a minified file can be a single
-/// line of a megabyte.
-const MAX_SIGNATURE_CHARS: usize = 2_000;
+/// A signature is shown whole in the developer docs (its members are also listed one by one
+/// beneath it); one from a minified file can be a single line of a megabyte.
+const MAX_SIGNATURE_CHARS: usize = 8_000;
 /// How many nodes the walk visits between two looks at the clock.
 const NODES_PER_CLOCK_CHECK: usize = 1024;
 
@@ -34,7 +39,10 @@ pub enum SymbolKind {
     Enum,
     Type,
     Function,
+    Constructor,
     Method,
+    Property,
+    Field,
     Constant,
     Variable,
 }
@@ -50,7 +58,10 @@ impl SymbolKind {
             SymbolKind::Enum => "enum",
             SymbolKind::Type => "type",
             SymbolKind::Function => "function",
+            SymbolKind::Constructor => "constructor",
             SymbolKind::Method => "method",
+            SymbolKind::Property => "property",
+            SymbolKind::Field => "field",
             SymbolKind::Constant => "constant",
             SymbolKind::Variable => "variable",
         }
@@ -67,10 +78,26 @@ impl SymbolKind {
             SymbolKind::Enum => "Enums",
             SymbolKind::Type => "Types",
             SymbolKind::Function => "Functions",
+            SymbolKind::Constructor => "Constructors",
             SymbolKind::Method => "Methods",
+            SymbolKind::Property => "Properties",
+            SymbolKind::Field => "Fields",
             SymbolKind::Constant => "Constants",
             SymbolKind::Variable => "Variables",
         }
+    }
+
+    /// Whether symbols of this kind are types, under which members are listed.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Trait
+                | SymbolKind::Interface
+                | SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Type
+        )
     }
 }
 
@@ -80,11 +107,19 @@ pub struct Symbol {
     pub path: String,
     pub language: &'static str,
     pub kind: SymbolKind,
-    /// Qualified within the file: `Type::method` (Rust), `Class.method` (others).
+    /// Qualified within the file: `Type::method` (Rust), `Class.method` (others). With the
+    /// path, the symbol's identity in provenance and drift.
     pub name: String,
+    /// The type a member (method, field, property, constructor) belongs to, as named in
+    /// `name`; `None` for a top-level symbol.
+    pub parent: Option<String>,
+    /// The module the symbol is documented under: its Go package's folder, else its file.
+    pub module: String,
     pub signature: String,
     /// The first sentence of the doc comment (TypeDoc style); empty when undocumented.
     pub doc: String,
+    /// Code examples from its doc comment (or Go `ExampleX` functions), shown under it.
+    pub examples: Vec<Example>,
     /// 1-based line of the declaration.
     pub line: usize,
     /// Normalised token hash: changes when the declaration's tokens or doc comment change,
@@ -188,6 +223,17 @@ impl Extractor {
         language: Language,
         source: &str,
     ) -> Result<Vec<Symbol>, PipelineError> {
+        Ok(self.outline(path, language, source)?.symbols)
+    }
+
+    /// The public symbols of `source` in file order, with the file's overview and, for Go,
+    /// its package name and `ExampleX` functions. Bounded as [`Extractor::symbols`].
+    pub fn outline(
+        &mut self,
+        path: &str,
+        language: Language,
+        source: &str,
+    ) -> Result<Outline, PipelineError> {
         if let Some(line) = nesting_exceeded(source, self.max_nesting_depth) {
             return Err(PipelineError::LimitExceeded {
                 what: "the bracket nesting of a source file".into(),
@@ -225,28 +271,137 @@ impl Extractor {
             return Err(too_slow());
         };
         let src = Source { text: source };
-        let declarations =
-            declarations(tree.root_node(), language, &src, deadline).ok_or_else(too_slow)?;
-        let mut found: Vec<Symbol> = declarations
-            .into_iter()
-            .map(|decl| Symbol {
-                path: path.to_string(),
-                language: language.fence(),
-                kind: decl.kind,
-                hash: token_hash(&decl, &src),
-                name: decl.name,
-                signature: languages::truncate(
-                    &cap_lines(&decl.signature, 40),
-                    MAX_SIGNATURE_CHARS,
-                ),
-                doc: first_sentence(&decl.doc),
-                line: decl.node.start_position().row + 1,
-            })
-            .collect();
-        found.sort_by(|a, b| a.line.cmp(&b.line).then_with(|| a.name.cmp(&b.name)));
-        found.dedup_by(|a, b| a.line == b.line && a.name == b.name && a.kind == b.kind);
-        Ok(found)
+        let root = tree.root_node();
+        let declarations = declarations(root, language, &src, deadline).ok_or_else(too_slow)?;
+        let module = match language {
+            Language::Go => path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string(),
+            _ => path.to_string(),
+        };
+        let mut go_examples = Vec::new();
+        // Each symbol with whether it is a stub: a signature without a body that only states
+        // an overload (TypeScript, Python `@overload`).
+        let mut found: Vec<(Symbol, bool)> = Vec::with_capacity(declarations.len());
+        for decl in declarations {
+            if language == Language::Go
+                && decl.kind == SymbolKind::Function
+                && decl.name.starts_with("Example")
+            {
+                go_examples.push((decl.name.clone(), go_example_body(decl.node, &src)));
+            }
+            let stub = decl.stub;
+            found.push((
+                Symbol {
+                    path: path.to_string(),
+                    language: language.fence(),
+                    kind: decl.kind,
+                    hash: token_hash(&decl, &src),
+                    examples: docs::examples(&decl.doc, language.fence()),
+                    doc: first_sentence(&decl.doc),
+                    parent: decl.parent,
+                    module: module.clone(),
+                    name: decl.name,
+                    signature: languages::truncate(&decl.signature, MAX_SIGNATURE_CHARS),
+                    line: decl.node.start_position().row + 1,
+                },
+                stub,
+            ));
+        }
+        found.sort_by(|(a, _), (b, _)| a.line.cmp(&b.line).then_with(|| a.name.cmp(&b.name)));
+        found.dedup_by(|(a, _), (b, _)| a.line == b.line && a.name == b.name && a.kind == b.kind);
+        let (overview, package) = languages::file_overview(language, root, &src);
+        Ok(Outline {
+            symbols: merge_overloads(found),
+            overview: docs::overview(&overview),
+            package,
+            go_examples,
+        })
     }
+}
+
+/// What the extract stage reads from one source file.
+pub(crate) struct Outline {
+    pub symbols: Vec<Symbol>,
+    /// The file's documentation (Rust `//!`, Python module docstring, Go package comment,
+    /// TS `@packageDocumentation`/`@module` JSDoc), its first paragraphs.
+    pub overview: String,
+    /// Go: the package clause's name.
+    pub package: Option<String>,
+    /// Go: `ExampleX` functions, by name, their bodies as examples.
+    pub go_examples: Vec<(String, Example)>,
+}
+
+/// The body of a Go example function, without its braces, as pkg.go.dev shows it.
+fn go_example_body(node: Node, src: &Source) -> Example {
+    let body = node
+        .child_by_field_name("body")
+        .map(|b| src.of(b))
+        .unwrap_or("");
+    let inner = body
+        .strip_prefix('{')
+        .and_then(|b| b.strip_suffix('}'))
+        .unwrap_or(body);
+    let lines: Vec<&str> = inner.lines().collect();
+    Example {
+        language: "go".into(),
+        code: docs::dedent(&lines).trim_matches('\n').to_string(),
+        label: String::new(),
+    }
+}
+
+/// One entry per name: overload signatures (TypeScript, Python `@overload`) and accessor
+/// pairs (TypeScript `get`/`set`) are one symbol, as TypeDoc and Sphinx show them. With
+/// stubs, the implementation's own signature is left out (it is not callable as written);
+/// the hash covers every declaration merged, so drift sees a change to any of them.
+fn merge_overloads(found: Vec<(Symbol, bool)>) -> Vec<Symbol> {
+    let mut out: Vec<Symbol> = Vec::with_capacity(found.len());
+    let mut stubs: Vec<bool> = Vec::with_capacity(found.len());
+    let mut index: std::collections::HashMap<(String, SymbolKind), usize> =
+        std::collections::HashMap::new();
+    for (symbol, stub) in found {
+        let mergeable = matches!(
+            symbol.kind,
+            SymbolKind::Function
+                | SymbolKind::Method
+                | SymbolKind::Constructor
+                | SymbolKind::Property
+        );
+        let key = (symbol.name.clone(), symbol.kind);
+        match index.get(&key).copied().filter(|_| mergeable) {
+            Some(at) => {
+                let kept = &mut out[at];
+                let had_stubs = stubs[at];
+                // An implementation after its overloads adds nothing; the first overload
+                // after a plain declaration replaces it.
+                match (had_stubs, stub) {
+                    (true, false) => {}
+                    (false, true) => kept.signature = symbol.signature.clone(),
+                    _ => {
+                        kept.signature.push('\n');
+                        kept.signature.push_str(&symbol.signature);
+                    }
+                }
+                if kept.doc.is_empty() {
+                    kept.doc = symbol.doc;
+                }
+                kept.examples.extend(symbol.examples);
+                let mut hasher = Sha256::new();
+                hasher.update(&kept.hash);
+                hasher.update(&symbol.hash);
+                kept.hash = hex(&hasher.finalize()[..16]);
+                stubs[at] = had_stubs || stub;
+            }
+            None => {
+                index.insert(key, out.len());
+                out.push(symbol);
+                stubs.push(stub);
+            }
+        }
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A node on the walk's way down.
@@ -293,6 +448,9 @@ fn declarations<'t>(
     let mut ancestors: Vec<Frame<'t>> = Vec::new();
     let mut leading: Vec<Node<'t>> = Vec::new();
     let mut visited = 0usize;
+    // The row where the previous sibling ended: a comment that starts on it trails that
+    // sibling (`Field int // doc`) and is no doc of the next one.
+    let mut previous_end_row: Option<usize> = None;
     loop {
         visited += 1;
         if visited.is_multiple_of(NODES_PER_CLOCK_CHECK) && Instant::now() >= deadline {
@@ -301,26 +459,36 @@ fn declarations<'t>(
         let node = cursor.node();
         let kind = node.kind();
         if kind.contains("comment") || languages::is_attribute(kind) {
-            leading.push(node);
+            if kind.contains("comment") && previous_end_row == Some(node.start_position().row) {
+                languages::trailing_comment(language, node, src, &mut found);
+            } else {
+                leading.push(node);
+            }
         } else {
             let place = Place {
                 ancestors: &ancestors,
                 leading: &leading,
             };
             languages::describe(language, node, &place, src, &mut found);
-            if language.holds_declarations(kind) && cursor.goto_first_child() {
+            if language.holds_declarations(kind)
+                && !languages::is_hidden_container(language, node, &leading, src)
+                && cursor.goto_first_child()
+            {
                 ancestors.push(Frame {
                     node,
                     leading: std::mem::take(&mut leading),
                 });
+                previous_end_row = None;
                 continue;
             }
             leading.clear();
+            previous_end_row = Some(node.end_position().row);
         }
         while !cursor.goto_next_sibling() {
             if !cursor.goto_parent() {
                 return Some(found);
             }
+            previous_end_row = Some(cursor.node().end_position().row);
             ancestors.pop();
             leading.clear();
         }
@@ -332,12 +500,12 @@ pub(crate) struct Source<'a> {
     pub text: &'a str,
 }
 
-impl Source<'_> {
-    pub fn of(&self, node: Node) -> &str {
+impl<'a> Source<'a> {
+    pub fn of(&self, node: Node) -> &'a str {
         self.text.get(node.byte_range()).unwrap_or("")
     }
 
-    pub fn between(&self, start: usize, end: usize) -> &str {
+    pub fn between(&self, start: usize, end: usize) -> &'a str {
         self.text.get(start..end).unwrap_or("")
     }
 }
@@ -349,6 +517,10 @@ pub(crate) struct Declaration<'tree> {
     pub signature: String,
     /// Doc comment lines without their markers.
     pub doc: Vec<String>,
+    /// The type a member belongs to.
+    pub parent: Option<String>,
+    /// A signature without a body (an overload).
+    pub stub: bool,
     /// The tokens of this node, up to `hash_end` (a byte offset), make the symbol's hash.
     pub node: Node<'tree>,
     pub hash_end: usize,
@@ -383,53 +555,7 @@ fn token_hash(decl: &Declaration, src: &Source) -> String {
         hasher.update(word);
         hasher.update([0x1f]);
     }
-    let digest = hasher.finalize();
-    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The first sentence of a doc comment: up to the first `.`, `!` or `?` followed by a space,
-/// within the first paragraph, before any tag (`@param`) or section heading (`# Errors`).
-pub(crate) fn first_sentence(lines: &[String]) -> String {
-    let mut paragraph = Vec::new();
-    for line in lines {
-        let line = line.trim();
-        if line.is_empty() {
-            if paragraph.is_empty() {
-                continue;
-            }
-            break;
-        }
-        if line.starts_with('@') || line.starts_with('#') || line.starts_with("```") {
-            break;
-        }
-        paragraph.push(line);
-    }
-    let text = paragraph.join(" ");
-    let chars: Vec<char> = text.chars().collect();
-    let mut end = chars.len();
-    for (i, c) in chars.iter().enumerate() {
-        if matches!(c, '.' | '!' | '?') && chars.get(i + 1).is_none_or(|n| n.is_whitespace()) {
-            end = i + 1;
-            break;
-        }
-    }
-    let sentence: String = chars[..end].iter().collect();
-    if sentence.chars().count() > 400 {
-        let cut: String = sentence.chars().take(399).collect();
-        format!("{cut}…")
-    } else {
-        sentence
-    }
-}
-
-fn cap_lines(text: &str, max: usize) -> String {
-    let mut lines = text.lines();
-    let kept: Vec<&str> = lines.by_ref().take(max).collect();
-    let mut out = kept.join("\n");
-    if lines.next().is_some() {
-        out.push_str("\n…");
-    }
-    out
+    hex(&hasher.finalize()[..16])
 }
 
 /// Reads a Markdown file as prose.
@@ -491,23 +617,6 @@ fn strip_frontmatter(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn first_sentence_stops_at_the_first_period() {
-        let lines = vec![
-            "Exports a report as CSV. Quoting follows RFC 4180.".to_string(),
-            "More.".to_string(),
-        ];
-        assert_eq!(first_sentence(&lines), "Exports a report as CSV.");
-        assert_eq!(
-            first_sentence(&["Uses v1.2 format".into(), "".into(), "x".into()]),
-            "Uses v1.2 format"
-        );
-        assert_eq!(
-            first_sentence(&["Adds.".into(), "@param x".into()]),
-            "Adds."
-        );
-    }
 
     #[test]
     fn prose_takes_title_and_nests_headings() {

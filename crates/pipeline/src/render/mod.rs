@@ -10,6 +10,7 @@
 //! items. What a template builds without printing it (`~` in a loop, `{% set %}` blocks,
 //! macro output) is bounded only by the fuel and by the run's process limits.
 
+pub(crate) mod api;
 pub(crate) mod changelog;
 
 use domain::Surface;
@@ -101,6 +102,9 @@ impl Renderer {
         });
         env.add_filter("comment", |s: String| {
             Value::from_safe_string(mdx::mdx_comment(&s))
+        });
+        env.add_filter("url", |s: String| {
+            Value::from_safe_string(link_destination(&s))
         });
         for surface in Surface::ALL {
             env.add_template(builtin_name(*surface), builtin(*surface))
@@ -294,6 +298,8 @@ pub(crate) struct Context<'a> {
     pub files: Vec<&'a str>,
     pub symbol_count: usize,
     pub symbol_groups: Vec<SymbolGroup<'a>>,
+    /// The developer docs' layout: modules, their types with members beneath, functions.
+    pub modules: Vec<api::ModuleView<'a>>,
     pub prose: &'a [Prose],
     /// Newest first.
     pub commits: &'a [Entry],
@@ -338,6 +344,30 @@ pub(crate) fn group_symbols(symbols: &[Symbol]) -> Vec<SymbolGroup<'_>> {
             }
         })
         .collect()
+}
+
+/// A URL as the destination of a Markdown link (`[text](…)`): characters that would end it
+/// or that MDX reads are percent-encoded; a URL of another scheme than http(s), mailto or
+/// none becomes `#`.
+fn link_destination(url: &str) -> String {
+    use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
+    const UNSAFE: &AsciiSet = &CONTROLS
+        .add(b' ')
+        .add(b'(')
+        .add(b')')
+        .add(b'<')
+        .add(b'>')
+        .add(b'{')
+        .add(b'}')
+        .add(b'[')
+        .add(b']')
+        .add(b'\\')
+        .add(b'`')
+        .add(b'"');
+    if !crate::validate::url_is_allowed(url) {
+        return "#".into();
+    }
+    utf8_percent_encode(url, UNSAFE).to_string()
 }
 
 /// `YYYY-MM-DD` (UTC) of a Unix time.

@@ -146,3 +146,33 @@ fn no_generated_article_runs_code_in_the_reference_compiler() {
         );
     }
 }
+
+#[test]
+fn developer_docs_with_anchors_and_links_compile_in_the_reference_compiler() {
+    let Some(dir) = harness() else { return };
+    let mut repo = testkit::Repo::new();
+    repo.write(
+        "lib/src/lib.rs",
+        "//! Overview with {braces} <b>.\n\n/// A `Vec<T>` of {x}.\npub struct S {\n    /// F <a>.\n    pub f: Vec<u8>,\n    g: u8,\n}\n\n/// Adds.\n///\n/// ```\n/// let x = {1};\n/// ```\npub fn add() {}\n",
+    );
+    repo.git
+        .remote("origin", "https://github.com/acme/w(i)dgets.git")
+        .unwrap();
+    repo.commit("feat: lib");
+    let output = pipeline::run(
+        &pipeline::RunRequest {
+            surfaces: Some(&[domain::Surface::DevDocs]),
+            ..crate::fixture::request(&repo.path, "lib")
+        },
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let body = output.articles[0].mdx_body.clone();
+    assert!(body.contains("<a id=\"lib-src-lib-rs-S-f\" />"), "{body}");
+    assert!(body.contains("](https://github.com/acme/"), "{body}");
+    let reports = evaluate(&dir, &[("dev-docs".into(), body.clone())]);
+    for result in reports[0]["results"].as_array().unwrap() {
+        assert_eq!(result["error"], Value::Null, "{body}");
+        assert_eq!(result["ran"], json!([]), "{body}");
+    }
+}
