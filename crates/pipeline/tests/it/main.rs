@@ -2,6 +2,7 @@
 
 mod drift;
 mod fixture;
+mod helpcenter;
 mod hostile;
 mod limits;
 mod mdx_js;
