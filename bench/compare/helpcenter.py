@@ -31,7 +31,8 @@ PLACEHOLDERS = [
     "todo: write",
     "coming soon",
 ]
-ADMONITION = re.compile(r"^\s*(:::+\s*[a-z]+|!!!\s+[a-z]+|\?\?\?\+?\s+[a-z]+|>\s*\[![A-Z]+\])", re.I)
+KINDS = r"(note|info|tip|hint|important|warning|caution|danger|attention|error|success|abstract|example|question|bug|quote)"
+ADMONITION = re.compile(r"^\s*(:::+\s*" + KINDS + r"\b|!!!\s+" + KINDS + r"\b|\?\?\?\+?\s+" + KINDS + r"\b|>\s*\[![A-Z]+\])", re.I)
 ESCAPED_HTML = re.compile(r"\\<(details|summary|img|br|kbd)\b", re.I)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)")
 HEADING = re.compile(r"^(#{1,6})\s")

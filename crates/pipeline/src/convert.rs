@@ -816,6 +816,8 @@ fn parse_tag(chars: &[char]) -> Option<Tag> {
         .collect::<String>()
         .to_ascii_lowercase();
     let mut attributes = Vec::new();
+    // Browsers read `a="x"b="y"` as two attributes; so does this.
+    let mut quoted = false;
     loop {
         let spaces = chars[i..].iter().take_while(|c| c.is_whitespace()).count();
         i += spaces;
@@ -839,7 +841,7 @@ fn parse_tag(chars: &[char]) -> Option<Tag> {
                 });
             }
             c if !closing
-                && spaces > 0
+                && (spaces > 0 || quoted)
                 && (c.is_ascii_alphabetic() || matches!(c, '_' | ':' | '@')) =>
             {
                 let start = i;
@@ -852,6 +854,7 @@ fn parse_tag(chars: &[char]) -> Option<Tag> {
                     .iter()
                     .collect::<String>()
                     .to_ascii_lowercase();
+                quoted = false;
                 let spaces = chars[i..].iter().take_while(|c| c.is_whitespace()).count();
                 let mut value = String::new();
                 if chars.get(i + spaces) == Some(&'=') {
@@ -862,6 +865,7 @@ fn parse_tag(chars: &[char]) -> Option<Tag> {
                             let end = chars[i + 1..].iter().position(|c| c == quote)?;
                             value = chars[i + 1..i + 1 + end].iter().collect();
                             i += end + 2;
+                            quoted = true;
                         }
                         _ => {
                             let len = chars[i..]
@@ -876,11 +880,13 @@ fn parse_tag(chars: &[char]) -> Option<Tag> {
                             }
                             value = chars[i..i + len].iter().collect();
                             i += len;
+                            quoted = false;
                         }
                     }
-                    if !chars
-                        .get(i)
-                        .is_some_and(|c| c.is_whitespace() || matches!(c, '>' | '/'))
+                    if !quoted
+                        && !chars
+                            .get(i)
+                            .is_some_and(|c| c.is_whitespace() || matches!(c, '>' | '/'))
                     {
                         return None;
                     }
@@ -986,6 +992,10 @@ mod tests {
             format!(
                 "See [the API](https://github.com/acme/widgets/blob/{COMMIT}/docs/api.md#usage)."
             )
+        );
+        assert_eq!(
+            convert("<img src=\"https://x.y/a.svg\" width=\"260\"alt=\"A\">"),
+            "<img src=\"https://x.y/a.svg\" alt=\"A\" />"
         );
         // Unpaired, unknown or unclosed details: escaped or closed, never broken.
         assert_eq!(convert("a <b>bold"), "a \\<b\\>bold");

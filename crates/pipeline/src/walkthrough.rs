@@ -73,6 +73,22 @@ const PROJECT_HEADINGS: &[&str] = &[
     "security",
 ];
 
+/// Names (file stems, as words) of documents about the project rather than its use.
+const PROJECT_FILES: &[&str] = &[
+    "code of conduct",
+    "code_of_conduct",
+    "authors",
+    "maintainers",
+    "governance",
+    "support",
+    "funding",
+    "history",
+    "news",
+    "roadmap",
+    "pull request template",
+    "issue template",
+];
+
 const SHELL_LANGUAGES: &[&str] = &[
     "sh",
     "bash",
@@ -110,17 +126,38 @@ pub(crate) struct Walkthrough {
 
 /// The walkthrough the documents describe, if any.
 pub(crate) fn derive(docs: &[Prose]) -> Option<Walkthrough> {
-    let mut order: Vec<&Prose> = docs.iter().collect();
-    order.sort_by_key(|doc| {
-        let name = doc.path.rsplit('/').next().unwrap_or(&doc.path);
-        let readme = name.to_ascii_lowercase().starts_with("readme");
-        (!readme, doc.path.matches('/').count(), doc.path.clone())
-    });
-    order.into_iter().find_map(|doc| {
+    // READMEs, then documents named like a procedure (quickstart.md, getting-started.md),
+    // then the others; never documents about the project itself (CONTRIBUTING.md).
+    let mut order: Vec<(u8, &Prose)> = docs
+        .iter()
+        .filter_map(|doc| {
+            let stem = stem(&doc.path);
+            if matches_words(&stem, PROJECT_HEADINGS) || matches_words(&stem, PROJECT_FILES) {
+                None
+            } else if stem.starts_with("readme") {
+                Some((0, doc))
+            } else if matches_words(&stem, USAGE_HEADINGS) {
+                Some((1, doc))
+            } else {
+                Some((2, doc))
+            }
+        })
+        .collect();
+    order.sort_by_key(|(rank, doc)| (*rank, doc.path.matches('/').count(), doc.path.clone()));
+    order.into_iter().find_map(|(rank, doc)| {
         let outline = Outline::new(&doc.markdown);
-        let rules: [(&'static str, &dyn Fn() -> Found); 4] = [
+        let whole = || {
+            let all = 0..outline.lines.len();
+            if rank == 1 {
+                outline.section_steps(all, &doc.title)
+            } else {
+                Found::default()
+            }
+        };
+        let rules: [(&'static str, &dyn Fn() -> Found); 5] = [
             ("headed steps", &|| outline.headed_steps()),
             ("usage sections", &|| outline.usage_sections()),
+            ("usage document", &whole),
             ("ordered list", &|| outline.ordered_list()),
             ("shell commands", &|| outline.shell_commands()),
         ];
@@ -632,6 +669,13 @@ fn step_number(text: &str) -> Option<&str> {
     Some(if rest.is_empty() { text } else { rest })
 }
 
+/// A file's name without folder and extension, lower case, `-`/`_` read as spaces.
+fn stem(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    stem.to_lowercase().replace(['-', '_'], " ")
+}
+
 /// Whether `text`, as lower-case words, contains one of `phrases`.
 fn matches_words(text: &str, phrases: &[&str]) -> bool {
     let words: String = text
@@ -815,6 +859,24 @@ mod tests {
         let w = derive(&[doc("docs/cli.md", "## Exporting\n\nExport everything\n```bash\nw export --all\n```\n\n## Development\n\n```sh\nmake test\n```\n")]).unwrap();
         assert_eq!(w.rule, "shell commands");
         assert_eq!(titles(&w), ["Export everything"]);
+    }
+
+    #[test]
+    fn a_document_named_like_a_procedure_is_one() {
+        let docs = [
+            doc("docs/contributing.md", "## Setup\n\n```sh\nmake dev\n```\n"),
+            doc("docs/api.md", "1. a\n2. b\n"),
+            doc(
+                "docs/quick-start.md",
+                "Hello.\n\n## Make a request\n\n```python\nget()\n```\n\n## Read it\n\nx\n",
+            ),
+        ];
+        let w = derive(&docs).unwrap();
+        assert_eq!(
+            (w.path.as_str(), w.rule),
+            ("docs/quick-start.md", "usage document")
+        );
+        assert_eq!(titles(&w), ["T", "Make a request", "Read it"]);
     }
 
     #[test]
