@@ -484,7 +484,19 @@ impl Blocks<'_, '_> {
                 i = callout.next;
                 continue;
             }
-            if let Some((level, text)) = heading(line) {
+            // A one-line paragraph underlined with `===` or `---` (a setext heading).
+            let setext = lines
+                .get(i + 1)
+                .and_then(|next| setext_level(next))
+                .filter(|_| {
+                    i == 0 || lines[i - 1].trim().is_empty() || heading(&lines[i - 1]).is_some()
+                })
+                .filter(|_| !line.starts_with([' ', '\t', '>', '-', '*', '+', '<', '|']));
+            let atx = heading(line);
+            if let Some((level, text)) = setext.map(|level| (level, line.trim())).or(atx) {
+                if setext.is_some() {
+                    i += 1;
+                }
                 while self
                     .headings
                     .last()
@@ -584,6 +596,22 @@ fn starts_with_details(line: &str) -> bool {
     ["<details", "</details", "<summary"]
         .iter()
         .any(|tag| trimmed.starts_with(tag))
+}
+
+/// The level of a setext underline (`===` → 1, `---` → 2).
+fn setext_level(line: &str) -> Option<usize> {
+    let trimmed = line.trim();
+    let indent = line.len() - line.trim_start().len();
+    if indent > 3 || trimmed.is_empty() {
+        return None;
+    }
+    if trimmed.chars().all(|c| c == '=') {
+        Some(1)
+    } else if trimmed.chars().all(|c| c == '-') {
+        Some(2)
+    } else {
+        None
+    }
 }
 
 /// An ATX heading: its level and text.
@@ -1054,6 +1082,10 @@ mod tests {
             "### A\n\n#### B\n\n##### C\n\n#### D\n\n##### E\n\n```\n# not a heading\n```"
         );
         assert_eq!(convert("#### Only\n\ntext"), "### Only\n\ntext");
+        assert_eq!(
+            convert("ignore\n======\nText.\n\nUsage\n-----\n\nMore\ntext\n---\n\n---"),
+            "### ignore\nText.\n\n#### Usage\n\nMore\ntext\n---\n\n---"
+        );
         assert_eq!(
             markdown_to_mdx("# A\n## B", "", &github(), 2),
             "## A\n### B"
