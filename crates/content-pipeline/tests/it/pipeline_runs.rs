@@ -131,7 +131,7 @@ async fn data(app: &TestApp, path: &str) -> Vec<Value> {
 
 #[tokio::test]
 async fn a_feature_whose_docs_say_nothing_about_usage_gets_no_help_center_article() {
-    let app = app!(TestApp::builder().workers());
+    let app = app!(TestApp::builder().run_worker());
     let mut repo = testkit::Repo::init(&app.dir.path().join("no-usage"));
     repo.write(
         "lib/lib.rs",
