@@ -217,10 +217,14 @@ fn usable_template(template: &Option<String>) -> Option<String> {
 }
 
 fn fill_file(template: &str, commit: &str, path: &str) -> String {
-    let encoded_path = path.split('/').map(segment).collect::<Vec<_>>().join("/");
     template
         .replace("{commit}", &segment(commit))
-        .replace("{path}", &encoded_path)
+        .replace("{path}", &encode_path(path))
+}
+
+/// A repository path with each segment percent-encoded, for a URL.
+pub(crate) fn encode_path(path: &str) -> String {
+    path.split('/').map(segment).collect::<Vec<_>>().join("/")
 }
 
 fn segment(value: &str) -> String {

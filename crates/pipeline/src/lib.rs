@@ -4,6 +4,7 @@
 //! database; the service calls it from its run workers and stores what it returns.
 
 mod collect;
+mod convert;
 mod drift;
 mod error;
 mod extract;
@@ -20,6 +21,7 @@ mod render;
 mod repository;
 mod run;
 mod validate;
+mod walkthrough;
 
 pub use domain::{Change, ChangeKind};
 pub use drift::DriftChecker;

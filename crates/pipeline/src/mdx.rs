@@ -25,6 +25,15 @@ pub fn escape_text(text: &str) -> String {
 /// formatting: fenced code stays verbatim, existing backslash escapes are kept, autolinks
 /// become links, HTML comments become MDX comments, and `{ } < >` elsewhere are escaped.
 pub fn sanitize_markdown(markdown: &str) -> String {
+    sanitize_with(markdown, |line, at_start| escape_line(line, at_start, true))
+}
+
+/// [`sanitize_markdown`] with another treatment of the text outside fences and comments:
+/// `escape(text, at_line_start)` must return MDX as safe as [`escape_line`]'s.
+pub(crate) fn sanitize_with(
+    markdown: &str,
+    mut escape: impl FnMut(&str, bool) -> String,
+) -> String {
     let mut out = String::with_capacity(markdown.len() + 16);
     let mut fence: Option<(char, usize)> = None;
     let mut comment: Option<String> = None;
@@ -65,7 +74,7 @@ pub fn sanitize_markdown(markdown: &str) -> String {
             continue;
         }
         while let Some(start) = rest.find("<!--") {
-            rendered.push_str(&escape_line(&rest[..start], rendered.is_empty(), true));
+            rendered.push_str(&escape(&rest[..start], rendered.is_empty()));
             let after = &rest[start + 4..];
             match after.find("-->") {
                 Some(end) => {
@@ -79,7 +88,7 @@ pub fn sanitize_markdown(markdown: &str) -> String {
             }
         }
         let at_start = rendered.is_empty();
-        rendered.push_str(&escape_line(rest, at_start, true));
+        rendered.push_str(&escape(rest, at_start));
         out.push_str(&rendered);
         out.push('\n');
     }
@@ -200,7 +209,7 @@ fn longest_run(text: &str, ch: char) -> usize {
 
 /// A line opening a fence: its char, length and info string. MDX has no indented code, so
 /// any indentation is allowed.
-fn opens_fence(line: &str) -> Option<(char, usize, &str)> {
+pub(crate) fn opens_fence(line: &str) -> Option<(char, usize, &str)> {
     let trimmed = line.trim_start_matches([' ', '\t']);
     let ch = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
     let len = trimmed.chars().take_while(|c| *c == ch).count();
@@ -212,7 +221,7 @@ fn opens_fence(line: &str) -> Option<(char, usize, &str)> {
 }
 
 /// MDX has no indented code, so a closing fence may be indented by any amount.
-fn closes_fence(line: &str, ch: char, len: usize) -> bool {
+pub(crate) fn closes_fence(line: &str, ch: char, len: usize) -> bool {
     let trimmed = line.trim_start_matches([' ', '\t']);
     let run = trimmed.chars().take_while(|c| *c == ch).count();
     run >= len && trimmed[run * ch.len_utf8()..].trim().is_empty()
@@ -231,7 +240,7 @@ fn escape(text: &str, prose: bool) -> String {
 
 /// Escapes one line. `line_start` says whether the text begins a line of the document (where
 /// `import`/`export` start an ES module block and `>` starts a block quote).
-fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
+pub(crate) fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
     let mut out = String::with_capacity(line.len() + 8);
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
@@ -373,7 +382,7 @@ fn safe_definition(line: &[char]) -> bool {
     }
 }
 
-fn find_closing_ticks(chars: &[char], from: usize, run: usize) -> Option<usize> {
+pub(crate) fn find_closing_ticks(chars: &[char], from: usize, run: usize) -> Option<usize> {
     let mut j = from;
     while j < chars.len() {
         if chars[j] == '`' {

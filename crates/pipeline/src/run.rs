@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::collect::{self, FeatureMatcher, RepoFile};
+use crate::convert::Links;
 use crate::error::PipelineError;
 use crate::extract::{self, Extractor, FileText, GoExample, Language, Prose, Symbol};
 use crate::feature::{self, Feature};
@@ -21,6 +22,7 @@ use crate::render::changelog::{self, Entry};
 use crate::render::{self, Context, Renderer, StepView};
 use crate::repository;
 use crate::validate;
+use crate::walkthrough::{self, Walkthrough};
 
 /// Template overrides larger than this are refused.
 const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
@@ -227,14 +229,36 @@ fn run_stages(
             json!({ "surfaces": overridden }),
         );
     }
-    let renderer = Renderer::new(overrides, req.limits)?;
+    // Where the repository is browsed: links from every surface go there.
+    let forge = Forge::detect(&repo, None);
+    let links = Links {
+        commit: commit.clone(),
+        forge: forge.clone(),
+    };
+    let walkthrough = if feature.steps.is_empty() && surfaces.contains(&Surface::HelpCenter) {
+        walkthrough::derive(&extracted.prose)
+    } else {
+        None
+    };
+    // The help center shows the documents without the part its steps already walk through.
+    let help_prose: Vec<Prose> = extracted
+        .prose
+        .iter()
+        .map(|doc| match &walkthrough {
+            Some(w) if w.path == doc.path => Prose {
+                markdown: walkthrough::without(&doc.markdown, &w.used),
+                ..doc.clone()
+            },
+            _ => doc.clone(),
+        })
+        .filter(|doc| !doc.markdown.is_empty())
+        .collect();
+    let steps = step_views(&feature, walkthrough.as_ref(), &captures, &links);
+    let renderer = Renderer::new(overrides, req.limits, links)?;
     let entries: Vec<Entry> = history.commits.iter().map(changelog::entry).collect();
     let log_groups = changelog::changelog(&entries);
     let since_commit = req.since_commit.filter(|_| history.since_found);
     let base_provenance = provenance(&commit, &extracted, &[]);
-    // The lead switches this to the forge the run detects once (with the manifest's
-    // `[forge]` table) when the changelog's links land.
-    let forge = Forge::detect(&repo, None);
     let link = |path: &str, line: usize| {
         forge
             .as_ref()?
@@ -242,9 +266,26 @@ fn run_stages(
     };
     let mut articles = Vec::with_capacity(surfaces.len());
     for surface in &surfaces {
+        let help_center = *surface == Surface::HelpCenter;
+        if help_center && steps.is_empty() && !renderer.is_overridden(*surface) {
+            log.log(
+                LogLevel::Info,
+                LogStage::Render,
+                "no help-center article: nothing in the feature's documents describes how to use it (no manifest steps, no usage section, ordered procedure or shell commands)",
+                json!({ "surface": surface.as_str(), "prose_files": extracted.prose.len() }),
+            );
+            continue;
+        }
+        if help_center && let Some(w) = &walkthrough {
+            log.log(
+                LogLevel::Info,
+                LogStage::Render,
+                &format!("derived the walkthrough from {}", w.path),
+                json!({ "path": w.path, "rule": w.rule, "steps": w.steps.len() }),
+            );
+        }
         let version = req.versions.get(surface).copied().unwrap_or(1);
         let (title, description) = title_and_description(*surface, &feature, &extracted, &entries);
-        let steps = step_views(&feature, &captures);
         let context = Context {
             feature: &feature,
             surface: surface.as_str(),
@@ -270,13 +311,18 @@ fn run_stages(
             } else {
                 Vec::new()
             },
-            prose: &extracted.prose,
+            prose: if help_center {
+                &help_prose
+            } else {
+                &extracted.prose
+            },
             commits: &entries,
             changelog: &log_groups,
             highlights: highlights(&entries),
             contributors: contributors(&entries),
-            steps,
+            steps: steps.clone(),
             capture_grounded: grounded,
+            steps_source: walkthrough.as_ref().map(|w| w.path.as_str()),
         };
         let body = renderer.render(*surface, &context)?;
         let mdx_body = format!(
@@ -504,7 +550,28 @@ fn captures(tree: &Tree, feature: &Feature) -> Vec<Capture> {
         .collect()
 }
 
-fn step_views<'a>(feature: &'a Feature, captures: &[Capture]) -> Vec<StepView<'a>> {
+/// The manifest's steps with their captures, else the walkthrough derived from the docs.
+fn step_views<'a>(
+    feature: &'a Feature,
+    derived: Option<&'a Walkthrough>,
+    captures: &[Capture],
+    links: &Links,
+) -> Vec<StepView<'a>> {
+    if let Some(walkthrough) = derived.filter(|_| feature.steps.is_empty()) {
+        return walkthrough
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| StepView {
+                number: i + 1,
+                title: &step.title,
+                body: &step.body,
+                source: &walkthrough.path,
+                capture: None,
+                image: None,
+            })
+            .collect();
+    }
     feature
         .steps
         .iter()
@@ -514,11 +581,12 @@ fn step_views<'a>(feature: &'a Feature, captures: &[Capture]) -> Vec<StepView<'a
             number: i + 1,
             title: &step.title,
             body: &step.body,
+            source: "",
             capture: capture.path.clone(),
             image: capture
                 .blob
                 .and(capture.path.as_ref())
-                .map(|p| format!("/{p}")),
+                .map(|p| links.file(p, true)),
         })
         .collect()
 }

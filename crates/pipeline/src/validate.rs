@@ -14,7 +14,10 @@ use crate::limits::Limits;
 use crate::nesting;
 
 /// The JSX components an article may contain, each with the attributes it may carry (all
-/// quoted strings): exactly what the built-in templates emit, plus the usual callouts.
+/// quoted strings): exactly what the built-in templates emit, plus the usual callouts, plus
+/// the HTML elements that repository Markdown keeps when converted (`convert.rs`: collapsible
+/// `<details>`, line breaks, keys, super- and subscripts, inline emphasis), none of them with
+/// an attribute that could run or load anything.
 pub const ALLOWED_COMPONENTS: &[(&str, &[&str])] = &[
     ("Steps", &[]),
     ("Step", &["title"]),
@@ -26,6 +29,23 @@ pub const ALLOWED_COMPONENTS: &[(&str, &[&str])] = &[
     ("Tip", &[]),
     // The developer docs' anchors (`<a id="pkg-Type-method" />`).
     ("a", &["id"]),
+    ("details", &[]),
+    ("summary", &[]),
+    ("br", &[]),
+    ("b", &[]),
+    ("strong", &[]),
+    ("i", &[]),
+    ("em", &[]),
+    ("kbd", &[]),
+    ("sup", &[]),
+    ("sub", &[]),
+    ("s", &[]),
+    ("del", &[]),
+    ("ins", &[]),
+    ("mark", &[]),
+    ("small", &[]),
+    ("u", &[]),
+    ("code", &[]),
 ];
 
 /// Attributes holding a URL, checked with [`url_is_allowed`].

@@ -380,7 +380,8 @@ impl TestApp {
     }
 
     /// A fixture repository `name` in the test's folder: `src/lib.rs` with one documented
-    /// function and a manifest declaring [`feature_ids`], in one commit.
+    /// function, `src/README.md` saying how to use it (so that the help center has a
+    /// walkthrough) and a manifest declaring [`feature_ids`], in one commit.
     pub fn repo(&self, name: &str) -> Repo {
         let mut repo = Repo::init(&self.dir.path().join(name));
         let manifest: String = feature_ids()
@@ -394,6 +395,10 @@ impl TestApp {
         repo.write(
             "src/lib.rs",
             "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+        )
+        .write(
+            "src/README.md",
+            "# Numbers\n\n## Usage\n\n1. Add `numbers` to your dependencies.\n2. Call `add(1, 2)`.\n",
         )
         .write(".content-pipeline/features.toml", manifest);
         repo.commit("feat: add numbers");

@@ -121,6 +121,103 @@ async fn a_run_writes_four_articles_with_log_and_events() {
     assert_eq!(numbers, vec![2, 1]);
 }
 
+/// The `data` of a list the API returns.
+async fn data(app: &TestApp, path: &str) -> Vec<Value> {
+    app.get(path).expect(200).await["data"]
+        .as_array()
+        .expect("a list")
+        .clone()
+}
+
+#[tokio::test]
+async fn a_feature_whose_docs_say_nothing_about_usage_gets_no_help_center_article() {
+    let app = app!(TestApp::builder().run_worker());
+    let mut repo = testkit::Repo::init(&app.dir.path().join("no-usage"));
+    repo.write(
+        "lib/lib.rs",
+        "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+    )
+    .write("lib/NOTES.md", "# Notes\n\nDesign notes only.\n");
+    repo.commit("feat: add numbers");
+    let ws = app.workspace_on("no-usage", &repo.path).await;
+    let hook = app
+        .webhook(&ws, "https://hooks.example.com/none", &["article.drafted"])
+        .await;
+    let done = app.run_feature(&ws, "lib").await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let surfaces: Vec<&str> = done["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["surface"].as_str().unwrap())
+        .collect();
+    assert_eq!(surfaces.len(), 3, "{done}");
+    assert!(!surfaces.contains(&"help-center"), "{done}");
+    let articles = data(&app, &format!("/v1/workspaces/{ws}/articles")).await;
+    assert!(articles.iter().all(|a| a["surface"] != "help-center"));
+    let log = data(
+        &app,
+        &format!("/v1/runs/{}/log?limit=100", done["id"].as_str().unwrap()),
+    )
+    .await;
+    assert!(
+        log.iter().any(|e| e["stage"] == "render"
+            && e["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("no help-center article")),
+        "{log:?}"
+    );
+    let hook = hook["id"].as_str().unwrap();
+    let deliveries = data(&app, &format!("/v1/webhooks/{hook}/deliveries?limit=100")).await;
+    assert_eq!(
+        deliveries.len(),
+        3,
+        "one article.drafted per article written"
+    );
+
+    // Documented later: the help center appears.
+    repo.write(
+        "lib/README.md",
+        "# Numbers\n\n## Usage\n\n1. Add the crate.\n2. Call `add`.\n",
+    );
+    repo.commit("docs: usage");
+    let done = app.run_feature(&ws, "lib").await;
+    assert_eq!(
+        done["artifacts"].as_array().map(Vec::len),
+        Some(4),
+        "{done}"
+    );
+    let articles = data(&app, &format!("/v1/workspaces/{ws}/articles")).await;
+    let help = articles
+        .iter()
+        .find(|a| a["surface"] == "help-center")
+        .expect("a help-center article")
+        .clone();
+    assert!(
+        help["mdx_body"]
+            .as_str()
+            .unwrap()
+            .contains("<Step title=\"Add the crate\">")
+    );
+
+    // The usage goes away: regenerating the help center stores nothing and still succeeds.
+    repo.remove("lib/README.md");
+    repo.commit("docs: drop usage");
+    let write = app.token(&ws, "write").await;
+    let id = help["id"].as_str().unwrap();
+    let queued = app
+        .post(&format!("/v1/articles/{id}/regenerate"))
+        .token(&write)
+        .expect(201)
+        .await;
+    let done = app.wait_for_run(queued["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert_eq!(done["artifacts"], json!([]));
+    let kept = app.get(&format!("/v1/articles/{id}")).expect(200).await;
+    assert_eq!(kept["version"], help["version"], "the last version stays");
+}
+
 #[tokio::test]
 async fn unknown_features_are_refused_at_trigger_time() {
     let app = app!();

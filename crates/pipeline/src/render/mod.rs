@@ -21,6 +21,7 @@ use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::convert::{self, Links};
 use crate::error::PipelineError;
 use crate::extract::{Prose, Symbol, SymbolKind};
 use crate::feature::Feature;
@@ -56,7 +57,12 @@ pub(crate) struct Renderer {
 
 impl Renderer {
     /// `overrides`: (surface, template source) read from the repository.
-    pub fn new(overrides: Vec<(Surface, String)>, limits: &Limits) -> Result<Self, PipelineError> {
+    /// `links`: where converted Markdown points for the repository's files.
+    pub fn new(
+        overrides: Vec<(Surface, String)>,
+        limits: &Limits,
+        links: Links,
+    ) -> Result<Self, PipelineError> {
         let mut env = Environment::new();
         let max_bytes = limits.max_article_bytes;
         let oversized = Arc::new(AtomicBool::new(false));
@@ -97,9 +103,20 @@ impl Renderer {
         env.add_filter("attr", |s: String| {
             Value::from_safe_string(mdx::jsx_attribute(&s))
         });
-        env.add_filter("markdown", |s: String| {
-            Value::from_safe_string(mdx::sanitize_markdown(&s))
-        });
+        // `markdown(path, level)`: Markdown read from the repository file `path` (relative
+        // links resolve against it; the repository root when omitted), its headings starting
+        // at `level` (3: under the article's `##` sections).
+        env.add_filter(
+            "markdown",
+            move |s: String, path: Option<String>, level: Option<usize>| {
+                Value::from_safe_string(convert::markdown_to_mdx(
+                    &s,
+                    path.as_deref().unwrap_or(""),
+                    &links,
+                    level.unwrap_or(3),
+                ))
+            },
+        );
         env.add_filter("comment", |s: String| {
             Value::from_safe_string(mdx::mdx_comment(&s))
         });
@@ -308,6 +325,8 @@ pub(crate) struct Context<'a> {
     pub contributors: Vec<&'a str>,
     pub steps: Vec<StepView<'a>>,
     pub capture_grounded: bool,
+    /// The document a walkthrough was derived from, when the manifest gives no steps.
+    pub steps_source: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -317,14 +336,19 @@ pub(crate) struct SymbolGroup<'a> {
     pub symbols: Vec<&'a Symbol>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub(crate) struct StepView<'a> {
     pub number: usize,
     pub title: &'a str,
+    /// Markdown.
     pub body: &'a str,
+    /// The repository file the body comes from, against which its relative links resolve:
+    /// the document a walkthrough was derived from, or `""` (the repository root) for the
+    /// manifest's steps.
+    pub source: &'a str,
     /// The capture's repository path, as declared.
     pub capture: Option<String>,
-    /// Site path of the image (`/` + repository path) when the capture exists.
+    /// URL of the image when the capture exists (`convert::Links::file`).
     pub image: Option<String>,
 }
 

@@ -147,7 +147,7 @@ fn javascript_links_are_not_links() {
 
 #[test]
 fn control_characters_in_a_title_give_valid_yaml() {
-    let output = run_ok(&repo("A\u{7f}B\u{85}C\u{9b} {x} <y>", "S.", &[], &[]));
+    let output = run_ok(&repo("A\u{7f}B\u{85}C\u{9b} {x} <y>", "S.", &["Go."], &[]));
     let help = body(&output, Surface::HelpCenter);
     assert!(
         help.contains("\ntitle: \"A\\u007FB\\u0085C\\u009B \\u007Bx\\u007D \\u003Cy\\u003E\"\n"),

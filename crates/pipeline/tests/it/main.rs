@@ -3,6 +3,7 @@
 mod devdocs;
 mod drift;
 mod fixture;
+mod helpcenter;
 mod hostile;
 mod limits;
 mod mdx_js;

@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use crate::helpcenter::widgets;
 use crate::hostile::{LIVE, repo, run_with};
 
 fn harness() -> Option<PathBuf> {
@@ -144,6 +145,66 @@ fn no_generated_article_runs_code_in_the_reference_compiler() {
             Some(article.title.as_str()),
             "the frontmatter is YAML holding the title: {report}"
         );
+    }
+}
+
+#[test]
+fn converted_repository_markdown_compiles_and_runs_nothing() {
+    let Some(dir) = harness() else { return };
+    let mut fixture = widgets();
+    fixture.write(
+        "widgets/docs/guide.md",
+        format!(
+            "# Guide\n\n<details><summary>Open <kbd>me</kbd></summary>\n\n> [!TIP]\n> Press <kbd>Ctrl</kbd><br>then <sup>1</sup>\n\n</details>\n\n<a href=\"javascript:alert(1)\">x</a> <img src=x onerror=\"alert(1)\"> <b onclick=\"alert(1)\">b</b>\n\n:::danger {LIVE}\n<script>alert(1)</script>\n:::\n\n!!! note \"{LIVE}\"\n    [rel](../README.md) ![i](shot.png)\n\n*a <b>c* d</b>\n"
+        ),
+    );
+    fixture.commit("docs: guide");
+    fixture
+        .git
+        .remote("origin", "https://github.com/acme/widgets.git")
+        .unwrap();
+    let output = pipeline::run(
+        &pipeline::RunRequest {
+            surfaces: Some(&[domain::Surface::HelpCenter, domain::Surface::DevDocs]),
+            ..crate::fixture::request(&fixture.path, "widgets")
+        },
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.articles.len(), 2);
+    let help = &output.articles[0].mdx_body;
+    for kept in [
+        "<Steps>",
+        "<details>",
+        "<kbd>me</kbd>",
+        "<Tip>",
+        "<br />",
+        "<Warning>",
+        "<Note>",
+    ] {
+        assert!(help.contains(kept), "{kept}:\n{help}");
+    }
+    let articles: Vec<(String, String)> = output
+        .articles
+        .iter()
+        .map(|a| (a.surface.to_string(), a.mdx_body.clone()))
+        .collect();
+    for (report, (_, mdx)) in evaluate(&dir, &articles).iter().zip(&articles) {
+        for result in report["results"].as_array().unwrap() {
+            assert_eq!(result["error"], Value::Null, "{report}\n{mdx}");
+            assert_eq!(result["ran"], json!([]), "{report}\n{mdx}");
+            let urls = result["urls"].as_array().unwrap();
+            assert!(
+                urls.iter().any(|u| u
+                    .as_str()
+                    .unwrap()
+                    .starts_with("https://github.com/acme/widgets/raw/")),
+                "images point at the forge: {report}"
+            );
+            for url in urls {
+                assert!(allowed_url(url.as_str().unwrap()), "{url}\n{mdx}");
+            }
+        }
     }
 }
 
