@@ -12,11 +12,12 @@ use crate::collect::{self, FeatureMatcher, RepoFile};
 use crate::error::PipelineError;
 use crate::extract::{self, Extractor, FileText, Language, Prose, Symbol};
 use crate::feature::{self, Feature};
+use crate::forge::Forge;
 use crate::log::LogSink;
 use crate::paths::MODE_LINK;
 use crate::provenance::{FileRole, FileSource, Provenance, SymbolSource};
 use crate::render::changelog::{self, Entry};
-use crate::render::{self, Context, Renderer, StepView};
+use crate::render::{self, Context, Renderer, StepView, blog};
 use crate::repository;
 use crate::validate;
 
@@ -111,6 +112,10 @@ fn run_stages(
     let commit = head.id().to_string();
     let tree = head.tree()?;
     let feature = feature::resolve_in_tree(&repo, &tree, req.feature_id)?;
+    let settings = feature::settings(&repo, &tree)?;
+    // The run's forge: every surface links commits, pull requests and files with this one.
+    let forge = Forge::detect(&repo, settings.forge.as_ref());
+    let rules = changelog::Rules::new(&settings.changelog)?;
     let surfaces: Vec<Surface> = match req.surfaces {
         Some(list) => {
             let mut unique = Vec::new();
@@ -149,10 +154,24 @@ fn run_stages(
             json!({ "paths": feature.paths }),
         );
     }
+    let tags = collect::Tags::read(&repo, &rules.tags)?;
+    if tags.capped {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Collect,
+            "the repository has more tags than are read; releases are found among the first",
+            json!({ "max_tags": collect::MAX_TAGS }),
+        );
+    }
+    let range = collect::Range {
+        since: req.since_commit,
+        releases: rules.releases,
+        tags: &tags,
+    };
     let history = collect::history(
         &repo,
         &head,
-        req.since_commit,
+        &range,
         &matcher,
         req.limits.max_commit_message_bytes,
     )?;
@@ -182,9 +201,12 @@ fn run_stages(
         json!({
             "files": files.len(),
             "bytes": files.iter().map(|f| f.bytes).sum::<u64>(),
-            "commits": history.commits.len(),
+            "commits": history.commits().count(),
             "commits_walked": history.walked,
             "truncated": history.truncated,
+            "release_tags": tags.count,
+            "releases": history.releases.iter().filter(|r| r.tag.is_some()).count(),
+            "renames_followed": history.renames,
             "since_commit": req.since_commit.filter(|_| history.since_found),
         }),
     );
@@ -224,14 +246,18 @@ fn run_stages(
         );
     }
     let renderer = Renderer::new(overrides, req.limits)?;
-    let entries: Vec<Entry> = history.commits.iter().map(changelog::entry).collect();
-    let log_groups = changelog::changelog(&entries);
+    let notes = changelog::notes(&history, &rules, forge.as_ref(), &commit);
+    let entries = &notes.entries;
+    let introducing = first_release(&repo, &notes.releases, &matcher);
+    // The feature's other articles exist even when this run regenerates the post alone.
+    let post = blog::post(&feature, &notes.releases, introducing, &feature.surfaces);
     let since_commit = req.since_commit.filter(|_| history.since_found);
     let base_provenance = provenance(&commit, &extracted, &[]);
     let mut articles = Vec::with_capacity(surfaces.len());
     for surface in &surfaces {
         let version = req.versions.get(surface).copied().unwrap_or(1);
-        let (title, description) = title_and_description(*surface, &feature, &extracted, &entries);
+        let (title, description) =
+            title_and_description(*surface, &feature, &extracted, entries, &post);
         let steps = step_views(&feature, &captures);
         let context = Context {
             feature: &feature,
@@ -254,10 +280,12 @@ fn run_stages(
             symbol_count: extracted.symbols.len(),
             symbol_groups: render::group_symbols(&extracted.symbols),
             prose: &extracted.prose,
-            commits: &entries,
-            changelog: &log_groups,
-            highlights: highlights(&entries),
-            contributors: contributors(&entries),
+            commits: entries,
+            changelog: &notes.all,
+            releases: &notes.releases,
+            post: &post,
+            highlights: highlights(entries),
+            contributors: contributors(entries),
             steps,
             capture_grounded: grounded,
         };
@@ -522,6 +550,7 @@ fn title_and_description(
     feature: &Feature,
     extracted: &Extracted,
     entries: &[Entry],
+    post: &blog::Post,
 ) -> (String, String) {
     let summary = extract::first_sentence(std::slice::from_ref(&feature.summary));
     let or = |fallback: String| {
@@ -549,10 +578,7 @@ fn title_and_description(
                 plural(entries.len(), "change")
             ),
         ),
-        Surface::Blog => (
-            format!("Introducing {title}"),
-            or(format!("What's new in {title}.")),
-        ),
+        Surface::Blog => (post.title.clone(), or(post.lede.clone())),
     }
 }
 
@@ -577,6 +603,30 @@ fn range_label(count: usize, since: Option<&str>, truncated: bool) -> String {
         label.push_str(" (latest only)");
     }
     label
+}
+
+/// Whether the newest tagged release is the feature's first: no earlier release tag holds a
+/// file of the feature.
+fn first_release(
+    repo: &Repository,
+    releases: &[changelog::Release],
+    matcher: &FeatureMatcher,
+) -> bool {
+    let Some(release) = releases.iter().find(|r| r.version.is_some()) else {
+        return false;
+    };
+    let Some(previous) = &release.previous_tag else {
+        return true;
+    };
+    let earlier = repo
+        .find_reference(&format!("refs/tags/{previous}"))
+        .and_then(|r| r.peel_to_commit())
+        .and_then(|c| c.tree());
+    match earlier {
+        Ok(tree) => !matcher.matches_any(&tree),
+        // An unreadable tag says nothing: no claim that the feature is new.
+        Err(_) => false,
+    }
 }
 
 /// The feature commits worth announcing: new features first, else the latest changes.

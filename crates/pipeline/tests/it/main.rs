@@ -1,5 +1,6 @@
 //! Integration tests on real git repositories; one binary (see STYLE.md).
 
+mod changelog;
 mod drift;
 mod fixture;
 mod hostile;
