@@ -3,11 +3,18 @@
 //! how to upgrade past breaking changes, where to read more, who made it.
 
 use domain::Surface;
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Serialize;
 
 use super::changelog::{Entry, Release};
 use crate::feature::Feature;
+
+/// A feature id as one path segment: RFC 3986's unreserved characters stay.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// Highlights listed at most (the changelog has the rest).
 const MAX_HIGHLIGHTS: usize = 12;
@@ -125,7 +132,7 @@ pub(crate) fn post<'a>(
             href: format!(
                 "../{}/{}",
                 s.as_str(),
-                utf8_percent_encode(&feature.id, NON_ALPHANUMERIC)
+                utf8_percent_encode(&feature.id, SEGMENT)
             ),
         })
         .collect();

@@ -525,6 +525,11 @@ fn the_blog_announces_the_newest_release() {
     repo.commit("feat(new): a new module");
     tag(&repo, "v2.14.0");
     let (output, _) = generate(&repo, "src/new", None, Surface::Blog);
+    assert!(
+        output.articles[0]
+            .mdx_body
+            .contains("(../dev-docs/src%2Fnew)")
+    );
     assert_eq!(output.articles[0].title, "Introducing New");
     assert!(
         output.articles[0]
