@@ -74,7 +74,7 @@ def normalise(text):
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links → their text
     text = re.sub(r"\(\s*`?[0-9a-f]{7,40}`?\s*\)", "", text)  # (sha)
     text = re.sub(r"\(#\d+\)|#\d+", "", text)
-    text = re.sub(r"^\*\*[^*]+:\*\*\s*|^\*\([^)]*\)\*\s*", "", text)  # scopes
+    text = re.sub(r"^\*\*[^*]+:\*\*\s*|^\*\*[^*]+\*\*:\s*|^\*\([^)]*\)\*\s*", "", text)  # scopes
     text = text.replace("\\", "").lower()
     text = re.sub(r"[^a-z0-9]+", " ", text)
     return text.strip()
@@ -101,9 +101,17 @@ def touches(clone, entry, feature):
     if feature in (".", ""):
         return True
     found = SHA.findall(entry)
-    if not found:
-        return True  # no commit to check: counted
-    files = git(clone, "show", "--format=", "--name-only", found[-1])
+    if found:
+        commit = found[-1]
+    else:
+        # No commit id (commitizen's format): the newest commit whose subject has the text.
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", entry)
+        text = re.sub(r"^\*\*[^*]+\*\*:?\s*|\s*\(#\d+\)", "", text).strip()
+        commit = git(clone, "log", "-n", "1", "--format=%H", "--fixed-strings",
+                     f"--grep={text[:60]}")
+        if not commit:
+            return True  # nothing to check: counted
+    files = git(clone, "show", "--format=", "--name-only", commit)
     return any(f == feature or f.startswith(feature.rstrip("/") + "/") for f in files.splitlines())
 
 
@@ -171,9 +179,23 @@ def main():
             for e in in_feature:
                 if not matches(e, shas, texts):
                     print(f"    missed: {e}")
+    # The whole range, sections ignored: an entry in the wrong release counts here.
+    all_theirs = [e for v in compared for e in theirs.get(v, [])]
+    all_in_feature = [e for e in all_theirs if touches(clone, e, args.feature)]
+    all_ours = [e for v in compared for e in ours.get(v, [])]
+    shas, texts = key_sets(all_ours)
+    t_shas, t_texts = key_sets(all_theirs)
+    range_row = (
+        len(all_theirs), len(all_in_feature), len(all_ours),
+        sum(matches(e, shas, texts) for e in all_theirs),
+        sum(matches(e, shas, texts) for e in all_in_feature),
+        sum(not matches(e, t_shas, t_texts) for e in all_ours),
+    )
     t, tf, m, f, ff, n = totals
     pct = lambda a, b: f"{100 * a / b:.0f}%" if b else "-"
     print(f"{'all':<14}{t:>7}{tf:>11}{m:>6}{pct(f, t):>8}{pct(ff, tf):>10}{pct(n, m):>7}")
+    t, tf, m, f, ff, n = range_row
+    print(f"{'range':<14}{t:>7}{tf:>11}{m:>6}{pct(f, t):>8}{pct(ff, tf):>10}{pct(n, m):>7}")
 
 
 if __name__ == "__main__":
