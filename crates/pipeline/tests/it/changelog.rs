@@ -539,3 +539,24 @@ fn the_blog_announces_the_newest_release() {
     let (output, _) = generate(&repo, "src", None, Surface::Blog);
     assert_eq!(output.articles[0].title, "What's new in Src 2.14.0");
 }
+
+#[test]
+fn tags_are_read_up_to_a_cap_and_the_log_says_so() {
+    let mut repo = repo();
+    change(&mut repo, "feat: tagged many times");
+    // Written as packed refs, as a repository with many tags keeps them.
+    let head = repo.head();
+    let packed: String = (0..10_001)
+        .map(|i| format!("{head} refs/tags/v0.0.{i}\n"))
+        .collect();
+    std::fs::write(repo.git.path().join("packed-refs"), packed).unwrap();
+    let (output, log) = generate(&repo, "src", None, Surface::Changelog);
+    assert!(output.articles[0].mdx_body.contains("tagged many times"));
+    assert!(
+        log.0
+            .iter()
+            .any(|(_, _, m, d)| m.contains("more tags than are read") && d["max_tags"] == 10_000),
+        "{:?}",
+        log.0
+    );
+}
