@@ -241,6 +241,9 @@ pub(crate) struct Range<'a> {
     pub since: Option<&'a str>,
     pub releases: usize,
     pub tags: &'a Tags,
+    /// Whether a commit will be listed: a release of release commits and chores alone does
+    /// not count against `releases`.
+    pub listed: &'a dyn Fn(&CommitInfo) -> bool,
 }
 
 /// The commits reachable from `head` and not from `since` that change a path of the feature
@@ -279,6 +282,9 @@ pub(crate) fn history(
         commits: Vec::new(),
     };
     let mut renamed = Renamed::default();
+    // Tagged releases passed that list something, and whether the current one does.
+    let mut counted = 0;
+    let mut current_counts = false;
     let mut listed = 0;
     let mut truncated = false;
     let mut walked = 0;
@@ -291,10 +297,10 @@ pub(crate) fn history(
             break;
         }
         if let Some(tag) = range.tags.at(oid) {
-            // Releases that do not touch the feature are not counted against the cap.
-            let done = releases.iter().filter(|r| r.tag.is_some()).count()
-                + usize::from(current.tag.is_some() && !current.commits.is_empty());
-            if done >= release_cap {
+            // Releases with nothing to list are not counted against the cap.
+            counted += usize::from(current.tag.is_some() && current_counts);
+            current_counts = false;
+            if counted >= release_cap {
                 break;
             }
             let previous = std::mem::replace(
@@ -320,13 +326,15 @@ pub(crate) fn history(
             let (email, email_cut) = cut_text(author.email_bytes(), max_message_bytes);
             cut += usize::from(message_cut || name_cut || email_cut);
             listed += 1;
-            current.commits.push(CommitInfo {
+            let info = CommitInfo {
                 sha: oid.to_string(),
                 message,
                 author: name,
                 email,
                 time: commit.time().seconds(),
-            });
+            };
+            current_counts |= (range.listed)(&info);
+            current.commits.push(info);
         }
     }
     if !current.commits.is_empty() {

@@ -167,6 +167,7 @@ fn run_stages(
         since: req.since_commit,
         releases: rules.releases,
         tags: &tags,
+        listed: &|commit| changelog::entry(commit, &rules, None).group.is_some(),
     };
     let history = collect::history(
         &repo,

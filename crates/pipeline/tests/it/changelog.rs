@@ -91,6 +91,10 @@ fn a_first_run_has_one_section_per_release_newest_first_and_the_last_three_only(
     repo.write("README.md", "x\n");
     repo.commit("feat: elsewhere");
     tag(&repo, "v0.3.1");
+    // Nor does one of a chore and its release commit: nothing in it is listed.
+    change(&mut repo, "chore: tidy src");
+    change(&mut repo, "chore(release): 0.3.2");
+    tag(&repo, "v0.3.2");
     change(&mut repo, "feat: in 0.4");
     tag(&repo, "v0.4.0");
     tag(&repo, "not-a-version");
@@ -103,6 +107,7 @@ fn a_first_run_has_one_section_per_release_newest_first_and_the_last_three_only(
     assert!(unreleased < v4 && v4 < v3 && v3 < v2, "{body}");
     assert!(body.contains("- after the newest tag"));
     assert!(!body.contains("0.3.1") && !body.contains("elsewhere"));
+    assert!(!body.contains("0.3.2") && !body.contains("tidy"));
     assert!(
         !body.contains("0.1.0") && !body.contains("first version"),
         "{body}"
