@@ -285,6 +285,8 @@ pub(crate) fn history(
     // Tagged releases passed that list something, and whether the current one does.
     let mut counted = 0;
     let mut current_counts = false;
+    // Tags already placed, so that one found by its subject names one release only.
+    let mut moved = std::collections::BTreeSet::new();
     let mut listed = 0;
     let mut truncated = false;
     let mut walked = 0;
@@ -296,7 +298,15 @@ pub(crate) fn history(
             truncated = true;
             break;
         }
-        if let Some(tag) = range.tags.at(oid) {
+        let commit = repo.find_commit(oid)?;
+        let tag = range.tags.at(oid).or_else(|| {
+            range
+                .tags
+                .moved(repo, head, &commit)
+                .filter(|t| !moved.contains(&t.name))
+        });
+        if let Some(tag) = tag {
+            moved.insert(tag.name.clone());
             // Releases with nothing to list are not counted against the cap.
             counted += usize::from(current.tag.is_some() && current_counts);
             current_counts = false;
@@ -314,7 +324,6 @@ pub(crate) fn history(
                 releases.push(previous);
             }
         }
-        let commit = repo.find_commit(oid)?;
         // A merge brings in commits that are listed themselves; its own message is noise.
         if commit.parent_count() > 1 {
             continue;
@@ -403,6 +412,9 @@ impl TagRule {
 #[derive(Default)]
 pub(crate) struct Tags {
     by_commit: std::collections::HashMap<Oid, Tag>,
+    /// Tags whose commit's subject names their version (`bump: version 1.2.2 → 1.2.3`), by
+    /// that subject, with the tagged commit.
+    by_subject: std::collections::HashMap<String, (Oid, Tag)>,
     /// True when the repository has more tags than [`MAX_TAGS`].
     pub capped: bool,
     pub count: usize,
@@ -410,7 +422,7 @@ pub(crate) struct Tags {
 
 impl Tags {
     pub fn read(repo: &Repository, rule: &TagRule) -> Result<Tags, PipelineError> {
-        let mut found: Vec<(semver::Version, String, Oid, i64)> = Vec::new();
+        let mut found: Vec<(semver::Version, String, Oid, i64, Option<String>)> = Vec::new();
         let mut capped = false;
         for (seen, reference) in repo.references_glob("refs/tags/*")?.enumerate() {
             if seen >= MAX_TAGS {
@@ -428,24 +440,33 @@ impl Tags {
             let Ok(commit) = reference.peel_to_commit() else {
                 continue;
             };
-            found.push((version, name, commit.id(), commit.time().seconds()));
+            let subject = commit
+                .summary_bytes()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .filter(|s| s.contains(&version.to_string()));
+            found.push((version, name, commit.id(), commit.time().seconds(), subject));
         }
         found.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
         let count = found.len();
         let mut by_commit = std::collections::HashMap::new();
+        let mut by_subject = std::collections::HashMap::new();
         let mut previous: Option<String> = None;
-        for (version, name, commit, time) in found {
+        for (version, name, commit, time, subject) in found {
             let tag = Tag {
                 name: name.clone(),
                 version: version.to_string(),
                 time,
                 previous: previous.replace(name),
             };
+            if let Some(subject) = subject {
+                by_subject.insert(subject, (commit, tag.clone()));
+            }
             // Two tags on one commit: the higher version names the release.
             by_commit.insert(commit, tag);
         }
         Ok(Tags {
             by_commit,
+            by_subject,
             capped,
             count,
         })
@@ -453,6 +474,16 @@ impl Tags {
 
     fn at(&self, commit: Oid) -> Option<&Tag> {
         self.by_commit.get(&commit)
+    }
+
+    /// The release of a tag put on a copy of `commit` that is not in HEAD's history (a release
+    /// commit amended or rebased after tagging): same subject, naming the tag's version.
+    fn moved(&self, repo: &Repository, head: &Commit, commit: &Commit) -> Option<&Tag> {
+        let subject = String::from_utf8_lossy(commit.summary_bytes()?);
+        let (tagged, tag) = self.by_subject.get(subject.as_ref())?;
+        let in_history =
+            *tagged == head.id() || repo.graph_descendant_of(head.id(), *tagged).unwrap_or(true);
+        (*tagged != commit.id() && !in_history).then_some(tag)
     }
 }
 

@@ -565,3 +565,34 @@ fn tags_are_read_up_to_a_cap_and_the_log_says_so() {
         log.0
     );
 }
+
+#[test]
+fn a_tag_on_an_amended_release_commit_still_ends_its_release() {
+    let mut repo = repo();
+    tag(&repo, "v1.0.0");
+    change(&mut repo, "feat: in 1.1");
+    let release = change(&mut repo, "bump: version 1.0.0 → 1.1.0");
+    // The tag is on a copy of the release commit that HEAD's history does not hold.
+    let copy = {
+        let release = repo.git.find_commit(release.parse().unwrap()).unwrap();
+        repo.git
+            .commit(
+                None,
+                &release.author(),
+                &git2::Signature::now("CI", "ci@example.com").unwrap(),
+                release.message().unwrap(),
+                &release.tree().unwrap(),
+                &[&release.parent(0).unwrap()],
+            )
+            .unwrap()
+    };
+    repo.git
+        .tag_lightweight("v1.1.0", &repo.git.find_object(copy, None).unwrap(), false)
+        .unwrap();
+    change(&mut repo, "feat: after 1.1");
+    let body = changelog(&repo);
+    let unreleased = position(&body, "label=\"Unreleased\"");
+    let v11 = position(&body, "label=\"1.1.0\"");
+    assert!(unreleased < position(&body, "after 1.1") && position(&body, "after 1.1") < v11);
+    assert!(v11 < position(&body, "- in 1.1"), "{body}");
+}
