@@ -11,8 +11,8 @@ use crate::feature::Feature;
 use crate::limits::Limits;
 use crate::paths::{MODE_LINK, MODE_SUBMODULE, check_link_entry, has_glob_syntax, literal_prefix};
 
-/// At most this many commits go into a changelog (the first run of a feature reads the whole
-/// history up to this cap).
+/// At most this many commits go into a changelog (a first run reads the newest releases, a
+/// repository without release tags its newest commits up to this cap).
 pub const MAX_COMMITS: usize = 500;
 /// Never walk more history than this looking for commits that touch a feature.
 const MAX_WALKED: usize = 100_000;
@@ -29,6 +29,7 @@ pub(crate) struct CommitInfo {
     pub sha: String,
     pub message: String,
     pub author: String,
+    pub email: String,
     pub time: i64,
 }
 
@@ -86,6 +87,27 @@ impl FeatureMatcher {
 
     pub fn is_match(&self, path: &str) -> bool {
         self.globs.is_match(path)
+    }
+
+    /// Whether `tree` holds at least one path of the feature.
+    pub fn matches_any(&self, tree: &Tree) -> bool {
+        let mut found = false;
+        // An aborted walk reports an error: `found` says why it stopped.
+        let _ = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+            let Ok(name) = entry.name() else {
+                return TreeWalkResult::Skip;
+            };
+            let path = format!("{root}{name}");
+            match entry.kind() {
+                Some(ObjectType::Tree) if !self.may_contain(&path) => TreeWalkResult::Skip,
+                Some(ObjectType::Blob) if self.is_match(&path) => {
+                    found = true;
+                    TreeWalkResult::Abort
+                }
+                _ => TreeWalkResult::Ok,
+            }
+        });
+        found
     }
 
     /// Whether the folder `dir` (no trailing slash) may contain matching paths.
@@ -184,76 +206,302 @@ pub(crate) fn files(
     Ok(files)
 }
 
-pub(crate) struct History {
+/// One release of the range: the commits from its tag back to the previous tag (or, for
+/// `tag: None`, the commits after the newest tag: "Unreleased").
+#[derive(Clone, Debug)]
+pub(crate) struct Release {
+    pub tag: Option<Tag>,
     /// Newest first.
     pub commits: Vec<CommitInfo>,
+}
+
+pub(crate) struct History {
+    /// Newest first; the first is "Unreleased" when commits follow the newest tag.
+    pub releases: Vec<Release>,
     /// False when `since` was given but is not a commit of this repository.
     pub since_found: bool,
     pub truncated: bool,
     pub walked: usize,
     /// Commits whose message or author was cut to `max_commit_message_bytes`.
     pub cut: usize,
+    /// Files renamed into the feature whose earlier paths were followed.
+    pub renames: usize,
 }
 
-/// The commits reachable from `head` and not from `since` that change a path of the feature,
-/// newest first, at most [`MAX_COMMITS`]. Merge commits are left out: the commits they merge
+impl History {
+    /// Every listed commit, newest first.
+    pub fn commits(&self) -> impl Iterator<Item = &CommitInfo> {
+        self.releases.iter().flat_map(|r| r.commits.iter())
+    }
+}
+
+/// What the walk covers: everything after `since`, or on a first run (`since` = `None`) the
+/// newest `releases` releases that touch the feature, plus the commits after them.
+pub(crate) struct Range<'a> {
+    pub since: Option<&'a str>,
+    pub releases: usize,
+    pub tags: &'a Tags,
+    /// Whether a commit will be listed: a release of release commits and chores alone does
+    /// not count against `releases`.
+    pub listed: &'a dyn Fn(&CommitInfo) -> bool,
+}
+
+/// The commits reachable from `head` and not from `since` that change a path of the feature
+/// (or an earlier path of one of its files, renames followed), newest first and split at the
+/// release tags, at most [`MAX_COMMITS`]. Merge commits are left out: the commits they merge
 /// are listed. Messages and author names are cut to `max_message_bytes`, so that a commit
 /// subject of megabytes never reaches an article.
 pub(crate) fn history(
     repo: &Repository,
     head: &Commit,
-    since: Option<&str>,
+    range: &Range,
     matcher: &FeatureMatcher,
     max_message_bytes: usize,
 ) -> Result<History, PipelineError> {
     let mut walk = repo.revwalk()?;
     walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)?;
     walk.push(head.id())?;
-    let mut since_found = true;
-    if let Some(since) = since {
-        match Oid::from_str(since)
+    let mut since_found = range.since.is_none();
+    if let Some(since) = range.since
+        && let Some(commit) = Oid::from_str(since)
             .ok()
             .and_then(|oid| repo.find_commit(oid).ok())
-        {
-            Some(commit) => walk.hide(commit.id())?,
-            None => since_found = false,
-        }
+    {
+        walk.hide(commit.id())?;
+        since_found = true;
     }
-    let mut commits = Vec::new();
+    // Without a usable previous run, the newest releases only.
+    let release_cap = if since_found && range.since.is_some() {
+        usize::MAX
+    } else {
+        range.releases
+    };
+    let mut releases: Vec<Release> = Vec::new();
+    let mut current = Release {
+        tag: None,
+        commits: Vec::new(),
+    };
+    let mut renamed = Renamed::default();
+    // Tagged releases passed that list something, and whether the current one does.
+    let mut counted = 0;
+    let mut current_counts = false;
+    // Tags already placed, so that one found by its subject names one release only.
+    let mut moved = std::collections::BTreeSet::new();
+    let mut listed = 0;
     let mut truncated = false;
     let mut walked = 0;
     let mut cut = 0;
     for oid in walk {
         let oid = oid?;
         walked += 1;
-        if commits.len() >= MAX_COMMITS || walked > MAX_WALKED {
+        if listed >= MAX_COMMITS || walked > MAX_WALKED {
             truncated = true;
             break;
         }
         let commit = repo.find_commit(oid)?;
+        let tag = range.tags.at(oid).or_else(|| {
+            range
+                .tags
+                .moved(repo, head, &commit)
+                .filter(|t| !moved.contains(&t.name))
+        });
+        if let Some(tag) = tag {
+            moved.insert(tag.name.clone());
+            // Releases with nothing to list are not counted against the cap.
+            counted += usize::from(current.tag.is_some() && current_counts);
+            current_counts = false;
+            if counted >= release_cap {
+                break;
+            }
+            let previous = std::mem::replace(
+                &mut current,
+                Release {
+                    tag: Some(tag.clone()),
+                    commits: Vec::new(),
+                },
+            );
+            if !previous.commits.is_empty() {
+                releases.push(previous);
+            }
+        }
         // A merge brings in commits that are listed themselves; its own message is noise.
         if commit.parent_count() > 1 {
             continue;
         }
-        if touches(repo, &commit, matcher)? {
+        if touches(repo, &commit, matcher, &mut renamed)? {
             let (message, message_cut) = cut_text(commit.message_bytes(), max_message_bytes);
-            let (author, author_cut) = cut_text(commit.author().name_bytes(), max_message_bytes);
-            cut += usize::from(message_cut || author_cut);
-            commits.push(CommitInfo {
+            let author = commit.author();
+            let (name, name_cut) = cut_text(author.name_bytes(), max_message_bytes);
+            let (email, email_cut) = cut_text(author.email_bytes(), max_message_bytes);
+            cut += usize::from(message_cut || name_cut || email_cut);
+            listed += 1;
+            let info = CommitInfo {
                 sha: oid.to_string(),
                 message,
-                author,
+                author: name,
+                email,
                 time: commit.time().seconds(),
-            });
+            };
+            current_counts |= (range.listed)(&info);
+            current.commits.push(info);
         }
     }
+    if !current.commits.is_empty() {
+        releases.push(current);
+    }
     Ok(History {
-        commits,
+        releases,
         since_found,
         truncated,
         walked,
         cut,
+        renames: renamed.paths.len(),
     })
+}
+
+/// Never read more tag references than this; the newest versions are kept.
+pub const MAX_TAGS: usize = 10_000;
+
+/// A release tag.
+#[derive(Clone, Debug)]
+pub(crate) struct Tag {
+    pub name: String,
+    /// The version without prefix, e.g. `1.2.3`.
+    pub version: String,
+    /// Commit time of the tagged commit.
+    pub time: i64,
+    /// The tag of the next lower version, for the compare link.
+    pub previous: Option<String>,
+}
+
+/// Which tag names are releases: `<prefix>[v]<semver>` by default (`v1.2.3`, `1.2.3`,
+/// `pkg@1.2.3` with prefix `pkg@`, `pkg-v1.2.3` with prefix `pkg-`), or a regular expression
+/// whose group `version` (else the first group, else the whole match) is the version.
+pub(crate) struct TagRule {
+    pub prefix: String,
+    pub pattern: Option<regex::Regex>,
+    pub prereleases: bool,
+}
+
+impl TagRule {
+    pub fn version(&self, name: &str) -> Option<semver::Version> {
+        let text = match &self.pattern {
+            Some(pattern) => {
+                let caps = pattern.captures(name)?;
+                caps.name("version")
+                    .or_else(|| caps.get(1))
+                    .or_else(|| caps.get(0))?
+                    .as_str()
+            }
+            None => name.strip_prefix(self.prefix.as_str())?,
+        };
+        let text = text.strip_prefix(['v', 'V']).unwrap_or(text);
+        let version = semver::Version::parse(text).ok().or_else(|| {
+            // `v1.2` is a release too.
+            let (major, minor) = text.split_once('.')?;
+            let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+            (numeric(major) && numeric(minor))
+                .then(|| semver::Version::parse(&format!("{text}.0")).ok())
+                .flatten()
+        })?;
+        (self.prereleases || version.pre.is_empty()).then_some(version)
+    }
+}
+
+/// The repository's release tags, by the commit they point to.
+#[derive(Default)]
+pub(crate) struct Tags {
+    by_commit: std::collections::HashMap<Oid, Tag>,
+    /// Tags whose commit's subject names their version (`bump: version 1.2.2 → 1.2.3`), by
+    /// that subject, with the tagged commit.
+    by_subject: std::collections::HashMap<String, (Oid, Tag)>,
+    /// True when the repository has more tags than [`MAX_TAGS`].
+    pub capped: bool,
+    pub count: usize,
+}
+
+impl Tags {
+    pub fn read(repo: &Repository, rule: &TagRule) -> Result<Tags, PipelineError> {
+        let mut found: Vec<(semver::Version, String, Oid, i64, Option<String>)> = Vec::new();
+        let mut capped = false;
+        for (seen, reference) in repo.references_glob("refs/tags/*")?.enumerate() {
+            if seen >= MAX_TAGS {
+                capped = true;
+                break;
+            }
+            let Ok(reference) = reference else { continue };
+            let Ok(name) = reference.shorthand().map(str::to_string) else {
+                continue;
+            };
+            let Some(version) = rule.version(&name) else {
+                continue;
+            };
+            // A tag of a tree or a blob is no release.
+            let Ok(commit) = reference.peel_to_commit() else {
+                continue;
+            };
+            let subject = commit
+                .summary_bytes()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .filter(|s| s.contains(&version.to_string()));
+            found.push((version, name, commit.id(), commit.time().seconds(), subject));
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let count = found.len();
+        let mut by_commit = std::collections::HashMap::new();
+        let mut by_subject = std::collections::HashMap::new();
+        let mut previous: Option<String> = None;
+        for (version, name, commit, time, subject) in found {
+            let tag = Tag {
+                name: name.clone(),
+                version: version.to_string(),
+                time,
+                previous: previous.replace(name),
+            };
+            if let Some(subject) = subject {
+                by_subject.insert(subject, (commit, tag.clone()));
+            }
+            // Two tags on one commit: the higher version names the release.
+            by_commit.insert(commit, tag);
+        }
+        Ok(Tags {
+            by_commit,
+            by_subject,
+            capped,
+            count,
+        })
+    }
+
+    fn at(&self, commit: Oid) -> Option<&Tag> {
+        self.by_commit.get(&commit)
+    }
+
+    /// The release of a tag put on a copy of `commit` that is not in HEAD's history (a release
+    /// commit amended or rebased after tagging): same subject, naming the tag's version.
+    fn moved(&self, repo: &Repository, head: &Commit, commit: &Commit) -> Option<&Tag> {
+        let subject = String::from_utf8_lossy(commit.summary_bytes()?);
+        let (tagged, tag) = self.by_subject.get(subject.as_ref())?;
+        let in_history =
+            *tagged == head.id() || repo.graph_descendant_of(head.id(), *tagged).unwrap_or(true);
+        (*tagged != commit.id() && !in_history).then_some(tag)
+    }
+}
+
+/// At most this many earlier paths of renamed files are followed.
+const MAX_RENAMED_PATHS: usize = 1_000;
+/// Rename detection compares at most this many added and deleted files of one commit.
+const RENAME_CANDIDATES: usize = 1_000;
+
+/// Earlier paths of the feature's files, found by rename detection while walking back.
+#[derive(Default)]
+struct Renamed {
+    paths: std::collections::BTreeSet<String>,
+}
+
+impl Renamed {
+    fn contains(&self, path: &str) -> bool {
+        self.paths.contains(path)
+    }
 }
 
 /// The text of `bytes`, cut to at most `max` bytes at a character boundary; true when cut.
@@ -273,13 +521,14 @@ fn touches(
     repo: &Repository,
     commit: &Commit,
     matcher: &FeatureMatcher,
+    renamed: &mut Renamed,
 ) -> Result<bool, PipelineError> {
     let tree = commit.tree()?;
     let parent = match commit.parent(0) {
         Ok(parent) => Some(parent.tree()?),
         Err(_) => None,
     };
-    differs(repo, parent.as_ref(), &tree, matcher)
+    differs(repo, parent.as_ref(), &tree, matcher, renamed)
 }
 
 fn differs(
@@ -287,22 +536,57 @@ fn differs(
     old: Option<&Tree>,
     new: &Tree,
     matcher: &FeatureMatcher,
+    renamed: &mut Renamed,
 ) -> Result<bool, PipelineError> {
     if !matcher.prefixes.is_empty() {
-        let before = old.map(|t| matcher.fingerprint(t));
-        let after = matcher.fingerprint(new);
+        let print = |tree: &Tree| {
+            let mut ids = matcher.fingerprint(tree);
+            ids.extend(
+                renamed
+                    .paths
+                    .iter()
+                    .map(|p| tree.get_path(Path::new(p)).ok().map(|e| e.id())),
+            );
+            ids
+        };
+        let before = old.map(print);
+        let after = print(new);
         match before {
             Some(before) if before == after => return Ok(false),
             None if after.iter().all(Option::is_none) => return Ok(false),
             _ => {}
         }
     }
-    let diff = repo.diff_tree_to_tree(old, Some(new), None)?;
-    Ok(diff.deltas().any(|d| {
-        [d.old_file().path(), d.new_file().path()]
-            .into_iter()
-            .flatten()
-            .filter_map(|p| p.to_str())
-            .any(|p| matcher.is_match(p))
-    }))
+    let mut diff = repo.diff_tree_to_tree(old, Some(new), None)?;
+    let ours = |path: Option<&Path>| {
+        path.and_then(|p| p.to_str())
+            .is_some_and(|p| matcher.is_match(p) || renamed.contains(p))
+    };
+    let mut touched = false;
+    let mut added = false;
+    for delta in diff.deltas() {
+        let new_ours = ours(delta.new_file().path());
+        touched |= new_ours || ours(delta.old_file().path());
+        added |= new_ours && delta.status() == git2::Delta::Added;
+    }
+    // A file that appears in the feature may have been moved there: its earlier path's
+    // commits are the feature's history too.
+    if added && renamed.paths.len() < MAX_RENAMED_PATHS {
+        let mut options = git2::DiffFindOptions::new();
+        options.renames(true).rename_limit(RENAME_CANDIDATES);
+        diff.find_similar(Some(&mut options))?;
+        let earlier: Vec<String> = diff
+            .deltas()
+            .filter(|d| d.status() == git2::Delta::Renamed && ours(d.new_file().path()))
+            .filter_map(|d| d.old_file().path()?.to_str().map(str::to_string))
+            .filter(|from| !matcher.is_match(from))
+            .collect();
+        for from in earlier {
+            if renamed.paths.len() >= MAX_RENAMED_PATHS {
+                break;
+            }
+            renamed.paths.insert(from);
+        }
+    }
+    Ok(touched)
 }

@@ -7,9 +7,11 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::error::PipelineError;
+use crate::forge::ForgeConfig;
 use crate::paths::{
     self, MODE_LINK, check_no_escaping_link, glob_escape, literal_prefix, normalize_relative,
 };
+use crate::render::changelog::ChangelogConfig;
 use crate::repository;
 
 pub const MANIFEST_PATH: &str = ".content-pipeline/features.toml";
@@ -55,6 +57,26 @@ impl Feature {
 struct ManifestFile {
     #[serde(default)]
     features: Vec<ManifestFeature>,
+    #[serde(default)]
+    changelog: ChangelogConfig,
+    forge: Option<ForgeConfig>,
+}
+
+/// The repository-wide settings of `features.toml` (its top-level tables).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Settings {
+    pub changelog: ChangelogConfig,
+    pub forge: Option<ForgeConfig>,
+}
+
+/// The top-level tables of `features.toml` at `tree`; defaults without a manifest.
+pub(crate) fn settings(repo: &Repository, tree: &Tree) -> Result<Settings, PipelineError> {
+    Ok(read_manifest(repo, tree)?
+        .map(|m| Settings {
+            changelog: m.changelog,
+            forge: m.forge,
+        })
+        .unwrap_or_default())
 }
 
 #[derive(Deserialize)]

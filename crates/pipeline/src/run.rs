@@ -19,7 +19,7 @@ use crate::paths::MODE_LINK;
 use crate::provenance::{FileRole, FileSource, Provenance, SymbolSource};
 use crate::render::api::{self, ModuleDoc};
 use crate::render::changelog::{self, Entry};
-use crate::render::{self, Context, Renderer, StepView};
+use crate::render::{self, Context, Renderer, StepView, blog};
 use crate::repository;
 use crate::validate;
 use crate::walkthrough::{self, Walkthrough};
@@ -115,6 +115,10 @@ fn run_stages(
     let commit = head.id().to_string();
     let tree = head.tree()?;
     let feature = feature::resolve_in_tree(&repo, &tree, req.feature_id)?;
+    let settings = feature::settings(&repo, &tree)?;
+    // The run's forge: every surface links commits, pull requests and files with this one.
+    let forge = Forge::detect(&repo, settings.forge.as_ref());
+    let rules = changelog::Rules::new(&settings.changelog)?;
     let surfaces: Vec<Surface> = match req.surfaces {
         Some(list) => {
             let mut unique = Vec::new();
@@ -153,10 +157,25 @@ fn run_stages(
             json!({ "paths": feature.paths }),
         );
     }
+    let tags = collect::Tags::read(&repo, &rules.tags)?;
+    if tags.capped {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Collect,
+            "the repository has more tags than are read; releases are found among the first",
+            json!({ "max_tags": collect::MAX_TAGS }),
+        );
+    }
+    let range = collect::Range {
+        since: req.since_commit,
+        releases: rules.releases,
+        tags: &tags,
+        listed: &|commit| changelog::entry(commit, &rules, None).group.is_some(),
+    };
     let history = collect::history(
         &repo,
         &head,
-        req.since_commit,
+        &range,
         &matcher,
         req.limits.max_commit_message_bytes,
     )?;
@@ -186,9 +205,12 @@ fn run_stages(
         json!({
             "files": files.len(),
             "bytes": files.iter().map(|f| f.bytes).sum::<u64>(),
-            "commits": history.commits.len(),
+            "commits": history.commits().count(),
             "commits_walked": history.walked,
             "truncated": history.truncated,
+            "release_tags": tags.count,
+            "releases": history.releases.iter().filter(|r| r.tag.is_some()).count(),
+            "renames_followed": history.renames,
             "since_commit": req.since_commit.filter(|_| history.since_found),
         }),
     );
@@ -229,8 +251,6 @@ fn run_stages(
             json!({ "surfaces": overridden }),
         );
     }
-    // Where the repository is browsed: links from every surface go there.
-    let forge = Forge::detect(&repo, None);
     let links = Links {
         commit: commit.clone(),
         forge: forge.clone(),
@@ -255,8 +275,19 @@ fn run_stages(
         .collect();
     let steps = step_views(&feature, walkthrough.as_ref(), &captures, &links);
     let renderer = Renderer::new(overrides, req.limits, links)?;
-    let entries: Vec<Entry> = history.commits.iter().map(changelog::entry).collect();
-    let log_groups = changelog::changelog(&entries);
+    let notes = changelog::notes(&history, &rules, forge.as_ref(), &commit);
+    let entries = &notes.entries;
+    let introducing = first_release(&repo, &notes.releases, &matcher);
+    // The feature's other articles exist even when this run regenerates the post alone; a
+    // help-center article only when something walks the reader through the feature.
+    let writes_help_center = !steps.is_empty() || renderer.is_overridden(Surface::HelpCenter);
+    let linked: Vec<Surface> = feature
+        .surfaces
+        .iter()
+        .copied()
+        .filter(|s| *s != Surface::HelpCenter || writes_help_center)
+        .collect();
+    let post = blog::post(&feature, &notes.releases, introducing, &linked);
     let since_commit = req.since_commit.filter(|_| history.since_found);
     let base_provenance = provenance(&commit, &extracted, &[]);
     let link = |path: &str, line: usize| {
@@ -267,7 +298,7 @@ fn run_stages(
     let mut articles = Vec::with_capacity(surfaces.len());
     for surface in &surfaces {
         let help_center = *surface == Surface::HelpCenter;
-        if help_center && steps.is_empty() && !renderer.is_overridden(*surface) {
+        if help_center && !writes_help_center {
             log.log(
                 LogLevel::Info,
                 LogStage::Render,
@@ -285,7 +316,8 @@ fn run_stages(
             );
         }
         let version = req.versions.get(surface).copied().unwrap_or(1);
-        let (title, description) = title_and_description(*surface, &feature, &extracted, &entries);
+        let (title, description) =
+            title_and_description(*surface, &feature, &extracted, entries, &post);
         let context = Context {
             feature: &feature,
             surface: surface.as_str(),
@@ -316,10 +348,12 @@ fn run_stages(
             } else {
                 &extracted.prose
             },
-            commits: &entries,
-            changelog: &log_groups,
-            highlights: highlights(&entries),
-            contributors: contributors(&entries),
+            commits: entries,
+            changelog: &notes.all,
+            releases: &notes.releases,
+            post: &post,
+            highlights: highlights(entries),
+            contributors: contributors(entries),
             steps: steps.clone(),
             capture_grounded: grounded,
             steps_source: walkthrough.as_ref().map(|w| w.path.as_str()),
@@ -664,6 +698,7 @@ fn title_and_description(
     feature: &Feature,
     extracted: &Extracted,
     entries: &[Entry],
+    post: &blog::Post,
 ) -> (String, String) {
     let summary = extract::first_sentence(std::slice::from_ref(&feature.summary));
     let or = |fallback: String| {
@@ -691,10 +726,7 @@ fn title_and_description(
                 plural(entries.len(), "change")
             ),
         ),
-        Surface::Blog => (
-            format!("Introducing {title}"),
-            or(format!("What's new in {title}.")),
-        ),
+        Surface::Blog => (post.title.clone(), or(post.lede.clone())),
     }
 }
 
@@ -719,6 +751,30 @@ fn range_label(count: usize, since: Option<&str>, truncated: bool) -> String {
         label.push_str(" (latest only)");
     }
     label
+}
+
+/// Whether the newest tagged release is the feature's first: no earlier release tag holds a
+/// file of the feature.
+fn first_release(
+    repo: &Repository,
+    releases: &[changelog::Release],
+    matcher: &FeatureMatcher,
+) -> bool {
+    let Some(release) = releases.iter().find(|r| r.version.is_some()) else {
+        return false;
+    };
+    let Some(previous) = &release.previous_tag else {
+        return true;
+    };
+    let earlier = repo
+        .find_reference(&format!("refs/tags/{previous}"))
+        .and_then(|r| r.peel_to_commit())
+        .and_then(|c| c.tree());
+    match earlier {
+        Ok(tree) => !matcher.matches_any(&tree),
+        // An unreadable tag says nothing: no claim that the feature is new.
+        Err(_) => false,
+    }
 }
 
 /// The feature commits worth announcing: new features first, else the latest changes.

@@ -1,9 +1,229 @@
-//! Commits as a Keep-a-Changelog section: Conventional Commits parsed by `git-conventional`,
-//! grouped the way git-cliff's default configuration does, breaking changes first.
+//! Commits as release notes, the way git-cliff's configurations and release-please write
+//! them: Conventional Commits parsed by `git-conventional`, grouped by their type (never by
+//! the words of the subject), one section per release tag, breaking changes on top of each.
+//!
+//! What is left out: release commits, merge commits (collect never lists them) and bot
+//! authors, always; `chore`, `ci`, `build`, `test`, `style` and `docs` commits, and commits
+//! that are not Conventional Commits (git-cliff's `filter_unconventional = true`), unless the
+//! repository's `[changelog]` settings say otherwise. A revert and the commit it reverts both
+//! leave when both are in the range.
 
-use serde::Serialize;
+use regex::{Regex, RegexBuilder};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
-use crate::collect::CommitInfo;
+use crate::collect::{CommitInfo, History, TagRule};
+use crate::error::PipelineError;
+use crate::forge::Forge;
+
+/// How many releases a feature's first run covers when `[changelog] releases` is not set.
+pub const DEFAULT_RELEASES: usize = 3;
+/// Longest regular expression accepted in `[changelog]`.
+const MAX_PATTERN_BYTES: usize = 1024;
+/// Compiled size cap of one such expression (the `regex` crate matches in linear time; this
+/// bounds its memory).
+const MAX_REGEX_BYTES: usize = 256 * 1024;
+
+/// `[changelog]` in `features.toml`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangelogConfig {
+    /// Releases a feature's first run covers (plus the commits after the newest tag).
+    pub releases: Option<usize>,
+    /// Release tags are `<tag_prefix>[v]<semver>`: `pkg@` for `pkg@1.2.3`, `pkg-` for
+    /// `pkg-v1.2.3`. Default: none (`v1.2.3` and `1.2.3`).
+    pub tag_prefix: Option<String>,
+    /// A regular expression for release tags instead; its group `version` (else its first
+    /// group, else the whole match) is the semver version.
+    pub tag_pattern: Option<String>,
+    /// Whether pre-release tags (`1.2.0-rc.1`) are releases. Default true, as in git-cliff.
+    pub prereleases: Option<bool>,
+    /// Commits that fit no group (not Conventional Commits, or of an unknown type) go to an
+    /// "Other" group instead of being left out. Default false.
+    pub other: Option<bool>,
+    /// Rules tried in order before the built-in ones, like git-cliff's `commit_parsers`.
+    #[serde(default)]
+    pub parsers: Vec<ParserConfig>,
+    /// Scope renames: `[changelog.scopes] cli = "Command line"`.
+    #[serde(default)]
+    pub scopes: BTreeMap<String, String>,
+}
+
+/// One rule: every regular expression given must match (`type` and `scope` match the whole
+/// value; `subject` and `author` anywhere, so anchor them with `^` as needed); then the commit
+/// goes to `group`, or is left out with `skip = true`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParserConfig {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub scope: Option<String>,
+    pub subject: Option<String>,
+    pub author: Option<String>,
+    pub group: Option<String>,
+    #[serde(default)]
+    pub skip: bool,
+}
+
+struct Parser {
+    kind: Option<Regex>,
+    scope: Option<Regex>,
+    subject: Option<Regex>,
+    author: Option<Regex>,
+    /// `None`: skip.
+    group: Option<String>,
+}
+
+/// The `[changelog]` settings, checked and compiled.
+pub(crate) struct Rules {
+    pub releases: usize,
+    pub tags: TagRule,
+    other: bool,
+    parsers: Vec<Parser>,
+    scopes: BTreeMap<String, String>,
+}
+
+impl Rules {
+    pub fn new(config: &ChangelogConfig) -> Result<Rules, PipelineError> {
+        let mut parsers = Vec::with_capacity(config.parsers.len());
+        for (i, p) in config.parsers.iter().enumerate() {
+            let key = |name: &str| format!("changelog.parsers[{i}].{name}");
+            let group = match (&p.group, p.skip) {
+                (Some(_), true) | (None, false) => {
+                    return Err(PipelineError::InvalidManifest(format!(
+                        "{}: give either `group` or `skip = true`",
+                        key("group")
+                    )));
+                }
+                (Some(group), false) if group.trim().is_empty() => {
+                    return Err(PipelineError::InvalidManifest(format!(
+                        "{}: must not be empty",
+                        key("group")
+                    )));
+                }
+                (group, _) => group.clone(),
+            };
+            let whole = |v: &Option<String>, name: &str| {
+                v.as_deref()
+                    .map(|p| compile(&format!("^(?:{p})$"), p, &key(name)))
+                    .transpose()
+            };
+            let anywhere = |v: &Option<String>, name: &str| {
+                v.as_deref().map(|p| compile(p, p, &key(name))).transpose()
+            };
+            parsers.push(Parser {
+                kind: whole(&p.kind, "type")?,
+                scope: whole(&p.scope, "scope")?,
+                subject: anywhere(&p.subject, "subject")?,
+                author: anywhere(&p.author, "author")?,
+                group,
+            });
+        }
+        let pattern = config
+            .tag_pattern
+            .as_deref()
+            .map(|p| compile(p, p, "changelog.tag_pattern"))
+            .transpose()?;
+        Ok(Rules {
+            releases: config.releases.unwrap_or(DEFAULT_RELEASES),
+            tags: TagRule {
+                prefix: config.tag_prefix.clone().unwrap_or_default(),
+                pattern,
+                prereleases: config.prereleases.unwrap_or(true),
+            },
+            other: config.other.unwrap_or(false),
+            parsers,
+            scopes: config.scopes.clone(),
+        })
+    }
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            releases: DEFAULT_RELEASES,
+            tags: TagRule {
+                prefix: String::new(),
+                pattern: None,
+                prereleases: true,
+            },
+            other: false,
+            parsers: Vec::new(),
+            scopes: BTreeMap::new(),
+        }
+    }
+}
+
+/// `source` compiled as `pattern`, with the size caps; an error names the manifest key.
+fn compile(pattern: &str, source: &str, key: &str) -> Result<Regex, PipelineError> {
+    if source.len() > MAX_PATTERN_BYTES {
+        return Err(PipelineError::InvalidManifest(format!(
+            "{key}: the regular expression is longer than {MAX_PATTERN_BYTES} bytes"
+        )));
+    }
+    RegexBuilder::new(pattern)
+        .size_limit(MAX_REGEX_BYTES)
+        .dfa_size_limit(MAX_REGEX_BYTES)
+        .build()
+        .map_err(|e| {
+            let reason = match e {
+                regex::Error::CompiledTooBig(_) => "it is too large".to_string(),
+                other => other
+                    .to_string()
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string(),
+            };
+            PipelineError::InvalidManifest(format!(
+                "{key}: invalid regular expression '{source}': {reason}"
+            ))
+        })
+}
+
+fn builtin(pattern: &str) -> Regex {
+    // Only the constant patterns below reach this; a test compiles each.
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("built-in pattern {pattern}: {e}"))
+}
+
+/// Release commits of release-please, semantic-release, commitizen, cargo-release, changesets
+/// and hand-written ones.
+static RELEASE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?ix)^(?:
+            (?:chore|build|ci)\((?:release|releases|version|bump)\)!?:
+          | (?:chore|build|ci|release)(?:\([^)]*\))?!?:\s*(?:release|prepare\s+(?:for\s+)?(?:a\s+)?release|bump\s+(?:the\s+)?version|version\s+bump|publish)\b
+          | release(?:\([^)]*\))?!?:
+          | bump(?:\([^)]*\))?!?:\s*version\b
+          | (?:release|bump|version|prepare)\s+(?:(?:version|to|for|release)\s+)*v?\d+\.\d+
+          | v?\d+\.\d+(?:\.\d+)?\S*$
+        )",
+    )
+});
+
+/// Dependabot, Renovate, GitHub Actions and every GitHub App (`name[bot]`).
+static BOT_NAME: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(?i)\[bot\]|^dependabot|^renovate|github-actions|^snyk-bot$"));
+static BOT_EMAIL: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(?i)\[bot\]@|^bot@renovateapp\.com$|dependabot|github-actions"));
+/// `(#123)` in a subject: the pull request it came from.
+static PULL: LazyLock<Regex> = LazyLock::new(|| builtin(r"\s*\(#(\d{1,9})\)"));
+/// git's own revert message.
+static REVERTS: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(?i)this reverts commit ([0-9a-f]{7,40})"));
+
+/// Whether an author is a bot (`name` or `email`).
+pub(crate) fn is_bot(name: &str, email: &str) -> bool {
+    BOT_NAME.is_match(name) || BOT_EMAIL.is_match(email)
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Pull {
+    pub number: u64,
+    pub url: Option<String>,
+}
 
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct Entry {
@@ -14,39 +234,78 @@ pub(crate) struct Entry {
     /// The Conventional Commits type (`feat`, `fix`, …); empty for other commits.
     #[serde(rename = "type")]
     pub kind: String,
+    /// After `[changelog.scopes]` renames.
     pub scope: Option<String>,
+    /// The subject without its type, scope and `(#123)` references.
     pub description: String,
+    /// The first line of the message, as written.
+    pub subject: String,
     pub breaking: bool,
+    /// The `BREAKING CHANGE:` footer; empty when there is none (`feat!:`).
     pub breaking_description: String,
     pub conventional: bool,
+    /// The group it is listed under; `None` when it is left out.
+    pub group: Option<String>,
+    pub commit_url: Option<String>,
+    pub pulls: Vec<Pull>,
+    #[serde(skip)]
+    email: String,
+    /// What a revert reverts: a commit id prefix and/or a subject.
+    #[serde(skip)]
+    reverts: Option<(Option<String>, String)>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub(crate) struct Group {
-    pub title: &'static str,
+    pub title: String,
     pub entries: Vec<Entry>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub(crate) struct Changelog {
     pub breaking: Vec<Entry>,
     pub groups: Vec<Group>,
 }
 
-/// Keep a Changelog's section order.
-const GROUPS: [&str; 6] = [
+/// One release section.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Release {
+    /// `1.2.3`; `None` for the commits after the newest tag.
+    pub version: Option<String>,
+    /// The version, or "Unreleased".
+    pub title: String,
+    pub tag: Option<String>,
+    /// The tagged commit's date, `YYYY-MM-DD` (UTC).
+    pub date: Option<String>,
+    pub previous_tag: Option<String>,
+    /// The forge's comparison of the previous tag with this one (or with HEAD).
+    pub compare_url: Option<String>,
+    pub breaking: Vec<Entry>,
+    pub groups: Vec<Group>,
+    /// Entries listed (breaking ones included).
+    pub count: usize,
+    /// Authors of the listed entries, bots excluded, in order of appearance.
+    pub contributors: Vec<String>,
+}
+
+/// Keep a Changelog's order, then the types it has no word for, then the repository's own
+/// groups (in the order `parsers` names them), then "Other".
+const GROUPS: [&str; 8] = [
     "Added",
     "Changed",
     "Deprecated",
     "Removed",
     "Fixed",
+    "Performance",
     "Security",
+    "Reverted",
 ];
+const OTHER: &str = "Other";
 
-pub(crate) fn entry(commit: &CommitInfo) -> Entry {
+pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -> Entry {
     let message = commit.message.trim();
     let subject = message.lines().next().unwrap_or("").trim().to_string();
-    let base = Entry {
+    let mut entry = Entry {
         sha: commit.sha.clone(),
         short_sha: commit.sha.chars().take(7).collect(),
         date: crate::render::date(commit.time),
@@ -54,109 +313,254 @@ pub(crate) fn entry(commit: &CommitInfo) -> Entry {
         kind: String::new(),
         scope: None,
         description: subject.clone(),
+        subject: subject.clone(),
         breaking: false,
         breaking_description: String::new(),
         conventional: false,
+        group: None,
+        commit_url: forge.and_then(|f| f.commit_url(&commit.sha)),
+        pulls: Vec::new(),
+        email: commit.email.clone(),
+        reverts: None,
     };
-    match git_conventional::Commit::parse(message) {
-        Ok(parsed) => Entry {
-            kind: parsed.type_().as_str().to_ascii_lowercase(),
-            scope: parsed.scope().map(|s| s.as_str().to_string()),
-            description: parsed.description().trim().to_string(),
-            breaking: parsed.breaking(),
-            breaking_description: parsed
-                .breaking_description()
-                .unwrap_or(parsed.description())
-                .lines()
-                .map(str::trim)
-                .collect::<Vec<_>>()
-                .join(" "),
-            conventional: true,
-            ..base
-        },
-        Err(_) => base,
+    let mut security = false;
+    let mut deprecated = false;
+    if let Ok(parsed) = git_conventional::Commit::parse(message) {
+        let description = parsed.description().trim().to_string();
+        let footer = parsed
+            .breaking_description()
+            .filter(|d| d.trim() != description)
+            .map(|d| d.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
+        for footer in parsed.footers() {
+            let token = footer.token().as_str().to_ascii_lowercase();
+            security |= token == "security";
+            deprecated |= token == "deprecated";
+        }
+        entry.kind = parsed.type_().as_str().to_ascii_lowercase();
+        entry.scope = parsed.scope().map(|s| s.as_str().to_string());
+        entry.breaking = parsed.breaking();
+        entry.breaking_description = footer;
+        entry.conventional = true;
+        entry.description = description;
+    }
+    if entry.kind == "revert" || (!entry.conventional && subject.starts_with("Revert \"")) {
+        let reverted = if entry.conventional {
+            entry.description.clone()
+        } else {
+            subject["Revert \"".len()..]
+                .trim_end_matches('"')
+                .to_string()
+        };
+        let sha = REVERTS.captures(message).map(|c| c[1].to_ascii_lowercase());
+        // Listed as what was reverted, in its own words.
+        if let Ok(inner) = git_conventional::Commit::parse(&reverted) {
+            entry.description = inner.description().trim().to_string();
+            if entry.scope.is_none() {
+                entry.scope = inner.scope().map(|s| s.as_str().to_string());
+            }
+        } else if !entry.conventional {
+            entry.description = reverted.clone();
+        }
+        entry.kind = "revert".into();
+        entry.reverts = Some((sha, reverted));
+    }
+    for caps in PULL.captures_iter(&entry.description) {
+        if let Ok(number) = caps[1].parse::<u64>() {
+            entry.pulls.push(Pull {
+                number,
+                url: forge.and_then(|f| f.pull_url(number)),
+            });
+        }
+    }
+    entry.description = PULL.replace_all(&entry.description, "").trim().to_string();
+    if let Some(scope) = &entry.scope
+        && let Some(renamed) = rules.scopes.get(scope)
+    {
+        entry.scope = Some(renamed.clone());
+    }
+    entry.group = classify(&entry, rules, security, deprecated);
+    entry
+}
+
+/// The group an entry is listed under, or `None` when it is left out.
+fn classify(entry: &Entry, rules: &Rules, security: bool, deprecated: bool) -> Option<String> {
+    if RELEASE.is_match(&entry.subject) || is_bot(&entry.author, &entry.email) {
+        return None;
+    }
+    let scope = entry.scope.as_deref().unwrap_or("");
+    for parser in &rules.parsers {
+        let matches = parser.kind.as_ref().is_none_or(|r| r.is_match(&entry.kind))
+            && parser.scope.as_ref().is_none_or(|r| r.is_match(scope))
+            && parser
+                .subject
+                .as_ref()
+                .is_none_or(|r| r.is_match(&entry.subject))
+            && parser
+                .author
+                .as_ref()
+                .is_none_or(|r| r.is_match(&entry.author) || r.is_match(&entry.email));
+        if matches {
+            return parser.group.clone();
+        }
+    }
+    let group = match entry.kind.as_str() {
+        // Documentation about security is documentation.
+        "docs" | "doc" => None,
+        "security" | "sec" => Some("Security"),
+        _ if security => Some("Security"),
+        "deprecate" | "deprecated" | "deprecation" => Some("Deprecated"),
+        _ if deprecated => Some("Deprecated"),
+        "feat" | "feature" => Some("Added"),
+        "fix" | "bugfix" | "hotfix" => Some("Fixed"),
+        "perf" => Some("Performance"),
+        "refactor" => Some("Changed"),
+        "revert" => Some("Reverted"),
+        "chore" | "ci" | "build" | "test" | "tests" | "style" => None,
+        _ if rules.other => Some(OTHER),
+        _ => None,
+    };
+    // A breaking change is news whatever its type.
+    match group {
+        None if entry.breaking && !matches!(entry.kind.as_str(), "docs" | "doc") => {
+            Some("Changed".to_string())
+        }
+        group => group.map(str::to_string),
     }
 }
 
-fn group_of(entry: &Entry) -> &'static str {
-    let description = entry.description.to_ascii_lowercase();
-    let scope = entry.scope.as_deref().unwrap_or("").to_ascii_lowercase();
-    let security = matches!(entry.kind.as_str(), "security" | "sec")
-        || scope == "security"
-        || description.contains("security")
-        || description.contains("vulnerab")
-        || description.contains("cve-");
-    if security {
-        return "Security";
+/// Drops every revert whose reverted commit is listed too, and that commit.
+fn cancel_reverts(entries: &mut Vec<Entry>) {
+    let mut gone = BTreeSet::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let Some((sha, subject)) = &entry.reverts else {
+            continue;
+        };
+        let target = entries.iter().enumerate().position(|(j, e)| {
+            j != i
+                && !gone.contains(&j)
+                && match sha {
+                    Some(sha) => e.sha.starts_with(sha.as_str()),
+                    None => e.subject == *subject,
+                }
+        });
+        if let Some(j) = target {
+            gone.insert(i);
+            gone.insert(j);
+        }
     }
-    let starts = |words: &[&str]| words.iter().any(|w| description.starts_with(w));
-    match entry.kind.as_str() {
-        "revert" => "Removed",
-        _ if starts(&["remove", "drop ", "delete"]) => "Removed",
-        _ if starts(&["deprecate"]) => "Deprecated",
-        "feat" | "feature" | "add" => "Added",
-        "fix" | "bugfix" | "hotfix" => "Fixed",
-        _ => "Changed",
-    }
+    let mut index = 0;
+    entries.retain(|_| {
+        index += 1;
+        !gone.contains(&(index - 1))
+    });
 }
 
-pub(crate) fn changelog(entries: &[Entry]) -> Changelog {
-    let breaking = entries.iter().filter(|e| e.breaking).cloned().collect();
-    let groups = GROUPS
-        .iter()
+/// Breaking changes first, then the groups in their order.
+pub(crate) fn changelog(entries: &[Entry], rules: &Rules) -> Changelog {
+    let listed = || entries.iter().filter(|e| e.group.is_some());
+    let breaking = listed().filter(|e| e.breaking).cloned().collect();
+    let mut titles: Vec<String> = GROUPS.iter().map(|g| g.to_string()).collect();
+    for parser in &rules.parsers {
+        if let Some(group) = &parser.group
+            && !titles.contains(group)
+        {
+            titles.push(group.clone());
+        }
+    }
+    if !titles.iter().any(|t| t == OTHER) {
+        titles.push(OTHER.to_string());
+    }
+    let groups = titles
+        .into_iter()
         .map(|title| Group {
-            title,
-            entries: entries
-                .iter()
-                .filter(|e| !e.breaking && group_of(e) == *title)
+            entries: listed()
+                .filter(|e| !e.breaking && e.group.as_deref() == Some(title.as_str()))
                 .cloned()
                 .collect(),
+            title,
         })
         .filter(|g| !g.entries.is_empty())
         .collect();
     Changelog { breaking, groups }
 }
 
+/// The run's notes: every listed entry (newest first), one section per release with at least
+/// one, and the whole range as one changelog.
+pub(crate) struct Notes {
+    pub entries: Vec<Entry>,
+    pub releases: Vec<Release>,
+    pub all: Changelog,
+}
+
+pub(crate) fn notes(history: &History, rules: &Rules, forge: Option<&Forge>, head: &str) -> Notes {
+    let mut entries: Vec<Entry> = history.commits().map(|c| entry(c, rules, forge)).collect();
+    cancel_reverts(&mut entries);
+    entries.retain(|e| e.group.is_some());
+    let mut releases = Vec::new();
+    for (i, release) in history.releases.iter().enumerate() {
+        let shas: BTreeSet<&str> = release.commits.iter().map(|c| c.sha.as_str()).collect();
+        let own: Vec<Entry> = entries
+            .iter()
+            .filter(|e| shas.contains(e.sha.as_str()))
+            .cloned()
+            .collect();
+        if own.is_empty() {
+            continue;
+        }
+        let notes = changelog(&own, rules);
+        let mut contributors: Vec<String> = Vec::new();
+        for e in &own {
+            if !e.author.is_empty() && !contributors.contains(&e.author) {
+                contributors.push(e.author.clone());
+            }
+        }
+        let (previous_tag, to) = match &release.tag {
+            Some(tag) => (tag.previous.clone(), tag.name.clone()),
+            // Unreleased: from the newest release of the range to HEAD.
+            None => (
+                history
+                    .releases
+                    .get(i + 1)
+                    .and_then(|r| r.tag.as_ref())
+                    .map(|t| t.name.clone()),
+                head.to_string(),
+            ),
+        };
+        releases.push(Release {
+            version: release.tag.as_ref().map(|t| t.version.clone()),
+            title: release
+                .tag
+                .as_ref()
+                .map_or_else(|| "Unreleased".to_string(), |t| t.version.clone()),
+            tag: release.tag.as_ref().map(|t| t.name.clone()),
+            date: release.tag.as_ref().map(|t| crate::render::date(t.time)),
+            compare_url: previous_tag
+                .as_deref()
+                .and_then(|from| forge?.compare_url(from, &to)),
+            previous_tag,
+            count: own.len(),
+            breaking: notes.breaking,
+            groups: notes.groups,
+            contributors,
+        });
+    }
+    let all = changelog(&entries, rules);
+    Notes {
+        entries,
+        releases,
+        all,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn commit(message: &str) -> CommitInfo {
-        CommitInfo {
-            sha: "0123456789abcdef".into(),
-            message: message.into(),
-            author: "Ada".into(),
-            time: 0,
-        }
-    }
-
     #[test]
-    fn groups_follow_keep_a_changelog() {
-        let entries: Vec<Entry> = [
-            "feat(export): add CSV export",
-            "fix: quote commas",
-            "feat!: drop the v1 format",
-            "refactor: split writer\n\nBREAKING CHANGE: Writer::new takes options",
-            "Tweak things without a type",
-            "fix(security): escape formulas",
-            "revert: feat: old thing",
-        ]
-        .iter()
-        .map(|m| entry(&commit(m)))
-        .collect();
-        let log = changelog(&entries);
-        assert_eq!(log.breaking.len(), 2);
-        assert_eq!(
-            log.breaking[1].breaking_description,
-            "Writer::new takes options"
-        );
-        let titles: Vec<&str> = log.groups.iter().map(|g| g.title).collect();
-        assert_eq!(titles, ["Added", "Changed", "Removed", "Fixed", "Security"]);
-        assert_eq!(log.groups[0].entries[0].scope.as_deref(), Some("export"));
-        assert_eq!(
-            log.groups[1].entries[0].description,
-            "Tweak things without a type"
-        );
-        assert!(!log.groups[1].entries[0].conventional);
+    fn built_in_patterns_compile() {
+        for pattern in [&RELEASE, &BOT_NAME, &BOT_EMAIL, &PULL, &REVERTS] {
+            LazyLock::force(pattern);
+        }
     }
 }

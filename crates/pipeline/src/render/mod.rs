@@ -11,6 +11,7 @@
 //! macro output) is bounded only by the fuel and by the run's process limits.
 
 pub(crate) mod api;
+pub(crate) mod blog;
 pub(crate) mod changelog;
 
 use domain::Surface;
@@ -27,7 +28,7 @@ use crate::extract::{Prose, Symbol, SymbolKind};
 use crate::feature::Feature;
 use crate::limits::Limits;
 use crate::mdx;
-use changelog::{Changelog, Entry};
+use changelog::{Changelog, Entry, Release};
 
 /// Macro recursion deep enough for any documentation template; each level can double what
 /// a template builds in memory.
@@ -122,6 +123,9 @@ impl Renderer {
         });
         env.add_filter("url", |s: String| {
             Value::from_safe_string(link_destination(&s))
+        });
+        env.add_filter("link", |text: Value, url: Option<String>| {
+            Value::from_safe_string(link(&text, url.as_deref()))
         });
         for surface in Surface::ALL {
             env.add_template(builtin_name(*surface), builtin(*surface))
@@ -245,6 +249,32 @@ fn template_error(surface: Surface, overridden: bool, e: &Error) -> PipelineErro
     PipelineError::InvalidTemplate(format!("{origin}{place}: {detail}"))
 }
 
+/// `[text](url)` when `url` is an http(s) address or a relative path (`./`, `../`, `/`),
+/// else the text alone. The text is escaped
+/// unless a filter made it safe (`code`); text with brackets is never linked, so that it
+/// cannot end the link early.
+fn link(text: &Value, url: Option<&str>) -> String {
+    let text = if text.is_safe() {
+        text.to_string()
+    } else {
+        mdx::escape_text(&text.to_string())
+    };
+    let web = url.filter(|u| {
+        let lower = u.get(..8).unwrap_or(u).to_ascii_lowercase();
+        lower.starts_with("https://")
+            || lower.starts_with("http://")
+            || u.starts_with("./")
+            || u.starts_with("../")
+            || (u.starts_with('/') && !u.starts_with("//"))
+    });
+    match web {
+        Some(url) if !text.contains(['[', ']', '\n']) && !text.is_empty() => {
+            format!("[{text}]({})", link_destination(url))
+        }
+        _ => text,
+    }
+}
+
 /// Collapses runs of blank lines that template control flow leaves behind.
 fn tidy(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
@@ -318,9 +348,15 @@ pub(crate) struct Context<'a> {
     /// The developer docs' layout: modules, their types with members beneath, functions.
     pub modules: Vec<api::ModuleView<'a>>,
     pub prose: &'a [Prose],
-    /// Newest first.
+    /// The listed changelog entries (left-out commits are not here), newest first.
     pub commits: &'a [Entry],
+    /// The whole range as one changelog.
     pub changelog: &'a Changelog,
+    /// One section per release, newest first ("Unreleased" first when commits follow the
+    /// newest release tag).
+    pub releases: &'a [Release],
+    /// The blog post's parts.
+    pub post: &'a blog::Post<'a>,
     pub highlights: Vec<&'a Entry>,
     pub contributors: Vec<&'a str>,
     pub steps: Vec<StepView<'a>>,

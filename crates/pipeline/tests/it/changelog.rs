@@ -1,0 +1,601 @@
+//! Release notes and release posts on repositories with version tags: sections per release,
+//! groups by Conventional Commits type, what is always left out, reverts, breaking changes,
+//! links, the `[changelog]` settings, renames, and the blog post of the newest release.
+
+use domain::Surface;
+use pipeline::{PipelineError, RunOutput, RunRequest, run, validate_mdx};
+use testkit::Repo;
+
+use crate::Recorded;
+use crate::fixture::request;
+
+/// A repository with one source file under `src/`, so that `src` is an implicit feature.
+fn repo() -> Repo {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: first version");
+    repo
+}
+
+/// A change under `src/` committed with `message`.
+fn change(repo: &mut Repo, message: &str) -> String {
+    change_as(repo, message, "Ada Lovelace")
+}
+
+fn change_as(repo: &mut Repo, message: &str, author: &str) -> String {
+    let n = repo.read("src/lib.rs").lines().count();
+    repo.write(
+        "src/lib.rs",
+        format!("{}pub fn f{n}() {{}}\n", repo.read("src/lib.rs")),
+    );
+    repo.commit_as(message, author)
+}
+
+fn tag(repo: &Repo, name: &str) {
+    let head = repo.git.head().unwrap().peel_to_commit().unwrap();
+    repo.git
+        .tag_lightweight(name, head.as_object(), false)
+        .unwrap();
+}
+
+fn body(repo: &Repo, feature: &str, since: Option<&str>, surface: Surface) -> String {
+    let (output, _) = generate(repo, feature, since, surface);
+    let body = output.articles[0].mdx_body.clone();
+    validate_mdx(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+    body
+}
+
+fn generate(
+    repo: &Repo,
+    feature: &str,
+    since: Option<&str>,
+    surface: Surface,
+) -> (RunOutput, Recorded) {
+    let mut log = Recorded::default();
+    let surfaces = [surface];
+    let output = run(
+        &RunRequest {
+            since_commit: since,
+            surfaces: Some(&surfaces),
+            ..request(&repo.path, feature)
+        },
+        &mut log,
+    )
+    .unwrap();
+    (output, log)
+}
+
+fn changelog(repo: &Repo) -> String {
+    body(repo, "src", None, Surface::Changelog)
+}
+
+fn position(body: &str, s: &str) -> usize {
+    body.find(s)
+        .unwrap_or_else(|| panic!("missing {s:?}:\n{body}"))
+}
+
+fn with_manifest(repo: &mut Repo, manifest: &str) {
+    repo.write(".content-pipeline/features.toml", manifest);
+    repo.commit("chore: settings");
+}
+
+#[test]
+fn a_first_run_has_one_section_per_release_newest_first_and_the_last_three_only() {
+    let mut repo = repo();
+    tag(&repo, "v0.1.0");
+    change(&mut repo, "feat: in 0.2");
+    tag(&repo, "0.2.0");
+    change(&mut repo, "feat: in 0.3");
+    tag(&repo, "v0.3.0");
+    // A release that does not touch the feature is no section and does not count.
+    repo.write("README.md", "x\n");
+    repo.commit("feat: elsewhere");
+    tag(&repo, "v0.3.1");
+    // Nor does one of a chore and its release commit: nothing in it is listed.
+    change(&mut repo, "chore: tidy src");
+    change(&mut repo, "chore(release): 0.3.2");
+    tag(&repo, "v0.3.2");
+    change(&mut repo, "feat: in 0.4");
+    tag(&repo, "v0.4.0");
+    tag(&repo, "not-a-version");
+    change(&mut repo, "fix: after the newest tag");
+    let body = changelog(&repo);
+    let unreleased = position(&body, "<Update label=\"Unreleased\"");
+    let v4 = position(&body, "<Update label=\"0.4.0\" description=\"2023-11-15\">");
+    let v3 = position(&body, "<Update label=\"0.3.0\"");
+    let v2 = position(&body, "<Update label=\"0.2.0\"");
+    assert!(unreleased < v4 && v4 < v3 && v3 < v2, "{body}");
+    assert!(body.contains("- after the newest tag"));
+    assert!(!body.contains("0.3.1") && !body.contains("elsewhere"));
+    assert!(!body.contains("0.3.2") && !body.contains("tidy"));
+    assert!(
+        !body.contains("0.1.0") && !body.contains("first version"),
+        "{body}"
+    );
+}
+
+#[test]
+fn a_later_run_covers_the_commits_since_the_previous_run_split_at_its_tags() {
+    let mut repo = repo();
+    for minor in 1..=5 {
+        change(&mut repo, &format!("feat: feature {minor}"));
+        tag(&repo, &format!("v1.{minor}.0"));
+    }
+    let since = change(&mut repo, "fix: before the previous run");
+    change(&mut repo, "feat: feature 6");
+    tag(&repo, "v1.6.0");
+    change(&mut repo, "feat: feature 7");
+    tag(&repo, "v1.7.0");
+    let body = body(&repo, "src", Some(&since), Surface::Changelog);
+    assert!(position(&body, "label=\"1.7.0\"") < position(&body, "label=\"1.6.0\""));
+    assert_eq!(body.matches("<Update").count(), 2, "{body}");
+    assert!(!body.contains("before the previous run"));
+}
+
+#[test]
+fn monorepo_tags_are_read_with_their_prefix() {
+    let mut repo = repo();
+    with_manifest(&mut repo, "[changelog]\ntag_prefix = \"pkg@\"\n");
+    change(&mut repo, "feat: one");
+    tag(&repo, "pkg@1.0.0");
+    change(&mut repo, "feat: two");
+    tag(&repo, "other@2.0.0");
+    change(&mut repo, "feat: three");
+    tag(&repo, "pkg@1.1.0");
+    let body = changelog(&repo);
+    assert!(body.contains("<Update label=\"1.1.0\""), "{body}");
+    assert!(!body.contains("2.0.0"));
+    let section = &body[position(&body, "label=\"1.1.0\"")..position(&body, "label=\"1.0.0\"")];
+    assert!(
+        section.contains("two") && section.contains("three"),
+        "{body}"
+    );
+
+    let mut repo = repo_with_tags_like("pkg-", &["pkg-v1.0.0", "pkg-v1.1.0-rc.1"]);
+    let body = changelog(&repo);
+    assert!(body.contains("label=\"1.1.0-rc.1\""), "{body}");
+    with_manifest(
+        &mut repo,
+        "[changelog]\ntag_pattern = '^pkg-v(?P<version>.+)$'\nprereleases = false\n",
+    );
+    let body = changelog(&repo);
+    assert!(!body.contains("label=\"1.1.0-rc.1\"") && body.contains("label=\"1.0.0\""));
+    assert!(position(&body, "label=\"Unreleased\"") < position(&body, "- before pkg-v1.1.0-rc.1"));
+}
+
+/// One `feat` commit per tag, with `[changelog] tag_prefix = prefix`.
+fn repo_with_tags_like(prefix: &str, tags: &[&str]) -> Repo {
+    let mut repo = repo();
+    with_manifest(
+        &mut repo,
+        &format!("[changelog]\ntag_prefix = \"{prefix}\"\n"),
+    );
+    for name in tags {
+        change(&mut repo, &format!("feat: before {name}"));
+        tag(&repo, name);
+    }
+    repo
+}
+
+#[test]
+fn commits_are_grouped_by_type_not_by_words() {
+    let mut repo = repo();
+    tag(&repo, "v1.0.0");
+    for message in [
+        "feat(cli): remove the confirmation prompt",
+        "fix: parse empty files",
+        "perf: cache the index",
+        "refactor: split the parser",
+        "deprecate: the v1 API",
+        "feat: new flag\n\nDeprecated: the old flag",
+        "security: reject path traversal",
+        "fix: bump zlib\n\nSecurity: CVE-2024-0001",
+        "docs(security): explain the threat model",
+        "chore: tidy",
+        "ci: cache",
+        "build: bump the toolchain",
+        "test: more cases",
+        "style: format",
+        "docs: typos",
+        "Remove the legacy path without a type",
+        "update: unknown type",
+    ] {
+        change(&mut repo, message);
+    }
+    let body = changelog(&repo);
+    let group = |title: &str| {
+        let start = position(&body, &format!("## {title}\n"));
+        let end = body[start + 3..]
+            .find("\n## ")
+            .map_or(body.len(), |e| start + 3 + e);
+        body[start..end].to_string()
+    };
+    assert!(group("Added").contains("**cli:** remove the confirmation prompt"));
+    assert!(group("Added").contains("- new flag") || group("Deprecated").contains("new flag"));
+    assert!(group("Fixed").contains("parse empty files"));
+    assert!(group("Performance").contains("cache the index"));
+    assert!(group("Changed").contains("split the parser"));
+    assert!(group("Deprecated").contains("the v1 API"));
+    assert!(group("Deprecated").contains("new flag"), "{body}");
+    assert!(group("Security").contains("reject path traversal"));
+    assert!(group("Security").contains("bump zlib"));
+    for gone in [
+        "threat model",
+        "tidy",
+        "- cache (",
+        "toolchain",
+        "more cases",
+        "format",
+        "typos",
+        "legacy path",
+        "unknown type",
+    ] {
+        assert!(!body.contains(gone), "{gone} listed:\n{body}");
+    }
+    assert!(!body.contains("## Removed"));
+    let order: Vec<usize> = [
+        "Added",
+        "Changed",
+        "Deprecated",
+        "Fixed",
+        "Performance",
+        "Security",
+    ]
+    .iter()
+    .map(|t| position(&body, &format!("## {t}\n")))
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{body}");
+
+    // `other = true`: what fits no group is listed under "Other".
+    with_manifest(&mut repo, "[changelog]\nother = true\n");
+    let body = changelog(&repo);
+    let other = position(&body, "## Other\n");
+    assert!(body[other..].contains("Remove the legacy path without a type"));
+    assert!(body[other..].contains("unknown type"));
+    assert!(!body.contains("typos"));
+}
+
+#[test]
+fn release_commits_merges_and_bots_are_always_left_out() {
+    let mut repo = repo();
+    with_manifest(&mut repo, "[changelog]\nother = true\n");
+    for message in [
+        "chore(release): 1.2.0",
+        "bump: version 1.2.3 → 1.2.4",
+        "chore(main): release 2.0.1",
+        "release: v1.2",
+        "chore: release 1.3.0",
+        "v1.3.1",
+    ] {
+        change(&mut repo, message);
+    }
+    change_as(&mut repo, "fix(deps): bump serde", "dependabot[bot]");
+    change_as(
+        &mut repo,
+        "chore(deps): update rust crate x",
+        "renovate[bot]",
+    );
+    change_as(&mut repo, "feat: generated", "github-actions[bot]");
+    change(&mut repo, "feat: kept");
+    let body = changelog(&repo);
+    assert!(body.contains("- kept"), "{body}");
+    for gone in [
+        "1.2.0",
+        "1.2.4",
+        "2.0.1",
+        "v1.2",
+        "1.3.0",
+        "1.3.1",
+        "serde",
+        "crate x",
+        "generated",
+    ] {
+        assert!(!body.contains(gone), "{gone} listed:\n{body}");
+    }
+}
+
+#[test]
+fn a_revert_cancels_the_reverted_commit_in_range_and_is_listed_otherwise() {
+    let mut repo = repo();
+    let old = change(&mut repo, "feat: old option");
+    tag(&repo, "v1.0.0");
+    let new = change(&mut repo, "feat(io): use mmap");
+    change(
+        &mut repo,
+        &format!("revert: feat(io): use mmap\n\nThis reverts commit {new}."),
+    );
+    change(
+        &mut repo,
+        &format!("Revert \"feat: old option\"\n\nThis reverts commit {old}."),
+    );
+    let body = body(&repo, "src", Some(&old), Surface::Changelog);
+    assert!(!body.contains("mmap"), "{body}");
+    let reverted = position(&body, "## Reverted");
+    assert!(body[reverted..].contains("- old option"), "{body}");
+    assert!(!body.contains("## Removed"));
+}
+
+#[test]
+fn breaking_changes_keep_their_subject_with_the_footer_beneath_on_top() {
+    let mut repo = repo();
+    tag(&repo, "v1.0.0");
+    change(&mut repo, "feat: add a flag");
+    change(
+        &mut repo,
+        "refactor(api)!: take options by value\n\nBREAKING CHANGE: Writer::new now takes\nWriterOptions.",
+    );
+    change(&mut repo, "chore!: drop Node 16");
+    let body = changelog(&repo);
+    let breaking = position(&body, "## Breaking changes");
+    assert!(breaking < position(&body, "## Added"));
+    assert!(
+        body.contains("- **api:** take options by value (`"),
+        "{body}"
+    );
+    assert!(
+        body.contains("\n\n  Writer::new now takes WriterOptions.\n"),
+        "{body}"
+    );
+    assert!(body[breaking..].contains("- drop Node 16"));
+}
+
+#[test]
+fn links_go_to_the_commit_the_pull_request_and_the_comparison() {
+    let mut repo = repo();
+    repo.git
+        .remote("origin", "git@github.com:acme/widgets.git")
+        .unwrap();
+    tag(&repo, "v1.0.0");
+    let sha = change(&mut repo, "feat: add [brackets] and <tags> (#42)");
+    tag(&repo, "v1.1.0");
+    let body = changelog(&repo);
+    assert!(
+        body.contains(&format!(
+            "- add [brackets] and \\<tags\\> ([#42](https://github.com/acme/widgets/pull/42)) ([`{}`](https://github.com/acme/widgets/commit/{sha}))",
+            &sha[..7]
+        )),
+        "{body}"
+    );
+    assert!(
+        body.contains(
+            "[Compare v1.0.0...v1.1.0](https://github.com/acme/widgets/compare/v1.0.0...v1.1.0)"
+        ),
+        "{body}"
+    );
+
+    // Without a known forge, plain text.
+    repo.git.remote_delete("origin").unwrap();
+    let body = changelog(&repo);
+    assert!(body.contains(&format!("(#42) (`{}`)", &sha[..7])), "{body}");
+    assert!(!body.contains("Compare"));
+}
+
+#[test]
+fn settings_add_groups_skip_commits_and_rename_scopes() {
+    let mut repo = repo();
+    with_manifest(
+        &mut repo,
+        r#"
+[changelog]
+scopes = { cli = "Command line" }
+
+[[changelog.parsers]]
+type = "deps"
+group = "Dependencies"
+
+[[changelog.parsers]]
+subject = "(?i)wip"
+skip = true
+
+[[changelog.parsers]]
+author = "^Grace"
+skip = true
+"#,
+    );
+    change(&mut repo, "deps: bump regex to 1.11");
+    change(&mut repo, "feat(cli): add --quiet");
+    change(&mut repo, "feat: WIP parser");
+    change_as(&mut repo, "fix: by Grace", "Grace Hopper");
+    let body = changelog(&repo);
+    assert!(position(&body, "## Added") < position(&body, "## Dependencies"));
+    assert!(body.contains("- bump regex to 1.11"));
+    assert!(body.contains("- **Command line:** add --quiet"), "{body}");
+    assert!(
+        !body.contains("parser") && !body.contains("by Grace"),
+        "{body}"
+    );
+
+    for (manifest, key) in [
+        (
+            "[[changelog.parsers]]\nsubject = \"(\"\nskip = true\n",
+            "changelog.parsers[0].subject",
+        ),
+        (
+            "[changelog]\ntag_pattern = \"[\"\n",
+            "changelog.tag_pattern",
+        ),
+        (
+            "[[changelog.parsers]]\ntype = \"a{1000}{1000}\"\nskip = true\n",
+            "changelog.parsers[0].type",
+        ),
+        (
+            "[[changelog.parsers]]\ntype = \"x\"\n",
+            "changelog.parsers[0].group",
+        ),
+    ] {
+        repo.write(".content-pipeline/features.toml", manifest);
+        repo.commit("chore: bad settings");
+        let err = run(
+            &RunRequest {
+                surfaces: Some(&[Surface::Changelog]),
+                ..request(&repo.path, "src")
+            },
+            &mut Recorded::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, PipelineError::InvalidManifest(m) if m.contains(key)),
+            "{manifest}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_file_moved_into_the_feature_keeps_its_history() {
+    let mut repo = Repo::new();
+    repo.write(
+        "old/parser.rs",
+        "pub fn parse() {}\n// a long enough body to be similar\n",
+    );
+    repo.commit("feat: the parser, before the move");
+    repo.write(
+        "old/parser.rs",
+        "pub fn parse() {}\n// a long enough body to be similar\n// fixed\n",
+    );
+    repo.commit("fix: the parser, still at its old path");
+    repo.write("old/other.rs", "pub fn other() {}\n");
+    repo.commit("feat: an unrelated file at the old place");
+    repo.rename("old/parser.rs", "src/parser.rs");
+    repo.commit("refactor: move the parser");
+    let (output, log) = generate(&repo, "src", None, Surface::Changelog);
+    let body = &output.articles[0].mdx_body;
+    assert!(body.contains("the parser, before the move"), "{body}");
+    assert!(body.contains("the parser, still at its old path"));
+    assert!(!body.contains("unrelated file"));
+    let collect = log
+        .0
+        .iter()
+        .find(|(_, _, m, _)| m == "collected files and commits")
+        .unwrap();
+    assert_eq!(collect.3["renames_followed"], 1);
+}
+
+#[test]
+fn the_blog_announces_the_newest_release() {
+    let mut repo = repo();
+    repo.git
+        .remote("origin", "https://github.com/acme/widgets")
+        .unwrap();
+    tag(&repo, "v2.12.0");
+    change(&mut repo, "feat(export): add CSV export");
+    change(&mut repo, "feat: faster startup");
+    change(&mut repo, "fix: one bug");
+    change(&mut repo, "chore: unrelated subject");
+    change_as(&mut repo, "fix(deps): bump", "dependabot[bot]");
+    change_as(
+        &mut repo,
+        "feat(api)!: rename Widget to Gadget\n\nBREAKING CHANGE: use Gadget::new",
+        "Grace Hopper",
+    );
+    tag(&repo, "v2.13.0");
+    change(&mut repo, "feat: not released yet");
+    let (output, _) = generate(&repo, "src", None, Surface::Blog);
+    let blog = &output.articles[0];
+    assert_eq!(blog.title, "What's new in Src 2.13.0");
+    let body = &blog.mdx_body;
+    validate_mdx(body).unwrap();
+    assert!(
+        body.contains("Src 2.13.0 brings 2 new features and one fix. It has one breaking change"),
+        "{body}"
+    );
+    assert!(
+        body.contains("## What's new\n\n- Faster startup\n\n### api\n\n- Rename Widget to Gadget\n\n### export\n\n- Add CSV export\n"),
+        "{body}"
+    );
+    assert!(body.contains("also fixes one bug"));
+    assert!(
+        body.contains("## How to upgrade\n\n- **api: rename Widget to Gadget**: use Gadget::new")
+    );
+    assert!(
+        body.contains("- [Src API reference](../dev-docs/src)"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("../help-center/"),
+        "nothing in the repository walks through Src, so it has no help-center article to link: {body}"
+    );
+    assert!(
+        body.contains("Thanks to Grace Hopper, Ada Lovelace."),
+        "{body}"
+    );
+    for gone in [
+        "dependabot",
+        "unrelated subject",
+        "not released",
+        "spans",
+        "Introducing",
+    ] {
+        assert!(!body.contains(gone), "{gone}:\n{body}");
+    }
+
+    // The first release of a feature introduces it.
+    repo.write("src/new/mod.rs", "pub fn new() {}\n");
+    repo.commit("feat(new): a new module");
+    tag(&repo, "v2.14.0");
+    let (output, _) = generate(&repo, "src/new", None, Surface::Blog);
+    assert!(
+        output.articles[0]
+            .mdx_body
+            .contains("(../dev-docs/src%2Fnew)")
+    );
+    assert_eq!(output.articles[0].title, "Introducing New");
+    assert!(
+        output.articles[0]
+            .mdx_body
+            .contains("New 2.14.0 is the first release of New.")
+    );
+    let (output, _) = generate(&repo, "src", None, Surface::Blog);
+    assert_eq!(output.articles[0].title, "What's new in Src 2.14.0");
+}
+
+#[test]
+fn tags_are_read_up_to_a_cap_and_the_log_says_so() {
+    let mut repo = repo();
+    change(&mut repo, "feat: tagged many times");
+    // Written as packed refs, as a repository with many tags keeps them.
+    let head = repo.head();
+    let packed: String = (0..10_001)
+        .map(|i| format!("{head} refs/tags/v0.0.{i}\n"))
+        .collect();
+    std::fs::write(repo.git.path().join("packed-refs"), packed).unwrap();
+    let (output, log) = generate(&repo, "src", None, Surface::Changelog);
+    assert!(output.articles[0].mdx_body.contains("tagged many times"));
+    assert!(
+        log.0
+            .iter()
+            .any(|(_, _, m, d)| m.contains("more tags than are read") && d["max_tags"] == 10_000),
+        "{:?}",
+        log.0
+    );
+}
+
+#[test]
+fn a_tag_on_an_amended_release_commit_still_ends_its_release() {
+    let mut repo = repo();
+    tag(&repo, "v1.0.0");
+    change(&mut repo, "feat: in 1.1");
+    let release = change(&mut repo, "bump: version 1.0.0 → 1.1.0");
+    // The tag is on a copy of the release commit that HEAD's history does not hold.
+    let copy = {
+        let release = repo.git.find_commit(release.parse().unwrap()).unwrap();
+        repo.git
+            .commit(
+                None,
+                &release.author(),
+                &git2::Signature::now("CI", "ci@example.com").unwrap(),
+                release.message().unwrap(),
+                &release.tree().unwrap(),
+                &[&release.parent(0).unwrap()],
+            )
+            .unwrap()
+    };
+    repo.git
+        .tag_lightweight("v1.1.0", &repo.git.find_object(copy, None).unwrap(), false)
+        .unwrap();
+    change(&mut repo, "feat: after 1.1");
+    let body = changelog(&repo);
+    let unreleased = position(&body, "label=\"Unreleased\"");
+    let v11 = position(&body, "label=\"1.1.0\"");
+    assert!(unreleased < position(&body, "after 1.1") && position(&body, "after 1.1") < v11);
+    assert!(v11 < position(&body, "- in 1.1"), "{body}");
+}
