@@ -425,45 +425,50 @@ async fn drafted_deliveries(app: &TestApp, hook: &str) -> usize {
         .count()
 }
 
+/// (surface, version, body) of every article of `ws`.
+async fn articles(app: &TestApp, ws: &str) -> Vec<(String, i64, String)> {
+    let mut list: Vec<(String, i64, String)> = app
+        .get(&format!("/v1/workspaces/{ws}/articles"))
+        .expect(200)
+        .await["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["surface"].as_str().unwrap().to_owned(),
+                a["version"].as_i64().unwrap(),
+                a["mdx_body"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    list.sort();
+    list
+}
+
 #[tokio::test]
 async fn a_rerun_at_an_unchanged_head_writes_nothing_and_says_so() {
-    let app = app!(TestApp::builder().workers());
+    let app = app!(TestApp::builder().run_worker());
     let mut repo = app.repo("rerun");
     let ws = app.workspace_on("rerun", &repo.path).await;
+    // The run's events and their deliveries are written with its end: counted once it ended.
     let hook = app
         .webhook(&ws, "https://hooks.example.com/rerun", &["article.drafted"])
         .await;
     let hook = hook["id"].as_str().unwrap();
     let first = app.run_feature(&ws, "src").await;
     assert_eq!(first["status"], "succeeded", "{first}");
-    app.drained().await;
     assert_eq!(drafted_deliveries(&app, hook).await, 4);
-    let articles = |app: &TestApp| {
-        let path = format!("/v1/workspaces/{ws}/articles");
-        async move {
-            let mut list: Vec<(String, i64, String)> = app.get(&path).expect(200).await["data"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|a| {
-                    (
-                        a["surface"].as_str().unwrap().to_owned(),
-                        a["version"].as_i64().unwrap(),
-                        a["mdx_body"].as_str().unwrap().to_owned(),
-                    )
-                })
-                .collect();
-            list.sort();
-            list
-        }
-    };
-    let before = articles(&app).await;
+    let before = articles(&app, &ws).await;
 
     // Same HEAD, same templates: the same articles, so nothing is written or announced.
     let again = app.run_feature(&ws, "src").await;
     assert_eq!(again["status"], "succeeded", "{again}");
-    app.drained().await;
-    assert_eq!(articles(&app).await, before, "same versions, same bodies");
+    assert_eq!(
+        articles(&app, &ws).await,
+        before,
+        "same versions, same bodies"
+    );
     assert_eq!(
         drafted_deliveries(&app, hook).await,
         4,
@@ -485,7 +490,6 @@ async fn a_rerun_at_an_unchanged_head_writes_nothing_and_says_so() {
     );
     repo.commit("docs: say what add adds");
     let changed = app.run_feature(&ws, "src").await;
-    app.drained().await;
     assert!(
         changed["artifacts"]
             .as_array()
@@ -499,7 +503,7 @@ async fn a_rerun_at_an_unchanged_head_writes_nothing_and_says_so() {
 
 #[tokio::test]
 async fn feature_dot_is_the_whole_repository() {
-    let app = app!(TestApp::builder().workers());
+    let app = app!(TestApp::builder().run_worker());
     let repo = app.repo("whole-repo");
     repo.write(
         "tools/cli.py",

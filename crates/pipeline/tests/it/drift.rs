@@ -119,11 +119,14 @@ fn a_removed_symbol_and_changed_prose_are_drift() {
     p.repo.commit("feat: rename export_csv");
     let mut changes = check(&p, &recorded);
     changes.sort_by(|a, b| a.path.cmp(&b.path));
-    assert_eq!(changes.len(), 2, "{changes:?}");
+    assert_eq!(changes.len(), 3, "{changes:?}");
     assert_eq!(changes[0].path, "docs/export.md");
     assert_eq!(changes[0].kind, ChangeKind::Modified);
     assert_eq!(changes[1].path, "src/export/formats.py");
     assert_eq!(changes[1].symbols, ["export_csv"]);
+    // The new name is a symbol the article does not show yet.
+    assert_eq!(changes[2].kind, ChangeKind::Added);
+    assert_eq!(changes[2].symbols, ["export_text"]);
 }
 
 #[test]

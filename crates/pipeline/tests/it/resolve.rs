@@ -47,7 +47,8 @@ fn implicit_features_are_files_or_folders() {
 #[test]
 fn unknown_feature_is_refused() {
     let p = product();
-    for id in ["nope", "src/missing", "", "."] {
+    // "." is the repository root (see feature_dot_is_the_whole_repository).
+    for id in ["nope", "src/missing", "", " "] {
         let err = resolve_feature(&p.repo.path, id).unwrap_err();
         assert!(
             matches!(err, PipelineError::UnknownFeature { .. }),
