@@ -65,6 +65,10 @@ pub struct Config {
     pub key_file: PathBuf,
     /// Pipeline runs executed at once by this process's run worker; 0 turns it off.
     pub run_concurrency: usize,
+    /// How long a claimed run (or drift check) stays its worker's without a heartbeat (sent
+    /// every third of it); a run whose worker died is claimed again once it expires.
+    #[serde(deserialize_with = "values::positive_duration")]
+    pub run_lease: Duration,
     /// An OpenAI-compatible chat-completions URL that polishes generated prose (optional).
     #[serde(deserialize_with = "values::http_url")]
     pub polish_url: Option<ServiceUrl>,
@@ -148,6 +152,7 @@ impl Default for Config {
             secret_key: None,
             key_file: PathBuf::from("content-pipeline.key"),
             run_concurrency: 2,
+            run_lease: Duration::from_secs(30),
             polish_url: None,
             polish_model: "gpt-4o-mini".into(),
             polish_api_key: None,
@@ -673,6 +678,7 @@ mod tests {
                 polish_url = "http://127.0.0.1:9/v1/chat/completions"
                 polish_timeout = "2s"
                 run_cpu_limit = 30
+                run_lease = "1m"
                 "#,
             )?;
             let c = load(Some("service.toml"))?;
@@ -687,6 +693,15 @@ mod tests {
             );
             assert_eq!(c.polish_timeout, secs(2));
             assert_eq!(c.run_cpu_limit, secs(30));
+            assert_eq!(c.run_lease, secs(60));
+            jail.set_env("CONTENT_PIPELINE_RUN_LEASE", "10");
+            assert_eq!(load(Some("service.toml"))?.run_lease, secs(10));
+            jail.set_env("CONTENT_PIPELINE_RUN_LEASE", "0");
+            let refused = load(Some("service.toml")).expect_err("a zero lease");
+            assert!(
+                refused.contains("CONTENT_PIPELINE_RUN_LEASE / run_lease"),
+                "{refused}"
+            );
             Ok(())
         });
     }

@@ -185,6 +185,7 @@ pub fn worker_context(
         deliveries: config.delivery_settings(),
         runs: workers::runs::RunWorkerConfig {
             concurrency: config.run_concurrency,
+            lease: config.run_lease,
             ..workers::runs::RunWorkerConfig::default()
         },
         base_url: base_url.trim_end_matches('/').into(),

@@ -10,15 +10,18 @@ pub enum ChangeKind {
     Modified,
     Deleted,
     Renamed,
+    /// New public symbols in a documented file: the article does not show them yet.
+    Added,
 }
 
 impl ChangeKind {
-    /// As serialized: `modified`, `deleted`, `renamed`.
+    /// As serialized: `modified`, `deleted`, `renamed`, `added`.
     pub fn as_str(self) -> &'static str {
         match self {
             ChangeKind::Modified => "modified",
             ChangeKind::Deleted => "deleted",
             ChangeKind::Renamed => "renamed",
+            ChangeKind::Added => "added",
         }
     }
 }
@@ -30,7 +33,8 @@ pub struct Change {
     /// The path recorded in the provenance.
     pub path: String,
     pub kind: ChangeKind,
-    /// Documented symbols affected (changed, removed, or carried away by a rename).
+    /// Documented symbols affected (changed, removed, or carried away by a rename); for
+    /// `added`, the new public symbols.
     pub symbols: Vec<String>,
     /// Where a renamed file is now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,6 +51,7 @@ mod tests {
             ChangeKind::Modified,
             ChangeKind::Deleted,
             ChangeKind::Renamed,
+            ChangeKind::Added,
         ] {
             assert_eq!(
                 serde_json::to_value(kind).unwrap(),

@@ -106,6 +106,7 @@ pub fn run(base_url: &str, r: RunRecord) -> Run {
                 article_id: a.article_id,
                 surface: a.surface,
                 version: a.version,
+                unchanged: a.unchanged,
             })
             .collect(),
         error: r.error,

@@ -1,6 +1,7 @@
 //! Drift: does an article's provenance still match the repository's HEAD? Like Swimm's
 //! auto-sync, a file whose bytes changed is only drift when something the article shows from
-//! it changed: a documented symbol's token hash, or prose and captures used verbatim.
+//! it changed: a documented symbol's token hash, a public symbol added to a documented file
+//! (the article misses it), or prose and captures used verbatim.
 
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 use std::collections::{BTreeSet, HashMap};
@@ -11,9 +12,10 @@ use domain::{Change, ChangeKind};
 
 use crate::error::PipelineError;
 use crate::extract::{self, Extractor, FileText, Language};
+use crate::feature::{self, MANIFEST_PATH};
 use crate::limits::Limits;
 use crate::paths::{MODE_LINK, MODE_SUBMODULE};
-use crate::provenance::{FileRole, Provenance};
+use crate::provenance::{FileRole, Provenance, StepsSource};
 use crate::repository;
 
 type SymbolIndex = Arc<Vec<(String, String, String)>>;
@@ -25,6 +27,8 @@ pub struct DriftChecker {
     blobs: HashMap<String, Oid>,
     paths_by_blob: HashMap<Oid, Vec<String>>,
     symbols: Mutex<HashMap<(Oid, usize), SymbolIndex>>,
+    /// Hash of each feature's manifest steps at HEAD.
+    steps: Mutex<HashMap<String, Option<String>>>,
     extractor: Mutex<Extractor>,
     limits: Limits,
 }
@@ -64,6 +68,7 @@ impl DriftChecker {
             blobs,
             paths_by_blob,
             symbols: Mutex::new(HashMap::new()),
+            steps: Mutex::new(HashMap::new()),
             extractor: Mutex::new(Extractor::new(limits)),
             limits: limits.clone(),
         })
@@ -73,8 +78,8 @@ impl DriftChecker {
         &self.head
     }
 
-    /// The sources of `provenance` that changed, were renamed or were deleted since it was
-    /// recorded; empty when the article is up to date.
+    /// The sources of `provenance` that changed, were renamed, were deleted or gained public
+    /// symbols since it was recorded; empty when the article is up to date.
     pub fn check(&self, provenance: &Provenance) -> Result<Vec<Change>, PipelineError> {
         if provenance.commit == self.head {
             return Ok(Vec::new());
@@ -100,33 +105,52 @@ impl DriftChecker {
             };
             match self.blobs.get(&file.path) {
                 Some(current) if *current == blob => {}
-                Some(current) => {
-                    let affected = match file.role {
-                        FileRole::Prose | FileRole::Capture => Some(Vec::new()),
-                        FileRole::Code if documented.is_empty() => None,
-                        FileRole::Code => {
-                            let now = self.symbols_of(*current, &file.path)?;
-                            let changed: Vec<_> = documented
-                                .iter()
-                                .filter(|s| {
-                                    !now.iter().any(|(name, kind, hash)| {
-                                        *name == s.name && *kind == s.kind && *hash == s.hash
-                                    })
+                Some(current) => match file.role {
+                    FileRole::Prose | FileRole::Capture => changes.push(Change {
+                        path: file.path.clone(),
+                        kind: ChangeKind::Modified,
+                        symbols: Vec::new(),
+                        new_path: None,
+                    }),
+                    FileRole::Code => {
+                        let now = self.symbols_of(*current, &file.path)?;
+                        let changed: Vec<_> = documented
+                            .iter()
+                            .filter(|s| {
+                                !now.iter().any(|(name, kind, hash)| {
+                                    *name == s.name && *kind == s.kind && *hash == s.hash
                                 })
-                                .copied()
-                                .collect();
-                            (!changed.is_empty()).then(|| names(&changed))
+                            })
+                            .copied()
+                            .collect();
+                        if !changed.is_empty() {
+                            changes.push(Change {
+                                path: file.path.clone(),
+                                kind: ChangeKind::Modified,
+                                symbols: names(&changed),
+                                new_path: None,
+                            });
                         }
-                    };
-                    if let Some(symbols) = affected {
-                        changes.push(Change {
-                            path: file.path.clone(),
-                            kind: ChangeKind::Modified,
-                            symbols,
-                            new_path: None,
-                        });
+                        let mut added: Vec<String> = now
+                            .iter()
+                            .filter(|(name, kind, _)| {
+                                !documented
+                                    .iter()
+                                    .any(|s| s.name == *name && s.kind == *kind)
+                            })
+                            .map(|(name, _, _)| name.clone())
+                            .collect();
+                        added.dedup();
+                        if !added.is_empty() {
+                            changes.push(Change {
+                                path: file.path.clone(),
+                                kind: ChangeKind::Added,
+                                symbols: added,
+                                new_path: None,
+                            });
+                        }
                     }
-                }
+                },
                 None => {
                     let new_path = self
                         .paths_by_blob
@@ -146,7 +170,45 @@ impl DriftChecker {
                 }
             }
         }
+        if let Some(recorded) = &provenance.steps {
+            let now = self.steps_of(&recorded.feature)?;
+            if now.as_ref() != Some(&recorded.hash) {
+                changes.push(Change {
+                    path: MANIFEST_PATH.to_string(),
+                    kind: if now.is_some() {
+                        ChangeKind::Modified
+                    } else {
+                        ChangeKind::Deleted
+                    },
+                    symbols: Vec::new(),
+                    new_path: None,
+                });
+            }
+        }
         Ok(changes)
+    }
+
+    /// The hash of `feature`'s manifest steps at HEAD (`None`: it has none, or is no longer
+    /// declared; empty: the manifest does not read), resolved once per checker.
+    fn steps_of(&self, feature: &str) -> Result<Option<String>, PipelineError> {
+        if let Some(found) = lock(&self.steps).get(feature) {
+            return Ok(found.clone());
+        }
+        let hash = {
+            let repo = lock(&self.repo);
+            let head = Oid::from_str(&self.head)
+                .and_then(|id| repo.find_commit(id))
+                .and_then(|commit| commit.tree())?;
+            match feature::resolve_in_tree(&repo, &head, feature) {
+                Ok(resolved) => StepsSource::of(&resolved).map(|s| s.hash),
+                Err(PipelineError::UnknownFeature { .. }) => None,
+                // A manifest that no longer reads is a change of the steps, not a failure of
+                // the whole check; the next run reports why.
+                Err(_) => Some(String::new()),
+            }
+        };
+        lock(&self.steps).insert(feature.to_owned(), hash.clone());
+        Ok(hash)
     }
 
     /// (name, kind, hash) of the public symbols of a blob, parsed once per checker.

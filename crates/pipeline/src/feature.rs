@@ -247,7 +247,11 @@ fn implicit_feature(
     };
     let path = normalize_relative(feature_id)?;
     if path.is_empty() {
-        return Err(unknown());
+        return if feature_id.trim().is_empty() {
+            Err(unknown())
+        } else {
+            Ok(root_feature(repo, feature_id))
+        };
     }
     check_no_escaping_link(repo, tree, &path)?;
     let entry = tree.get_path(Path::new(&path)).map_err(|_| unknown())?;
@@ -272,6 +276,37 @@ fn implicit_feature(
         captures: None,
         steps: Vec::new(),
     })
+}
+
+/// Feature `.`: every file of the repository (still bounded by the limits), titled after the
+/// repository: the last segment of its `origin` remote, else its folder's name.
+fn root_feature(repo: &Repository, feature_id: &str) -> Feature {
+    let from_remote = repo.find_remote("origin").ok().and_then(|remote| {
+        let url = remote.url().ok()?.trim_end_matches('/');
+        let last = url.rsplit(['/', ':']).next()?;
+        Some(last.strip_suffix(".git").unwrap_or(last).to_owned())
+    });
+    let from_folder = || {
+        let folder = repo.workdir().unwrap_or_else(|| repo.path());
+        let name = folder.file_name()?.to_str()?;
+        Some(name.strip_suffix(".git").unwrap_or(name).to_owned())
+    };
+    let name = from_remote
+        .filter(|n| !n.trim().is_empty())
+        .or_else(from_folder)
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "Repository".to_owned());
+    // The remote is repository configuration: bounded like any text read from it.
+    let name: String = name.chars().take(100).collect();
+    Feature {
+        id: feature_id.to_string(),
+        title: humanize(&name),
+        summary: String::new(),
+        paths: vec!["**".to_owned()],
+        surfaces: Surface::ALL.to_vec(),
+        captures: None,
+        steps: Vec::new(),
+    }
 }
 
 /// `csv_export` → `Csv export`.

@@ -16,7 +16,7 @@ use crate::feature::{self, Feature};
 use crate::forge::Forge;
 use crate::log::LogSink;
 use crate::paths::MODE_LINK;
-use crate::provenance::{FileRole, FileSource, Provenance, SymbolSource};
+use crate::provenance::{FileRole, FileSource, Provenance, StepsSource, SymbolSource};
 use crate::render::api::{self, ModuleDoc};
 use crate::render::changelog::{self, Entry};
 use crate::render::{self, Context, Renderer, StepView, blog};
@@ -289,7 +289,6 @@ fn run_stages(
         .collect();
     let post = blog::post(&feature, &notes.releases, introducing, &linked);
     let since_commit = req.since_commit.filter(|_| history.since_found);
-    let base_provenance = provenance(&commit, &extracted, &[]);
     let link = |path: &str, line: usize| {
         forge
             .as_ref()?
@@ -389,11 +388,11 @@ fn run_stages(
                 "template": if renderer.is_overridden(*surface) { "repository" } else { "built-in" },
             }),
         );
-        let provenance = if *surface == Surface::HelpCenter {
-            provenance(&commit, &extracted, &captures)
-        } else {
-            base_provenance.clone()
-        };
+        let mut provenance = provenance(*surface, &commit, &extracted, &captures);
+        if *surface == Surface::HelpCenter {
+            provenance.steps = StepsSource::of(&feature);
+        }
+        provenance.body_hash = Some(body_hash(&mdx_body, version));
         articles.push(GeneratedArticle {
             surface: *surface,
             title,
@@ -654,9 +653,29 @@ fn template_overrides(
     Ok(overrides)
 }
 
-fn provenance(commit: &str, extracted: &Extracted, captures: &[Capture]) -> Provenance {
-    let mut files: Vec<FileSource> = extracted
-        .code
+/// What `surface`'s content depends on, which is what can make it drift (contract, Drift):
+/// dev-docs the symbols they document and the prose they show; help-center its prose and its
+/// steps' captures; changelog and blog record a range of history and depend on no file.
+fn provenance(
+    surface: Surface,
+    commit: &str,
+    extracted: &Extracted,
+    captures: &[Capture],
+) -> Provenance {
+    let (code, captures): (&[RepoFile], &[Capture]) = match surface {
+        Surface::DevDocs => (&extracted.code, &[]),
+        Surface::HelpCenter => (&[], captures),
+        Surface::Changelog | Surface::Blog => {
+            return Provenance {
+                commit: commit.to_string(),
+                files: Vec::new(),
+                symbols: Vec::new(),
+                body_hash: None,
+                steps: None,
+            };
+        }
+    };
+    let mut files: Vec<FileSource> = code
         .iter()
         .map(|f| (f, FileRole::Code))
         .chain(extracted.prose_files.iter().map(|f| (f, FileRole::Prose)))
@@ -677,10 +696,10 @@ fn provenance(commit: &str, extracted: &Extracted, captures: &[Capture]) -> Prov
             });
         }
     }
-    Provenance {
-        commit: commit.to_string(),
-        files,
-        symbols: extracted
+    let symbols = if code.is_empty() {
+        Vec::new()
+    } else {
+        extracted
             .symbols
             .iter()
             .map(|s| SymbolSource {
@@ -689,7 +708,24 @@ fn provenance(commit: &str, extracted: &Extracted, captures: &[Capture]) -> Prov
                 kind: s.kind.as_str().to_string(),
                 hash: s.hash.clone(),
             })
-            .collect(),
+            .collect()
+    };
+    Provenance {
+        commit: commit.to_string(),
+        files,
+        symbols,
+        body_hash: None,
+        steps: None,
+    }
+}
+
+/// SHA-256 (hex) of a generated article without its frontmatter `version` line, so that the
+/// same content rendered for the next version number hashes the same.
+fn body_hash(mdx_body: &str, version: i64) -> String {
+    let version_line = format!("\nversion: {version}\n");
+    match mdx_body.split_once(&version_line) {
+        Some((before, after)) => crate::provenance::sha256_hex(&[before, after]),
+        None => crate::provenance::sha256_hex(&[mdx_body]),
     }
 }
 

@@ -114,6 +114,28 @@ impl Tx {
         Ok(current.map(|a| (a, false)))
     }
 
+    /// The current version of the (workspace, feature, surface) article, if it exists.
+    pub async fn current_article_version(
+        &mut self,
+        workspace: WorkspaceId,
+        feature_id: &str,
+        surface: Surface,
+    ) -> Result<Option<ArticleVersionRecord>, StoreError> {
+        Ok(on_tx!(self, |c| {
+            sqlx::query_as(
+            "SELECT v.article_id, v.version, v.run_id, v.title, v.status, v.mdx_body,
+                 v.provenance, v.created_at
+             FROM articles a JOIN article_versions v ON v.article_id = a.id AND v.version = a.version
+             WHERE a.workspace_id = $1 AND a.feature_id = $2 AND a.surface = $3"
+        )
+        .bind(workspace)
+        .bind(feature_id)
+        .bind(surface)
+        .fetch_optional(c)
+        .await?
+        }))
+    }
+
     /// Writes the next version of the (workspace, feature, surface) article, creating the
     /// article on its first version. A run that already wrote a version of this article gets
     /// [`StoreError::Conflict`], so a retried run can never write a version twice.

@@ -20,17 +20,21 @@ pub struct ArticleProvenance {
 }
 
 impl Store {
-    /// Every article of the workspace with its current version's provenance, in one query.
+    /// The articles of the workspace (of one feature when `feature_id` is given) with their
+    /// current version's provenance, in one query.
     pub async fn article_provenances(
         &self,
         workspace: WorkspaceId,
+        feature_id: Option<&str>,
     ) -> Result<Vec<ArticleProvenance>, StoreError> {
         Ok(read!(self, |c| sqlx::query_as(
             "SELECT a.id, a.feature_id, a.surface, v.provenance FROM articles a
              JOIN article_versions v ON v.article_id = a.id AND v.version = a.version
-             WHERE a.workspace_id = $1 ORDER BY a.created_at, a.id"
+             WHERE a.workspace_id = $1 AND ($2 IS NULL OR a.feature_id = $2)
+             ORDER BY a.created_at, a.id"
         )
         .bind(workspace)
+        .bind(feature_id)
         .fetch_all(c)
         .await?))
     }

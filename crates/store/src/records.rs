@@ -92,12 +92,15 @@ record! {
     }
 }
 
-/// One article a run wrote: `[{article_id, surface, version}]` on the Run.
+/// One article a run produced: `[{article_id, surface, version, unchanged}]` on the Run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Artifact {
     pub article_id: ArticleId,
     pub surface: Surface,
     pub version: i64,
+    /// The run generated the same article as `version`, already current: it wrote nothing.
+    #[serde(default)]
+    pub unchanged: bool,
 }
 
 record! {

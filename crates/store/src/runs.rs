@@ -186,22 +186,24 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// The source commit of the feature's latest successful run, where its changelog resumes.
-    pub async fn last_successful_commit(
+    /// The source commits of the feature's two latest successful runs at different commits,
+    /// newest first: where its changelog resumes, and where it resumed before (a run at the
+    /// same HEAD as the latest covers that latest run's range again).
+    pub async fn last_successful_commits(
         &self,
         workspace: WorkspaceId,
         feature_id: &str,
-    ) -> Result<Option<String>, StoreError> {
-        let commit: Option<Option<String>> = read!(self, |c| sqlx::query_scalar(
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_scalar(
             "SELECT source_commit FROM runs
              WHERE workspace_id = $1 AND feature_id = $2 AND status = 'succeeded'
-             ORDER BY finished_at DESC LIMIT 1"
+               AND source_commit IS NOT NULL
+             GROUP BY source_commit ORDER BY MAX(finished_at) DESC LIMIT 2"
         )
         .bind(workspace)
         .bind(feature_id)
-        .fetch_optional(c)
-        .await?);
-        Ok(commit.flatten())
+        .fetch_all(c)
+        .await?))
     }
 
     /// Appends one log event to a run in its own short transaction.

@@ -83,6 +83,9 @@ conformance!(
     point_reads_decode_every_column_as_the_other_reads_do,
     run_claims_take_turns_across_workspaces,
     followers_of_a_run_wake_when_its_changes_commit,
+    the_current_version_of_an_article_is_found_by_its_key,
+    drift_reads_the_provenances_of_one_feature_or_all,
+    the_two_latest_distinct_successful_commits_of_a_feature,
 );
 
 fn at(seconds: i64) -> Timestamp {
@@ -1171,6 +1174,7 @@ async fn point_reads_decode_every_column_as_the_other_reads_do(store: Db) {
             article_id: ArticleId::generate(),
             surface: Surface::Blog,
             version: 2,
+            unchanged: true,
         }],
         error: Some("render failed".into()),
     };
@@ -1387,4 +1391,153 @@ async fn sqlite_files_are_created_readable_by_their_owner_only() {
         let name = format!("{}{suffix}", file.display());
         assert_eq!(mode(&name), 0o600, "{name} is {:o}", mode(&name));
     }
+}
+
+async fn the_current_version_of_an_article_is_found_by_its_key(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let mut tx = store.begin().await.expect("begin");
+    let none = tx
+        .current_article_version(ws, "export", Surface::Blog)
+        .await
+        .expect("read");
+    assert!(none.is_none());
+    tx.commit().await.expect("commit");
+    let mut second = version(ws, "export", Surface::Blog, RunId::generate(), "two");
+    second.provenance = json!({"commit": "def", "body_hash": "h2"});
+    write_version(
+        &store,
+        &version(ws, "export", Surface::Blog, RunId::generate(), "one"),
+        at(2),
+    )
+    .await
+    .expect("write");
+    let article = write_version(&store, &second, at(3)).await.expect("write");
+    write_version(
+        &store,
+        &version(ws, "export", Surface::DevDocs, RunId::generate(), "docs"),
+        at(4),
+    )
+    .await
+    .expect("write");
+    let mut tx = store.begin().await.expect("begin");
+    let current = tx
+        .current_article_version(ws, "export", Surface::Blog)
+        .await
+        .expect("read")
+        .expect("the blog article exists");
+    tx.commit().await.expect("commit");
+    assert_eq!(current.article_id, article.id);
+    assert_eq!(current.version, 2);
+    assert_eq!(current.mdx_body, "two");
+    assert_eq!(current.provenance.0["body_hash"], "h2");
+    let other = workspace(&store, "B", at(5)).await;
+    let mut tx = store.begin().await.expect("begin");
+    assert!(
+        tx.current_article_version(other, "export", Surface::Blog)
+            .await
+            .expect("read")
+            .is_none(),
+        "another workspace's article is not this one's"
+    );
+    tx.commit().await.expect("commit");
+}
+
+async fn drift_reads_the_provenances_of_one_feature_or_all(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    for (i, feature) in ["export", "import", "export"].into_iter().enumerate() {
+        let surface = if i == 2 {
+            Surface::DevDocs
+        } else {
+            Surface::Blog
+        };
+        write_version(
+            &store,
+            &version(ws, feature, surface, RunId::generate(), "body"),
+            at(2 + i as i64),
+        )
+        .await
+        .expect("write");
+    }
+    let all = store.article_provenances(ws, None).await.expect("all");
+    assert_eq!(all.len(), 3);
+    let export = store
+        .article_provenances(ws, Some("export"))
+        .await
+        .expect("one feature");
+    assert_eq!(
+        export
+            .iter()
+            .map(|a| (a.feature_id.as_str(), a.surface))
+            .collect::<Vec<_>>(),
+        [("export", Surface::Blog), ("export", Surface::DevDocs)]
+    );
+    assert_eq!(export[0].provenance.0["commit"], "abc");
+    assert!(
+        store
+            .article_provenances(ws, Some("missing"))
+            .await
+            .expect("none")
+            .is_empty()
+    );
+}
+
+async fn the_two_latest_distinct_successful_commits_of_a_feature(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    assert!(
+        store
+            .last_successful_commits(ws, "export")
+            .await
+            .expect("read")
+            .is_empty()
+    );
+    // Runs at commits a, b, b (the last a re-run at the same HEAD) and one failed run at c.
+    for (i, (commit, status)) in [
+        ("a", RunStatus::Succeeded),
+        ("b", RunStatus::Succeeded),
+        ("b", RunStatus::Succeeded),
+        ("c", RunStatus::Failed),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let now = 10 * (i as i64 + 1);
+        trigger(
+            &store,
+            new_run(ws, "export", Tier::Standard, false),
+            at(now),
+        )
+        .await
+        .expect("trigger");
+        let claimed = store
+            .claim_run("w1", at(now + 60), at(now + 1), 3)
+            .await
+            .expect("claim")
+            .expect("claimed");
+        let ending = store::RunEnding {
+            status,
+            source_commit: Some(commit.into()),
+            artifacts: Vec::new(),
+            error: None,
+        };
+        let mut tx = store.begin().await.expect("begin");
+        tx.finish_run(claimed.id, Some("w1"), &ending, at(now + 2))
+            .await
+            .expect("finish")
+            .expect("ours");
+        tx.commit().await.expect("commit");
+    }
+    assert_eq!(
+        store
+            .last_successful_commits(ws, "export")
+            .await
+            .expect("read"),
+        ["b", "a"]
+    );
+    assert!(
+        store
+            .last_successful_commits(ws, "import")
+            .await
+            .expect("read")
+            .is_empty()
+    );
 }

@@ -1,7 +1,8 @@
 //! The drift checker: compares what each article was built from (its provenance: commit, blob
 //! hashes, symbol token hashes) with the repository's HEAD, and records `drift.detected` once
-//! per (article, HEAD commit). It runs after every run, every `CONTENT_PIPELINE_DRIFT_INTERVAL`,
-//! and on demand (`POST /v1/workspaces/{ws}/drift-check`).
+//! per (article, HEAD commit). It runs after every run (on the articles of the run's feature
+//! only, so its cost does not grow with the workspace), every `CONTENT_PIPELINE_DRIFT_INTERVAL`
+//! and on demand (`POST /v1/workspaces/{ws}/drift-check`) on the whole workspace.
 
 use std::path::Path;
 
@@ -35,17 +36,19 @@ impl From<StoreError> for DriftError {
     }
 }
 
-/// Checks every article of `workspace` against the HEAD of its repository at `repo` (the
-/// caller holds the workspace record), in a sandboxed child process.
+/// Checks the articles of `workspace` (only those of `feature` when given) against the HEAD
+/// of its repository at `repo` (the caller holds the workspace record), in a sandboxed child
+/// process.
 pub async fn check_workspace(
     store: &Store,
     clock: &Clock,
     sandbox: &Sandbox,
     workspace: WorkspaceId,
+    feature: Option<&str>,
     repo: &Path,
 ) -> Result<DriftSummary, DriftError> {
     let articles: Vec<ArticleToCheck> = store
-        .article_provenances(workspace)
+        .article_provenances(workspace, feature)
         .await?
         .into_iter()
         .map(|a| ArticleToCheck {
@@ -116,10 +119,17 @@ pub async fn execute_check(
     };
     let outcome = match workspace.as_ref().and_then(|w| w.repo_path.as_deref()) {
         None => Err("The workspace has no repo_path.".to_owned()),
-        Some(repo) => check_workspace(store, clock, sandbox, check.workspace_id, Path::new(repo))
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|summary| serde_json::to_value(summary).map_err(|e| e.to_string())),
+        Some(repo) => check_workspace(
+            store,
+            clock,
+            sandbox,
+            check.workspace_id,
+            None,
+            Path::new(repo),
+        )
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|summary| serde_json::to_value(summary).map_err(|e| e.to_string())),
     };
     let finished = store
         .finish_drift_check(
@@ -148,8 +158,14 @@ pub async fn drift_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             let Some(repo) = ws.repo_path.as_deref() else {
                 continue;
             };
-            let checked =
-                check_workspace(&ctx.store, &ctx.clock, &ctx.sandbox, ws.id, Path::new(repo));
+            let checked = check_workspace(
+                &ctx.store,
+                &ctx.clock,
+                &ctx.sandbox,
+                ws.id,
+                None,
+                Path::new(repo),
+            );
             if let Err(e) = checked.await {
                 tracing::warn!(workspace = %ws.id, error = %e, "drift check failed");
             }

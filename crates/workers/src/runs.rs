@@ -203,6 +203,22 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
     } = *job;
     let run_id = run.id;
     let workspace_id = run.workspace_id;
+    let feature_id = run.feature_id.clone();
+    if run.attempts > 1 {
+        // Claimed again: the log so far is the earlier attempt's, which did not finish.
+        log(
+            store,
+            clock,
+            run_id,
+            LogLevel::Warn,
+            LogStage::Resolve,
+            &format!(
+                "attempt {} of {}: the previous worker's lease expired",
+                run.attempts, config.max_attempts
+            ),
+        )
+        .await;
+    }
     let heartbeat = {
         let (store, worker, lease) = (store.clone(), worker_id.to_owned(), config.lease);
         let clock = clock.clone();
@@ -222,7 +238,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
     let (ending, versions) = match generate(store, clock, sandbox, &run).await {
         Outcome::Generated(mut output) => {
             if let Some(polisher) = polisher {
-                polish(store, clock, run_id, polisher, &mut output).await;
+                polish(store, clock, &run, polisher, &mut output).await;
             }
             let versions: Vec<NewArticleVersion> = output
                 .articles
@@ -288,7 +304,8 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
     heartbeat.abort();
     match result {
         Ok(true) => {
-            // Every run is also a drift check of its workspace against the HEAD it just read.
+            // Every run is also a drift check of its feature's articles against the HEAD it
+            // just read; the rest of the workspace is the periodic checker's.
             let workspace = store.workspace(workspace_id).await.ok().flatten();
             if let Some(repo) = workspace.as_ref().and_then(|w| w.repo_path.as_deref()) {
                 let checked = crate::drift::check_workspace(
@@ -296,6 +313,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
                     clock,
                     sandbox,
                     workspace_id,
+                    Some(&feature_id),
                     Path::new(repo),
                 );
                 if let Err(e) = checked.await {
@@ -337,14 +355,27 @@ fn failed(message: String) -> RunEnding {
     }
 }
 
+/// Polishes the generated articles, except those that are the same as their current version
+/// (the run will not write them: no need to pay for their polish).
 async fn polish(
     store: &Store,
     clock: &Clock,
-    run_id: RunId,
+    run: &RunRecord,
     polisher: &Polisher,
     output: &mut RunResult,
 ) {
+    let run_id = run.id;
+    let current = store
+        .article_provenances(run.workspace_id, Some(&run.feature_id))
+        .await
+        .unwrap_or_default();
     for article in &mut output.articles {
+        let unchanged = current.iter().any(|c| {
+            c.surface == article.surface && same_article(&c.provenance.0, &article.provenance)
+        });
+        if unchanged {
+            continue;
+        }
         let (level, message) = match polisher.polish(&article.mdx_body).await {
             Ok(polished) => {
                 article.mdx_body = polished;
@@ -382,10 +413,12 @@ async fn prepare(store: &Store, run: &RunRecord) -> Result<Work, String> {
         .repo_path
         .ok_or("The workspace has no repo_path.")?
         .into();
-    let since = store
-        .last_successful_commit(run.workspace_id, &run.feature_id)
+    let mut commits = store
+        .last_successful_commits(run.workspace_id, &run.feature_id)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .into_iter();
+    let (since, previous) = (commits.next(), commits.next());
     let filter = ArticleFilter {
         feature_id: Some(run.feature_id.clone()),
         ..ArticleFilter::default()
@@ -400,6 +433,7 @@ async fn prepare(store: &Store, run: &RunRecord) -> Result<Work, String> {
         repo,
         feature_id: run.feature_id.clone(),
         since_commit: since,
+        previous_commit: previous,
         surfaces: run.surfaces.as_ref().map(|s| s.0.clone()),
         versions: versions.into_iter().collect(),
     })
@@ -497,6 +531,17 @@ impl From<serde_json::Error> for Unfinished {
     }
 }
 
+/// True when two provenances record the same generated article (see `Provenance::body_hash`):
+/// a run that produced it again writes no version. Provenances without a hash never match.
+fn same_article(current: &serde_json::Value, generated: &serde_json::Value) -> bool {
+    let hash = |p: &serde_json::Value| {
+        p.get("body_hash")
+            .and_then(|h| h.as_str())
+            .map(str::to_owned)
+    };
+    hash(current).is_some_and(|h| Some(h) == hash(generated))
+}
+
 /// The writes of [`finish`], in its transaction.
 async fn store_ending(
     tx: &mut Tx,
@@ -509,11 +554,26 @@ async fn store_ending(
 ) -> Result<RunRecord, Unfinished> {
     let mut drafted = Vec::new();
     for version in &versions {
+        let current = tx
+            .current_article_version(version.workspace_id, &version.feature_id, version.surface)
+            .await?;
+        if let Some(current) =
+            current.filter(|c| same_article(&c.provenance.0, &version.provenance))
+        {
+            ending.artifacts.push(Artifact {
+                article_id: current.article_id,
+                surface: version.surface,
+                version: current.version,
+                unchanged: true,
+            });
+            continue;
+        }
         let article = tx.write_article_version(version, now).await?;
         ending.artifacts.push(Artifact {
             article_id: article.id,
             surface: article.surface,
             version: article.version,
+            unchanged: false,
         });
         drafted.push(article);
     }
@@ -543,10 +603,14 @@ async fn store_ending(
         .await?;
     }
     let (level, message) = match &finished.error {
-        None => (
-            LogLevel::Info,
-            format!("Stored {} article version(s).", ending.artifacts.len()),
-        ),
+        None => {
+            let unchanged = ending.artifacts.iter().filter(|a| a.unchanged).count();
+            let written = ending.artifacts.len() - unchanged;
+            (
+                LogLevel::Info,
+                format!("Stored {written} article version(s); {unchanged} article(s) unchanged."),
+            )
+        }
         Some(e) => (LogLevel::Error, format!("The run failed: {e}")),
     };
     tx.append_run_event(
@@ -554,7 +618,10 @@ async fn store_ending(
         level,
         LogStage::Store,
         &message,
-        &serde_json::json!({"artifacts": ending.artifacts.len()}),
+        &serde_json::json!({
+            "artifacts": ending.artifacts.len(),
+            "unchanged": ending.artifacts.iter().filter(|a| a.unchanged).count(),
+        }),
         now,
     )
     .await?;

@@ -18,7 +18,8 @@ async fn trigger(app: &TestApp, ws: &str, feature: &str) -> Value {
 #[tokio::test]
 async fn a_run_writes_four_articles_with_log_and_events() {
     let app = app!(TestApp::builder().workers().run_concurrency(2));
-    let ws = app.workspace("e2e").await;
+    let mut repo = app.repo("e2e");
+    let ws = app.workspace_on("e2e", &repo.path).await;
     let hook = app
         .webhook(
             &ws,
@@ -101,7 +102,12 @@ async fn a_run_writes_four_articles_with_log_and_events() {
     assert_eq!(types.iter().filter(|t| **t == "article.drafted").count(), 4);
     assert_eq!(types.iter().filter(|t| **t == "run.completed").count(), 1);
 
-    // A second run bumps every version and keeps the first readable.
+    // A run at a new HEAD bumps every version and keeps the first readable.
+    repo.write(
+        "src/lib.rs",
+        "/// Adds two.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+    );
+    repo.commit("docs: reword add");
     let again = trigger(&app, &ws, "src").await;
     assert_eq!(
         app.wait_for_run(again["id"].as_str().unwrap()).await["status"],
@@ -340,6 +346,22 @@ async fn a_run_whose_worker_died_is_taken_over_and_stored_once() {
     assert_eq!(done["status"], "succeeded", "{done}");
     let stored = app.store.run(run_id).await.unwrap().unwrap();
     assert_eq!(stored.attempts, 2, "claimed again after the lease expired");
+    // The log tells the second attempt from the first.
+    let log = app
+        .get(&format!("/v1/runs/{run_id}/log?limit=100"))
+        .expect(200)
+        .await;
+    let messages: Vec<&str> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages.first().copied(),
+        Some("attempt 2 of 3: the previous worker's lease expired"),
+        "{messages:?}"
+    );
 
     // Exactly one version per article, all written by this run.
     let articles = app
@@ -495,4 +517,119 @@ async fn a_feature_runs_one_run_at_a_time() {
         .unwrap()
         .unwrap();
     assert_eq!(retaken.id.to_string(), first["id"].as_str().unwrap());
+}
+
+/// `article.drafted` deliveries of subscription `hook` so far.
+async fn drafted_deliveries(app: &TestApp, hook: &str) -> usize {
+    app.get(&format!("/v1/webhooks/{hook}/deliveries?limit=100"))
+        .expect(200)
+        .await["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["event_type"] == "article.drafted")
+        .count()
+}
+
+/// (surface, version, body) of every article of `ws`.
+async fn articles(app: &TestApp, ws: &str) -> Vec<(String, i64, String)> {
+    let mut list: Vec<(String, i64, String)> = app
+        .get(&format!("/v1/workspaces/{ws}/articles"))
+        .expect(200)
+        .await["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["surface"].as_str().unwrap().to_owned(),
+                a["version"].as_i64().unwrap(),
+                a["mdx_body"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    list.sort();
+    list
+}
+
+#[tokio::test]
+async fn a_rerun_at_an_unchanged_head_writes_nothing_and_says_so() {
+    let app = app!(TestApp::builder().run_worker());
+    let mut repo = app.repo("rerun");
+    let ws = app.workspace_on("rerun", &repo.path).await;
+    // The run's events and their deliveries are written with its end: counted once it ended.
+    let hook = app
+        .webhook(&ws, "https://hooks.example.com/rerun", &["article.drafted"])
+        .await;
+    let hook = hook["id"].as_str().unwrap();
+    let first = app.run_feature(&ws, "src").await;
+    assert_eq!(first["status"], "succeeded", "{first}");
+    assert_eq!(drafted_deliveries(&app, hook).await, 4);
+    let before = articles(&app, &ws).await;
+
+    // Same HEAD, same templates: the same articles, so nothing is written or announced.
+    let again = app.run_feature(&ws, "src").await;
+    assert_eq!(again["status"], "succeeded", "{again}");
+    assert_eq!(
+        articles(&app, &ws).await,
+        before,
+        "same versions, same bodies"
+    );
+    assert_eq!(
+        drafted_deliveries(&app, hook).await,
+        4,
+        "no article.drafted"
+    );
+    let artifacts = again["artifacts"].as_array().unwrap();
+    assert_eq!(artifacts.len(), 4, "{again}");
+    for (artifact, first) in artifacts.iter().zip(first["artifacts"].as_array().unwrap()) {
+        assert_eq!(artifact["unchanged"], true, "{artifact}");
+        assert_eq!(artifact["version"], 1);
+        assert_eq!(artifact["article_id"], first["article_id"]);
+        assert_eq!(first["unchanged"], false);
+    }
+
+    // A new commit that changes what the articles show writes new versions again.
+    repo.write(
+        "src/lib.rs",
+        "/// Adds two numbers.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+    );
+    repo.commit("docs: say what add adds");
+    let changed = app.run_feature(&ws, "src").await;
+    assert!(
+        changed["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["unchanged"] == false && a["version"] == 2),
+        "{changed}"
+    );
+    assert_eq!(drafted_deliveries(&app, hook).await, 8);
+}
+
+#[tokio::test]
+async fn feature_dot_is_the_whole_repository() {
+    let app = app!(TestApp::builder().run_worker());
+    let repo = app.repo("whole-repo");
+    repo.write(
+        "tools/cli.py",
+        "def main():\n    \"\"\"Runs the tool.\"\"\"\n",
+    )
+    .write("README.md", "# Whole repo\n\nEverything.\n");
+    let mut repo = repo;
+    repo.commit("feat: a tool");
+    let ws = app.workspace_on("root", &repo.path).await;
+    let run = app.run_feature(&ws, ".").await;
+    assert_eq!(run["status"], "succeeded", "{run}");
+    let articles = app
+        .get(&format!(
+            "/v1/workspaces/{ws}/articles?feature_id=.&surface=dev-docs"
+        ))
+        .expect(200)
+        .await;
+    let dev = &articles["data"][0];
+    let body = dev["mdx_body"].as_str().unwrap();
+    assert!(body.contains("add") && body.contains("main"), "{body}");
+    // Titled after the repository's folder: the fixture repository has no remote.
+    assert_eq!(dev["title"], "Whole repo reference", "{body}");
 }

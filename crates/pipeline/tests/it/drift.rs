@@ -119,11 +119,14 @@ fn a_removed_symbol_and_changed_prose_are_drift() {
     p.repo.commit("feat: rename export_csv");
     let mut changes = check(&p, &recorded);
     changes.sort_by(|a, b| a.path.cmp(&b.path));
-    assert_eq!(changes.len(), 2, "{changes:?}");
+    assert_eq!(changes.len(), 3, "{changes:?}");
     assert_eq!(changes[0].path, "docs/export.md");
     assert_eq!(changes[0].kind, ChangeKind::Modified);
     assert_eq!(changes[1].path, "src/export/formats.py");
     assert_eq!(changes[1].symbols, ["export_csv"]);
+    // The new name is a symbol the article does not show yet.
+    assert_eq!(changes[2].kind, ChangeKind::Added);
+    assert_eq!(changes[2].symbols, ["export_text"]);
 }
 
 #[test]
@@ -164,5 +167,217 @@ fn a_renamed_file_is_drift() {
     assert_eq!(
         serde_json::to_value(&changes[0]).unwrap()["kind"],
         "renamed"
+    );
+}
+
+/// Every article of the feature, by surface, as a run records it.
+fn provenances(p: &Product) -> Vec<(Surface, Provenance)> {
+    run(
+        &request(&p.repo.path, "csv-export"),
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap()
+    .articles
+    .into_iter()
+    .map(|a| (a.surface, a.provenance))
+    .collect()
+}
+
+fn drifted(p: &Product, recorded: &[(Surface, Provenance)]) -> Vec<Surface> {
+    recorded
+        .iter()
+        .filter(|(_, provenance)| !check(p, provenance).is_empty())
+        .map(|(surface, _)| *surface)
+        .collect()
+}
+
+#[test]
+fn a_changed_signature_drifts_the_dev_docs_only() {
+    let mut p = product();
+    let recorded = provenances(&p);
+    assert_eq!(recorded.len(), 4);
+    p.repo.write(
+        "src/export/writer.rs",
+        WRITER_RS.replace("cells: &[&str]", "cells: &[String]"),
+    );
+    p.repo.commit("feat: rows of owned cells");
+    assert_eq!(drifted(&p, &recorded), [Surface::DevDocs]);
+}
+
+#[test]
+fn changed_docs_and_captures_drift_what_shows_them() {
+    let mut p = product();
+    let recorded = provenances(&p);
+    p.repo
+        .write("docs/export.md", "# CSV export guide\n\nRewritten.\n");
+    p.repo.commit("docs: rewrite the guide");
+    // The guide is shown by the walkthrough and by the reference; never by a record of history.
+    let mut surfaces = drifted(&p, &recorded);
+    surfaces.sort_by_key(|s| s.as_str());
+    assert_eq!(surfaces, [Surface::DevDocs, Surface::HelpCenter]);
+
+    let mut q = product();
+    let recorded = provenances(&q);
+    q.repo.write(
+        "docs/captures/csv-export/01-open-reports.png",
+        b"\x89PNG new capture",
+    );
+    q.repo.commit("docs: new capture");
+    assert_eq!(drifted(&q, &recorded), [Surface::HelpCenter]);
+}
+
+#[test]
+fn changelog_and_blog_never_drift() {
+    let mut p = product();
+    let recorded: Vec<_> = provenances(&p)
+        .into_iter()
+        .filter(|(s, _)| matches!(s, Surface::Changelog | Surface::Blog))
+        .collect();
+    assert_eq!(recorded.len(), 2);
+    for (_, provenance) in &recorded {
+        assert!(provenance.files.is_empty() && provenance.symbols.is_empty());
+    }
+    p.repo.remove("src/export/server.go");
+    p.repo
+        .write("docs/export.md", "# CSV export guide\n\nRewritten.\n");
+    p.repo.commit("feat!: drop the Go handler");
+    assert_eq!(drifted(&p, &recorded), Vec::<Surface>::new());
+}
+
+#[test]
+fn an_added_public_symbol_is_drift() {
+    let mut p = product();
+    let recorded = provenance(&p);
+    p.repo.write(
+        "src/export/server.go",
+        format!(
+            "{SERVER_GO}\n// StreamHandler streams rows as they are written.\nfunc StreamHandler(w Writer) {{}}\n\nfunc unexported() {{}}\n"
+        ),
+    );
+    p.repo.commit("feat: stream exports");
+    let changes = check(&p, &recorded);
+    assert_eq!(
+        changes,
+        vec![Change {
+            path: "src/export/server.go".into(),
+            kind: ChangeKind::Added,
+            symbols: vec!["StreamHandler".into()],
+            new_path: None,
+        }]
+    );
+    assert_eq!(serde_json::to_value(&changes[0]).unwrap()["kind"], "added");
+
+    // A changed symbol and an added one in the same file are two changes.
+    p.repo.write(
+        "src/export/writer.rs",
+        WRITER_RS
+            .replace("self.rows += 1;", "self.rows += 2;")
+            .replace("pub(crate) fn internal() {}", "pub fn flush_all() {}"),
+    );
+    p.repo.commit("feat: flush_all");
+    let mut changes = check(&p, &recorded);
+    changes.retain(|c| c.path == "src/export/writer.rs");
+    assert_eq!(
+        changes
+            .iter()
+            .map(|c| (c.kind, c.symbols.clone()))
+            .collect::<Vec<_>>(),
+        [
+            (
+                ChangeKind::Modified,
+                vec!["CsvWriter::write_row".to_string()]
+            ),
+            (ChangeKind::Added, vec!["flush_all".to_string()]),
+        ]
+    );
+}
+
+#[test]
+fn the_same_article_has_the_same_body_hash_whatever_its_version() {
+    let p = product();
+    let first = run(
+        &request(&p.repo.path, "csv-export"),
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap();
+    let versions = Surface::ALL.iter().map(|s| (*s, 7)).collect();
+    let again = run(
+        &RunRequest {
+            versions: &versions,
+            ..request(&p.repo.path, "csv-export")
+        },
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap();
+    for (a, b) in first.articles.iter().zip(&again.articles) {
+        assert_ne!(a.mdx_body, b.mdx_body, "the version differs");
+        assert!(a.provenance.body_hash.is_some());
+        assert_eq!(
+            a.provenance.body_hash, b.provenance.body_hash,
+            "{}",
+            a.surface
+        );
+    }
+    let mut q = product();
+    q.repo.write(
+        "src/export/writer.rs",
+        WRITER_RS.replace("Rows are buffered.", "Rows are not buffered."),
+    );
+    q.repo.commit("docs: buffering");
+    let changed = run(
+        &request(&q.repo.path, "csv-export"),
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap();
+    let hash = |o: &pipeline::RunOutput, s: Surface| {
+        o.articles
+            .iter()
+            .find(|a| a.surface == s)
+            .unwrap()
+            .provenance
+            .body_hash
+            .clone()
+    };
+    assert_ne!(
+        hash(&first, Surface::DevDocs),
+        hash(&changed, Surface::DevDocs)
+    );
+}
+
+#[test]
+fn changed_steps_drift_the_walkthrough_only() {
+    let mut p = product();
+    let recorded = provenances(&p);
+    // Another feature's entry changes: not this walkthrough's steps.
+    let manifest = p.repo.read(".content-pipeline/features.toml");
+    p.repo.write(
+        ".content-pipeline/features.toml",
+        manifest.replace("title = \"Grounded walkthrough\"", "title = \"Grounded\""),
+    );
+    p.repo.commit("docs: rename a walkthrough");
+    assert_eq!(drifted(&p, &recorded), Vec::<Surface>::new());
+    // This feature's step changes.
+    p.repo.write(
+        ".content-pipeline/features.toml",
+        manifest.replace(
+            "Choose **Reports** in the sidebar.",
+            "Choose **Reports** at the top.",
+        ),
+    );
+    p.repo.commit("docs: the sidebar moved");
+    assert_eq!(drifted(&p, &recorded), [Surface::HelpCenter]);
+    let help = &recorded
+        .iter()
+        .find(|(s, _)| *s == Surface::HelpCenter)
+        .unwrap()
+        .1;
+    assert_eq!(
+        check(&p, help),
+        vec![Change {
+            path: pipeline::MANIFEST_PATH.into(),
+            kind: ChangeKind::Modified,
+            symbols: Vec::new(),
+            new_path: None,
+        }]
     );
 }

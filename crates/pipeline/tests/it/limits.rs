@@ -9,6 +9,14 @@ use testkit::Repo;
 use crate::Recorded;
 use crate::fixture::request;
 
+fn dev_docs(output: &RunOutput) -> &pipeline::GeneratedArticle {
+    output
+        .articles
+        .iter()
+        .find(|a| a.surface == Surface::DevDocs)
+        .expect("a dev-docs article")
+}
+
 fn run_with(
     repo: &Repo,
     feature: &str,
@@ -131,7 +139,8 @@ fn a_file_larger_than_max_file_bytes_is_skipped_with_a_warning() {
     };
     let (result, log) = run_with(&repo, "src", &limits);
     let output = result.unwrap();
-    let provenance = &output.articles[0].provenance;
+    // The reference is the article that documents symbols.
+    let provenance = &dev_docs(&output).provenance;
     assert_eq!(provenance.symbols.len(), 1, "{provenance:?}");
     assert_eq!(provenance.symbols[0].path, "src/small.rs");
     let skipped = log
@@ -220,7 +229,7 @@ fn unclosed_brackets_are_refused_at_once_or_read_in_linear_time() {
         .find(|(_, s, m, _)| *s == LogStage::Extract && m == "extracted symbols and prose")
         .unwrap();
     assert_eq!(extracted.3["source_files"], 5);
-    assert_eq!(output.articles[0].provenance.symbols.len(), 1);
+    assert_eq!(dev_docs(&output).provenance.symbols.len(), 1);
 }
 
 #[test]

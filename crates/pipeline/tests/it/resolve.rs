@@ -47,7 +47,8 @@ fn implicit_features_are_files_or_folders() {
 #[test]
 fn unknown_feature_is_refused() {
     let p = product();
-    for id in ["nope", "src/missing", "", "."] {
+    // "." is the repository root (see feature_dot_is_the_whole_repository).
+    for id in ["nope", "src/missing", "", " "] {
         let err = resolve_feature(&p.repo.path, id).unwrap_err();
         assert!(
             matches!(err, PipelineError::UnknownFeature { .. }),
@@ -234,4 +235,43 @@ fn the_feature_cache_follows_head() {
     std::fs::remove_dir_all(&path).unwrap();
     let gone = cache.check(&path, "beta").unwrap_err();
     assert!(gone.contains("repository"), "{gone}");
+}
+
+#[test]
+fn feature_dot_is_the_whole_repository() {
+    let p = product();
+    let root = resolve_feature(&p.repo.path, ".").unwrap();
+    assert_eq!(root.id, ".");
+    assert_eq!(root.paths, ["**"]);
+    assert_eq!(root.surfaces, Surface::ALL);
+    // No remote: titled after the repository's folder.
+    assert_eq!(root.title, "Repo");
+    p.repo
+        .git
+        .remote("origin", "git@github.com:acme/csv_tools.git")
+        .unwrap();
+    assert_eq!(
+        resolve_feature(&p.repo.path, "./").unwrap().title,
+        "Csv tools"
+    );
+    assert!(matches!(
+        resolve_feature(&p.repo.path, ""),
+        Err(PipelineError::UnknownFeature { .. })
+    ));
+
+    let output = pipeline::run(&request(&p.repo.path, "."), &mut pipeline::DiscardLog).unwrap();
+    let dev = output
+        .articles
+        .iter()
+        .find(|a| a.surface == Surface::DevDocs)
+        .unwrap();
+    // Files of every folder: src/export and src/other alike.
+    let paths: Vec<&str> = dev
+        .provenance
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert!(paths.contains(&"src/export/writer.rs"), "{paths:?}");
+    assert!(paths.contains(&"src/other/lib.rs"), "{paths:?}");
 }

@@ -98,10 +98,17 @@ fn work(job: Job, tx: mpsc::Sender<Message>) {
             repo,
             feature_id,
             since_commit,
+            previous_commit,
             surfaces,
             versions,
         } => {
             let versions = versions.into_iter().collect();
+            let since_commit = match since_commit {
+                Some(since) if pipeline::head_commit_id(&repo).is_ok_and(|head| head == since) => {
+                    previous_commit
+                }
+                since => since,
+            };
             let request = RunRequest {
                 repo: &repo,
                 feature_id: &feature_id,

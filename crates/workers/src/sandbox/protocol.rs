@@ -47,6 +47,10 @@ pub enum Work {
         repo: PathBuf,
         feature_id: String,
         since_commit: Option<String>,
+        /// Where the changelog resumed before `since_commit`: used instead of it when HEAD is
+        /// still `since_commit`, so that a re-run at an unchanged HEAD covers the same range.
+        #[serde(default)]
+        previous_commit: Option<String>,
         surfaces: Option<Vec<Surface>>,
         /// The version number each generated article will carry.
         versions: Vec<(Surface, i64)>,
