@@ -44,13 +44,15 @@ fn text(bytes: &[u8]) -> String {
 #[tokio::test]
 async fn run_wait_exits_by_the_runs_outcome() {
     let app = app!(TestApp::builder().run_worker().limits(pipeline::Limits {
-        max_feature_files: 1,
+        // The fixture's feature `a` has two files (src/lib.rs, src/README.md).
+        max_feature_files: 2,
         ..pipeline::Limits::default()
     }));
     let mut repo = app.repo("ci-repo");
     repo.write("big/a.rs", "pub fn a() {}\n")
-        .write("big/b.rs", "pub fn b() {}\n");
-    repo.commit("feat: two files");
+        .write("big/b.rs", "pub fn b() {}\n")
+        .write("big/c.rs", "pub fn c() {}\n");
+    repo.commit("feat: three files");
     let ws = app.workspace_on("ci", &repo.path).await;
     let token = app.token(&ws, "write").await;
 
