@@ -39,22 +39,31 @@ pub(crate) fn is_test_file(path: &str) -> bool {
     false
 }
 
-/// Whether `path` is in a Go `internal/` package that `feature_id` (a folder, a file or a
-/// manifest id) is outside of: Go lets only the tree rooted at `internal`'s parent import it.
+/// Whether `path` is private by its language's convention to anything outside it, as seen from
+/// `feature_id` (a folder, a file or a manifest id): a Go `internal/` package (Go lets only the
+/// tree rooted at `internal`'s parent import it), or a Python module or package whose name
+/// starts with an underscore (`_impl.py`, `_vendor/`; `__init__.py` and `__main__.py` are
+/// public). A feature inside the private part itself still documents it.
 pub(crate) fn is_hidden_internal(path: &str, feature_id: &str) -> bool {
-    if !path.ends_with(".go") {
-        return false;
-    }
     let segments: Vec<&str> = path.split('/').collect();
-    let Some(at) = segments[..segments.len().saturating_sub(1)]
-        .iter()
-        .position(|s| *s == "internal")
-    else {
+    let private_at = if path.ends_with(".go") {
+        segments[..segments.len().saturating_sub(1)]
+            .iter()
+            .position(|s| *s == "internal")
+    } else if path.ends_with(".py") {
+        segments.iter().position(|s| {
+            s.starts_with('_')
+                && !(s.starts_with("__") && s.trim_end_matches(".py").ends_with("__"))
+        })
+    } else {
+        None
+    };
+    let Some(at) = private_at else {
         return false;
     };
-    let internal_root = segments[..=at].join("/");
+    let private_root = segments[..=at].join("/");
     let feature = feature_id.trim_matches('/');
-    !(feature == internal_root || feature.starts_with(&format!("{internal_root}/")))
+    !(feature == private_root || feature.starts_with(&format!("{private_root}/")))
 }
 
 /// A Go `ExampleX` function of a test file.
@@ -167,6 +176,17 @@ mod tests {
         ));
         assert!(!is_hidden_internal("pkg/internals.go", "pkg"));
         assert!(!is_hidden_internal("src/internal/x.rs", "src"));
+    }
+
+    #[test]
+    fn python_private_modules_are_hidden_from_outside() {
+        assert!(is_hidden_internal("pkg/_impl.py", "pkg"));
+        assert!(is_hidden_internal("pkg/_vendor/six.py", "."));
+        assert!(!is_hidden_internal("pkg/__init__.py", "pkg"));
+        assert!(!is_hidden_internal("pkg/__main__.py", "pkg"));
+        assert!(!is_hidden_internal("pkg/api.py", "pkg"));
+        assert!(!is_hidden_internal("pkg/_impl.py", "pkg/_impl.py"));
+        assert!(!is_hidden_internal("pkg/_vendor/six.py", "pkg/_vendor"));
     }
 
     #[test]
