@@ -129,11 +129,11 @@ pub(crate) fn post<'a>(
                 Surface::DevDocs => format!("{name} API reference"),
                 _ => format!("How to use {name}"),
             },
-            href: format!(
-                "../{}/{}",
-                s.as_str(),
-                utf8_percent_encode(&feature.id, SEGMENT)
-            ),
+            // The repository root (feature `.`) is the surface's index page.
+            href: match feature.id.as_str() {
+                "." => format!("../{}/index", s.as_str()),
+                id => format!("../{}/{}", s.as_str(), utf8_percent_encode(id, SEGMENT)),
+            },
         })
         .collect();
     Post {

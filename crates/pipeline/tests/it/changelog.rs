@@ -599,3 +599,22 @@ fn a_tag_on_an_amended_release_commit_still_ends_its_release() {
     assert!(unreleased < position(&body, "after 1.1") && position(&body, "after 1.1") < v11);
     assert!(v11 < position(&body, "- in 1.1"), "{body}");
 }
+
+#[test]
+fn a_release_of_fixes_alone_says_so_once_and_the_root_links_its_index_pages() {
+    let mut repo = repo();
+    tag(&repo, "v1.0.0");
+    change(&mut repo, "fix: one bug");
+    change(&mut repo, "fix: another bug");
+    tag(&repo, "v1.0.1");
+    let (output, _) = generate(&repo, ".", None, Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    validate_mdx(body).unwrap();
+    assert!(body.contains("1.0.1 brings 2 fixes."), "{body}");
+    assert!(
+        !body.contains("also fixes"),
+        "the lede already counts them: {body}"
+    );
+    assert!(body.contains("](../dev-docs/index)"), "{body}");
+    assert!(!body.contains("/.)"), "{body}");
+}
