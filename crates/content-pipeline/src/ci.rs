@@ -42,6 +42,7 @@ pub struct Connection {
 pub struct RunArgs {
     #[command(flatten)]
     connection: Connection,
+    /// The workspace (ws_…).
     #[arg(long)]
     workspace: WorkspaceId,
     /// A feature of .content-pipeline/features.toml, or a file or folder of the repository.
@@ -65,6 +66,7 @@ pub struct RunArgs {
 pub struct DriftArgs {
     #[command(flatten)]
     connection: Connection,
+    /// The workspace (ws_…).
     #[arg(long)]
     workspace: WorkspaceId,
     /// Exit 1 when an article no longer matches the code (a documentation gate).
@@ -90,8 +92,10 @@ pub enum ArticleCommand {
     List {
         #[command(flatten)]
         connection: Connection,
+        /// The workspace (ws_…).
         #[arg(long)]
         workspace: WorkspaceId,
+        /// Only this feature's articles.
         #[arg(long)]
         feature: Option<String>,
         #[arg(long)]
