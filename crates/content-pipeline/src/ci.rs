@@ -251,13 +251,19 @@ async fn trigger_and_wait(args: RunArgs, config: &Config) -> Result<(), Failure>
     }
 }
 
+/// A commit as people read it; the server's text is never sliced at a byte that could split a
+/// character.
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
 fn report_run(run: &Run, json: bool) -> Result<(), Failure> {
     if json {
         return print_json(run);
     }
     let mut line = format!("{} {}", run.id, run.status);
     if let Some(commit) = &run.commit {
-        line.push_str(&format!(" at {}", &commit[..commit.len().min(12)]));
+        line.push_str(&format!(" at {}", short(commit)));
     }
     println!("{line}");
     for artifact in &run.artifacts {
@@ -313,7 +319,7 @@ fn report_drift(check: &DriftCheck, json: bool) -> Result<(), Failure> {
     println!(
         "{} articles checked at {}: {} drifted",
         check.articles_checked,
-        &head[..head.len().min(12)],
+        short(head),
         check.drifted.len()
     );
     for report in &check.drifted {

@@ -188,7 +188,7 @@ impl Forge {
         Some(
             self.commit
                 .as_deref()?
-                .replace("{commit}", &segment(commit)),
+                .replace("{commit}", &encode_segment(commit)),
         )
     }
 
@@ -205,8 +205,8 @@ impl Forge {
         Some(
             self.compare
                 .as_deref()?
-                .replace("{from}", &segment(from))
-                .replace("{to}", &segment(to)),
+                .replace("{from}", &encode_segment(from))
+                .replace("{to}", &encode_segment(to)),
         )
     }
 }
@@ -218,16 +218,20 @@ fn usable_template(template: &Option<String>) -> Option<String> {
 
 fn fill_file(template: &str, commit: &str, path: &str) -> String {
     template
-        .replace("{commit}", &segment(commit))
+        .replace("{commit}", &encode_segment(commit))
         .replace("{path}", &encode_path(path))
 }
 
 /// A repository path with each segment percent-encoded, for a URL.
 pub(crate) fn encode_path(path: &str) -> String {
-    path.split('/').map(segment).collect::<Vec<_>>().join("/")
+    path.split('/')
+        .map(encode_segment)
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
-fn segment(value: &str) -> String {
+/// One path segment (a commit, a tag, a feature id) percent-encoded for a URL.
+pub(crate) fn encode_segment(value: &str) -> String {
     utf8_percent_encode(value, SEGMENT).to_string()
 }
 

@@ -294,6 +294,7 @@ fn run_stages(
             .as_ref()?
             .file_url(&commit, path, u32::try_from(line).ok())
     };
+    let symbol_groups = render::group_symbols(&extracted.symbols);
     let mut articles = Vec::with_capacity(surfaces.len());
     for surface in &surfaces {
         let help_center = *surface == Surface::HelpCenter;
@@ -336,7 +337,7 @@ fn run_stages(
                 .map(|f| f.path.as_str())
                 .collect(),
             symbol_count: extracted.symbols.len(),
-            symbol_groups: render::group_symbols(&extracted.symbols),
+            symbol_groups: &symbol_groups,
             modules: if *surface == Surface::DevDocs {
                 api::modules(&extracted.symbols, &extracted.module_docs, &link)
             } else {

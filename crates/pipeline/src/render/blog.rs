@@ -3,18 +3,10 @@
 //! how to upgrade past breaking changes, where to read more, who made it.
 
 use domain::Surface;
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Serialize;
 
 use super::changelog::{Entry, Release};
 use crate::feature::Feature;
-
-/// A feature id as one path segment: RFC 3986's unreserved characters stay.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// Highlights listed at most (the changelog has the rest).
 const MAX_HIGHLIGHTS: usize = 12;
@@ -132,7 +124,7 @@ pub(crate) fn post<'a>(
             // The repository root (feature `.`) is the surface's index page.
             href: match feature.id.as_str() {
                 "." => format!("../{}/index", s.as_str()),
-                id => format!("../{}/{}", s.as_str(), utf8_percent_encode(id, SEGMENT)),
+                id => format!("../{}/{}", s.as_str(), crate::forge::encode_segment(id)),
             },
         })
         .collect();

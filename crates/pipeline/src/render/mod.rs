@@ -344,7 +344,7 @@ pub(crate) struct Context<'a> {
     pub range_label: String,
     pub files: Vec<&'a str>,
     pub symbol_count: usize,
-    pub symbol_groups: Vec<SymbolGroup<'a>>,
+    pub symbol_groups: &'a [SymbolGroup<'a>],
     /// The developer docs' layout: modules, their types with members beneath, functions.
     pub modules: Vec<api::ModuleView<'a>>,
     pub prose: &'a [Prose],
