@@ -91,6 +91,7 @@ async fn principal_of(
         .unwrap_or(state.ops.default_rate_limit);
     Ok(Caller {
         token_id: Some(record.id),
+        user_id: None,
         workspace: record.workspace_id,
         scope: record.scope,
         // Tokens minted before the ceiling existed, or above a ceiling lowered since, are held

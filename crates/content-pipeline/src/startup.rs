@@ -73,6 +73,7 @@ pub struct Application {
     router: axum::Router,
     limits: ConnectionLimits,
     pub state: AppState,
+    pub portal: portal::Portal,
     pub address: SocketAddr,
     pub store: Store,
     /// The background workers to run beside the API; `None` with `--no-workers`.
@@ -125,8 +126,10 @@ impl Application {
                 live_logs: config.live_log_limits(),
             },
         );
-        let router = api::app(state.clone())?;
+        let portal = portal::Portal::new(state.ops.clone(), portal::PortalConfig::default());
+        let router = api::app(state.clone())?.merge(portal::router(portal.clone()));
         Ok(Self {
+            portal,
             listener,
             router,
             limits,
@@ -143,7 +146,8 @@ impl Application {
         mut self,
         deprecations: &'static [api::deprecation::Deprecation],
     ) -> anyhow::Result<Self> {
-        self.router = api::app_announcing(self.state.clone(), deprecations)?;
+        self.router = api::app_announcing(self.state.clone(), deprecations)?
+            .merge(portal::router(self.portal.clone()));
         Ok(self)
     }
 

@@ -85,6 +85,8 @@ prefixed_id!(/// An API token (its id, never its secret).
     TokenId, "tok_");
 prefixed_id!(/// A drift check of a workspace, queued by the API and done by a worker.
     DriftCheckId, "dck_");
+prefixed_id!(/// A person who signs in to the portal.
+    UserId, "usr_");
 
 #[cfg(test)]
 mod tests {

@@ -48,7 +48,7 @@ pub use enums::{
     RunStatus, Surface, Tier,
 };
 pub use ids::{
-    ArticleId, DeliveryId, DriftCheckId, EventId, IdParseError, RunId, TokenId, WebhookId,
+    ArticleId, DeliveryId, DriftCheckId, EventId, IdParseError, RunId, TokenId, UserId, WebhookId,
     WorkspaceId,
 };
 pub use scope::Scope;

@@ -1,7 +1,7 @@
 //! Who is asking. Every use case takes the caller and checks tenancy before scope, so another
 //! workspace's resource answers exactly like a missing one.
 
-use domain::{Scope, TokenId, WorkspaceId};
+use domain::{Scope, TokenId, UserId, WorkspaceId};
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -9,8 +9,11 @@ use crate::error::{Error, ErrorKind, Result};
 /// platform's operator.
 #[derive(Clone, Debug)]
 pub struct Caller {
-    /// The token that made the request; `None` for the operator at the console.
+    /// The token that made the request; `None` for the operator at the console and for a
+    /// person in the portal.
     pub token_id: Option<TokenId>,
+    /// The person signed in to the portal; `None` for a token and for the operator.
+    pub user_id: Option<UserId>,
     /// `None` for the platform.
     pub workspace: Option<WorkspaceId>,
     pub scope: Scope,
@@ -23,6 +26,7 @@ impl Caller {
     pub fn operator() -> Self {
         Self {
             token_id: None,
+            user_id: None,
             workspace: None,
             scope: Scope::Admin,
             quota: u32::MAX,

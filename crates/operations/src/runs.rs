@@ -14,13 +14,19 @@ impl Operations {
     /// The run `req` asks for in `ws`, once its feature resolves in the repository (the
     /// manifest or an implicit feature): an unknown feature is refused now rather than a
     /// failed run later. Reads the repository, so it runs before any transaction opens.
-    pub async fn run_to_trigger(&self, ws: &WorkspaceRecord, req: TriggerRun) -> Result<NewRun> {
+    /// `source` is the front end that asks (the API, the portal, the CLI).
+    pub async fn run_to_trigger(
+        &self,
+        ws: &WorkspaceRecord,
+        req: TriggerRun,
+        source: RunSource,
+    ) -> Result<NewRun> {
         self.check_feature(ws, &req.feature_id).await?;
         Ok(NewRun {
             workspace_id: ws.id,
             feature_id: req.feature_id,
             surfaces: None,
-            source: RunSource::Api,
+            source,
             tier: req.tier.unwrap_or_default(),
             notify_on_complete: req.notify_on_complete.unwrap_or(true),
         })
@@ -32,13 +38,14 @@ impl Operations {
         ws: &WorkspaceRecord,
         article: ArticleRecord,
         req: RegenerateArticle,
+        source: RunSource,
     ) -> Result<NewRun> {
         self.check_feature(ws, &article.feature_id).await?;
         Ok(NewRun {
             workspace_id: ws.id,
             feature_id: article.feature_id,
             surfaces: Some(vec![article.surface]),
-            source: RunSource::Api,
+            source,
             tier: req.tier.unwrap_or_default(),
             notify_on_complete: req.notify_on_complete.unwrap_or(true),
         })

@@ -155,6 +155,9 @@ async fn regenerate_article(
         .load_for_change::<ArticleRecord>(&auth, id, Scope::Write)
         .await?;
     let req: RegenerateArticle = body.parse_optional()?;
-    let new = state.ops.run_to_regenerate(&ws, article, req).await?;
+    let new = state
+        .ops
+        .run_to_regenerate(&ws, article, req, domain::RunSource::Api)
+        .await?;
     queue_run(&state, &idem, new).await
 }

@@ -89,7 +89,10 @@ async fn trigger_run(
 ) -> ApiResult<Recorded> {
     let ws = state.ops.active_workspace(&auth, ws, Scope::Write).await?;
     let req: TriggerRun = body.parse()?;
-    let new = state.ops.run_to_trigger(&ws, req).await?;
+    let new = state
+        .ops
+        .run_to_trigger(&ws, req, domain::RunSource::Api)
+        .await?;
     queue_run(&state, &idem, new).await
 }
 
