@@ -8,6 +8,7 @@
 //! transaction it writes in (`&mut Tx`): the front end opens it with `Store::write` and may add
 //! its own records to it (the API's idempotent response) so that both commit together.
 
+pub mod accounts;
 pub mod articles;
 mod caller;
 pub mod drift;
