@@ -102,6 +102,11 @@ impl From<operations::Error> for ApiError {
             }
             ErrorKind::Conflict => ErrorType::Conflict,
             ErrorKind::Validation => ErrorType::ValidationFailed,
+            ErrorKind::Unauthenticated => ErrorType::Unauthenticated,
+            ErrorKind::Throttled { retry_after_secs } => {
+                return ApiError::new(ErrorType::RateLimited, e.message)
+                    .with_header(header::RETRY_AFTER, &retry_after_secs.to_string());
+            }
             ErrorKind::Internal => return ApiError::internal(e.message),
         };
         let error = ApiError::new(kind, e.message);

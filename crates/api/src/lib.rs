@@ -32,7 +32,7 @@ use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-pub use live_log::LiveLogLimits;
+pub use live_log::{LiveLogLimits, LiveLogs, StreamSlot};
 pub use operations::WorkspaceQuotas;
 pub use state::{ApiConfig, AppState};
 

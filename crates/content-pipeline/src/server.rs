@@ -77,8 +77,8 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let stream = tokio::select! {
-            stream = accept(&listener) => stream,
+        let (stream, peer) = tokio::select! {
+            accepted = accept(&listener) => accepted,
             () = &mut shutdown => break,
         };
         let activity = Arc::new(Activity::new());
@@ -92,7 +92,11 @@ pub async fn serve(
             let (router, activity) = (router.clone(), activity.clone());
             TowerToHyperService::new(tower::service_fn(move |req: Request<Incoming>| {
                 let in_flight = InFlight::start(&activity);
-                let response = router.clone().oneshot(req.map(Body::new));
+                let mut req = req.map(Body::new);
+                // The client's address, as `axum::serve` gives it (sign-in throttling).
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                let response = router.clone().oneshot(req);
                 async move {
                     let response: Response = response.await?;
                     Ok::<_, Infallible>(response.map(|body| {
@@ -128,10 +132,10 @@ pub async fn serve(
 
 /// The next connection. Errors that concern one connection are skipped; others (such as
 /// running out of file descriptors) are logged and retried after a pause, as axum does.
-async fn accept(listener: &TcpListener) -> TcpStream {
+async fn accept(listener: &TcpListener) -> (TcpStream, std::net::SocketAddr) {
     loop {
         match listener.accept().await {
-            Ok((stream, _)) => return stream,
+            Ok(accepted) => return accepted,
             Err(e) if is_connection_error(&e) => continue,
             Err(e) => {
                 tracing::error!(error = %e, "accept failed");

@@ -126,7 +126,10 @@ impl Application {
                 live_logs: config.live_log_limits(),
             },
         );
-        let portal = portal::Portal::new(state.ops.clone(), portal::PortalConfig::default());
+        let portal = portal::Portal::new(
+            state.ops.clone(),
+            portal::PortalConfig::for_base_url(&base_url, config.live_log_limits()),
+        );
         let router = api::app(state.clone())?.merge(portal::router(portal.clone()));
         Ok(Self {
             portal,

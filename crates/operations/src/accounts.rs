@@ -21,6 +21,22 @@ pub struct User {
     pub platform_admin: bool,
 }
 
+impl User {
+    /// The platform's caller, for a platform admin: creating workspaces and seeing all.
+    pub fn platform_caller(&self) -> Result<Caller> {
+        if !self.platform_admin {
+            return Err(Error::new(
+                crate::ErrorKind::InsufficientScope { challenge: None },
+                "Only a platform admin may do this.",
+            ));
+        }
+        Ok(Caller {
+            user_id: Some(self.id),
+            ..Caller::operator()
+        })
+    }
+}
+
 /// Who to create (`content-pipeline users create`).
 #[derive(Clone, Debug)]
 pub struct NewUser {
@@ -52,6 +68,15 @@ pub struct Session {
 pub struct StartedSession {
     pub cookie: String,
     pub session: Session,
+}
+
+/// 256 random bits, base64url without padding (43 characters): session ids, link tokens,
+/// pre-session CSRF tokens.
+pub fn random_token() -> String {
+    use base64::Engine as _;
+    use rand::RngExt as _;
+    let bytes: [u8; 32] = rand::rng().random();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 fn pending() -> Error {

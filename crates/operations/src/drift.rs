@@ -6,7 +6,7 @@ use std::time::Duration;
 pub use api_types::{DriftCheck, DriftReport};
 use domain::RunStatus;
 use serde::{Deserialize, Serialize};
-use store::{DriftCheckRecord, Tx, WorkspaceRecord};
+use store::{ArticleRecord, DriftCheckRecord, Tx, WorkspaceRecord};
 
 use crate::Operations;
 use crate::error::{Error, Result};
@@ -47,7 +47,33 @@ pub fn drift_check_view(base_url: &str, r: DriftCheckRecord) -> Result<DriftChec
 /// How often a caller waiting for a check looks at it again.
 const POLL: Duration = Duration::from_millis(25);
 
+/// The most drift events one article's page reads.
+const NOTICES_SCANNED: i64 = 200;
+
 impl Operations {
+    /// The drift raised for `article` since its current version was written (older notices
+    /// concern a version that regeneration replaced), newest first.
+    pub async fn drift_notices(&self, article: &ArticleRecord) -> Result<Vec<DriftReport>> {
+        let events = self
+            .store
+            .recent_events(
+                article.workspace_id,
+                domain::EventType::DriftDetected,
+                article.updated_at,
+                NOTICES_SCANNED,
+            )
+            .await?;
+        let wanted = article.id.to_string();
+        Ok(events
+            .into_iter()
+            .filter_map(|e| {
+                let mut payload: serde_json::Value = serde_json::from_str(&e.payload).ok()?;
+                serde_json::from_value::<DriftReport>(payload.get_mut("data")?.take()).ok()
+            })
+            .filter(|r| r.article_id == wanted)
+            .collect())
+    }
+
     /// Queues a drift check of `ws`, or joins the one already queued; a workspace without a
     /// repository has nothing to check.
     pub async fn queue_drift_check(

@@ -15,6 +15,10 @@ pub enum ErrorKind {
     Conflict,
     /// An input value is refused; `param` names it.
     Validation,
+    /// Who is asking could not be established (a wrong password, an unknown email).
+    Unauthenticated,
+    /// Too many attempts; try again after this many seconds.
+    Throttled { retry_after_secs: u64 },
     /// Something failed on our side; the message is the cause, for the logs only.
     Internal,
 }

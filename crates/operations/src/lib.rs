@@ -12,6 +12,7 @@ pub mod accounts;
 pub mod articles;
 mod caller;
 pub mod drift;
+mod live_log;
 mod error;
 mod load;
 pub mod runs;

@@ -56,6 +56,21 @@ impl Operations {
         Ok(tx.trigger_run(new, self.clock.timestamp()).await?)
     }
 
+    /// The features the workspace's manifest declares, for a picker; none without a
+    /// repository or a manifest. Reads the repository.
+    pub async fn declared_features(
+        &self,
+        ws: &WorkspaceRecord,
+    ) -> Result<Vec<pipeline::DeclaredFeature>> {
+        let Some(repo) = ws.repo_path.clone() else {
+            return Ok(Vec::new());
+        };
+        tokio::task::spawn_blocking(move || pipeline::declared_features(Path::new(&repo)))
+            .await
+            .map_err(Error::internal)?
+            .map_err(|e| Error::validation("feature_id", e.to_string()))
+    }
+
     async fn check_feature(&self, ws: &WorkspaceRecord, feature_id: &str) -> Result<()> {
         required_text("feature_id", feature_id, 200)?;
         if feature_id.chars().any(char::is_control) {

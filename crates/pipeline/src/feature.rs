@@ -15,6 +15,34 @@ use crate::render::changelog::ChangelogConfig;
 use crate::repository;
 
 pub const MANIFEST_PATH: &str = ".content-pipeline/features.toml";
+/// A manifest is a few KiB; a larger one is refused before it is parsed.
+const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
+
+/// A feature the manifest declares, as a picker lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredFeature {
+    pub id: String,
+    /// The manifest's title, or the id when it has none.
+    pub title: String,
+}
+
+/// The features `.content-pipeline/features.toml` declares at HEAD, in its order; none
+/// without a manifest.
+pub fn declared_features(repo: &Path) -> Result<Vec<DeclaredFeature>, PipelineError> {
+    let repository = repository::open(repo)?;
+    let tree = repository::head_commit(&repository)?.tree()?;
+    Ok(read_manifest(&repository, &tree)?
+        .map(|m| {
+            m.features
+                .into_iter()
+                .map(|f| DeclaredFeature {
+                    title: f.title.unwrap_or_else(|| f.id.clone()),
+                    id: f.id,
+                })
+                .collect()
+        })
+        .unwrap_or_default())
+}
 
 /// A feature of the product, as the articles describe it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +171,12 @@ fn read_manifest(repo: &Repository, tree: &Tree) -> Result<Option<ManifestFile>,
         ));
     }
     let blob = repo.find_blob(entry.id())?;
+    if blob.size() > MAX_MANIFEST_BYTES {
+        return Err(PipelineError::InvalidManifest(format!(
+            "it is larger than {} KiB",
+            MAX_MANIFEST_BYTES / 1024
+        )));
+    }
     let text = std::str::from_utf8(blob.content())
         .map_err(|_| PipelineError::InvalidManifest("it is not valid UTF-8".into()))?;
     toml::from_str(text)

@@ -223,7 +223,7 @@ fn fill_file(template: &str, commit: &str, path: &str) -> String {
 }
 
 /// A repository path with each segment percent-encoded, for a URL.
-pub(crate) fn encode_path(path: &str) -> String {
+pub fn encode_path(path: &str) -> String {
     path.split('/')
         .map(encode_segment)
         .collect::<Vec<_>>()
@@ -231,7 +231,7 @@ pub(crate) fn encode_path(path: &str) -> String {
 }
 
 /// One path segment (a commit, a tag, a feature id) percent-encoded for a URL.
-pub(crate) fn encode_segment(value: &str) -> String {
+pub fn encode_segment(value: &str) -> String {
     utf8_percent_encode(value, SEGMENT).to_string()
 }
 

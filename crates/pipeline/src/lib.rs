@@ -27,9 +27,11 @@ pub use domain::{Change, ChangeKind};
 pub use drift::DriftChecker;
 pub use error::{MdxError, PipelineError};
 pub use extract::{Prose, Symbol, SymbolKind};
-pub use feature::{Feature, MANIFEST_PATH, Step, resolve_feature};
+pub use feature::{
+    DeclaredFeature, Feature, MANIFEST_PATH, Step, declared_features, resolve_feature,
+};
 pub use feature_cache::FeatureCache;
-pub use forge::{Forge, ForgeConfig, ForgeKind};
+pub use forge::{Forge, ForgeConfig, ForgeKind, encode_path, encode_segment};
 pub use limits::Limits;
 pub use log::{DiscardLog, LogSink};
 pub use provenance::{FileRole, FileSource, Provenance, StepsSource, SymbolSource};

@@ -1,16 +1,45 @@
 use std::ops::Deref;
 use std::sync::Arc;
+use std::time::Duration;
 
+use api::{LiveLogLimits, LiveLogs};
+use domain::UserId;
 use operations::Operations;
 
 /// What the portal needs from configuration besides what its operations have.
-#[derive(Clone, Debug, Default)]
-pub struct PortalConfig {}
+#[derive(Clone, Debug)]
+pub struct PortalConfig {
+    /// `scheme://host[:port]` of the base URL: the only `Origin` a form may come from.
+    pub origin: String,
+    /// With an https base URL, cookies are `Secure` and `__Host-` prefixed.
+    pub secure_cookies: bool,
+    /// Live run logs a person may follow at once (per process), and how long each stream
+    /// lasts before the browser resumes it.
+    pub live_logs: LiveLogLimits,
+}
+
+impl PortalConfig {
+    /// The settings that follow from the service's base URL.
+    pub fn for_base_url(base_url: &str, live_logs: LiveLogLimits) -> Self {
+        let secure_cookies = base_url.starts_with("https://");
+        let after_scheme = base_url.find("://").map_or(0, |i| i + 3);
+        let end = base_url[after_scheme..]
+            .find('/')
+            .map_or(base_url.len(), |i| after_scheme + i);
+        Self {
+            origin: base_url[..end].to_owned(),
+            secure_cookies,
+            live_logs,
+        }
+    }
+}
 
 pub struct Inner {
     /// The use cases every page calls.
     pub ops: Operations,
     pub config: PortalConfig,
+    /// Live run logs open per person.
+    pub live_logs: LiveLogs<UserId>,
 }
 
 /// Shared by every page; cheap to clone.
@@ -26,6 +55,17 @@ impl Deref for Portal {
 
 impl Portal {
     pub fn new(ops: Operations, config: PortalConfig) -> Self {
-        Self(Arc::new(Inner { ops, config }))
+        Self(Arc::new(Inner {
+            live_logs: LiveLogs::new(config.live_logs),
+            ops,
+            config,
+        }))
+    }
+}
+
+impl PortalConfig {
+    /// How long a live log stream lasts before the browser resumes it.
+    pub fn live_log_lifetime(&self) -> Duration {
+        self.live_logs.lifetime
     }
 }

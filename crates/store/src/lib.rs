@@ -24,6 +24,7 @@ mod workspaces;
 mod writer;
 
 pub use articles::{ArticleFilter, NewArticleVersion};
+pub use runs::RunFilter;
 pub use deliveries::{AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
 pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};

@@ -43,6 +43,13 @@ fn merge_surfaces(a: Option<Vec<Surface>>, b: Option<Vec<Surface>>) -> Option<Ve
     Some(a)
 }
 
+/// Optional filters of the run list.
+#[derive(Clone, Debug, Default)]
+pub struct RunFilter {
+    pub status: Option<domain::RunStatus>,
+    pub feature_id: Option<String>,
+}
+
 impl Store {
     pub async fn run(&self, id: RunId) -> Result<Option<RunRecord>, StoreError> {
         let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1");
@@ -60,13 +67,28 @@ impl Store {
         workspace: WorkspaceId,
         page: &KeysetPage,
     ) -> Result<Vec<RunRecord>, StoreError> {
+        self.runs_filtered(workspace, &RunFilter::default(), page)
+            .await
+    }
+
+    /// A workspace's runs, newest first, narrowed by `filter`.
+    pub async fn runs_filtered(
+        &self,
+        workspace: WorkspaceId,
+        filter: &RunFilter,
+        page: &KeysetPage,
+    ) -> Result<Vec<RunRecord>, StoreError> {
         let (at, id) = page.bounds();
         let sql = format!(
-            "SELECT {RUN_COLUMNS} FROM runs WHERE workspace_id = $1 AND (created_at, id) < ($2, $3)
-             ORDER BY created_at DESC, id DESC LIMIT $4"
+            "SELECT {RUN_COLUMNS} FROM runs WHERE workspace_id = $1
+               AND ($2 IS NULL OR status = $2) AND ($3 IS NULL OR feature_id = $3)
+               AND (created_at, id) < ($4, $5)
+             ORDER BY created_at DESC, id DESC LIMIT $6"
         );
         Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(workspace)
+            .bind(filter.status)
+            .bind(filter.feature_id.as_deref())
             .bind(at)
             .bind(id)
             .bind(page.fetch())

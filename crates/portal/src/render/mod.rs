@@ -24,3 +24,25 @@ fn escape(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
+
+/// The MDX source, escaped for a `<pre>`.
+pub fn source(mdx: &str) -> String {
+    format!("<pre><code>{}</code></pre>", escape(mdx))
+}
+
+/// A line diff of two texts.
+pub fn diff(old: &str, new: &str) -> String {
+    let mut out = String::from("<pre class=\"diff\">");
+    for line in old.lines() {
+        if !new.lines().any(|l| l == line) {
+            out.push_str(&format!("<del>- {}</del>\n", escape(line)));
+        }
+    }
+    for line in new.lines() {
+        if !old.lines().any(|l| l == line) {
+            out.push_str(&format!("<ins>+ {}</ins>\n", escape(line)));
+        }
+    }
+    out.push_str("</pre>");
+    out
+}

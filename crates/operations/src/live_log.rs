@@ -1,0 +1,91 @@
+//! Following a run's log as it is written: the core of the API's Server-Sent Events stream and
+//! of the portal's live log, which only format the events differently.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use domain::RunId;
+use futures_util::Stream;
+use store::RunEventRecord;
+
+use crate::Operations;
+
+/// How often an idle stream reads the database anyway: a run executed by another process
+/// (another node on PostgreSQL) signals nothing in this one.
+const SAFETY_POLL: Duration = Duration::from_secs(2);
+/// Events read per query.
+const BATCH: i64 = 100;
+
+/// What a stream carries from one step to the next.
+struct Following {
+    ops: Operations,
+    run_id: RunId,
+    after: i64,
+    done: bool,
+    pending: VecDeque<RunEventRecord>,
+    changes: store::RunChanges,
+    ends_at: tokio::time::Instant,
+}
+
+impl Operations {
+    /// A run's log events after `after` (a `seq`), in order, as they are written. The stream
+    /// ends once the run has finished and its last event was yielded, after `lifetime`, or at
+    /// a database error (the client resumes from the last event it got). It reads the
+    /// database when this process commits a change to the run, and every few seconds for
+    /// changes made elsewhere.
+    pub fn follow_log(
+        &self,
+        run_id: RunId,
+        after: i64,
+        lifetime: Duration,
+    ) -> impl Stream<Item = RunEventRecord> + Send + use<> {
+        let following = Following {
+            // Followed before the first read, so no change between that read and the first
+            // wait goes unnoticed.
+            changes: self.store.follow_run(run_id),
+            ends_at: tokio::time::Instant::now() + lifetime,
+            ops: self.clone(),
+            run_id,
+            after,
+            done: false,
+            pending: VecDeque::new(),
+        };
+        futures_util::stream::unfold(following, |mut f| async move {
+            loop {
+                if let Some(event) = f.pending.pop_front() {
+                    return Some((event, f));
+                }
+                if f.done || tokio::time::Instant::now() >= f.ends_at {
+                    return None;
+                }
+                metrics::counter!("run_log_stream_reads_total").increment(1);
+                // Read the status before the events: a run that finished after this read
+                // still has all its events visible to the next read.
+                let finished = matches!(
+                    f.ops.store.run(f.run_id).await,
+                    Ok(Some(r)) if r.status.is_finished()
+                );
+                match f.ops.store.run_events(f.run_id, f.after, BATCH).await {
+                    Ok(rows) if !rows.is_empty() => {
+                        if let Some(last) = rows.last() {
+                            f.after = last.seq;
+                        }
+                        f.pending.extend(rows);
+                    }
+                    Ok(_) if finished => f.done = true,
+                    Ok(_) => {
+                        tokio::select! {
+                            _ = f.changes.changed() => {}
+                            _ = tokio::time::sleep(SAFETY_POLL) => {}
+                            _ = tokio::time::sleep_until(f.ends_at) => {}
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(run = %f.run_id, error = %e, "a live log stream stopped at a database error");
+                        f.done = true;
+                    }
+                }
+            }
+        })
+    }
+}
