@@ -5,6 +5,7 @@
 //! Reads go through [`Store`]; writes that must commit together (a side effect, the events it
 //! causes and the idempotency record of the request) go through one [`Tx`].
 
+mod accounts;
 mod articles;
 mod deliveries;
 mod drift;
@@ -23,6 +24,7 @@ mod webhooks;
 mod workspaces;
 mod writer;
 
+pub use accounts::{Member, MemberWorkspace, SignInAttempts};
 pub use articles::{ArticleFilter, NewArticleVersion};
 pub use deliveries::{AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
