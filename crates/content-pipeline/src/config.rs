@@ -127,8 +127,8 @@ pub struct Config {
     pub workspace_max_rate_limit: u32,
     // The portal's accounts (issue 12).
     /// The platform admin created on the first start of an empty database; its sign-in link
-    /// is printed beside the first platform token.
-    #[serde(deserialize_with = "values::text")]
+    /// is printed beside the first platform token. Trimmed and lowercased.
+    #[serde(deserialize_with = "values::email")]
     pub admin_email: String,
     /// A portal session unused this long ends.
     #[serde(deserialize_with = "values::positive_duration")]

@@ -4,7 +4,7 @@ use std::time::Duration;
 use api::ratelimit::RateLimiter;
 use api::{ApiConfig, AppState};
 use domain::{Clock, Secret};
-use operations::accounts::{NewUser, SignInLink, normalize_email};
+use operations::accounts::{NewUser, SignInLink};
 use operations::{Caller, Operations, Settings};
 use store::Store;
 use tokio::net::TcpListener;
@@ -77,7 +77,7 @@ pub async fn ensure_platform_token(
     );
     let link = ops
         .create_user(NewUser {
-            email: admin_email,
+            email: admin_email.to_owned(),
             platform_admin: true,
             membership: None,
         })

@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod accounts;
 mod articles;
 mod auth;
 mod ci_commands;
