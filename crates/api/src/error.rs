@@ -84,7 +84,9 @@ impl ApiError {
 }
 
 /// A use case's refusal, in the envelope: an insufficient scope names the scope needed in
-/// `WWW-Authenticate` (RFC 6750), an internal error is logged and answered with nothing of it.
+/// `WWW-Authenticate` (RFC 6750), as a 401 challenges for a bearer token; a throttled request
+/// says when to retry in `Retry-After`; an internal error is logged and answered with nothing
+/// of it.
 impl From<operations::Error> for ApiError {
     fn from(e: operations::Error) -> Self {
         use operations::ErrorKind;
@@ -102,10 +104,13 @@ impl From<operations::Error> for ApiError {
             }
             ErrorKind::Conflict => ErrorType::Conflict,
             ErrorKind::Validation => ErrorType::ValidationFailed,
-            ErrorKind::Unauthenticated => ErrorType::Unauthenticated,
+            ErrorKind::Unauthenticated => {
+                return ApiError::new(ErrorType::Unauthenticated, e.message)
+                    .with_header(header::WWW_AUTHENTICATE, "Bearer");
+            }
             ErrorKind::Throttled { retry_after_secs } => {
                 return ApiError::new(ErrorType::RateLimited, e.message)
-                    .with_header(header::RETRY_AFTER, &retry_after_secs.to_string());
+                    .with_header(header::RETRY_AFTER, &retry_after_secs.max(1).to_string());
             }
             ErrorKind::Internal => return ApiError::internal(e.message),
         };

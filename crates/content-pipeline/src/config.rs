@@ -125,6 +125,17 @@ pub struct Config {
     pub workspace_max_webhooks: u32,
     /// The highest `rate_limit` (requests per 300 s) a workspace token may have.
     pub workspace_max_rate_limit: u32,
+    // The portal's accounts (issue 12).
+    /// The platform admin created on the first start of an empty database; its sign-in link
+    /// is printed beside the first platform token. Trimmed and lowercased.
+    #[serde(deserialize_with = "values::email")]
+    pub admin_email: String,
+    /// A portal session unused this long ends.
+    #[serde(deserialize_with = "values::positive_duration")]
+    pub session_idle_timeout: Duration,
+    /// A portal session ends this long after sign-in, however busy.
+    #[serde(deserialize_with = "values::positive_duration")]
+    pub session_lifetime: Duration,
     // The CI commands (`run`, `drift`, `articles`), which talk to a running service.
     /// The service's base URL (`--server`).
     #[serde(deserialize_with = "values::http_url")]
@@ -174,6 +185,9 @@ impl Default for Config {
             workspace_max_tokens: 100,
             workspace_max_webhooks: 50,
             workspace_max_rate_limit: 6_000,
+            admin_email: "admin@localhost".into(),
+            session_idle_timeout: operations::accounts::SessionSettings::default().idle_timeout,
+            session_lifetime: operations::accounts::SessionSettings::default().lifetime,
             server: None,
             token: None,
         }
@@ -289,6 +303,14 @@ impl Config {
             webhooks: self.workspace_max_webhooks,
             rate_limit: self.workspace_max_rate_limit,
         })
+    }
+
+    /// How long portal sessions last.
+    pub fn session_settings(&self) -> operations::accounts::SessionSettings {
+        operations::accounts::SessionSettings {
+            idle_timeout: self.session_idle_timeout,
+            lifetime: self.session_lifetime,
+        }
     }
 
     /// The server key: configured, or read from (and on first start written to) the key file.

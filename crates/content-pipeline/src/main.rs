@@ -4,9 +4,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use content_pipeline::startup::{
     Application, ensure_platform_token, open_store, operations, public_base_url, run_workers_until,
+    sign_in_link_text,
 };
 use content_pipeline::{Config, ci};
 use domain::{Clock, Scope, WorkspaceId};
+use operations::accounts::NewUser;
 use operations::tokens::CreateToken;
 use operations::views;
 use operations::workspaces::CreateWorkspace;
@@ -48,6 +50,11 @@ enum Command {
     Workspaces {
         #[command(subcommand)]
         command: WorkspaceCommand,
+    },
+    /// Manage the portal's users offline, against the configured database.
+    Users {
+        #[command(subcommand)]
+        command: UserCommand,
     },
     /// Create or upgrade the database schema, then exit.
     Migrate,
@@ -104,6 +111,31 @@ enum WorkspaceCommand {
         /// Absolute path of the workspace's git repository.
         #[arg(long)]
         repo_path: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Create a portal user (or give an existing one the role) and print a one-time sign-in
+    /// link, valid 24 h, with which they set their password.
+    Create {
+        #[arg(long)]
+        email: String,
+        /// An active workspace to give the user a role in (with --role).
+        #[arg(long, requires = "role")]
+        workspace: Option<WorkspaceId>,
+        /// read, write, publish or admin: the user's role in --workspace.
+        #[arg(long, requires = "workspace")]
+        role: Option<Scope>,
+        /// Make the user a platform admin: every workspace, as admin.
+        #[arg(long)]
+        platform_admin: bool,
+    },
+    /// Print a new one-time sign-in link for a user who cannot sign in (valid 24 h); their
+    /// earlier links stop working.
+    ResetPassword {
+        #[arg(long)]
+        email: String,
     },
 }
 
@@ -227,7 +259,7 @@ async fn serve(cli: Cli) -> anyhow::Result<ExitCode> {
             command: WorkspaceCommand::Create { name, repo_path },
         } => {
             let ops = open_operations(&config, &clock).await?;
-            ensure_platform_token(&ops).await?;
+            ensure_platform_token(&ops, &config.admin_email).await?;
             let req = CreateWorkspace { name, repo_path };
             let writer = ops.clone();
             let ws = ops
@@ -245,9 +277,35 @@ async fn serve(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             ops.store.close().await;
         }
+        Command::Users { command } => {
+            let ops = open_operations(&config, &clock).await?;
+            ensure_platform_token(&ops, &config.admin_email).await?;
+            let (what, link) = match command {
+                UserCommand::Create {
+                    email,
+                    workspace,
+                    role,
+                    platform_admin,
+                } => {
+                    let new = NewUser {
+                        email,
+                        platform_admin,
+                        membership: workspace.zip(role),
+                    };
+                    ("Created or updated the user", ops.create_user(new).await)
+                }
+                UserCommand::ResetPassword { email } => (
+                    "A new sign-in link for",
+                    ops.reset_password_link(&email).await,
+                ),
+            };
+            ops.store.close().await;
+            let link = link.map_err(|e| anyhow::anyhow!("{}", e.message))?;
+            println!("{}", sign_in_link_text(what, &link));
+        }
         Command::Migrate => {
             let ops = open_operations(&config, &clock).await?;
-            ensure_platform_token(&ops).await?;
+            ensure_platform_token(&ops, &config.admin_email).await?;
             ops.store.close().await;
             eprintln!("database is up to date");
         }

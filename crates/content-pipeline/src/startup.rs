@@ -4,6 +4,7 @@ use std::time::Duration;
 use api::ratelimit::RateLimiter;
 use api::{ApiConfig, AppState};
 use domain::{Clock, Secret};
+use operations::accounts::{NewUser, SignInLink, normalize_email};
 use operations::{Caller, Operations, Settings};
 use store::Store;
 use tokio::net::TcpListener;
@@ -39,22 +40,32 @@ pub fn operations(
             server_key: server_key.clone(),
             address_policy: config.address_policy(),
             quotas: config.workspace_quotas()?,
+            sessions: config.session_settings(),
         },
     ))
 }
 
-/// On an empty database, creates the first platform admin token and prints it once to stderr.
-pub async fn ensure_platform_token(ops: &Operations) -> anyhow::Result<Option<String>> {
+/// On an empty database, creates the first platform admin token and a platform admin user
+/// (`admin_email`), and prints them once to stderr: the token itself, and the user's
+/// one-time sign-in link that sets its password. Returns the token.
+pub async fn ensure_platform_token(
+    ops: &Operations,
+    admin_email: &str,
+) -> anyhow::Result<Option<String>> {
     if ops.store.has_platform_token().await? {
         return Ok(None);
     }
-    let ops = ops.clone();
+    // Checked before anything is created, so a bad address leaves the database empty.
+    let admin_email = normalize_email(admin_email)
+        .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_ADMIN_EMAIL / admin_email: {e}"))?;
+    let writer = ops.clone();
     let minted = ops
         .store
         .clone()
         .write(move |tx| {
             Box::pin(async move {
-                ops.create_platform_token(tx, &Caller::operator(), "initial platform token", None)
+                writer
+                    .create_platform_token(tx, &Caller::operator(), "initial platform token", None)
                     .await
             })
         })
@@ -64,7 +75,28 @@ pub async fn ensure_platform_token(ops: &Operations) -> anyhow::Result<Option<St
     eprintln!(
         "\n==> First start: created a platform admin token. It is shown only this once:\n\n    {secret}\n"
     );
+    let link = ops
+        .create_user(NewUser {
+            email: admin_email.to_owned(),
+            platform_admin: true,
+            membership: None,
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    eprintln!(
+        "{}",
+        sign_in_link_text("First start: created the platform admin", &link)
+    );
     Ok(Some(secret))
+}
+
+/// How a sign-in link is shown to the operator (first start, `users create`,
+/// `users reset-password`): who it is for, the link, and until when it works.
+pub fn sign_in_link_text(what: &str, link: &SignInLink) -> String {
+    format!(
+        "==> {what} {}. This one-time link sets the password; it works until {}:\n\n    {}\n",
+        link.user.email, link.expires_at, link.url
+    )
 }
 
 /// A running service: bound first, so callers (and tests) know the port before serving.
@@ -97,7 +129,7 @@ impl Application {
         let base_url = public_base_url(&config, &address.to_string());
         let server_key = config.server_key()?;
         let ops = operations(&config, &store, &clock, &base_url, &server_key)?;
-        ensure_platform_token(&ops).await?;
+        ensure_platform_token(&ops, &config.admin_email).await?;
         let workers = match config.workers {
             true => Some(worker_context(
                 &config,
@@ -237,7 +269,8 @@ pub async fn run_workers_until(
     Ok(())
 }
 
-/// Forgets expired idempotency records and idle rate-limit logs.
+/// Forgets expired idempotency records, idle rate-limit logs, and expired portal sessions,
+/// sign-in links and sign-in attempt windows.
 async fn housekeeping(state: AppState) {
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     loop {
@@ -249,6 +282,9 @@ async fn housekeeping(state: AppState) {
             .minus(Duration::from_secs(24 * 3600));
         if let Err(e) = state.store.purge_idempotency(cutoff).await {
             tracing::warn!(error = %e, "could not purge idempotency records");
+        }
+        if let Err(e) = state.ops.purge_accounts().await {
+            tracing::warn!(error = %e, "could not purge expired sessions and sign-in links");
         }
     }
 }

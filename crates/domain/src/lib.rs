@@ -15,6 +15,7 @@ macro_rules! stored_as_text_types {
             crate::EventId,
             crate::TokenId,
             crate::DriftCheckId,
+            crate::UserId,
             crate::Scope,
             crate::Surface,
             crate::ArticleStatus,

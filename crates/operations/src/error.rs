@@ -15,9 +15,9 @@ pub enum ErrorKind {
     Conflict,
     /// An input value is refused; `param` names it.
     Validation,
-    /// Who is asking could not be established (a wrong password, an unknown email).
+    /// The credentials presented (a password, a sign-in link) are not right.
     Unauthenticated,
-    /// Too many attempts; try again after this many seconds.
+    /// Too many attempts (sign-ins); the same request may succeed after `retry_after_secs`.
     Throttled { retry_after_secs: u64 },
     /// Something failed on our side; the message is the cause, for the logs only.
     Internal,
@@ -68,6 +68,24 @@ impl Error {
                 challenge: Some(needed),
             },
             format!("This operation needs a token with the '{needed}' scope."),
+        )
+    }
+
+    pub fn unauthenticated(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Unauthenticated, message)
+    }
+
+    /// Refused for now; `retry_after` is rounded up to whole seconds, at least one.
+    pub fn throttled(retry_after: std::time::Duration, message: impl Into<String>) -> Self {
+        let secs = retry_after
+            .as_secs()
+            .saturating_add(u64::from(retry_after.subsec_nanos() > 0))
+            .max(1);
+        Self::new(
+            ErrorKind::Throttled {
+                retry_after_secs: secs,
+            },
+            message,
         )
     }
 

@@ -12,8 +12,8 @@ pub mod accounts;
 pub mod articles;
 mod caller;
 pub mod drift;
-mod live_log;
 mod error;
+mod live_log;
 mod load;
 pub mod runs;
 pub mod tokens;
@@ -64,6 +64,8 @@ pub struct Settings {
     pub server_key: Secret<[u8; 32]>,
     pub address_policy: AddressPolicy,
     pub quotas: WorkspaceQuotas,
+    /// How long portal sessions last.
+    pub sessions: accounts::SessionSettings,
 }
 
 pub struct Inner {
@@ -77,6 +79,8 @@ pub struct Inner {
     pub quotas: WorkspaceQuotas,
     /// Trigger-time feature checks, remembered by HEAD commit.
     pub features: pipeline::FeatureCache,
+    /// Portal sessions, password hashing and CSRF tokens.
+    pub(crate) accounts: accounts::Accounts,
 }
 
 /// The handle every front end holds; cheap to clone.
@@ -102,6 +106,7 @@ impl Operations {
             address_policy: settings.address_policy,
             quotas: settings.quotas,
             features: pipeline::FeatureCache::new(),
+            accounts: accounts::Accounts::new(settings.server_key.expose(), settings.sessions),
             store,
             clock,
         }))

@@ -5,6 +5,7 @@
 //! Reads go through [`Store`]; writes that must commit together (a side effect, the events it
 //! causes and the idempotency record of the request) go through one [`Tx`].
 
+mod accounts;
 mod articles;
 mod deliveries;
 mod drift;
@@ -23,8 +24,8 @@ mod webhooks;
 mod workspaces;
 mod writer;
 
+pub use accounts::{Member, MemberWorkspace, SignInAttempts};
 pub use articles::{ArticleFilter, NewArticleVersion};
-pub use runs::RunFilter;
 pub use deliveries::{AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
 pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};
@@ -33,6 +34,7 @@ pub use idempotency::{Claim, ClaimOutcome, StoredResponse};
 pub use json::JsonText;
 pub use page::{KeysetPage, Position};
 pub use records::*;
+pub use runs::RunFilter;
 pub use runs::{NewRun, RunEnding, TriggerOutcome};
 pub use signals::RunChanges;
 pub use webhooks::{NewWebhook, WebhookChanges};

@@ -4,7 +4,7 @@
 use domain::{
     ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventId, EventType,
     LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId,
-    WebhookId, WorkspaceId,
+    UserId, WebhookId, WorkspaceId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -215,5 +215,52 @@ record! {
         pub created_at: Timestamp,
         pub updated_at: Timestamp,
         pub next_attempt_at: Option<Timestamp>,
+    }
+}
+
+record! {
+    /// A person of the portal.
+    pub struct UserRecord {
+        pub id: UserId,
+        /// Trimmed and lowercased.
+        pub email: String,
+        /// An argon2id PHC string; `None` until a password is set through a sign-in link.
+        pub password_hash: Option<String>,
+        pub platform_admin: bool,
+        pub created_at: Timestamp,
+        pub password_changed_at: Option<Timestamp>,
+    }
+}
+
+record! {
+    /// A user's role in one workspace.
+    pub struct MembershipRecord {
+        pub user_id: UserId,
+        pub workspace_id: WorkspaceId,
+        pub role: Scope,
+        pub created_at: Timestamp,
+    }
+}
+
+record! {
+    /// A signed-in session, found by the SHA-256 of its id (the cookie holds the id).
+    pub struct SessionRecord {
+        pub id_hash: Vec<u8>,
+        pub user_id: UserId,
+        pub created_at: Timestamp,
+        pub last_seen_at: Timestamp,
+        /// Absolute expiry; the idle expiry is counted from `last_seen_at`.
+        pub expires_at: Timestamp,
+    }
+}
+
+record! {
+    /// A one-time link that sets a user's password, found by the SHA-256 of its token.
+    pub struct SignInLinkRecord {
+        pub token_hash: Vec<u8>,
+        pub user_id: UserId,
+        pub created_at: Timestamp,
+        pub expires_at: Timestamp,
+        pub used_at: Option<Timestamp>,
     }
 }

@@ -88,6 +88,9 @@ conformance!(
     the_two_latest_distinct_successful_commits_of_a_feature,
 );
 
+#[path = "conformance/accounts.rs"]
+mod accounts;
+
 fn at(seconds: i64) -> Timestamp {
     Timestamp::from_micros(1_700_000_000_000_000 + seconds * 1_000_000).expect("timestamp")
 }

@@ -230,6 +230,17 @@ pub(super) fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> 
     read(d, |t| Ok(t.to_owned()))
 }
 
+pub(super) fn email<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    read(d, |t| {
+        operations::accounts::normalize_email(t).map_err(|_| {
+            format!(
+                "expected an email address such as name@example.com, got '{}'",
+                quoted(t)
+            )
+        })
+    })
+}
+
 pub(super) fn duration<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     read(d, parse_duration)
 }

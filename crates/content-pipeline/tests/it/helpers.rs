@@ -205,6 +205,13 @@ impl Builder {
         self
     }
 
+    /// How long a portal session may stay unused, and last in all.
+    pub fn session_timeouts(mut self, idle: Duration, lifetime: Duration) -> Self {
+        self.config.session_idle_timeout = idle;
+        self.config.session_lifetime = lifetime;
+        self
+    }
+
     /// Serves from `db` (another node's database) instead of a database of its own.
     pub fn database(mut self, db: &TestDatabase) -> Self {
         self.database = Some(db.clone());

@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod accounts;
 mod articles;
 mod auth;
 mod ci_commands;
@@ -20,6 +21,7 @@ mod openapi_document;
 mod paging;
 mod pipeline_runs;
 mod polish;
+mod portal;
 mod quotas;
 mod ratelimit;
 mod receiver;

@@ -74,9 +74,10 @@ struct SignInForm {
 
 /// The client's address, for throttling sign-in attempts per address.
 fn client_address(peer: Option<Extension<ConnectInfo<SocketAddr>>>) -> IpAddr {
-    peer.map_or(IpAddr::V6(Ipv6Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| {
-        a.ip()
-    })
+    peer.map_or(
+        IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+        |Extension(ConnectInfo(a))| a.ip(),
+    )
 }
 
 async fn sign_in(

@@ -103,7 +103,11 @@ async fn list(
     let mut records = portal
         .ops
         .store
-        .articles(member.ws.id, &filter, &page_after(q.before.as_deref(), PAGE))
+        .articles(
+            member.ws.id,
+            &filter,
+            &page_after(q.before.as_deref(), PAGE),
+        )
         .await
         .map_err(operations::Error::from)?;
     let more = records.len() as i64 > PAGE;
@@ -131,8 +135,14 @@ async fn list(
         rows: records.iter().map(ArticleRow::new).collect(),
         next_url,
         feature: filter.feature_id.clone().unwrap_or_default(),
-        surface: filter.surface.map(|s| s.as_str().to_owned()).unwrap_or_default(),
-        status: filter.status.map(|s| s.as_str().to_owned()).unwrap_or_default(),
+        surface: filter
+            .surface
+            .map(|s| s.as_str().to_owned())
+            .unwrap_or_default(),
+        status: filter
+            .status
+            .map(|s| s.as_str().to_owned())
+            .unwrap_or_default(),
         surfaces: Surface::ALL,
         statuses: ArticleStatus::ALL,
     };

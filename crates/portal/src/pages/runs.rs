@@ -156,7 +156,11 @@ async fn runs_page(
     let mut records = portal
         .ops
         .store
-        .runs_filtered(member.ws.id, &filter, &page_after(q.before.as_deref(), PAGE))
+        .runs_filtered(
+            member.ws.id,
+            &filter,
+            &page_after(q.before.as_deref(), PAGE),
+        )
         .await
         .map_err(operations::Error::from)?;
     let more = records.len() as i64 > PAGE;
@@ -249,9 +253,10 @@ async fn trigger(
     };
     let tier = match form.tier.as_str() {
         "" => None,
-        t => Some(t.parse::<Tier>().map_err(|e| {
-            PageError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string())
-        })?),
+        t => Some(
+            t.parse::<Tier>()
+                .map_err(|e| PageError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?,
+        ),
     };
     let queued = async {
         let ws = portal
@@ -263,7 +268,10 @@ async fn trigger(
             tier,
             notify_on_complete: None,
         };
-        let new = portal.ops.run_to_trigger(&ws, req, RunSource::Portal).await?;
+        let new = portal
+            .ops
+            .run_to_trigger(&ws, req, RunSource::Portal)
+            .await?;
         let ops = portal.ops.clone();
         portal
             .ops
@@ -504,5 +512,7 @@ async fn live_log(
     })
     .filter_map(std::future::ready);
     let events = lines.chain(done).map(Ok::<_, Infallible>);
-    Ok(Sse::new(events).keep_alive(KeepAlive::default()).into_response())
+    Ok(Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response())
 }

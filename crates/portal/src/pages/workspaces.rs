@@ -41,7 +41,15 @@ struct WorkspacesPage {
 }
 
 async fn list(State(portal): State<Portal>, SignedIn(session): SignedIn) -> PageResult {
-    page(&portal, &session, String::new(), String::new(), None, StatusCode::OK).await
+    page(
+        &portal,
+        &session,
+        String::new(),
+        String::new(),
+        None,
+        StatusCode::OK,
+    )
+    .await
 }
 
 async fn page(
