@@ -47,7 +47,8 @@ pub fn operations(
 
 /// On an empty database, creates the first platform admin token and a platform admin user
 /// (`admin_email`), and prints them once to stderr: the token itself, and the user's
-/// one-time sign-in link that sets its password. Returns the token.
+/// one-time sign-in link that sets its password. Returns the token. (The configuration has
+/// checked `admin_email` when it loaded.)
 pub async fn ensure_platform_token(
     ops: &Operations,
     admin_email: &str,
@@ -55,9 +56,6 @@ pub async fn ensure_platform_token(
     if ops.store.has_platform_token().await? {
         return Ok(None);
     }
-    // Checked before anything is created, so a bad address leaves the database empty.
-    let admin_email = normalize_email(admin_email)
-        .map_err(|e| anyhow::anyhow!("CONTENT_PIPELINE_ADMIN_EMAIL / admin_email: {e}"))?;
     let writer = ops.clone();
     let minted = ops
         .store

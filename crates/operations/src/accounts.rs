@@ -473,28 +473,7 @@ impl Operations {
         // Checked before hashing, so that a made-up token costs no hash.
         let user = self.sign_in_link_user(token).await?;
         let hash = presented_secret(token).ok_or_else(unusable_link)?;
-        let password_hash = self.accounts.hash_password(password).await?;
-        let new = self.new_session();
-        let (id_hash, expires_at) = (new.hash, new.expires_at);
-        let now = self.clock.timestamp();
-        let user = self
-            .store
-            .write(move |tx| {
-                Box::pin(async move {
-                    // Whoever uses the link first wins; a second use finds it used.
-                    match tx.use_sign_in_link(&hash, now).await? {
-                        Some(id) if id == user.id => {}
-                        _ => return Err(unusable_link()),
-                    }
-                    let user = tx.set_password(user.id, &password_hash, now).await?;
-                    tx.delete_sessions_of(user.id).await?;
-                    tx.insert_session(&id_hash, user.id, now, expires_at)
-                        .await?;
-                    Ok(user)
-                })
-            })
-            .await?;
-        Ok(self.started(new, user))
+        self.replace_password(user.id, password, Some(hash)).await
     }
 
     /// Changes the signed-in user's password after checking the current one (throttled as a
@@ -517,7 +496,19 @@ impl Operations {
                 }
                 _ => e,
             })?;
-        let password_hash = self.accounts.hash_password(new_password).await?;
+        self.replace_password(user.id, new_password, None).await
+    }
+
+    /// Sets `user`'s password, ends every session of theirs and starts a new one, in one
+    /// transaction that also uses up the sign-in link hashing to `link`, when given: the
+    /// one place a password changes.
+    async fn replace_password(
+        &self,
+        user: UserId,
+        password: &str,
+        link: Option<[u8; 32]>,
+    ) -> Result<StartedSession> {
+        let password_hash = self.accounts.hash_password(password).await?;
         let new = self.new_session();
         let (id_hash, expires_at) = (new.hash, new.expires_at);
         let now = self.clock.timestamp();
@@ -525,11 +516,17 @@ impl Operations {
             .store
             .write(move |tx| {
                 Box::pin(async move {
-                    let user = tx.set_password(user.id, &password_hash, now).await?;
+                    if let Some(link) = link {
+                        // Whoever uses the link first wins; a second use finds it used.
+                        if tx.use_sign_in_link(&link, now).await? != Some(user) {
+                            return Err(unusable_link());
+                        }
+                    }
+                    let user = tx.set_password(user, &password_hash, now).await?;
                     tx.delete_sessions_of(user.id).await?;
                     tx.insert_session(&id_hash, user.id, now, expires_at)
                         .await?;
-                    Ok::<_, Error>(user)
+                    Ok(user)
                 })
             })
             .await?;
