@@ -223,7 +223,7 @@ fn fill_file(template: &str, commit: &str, path: &str) -> String {
 }
 
 /// A repository path with each segment percent-encoded, for a URL.
-pub(crate) fn encode_path(path: &str) -> String {
+pub fn encode_path(path: &str) -> String {
     path.split('/')
         .map(encode_segment)
         .collect::<Vec<_>>()

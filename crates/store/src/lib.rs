@@ -23,7 +23,7 @@ mod webhooks;
 mod workspaces;
 mod writer;
 
-pub use articles::{ArticleFilter, NewArticleVersion};
+pub use articles::{ArticleFilter, NewArticleVersion, PublishedArticle};
 pub use deliveries::{AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
 pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};

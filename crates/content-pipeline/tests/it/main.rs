@@ -20,6 +20,7 @@ mod openapi_document;
 mod paging;
 mod pipeline_runs;
 mod polish;
+mod published_site;
 mod quotas;
 mod ratelimit;
 mod receiver;
