@@ -356,13 +356,19 @@ fn unauthenticated_operations() -> [(&'static str, Value); 7] {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}});
     let mut published = op(
         "A published article",
-        "The MDX of an article's published version; the article's `public_url` points here. Served as text with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`, so no browser renders or runs it.",
-        text("text/markdown"),
+        "The article's published version; the article's `public_url` points here. An HTML page (the published site: the MDX rendered and sanitised, images served from the repository at the version's commit) unless the `Accept` header ranks `text/markdown` above `text/html`, or the path ends in `.mdx` (`/published/{id}.mdx`): then the MDX itself, as text with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`, so no browser renders or runs it. Either answer has `Vary: Accept`.",
+        json!({
+            "text/html": {"schema": {"type": "string"}},
+            "text/markdown": {"schema": {"type": "string"}},
+        }),
     );
     published["parameters"] =
         json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
-    published["responses"]["404"] = json!({"description": "not_found: no such article, or it is not published",
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}});
+    published["responses"]["404"] = json!({"description": "not_found: no such article, or it is not published (an HTML page, or the error envelope for a client that asked for MDX)",
+    "content": {
+        "text/html": {"schema": {"type": "string"}},
+        "application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}},
+    }});
     [
         (
             "/healthz",

@@ -1,31 +1,95 @@
-//! Publishing an article: its current version becomes the published one and
-//! `article.published` is recorded, once per version.
+//! Publishing an article (its current version becomes the published one and
+//! `article.published` is recorded, once per version), and reading what is published: the
+//! public site's pages, which anyone may read.
 
-use domain::{ArticleId, EventType};
-use store::{ArticleRecord, Tx};
+use domain::{ArticleId, EventType, Surface, WorkspaceId};
+use store::{ArticleRecord, ArticleVersionRecord, PublishedArticle, Tx, WorkspaceRecord};
 
 use crate::Operations;
 use crate::error::{Error, Result};
 use crate::views;
 
+/// The most published articles a workspace's index lists (the most recently written first).
+pub const MAX_PUBLISHED_LISTED: i64 = 500;
+/// The most entries a workspace's changelog feed carries (the most recent first): each is
+/// rendered in full on every request.
+pub const MAX_FEED_ENTRIES: i64 = 50;
+
+/// What a published article's public page shows: the article and its published version.
+#[derive(Clone, Debug)]
+pub struct Published {
+    pub article: ArticleRecord,
+    pub version: ArticleVersionRecord,
+}
+
+/// The published side of a workspace: its record and what it has published.
+#[derive(Clone, Debug)]
+pub struct PublishedSite<T> {
+    pub workspace: WorkspaceRecord,
+    pub items: Vec<T>,
+}
+
 impl Operations {
-    /// The published version of article `id`, as MDX; anyone may read it.
-    pub async fn published_body(&self, id: ArticleId) -> Result<String> {
+    /// The published version of article `id`; anyone may read it. Published articles stay up
+    /// when their workspace is deleted (a soft delete that refuses writes): readers keep the
+    /// documentation until someone regenerates or the operator removes it.
+    pub async fn published_version(&self, id: ArticleId) -> Result<Published> {
         let missing = || Error::not_found("published article", id);
-        let article = self
+        let article = self.store.article(id).await?.ok_or_else(missing)?;
+        let published = article.published_version.ok_or_else(missing)?;
+        let version = self
             .store
-            .article(id)
-            .await?
-            .filter(|a| a.published_version.is_some())
-            .ok_or_else(missing)?;
-        let version = article.published_version.unwrap_or(article.version);
-        self.store
-            .article_versions(article.id, Some(version + 1), 1)
+            .article_versions(article.id, Some(published + 1), 1)
             .await?
             .into_iter()
             .next()
-            .map(|v| v.mdx_body)
-            .ok_or_else(missing)
+            .filter(|v| v.version == published)
+            .ok_or_else(missing)?;
+        Ok(Published { article, version })
+    }
+
+    /// The published articles of workspace `id` (at most [`MAX_PUBLISHED_LISTED`]); anyone
+    /// may read them. A workspace that has published nothing is not found, so that a public
+    /// page never tells that a workspace exists before it publishes.
+    pub async fn published_articles(
+        &self,
+        id: WorkspaceId,
+    ) -> Result<PublishedSite<PublishedArticle>> {
+        let workspace = self.publishing_workspace(id).await?;
+        let items = self
+            .store
+            .published_articles(id, MAX_PUBLISHED_LISTED)
+            .await?;
+        if items.is_empty() {
+            return Err(Error::not_found("workspace", id));
+        }
+        Ok(PublishedSite { workspace, items })
+    }
+
+    /// The published versions of workspace `id`'s articles on `surface`, with their bodies
+    /// (at most [`MAX_FEED_ENTRIES`]), for its feed; not found as in
+    /// [`Operations::published_articles`].
+    pub async fn published_versions(
+        &self,
+        id: WorkspaceId,
+        surface: Surface,
+    ) -> Result<PublishedSite<ArticleVersionRecord>> {
+        let workspace = self.publishing_workspace(id).await?;
+        if self.store.published_articles(id, 1).await?.is_empty() {
+            return Err(Error::not_found("workspace", id));
+        }
+        let items = self
+            .store
+            .published_versions(id, surface, MAX_FEED_ENTRIES)
+            .await?;
+        Ok(PublishedSite { workspace, items })
+    }
+
+    async fn publishing_workspace(&self, id: WorkspaceId) -> Result<WorkspaceRecord> {
+        self.store
+            .workspace(id)
+            .await?
+            .ok_or_else(|| Error::not_found("workspace", id))
     }
 
     /// Publishes the current version of `article`; publishing it again changes nothing and

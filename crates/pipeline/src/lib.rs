@@ -37,4 +37,4 @@ pub use log::{DiscardLog, LogSink};
 pub use provenance::{FileRole, FileSource, Provenance, StepsSource, SymbolSource};
 pub use repository::{head_commit_id, is_git_repository, limit_pack_mappings};
 pub use run::{GeneratedArticle, RunOutput, RunRequest, run};
-pub use validate::{ALLOWED_COMPONENTS, validate_mdx};
+pub use validate::{ALLOWED_COMPONENTS, ParseRefusal, parse_mdx, url_is_allowed, validate_mdx};

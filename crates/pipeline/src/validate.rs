@@ -72,6 +72,45 @@ enum Refusal {
     Unsafe(MdxError),
 }
 
+/// Why [`parse_mdx`] gave no tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseRefusal {
+    /// Nested deeper than allowed, first at this 1-based line: refused before parsing.
+    TooDeep { line: usize },
+    /// Not MDX that markdown-rs reads.
+    Invalid(MdxError),
+}
+
+impl From<ParseRefusal> for Refusal {
+    fn from(refusal: ParseRefusal) -> Self {
+        match refusal {
+            ParseRefusal::TooDeep { line } => Refusal::TooDeep { line },
+            ParseRefusal::Invalid(e) => Refusal::Invalid(e),
+        }
+    }
+}
+
+/// Reads a body into its tree exactly as stage validate does (MDX with frontmatter and GFM
+/// tables, `import`/`export` blocks as ESM nodes), after refusing nesting deeper than
+/// `max_depth`: markdown-rs takes time quadratic in the depth and drops a tree recursively,
+/// so this is the one way to parse an article that may come from an untrusted repository.
+/// A tree that passed the check is at most `max_depth` (plus a few) levels deep.
+pub fn parse_mdx(body: &str, max_depth: usize) -> Result<Node, ParseRefusal> {
+    nesting::check(body, max_depth).map_err(|e| ParseRefusal::TooDeep { line: e.line })?;
+    markdown::to_mdast(body, &options()).map_err(|message| {
+        let (line, column) = match message.place.as_deref() {
+            Some(Place::Point(p)) => (p.line, p.column),
+            Some(Place::Position(p)) => (p.start.line, p.start.column),
+            None => (0, 0),
+        };
+        ParseRefusal::Invalid(MdxError {
+            message: message.reason,
+            line,
+            column,
+        })
+    })
+}
+
 /// Checks a body as the run does, with the default [`Limits`]: nesting, MDX syntax with
 /// frontmatter and GFM tables, and the safety rules of this module.
 pub fn validate_mdx(body: &str) -> Result<(), MdxError> {
@@ -108,19 +147,7 @@ pub(crate) fn check_article(
 }
 
 fn inspect(body: &str, max_depth: usize) -> Result<(), Refusal> {
-    nesting::check(body, max_depth).map_err(|e| Refusal::TooDeep { line: e.line })?;
-    let root = markdown::to_mdast(body, &options()).map_err(|message| {
-        let (line, column) = match message.place.as_deref() {
-            Some(Place::Point(p)) => (p.line, p.column),
-            Some(Place::Position(p)) => (p.start.line, p.start.column),
-            None => (0, 0),
-        };
-        Refusal::Invalid(MdxError {
-            message: message.reason,
-            line,
-            column,
-        })
-    })?;
+    let root = parse_mdx(body, max_depth)?;
     refuse_unsafe(root).map_err(Refusal::Unsafe)
 }
 
@@ -234,7 +261,7 @@ fn url(url: &str) -> Result<(), String> {
 /// A URL may be relative (no scheme) or use http, https or mailto. The scheme is read as a
 /// browser reads it: tabs and newlines removed, leading spaces and control characters
 /// ignored, and a `:` before any `/`, `?` or `#` ends a scheme.
-pub(crate) fn url_is_allowed(url: &str) -> bool {
+pub fn url_is_allowed(url: &str) -> bool {
     let cleaned: String = url
         .trim_start_matches(|c: char| c <= ' ')
         .chars()

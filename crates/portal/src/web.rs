@@ -146,6 +146,17 @@ impl Nav {
         }
     }
 
+    /// The published site's stylesheet: the rendered articles' components, shared by the
+    /// preview and the public page.
+    pub fn site_stylesheet(&self) -> &'static str {
+        crate::site::SITE_STYLESHEET.as_str()
+    }
+
+    /// The highlighted code's stylesheet.
+    pub fn highlight_stylesheet(&self) -> &'static str {
+        crate::site::HIGHLIGHT_STYLESHEET.as_str()
+    }
+
     /// The id of the page's workspace, for its links.
     pub fn ws_id(&self) -> String {
         self.workspace

@@ -48,6 +48,49 @@ impl Store {
             .await?))
     }
 
+    /// The published articles of a workspace, the most recently written published versions
+    /// first, at most `limit`. Bodies are not read: an index needs titles only.
+    pub async fn published_articles(
+        &self,
+        workspace: WorkspaceId,
+        limit: i64,
+    ) -> Result<Vec<PublishedArticle>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT a.id AS article_id, a.feature_id, a.surface, v.version, v.title, v.created_at
+             FROM articles a
+             JOIN article_versions v ON v.article_id = a.id AND v.version = a.published_version
+             WHERE a.workspace_id = $1
+             ORDER BY v.created_at DESC, a.id DESC LIMIT $2"
+        )
+        .bind(workspace)
+        .bind(limit)
+        .fetch_all(c)
+        .await?))
+    }
+
+    /// The published versions (with their bodies) of a workspace's articles on `surface`, the
+    /// most recently written first, at most `limit`.
+    pub async fn published_versions(
+        &self,
+        workspace: WorkspaceId,
+        surface: Surface,
+        limit: i64,
+    ) -> Result<Vec<ArticleVersionRecord>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT v.article_id, v.version, v.run_id, v.title, v.status, v.mdx_body,
+                 v.provenance, v.created_at
+             FROM articles a
+             JOIN article_versions v ON v.article_id = a.id AND v.version = a.published_version
+             WHERE a.workspace_id = $1 AND a.surface = $2
+             ORDER BY v.created_at DESC, a.id DESC LIMIT $3"
+        )
+        .bind(workspace)
+        .bind(surface)
+        .bind(limit)
+        .fetch_all(c)
+        .await?))
+    }
+
     /// Every version of an article, newest first, paged by version number.
     pub async fn article_versions(
         &self,
@@ -66,6 +109,20 @@ impl Store {
         .fetch_all(c)
         .await?))
     }
+}
+
+/// A published article as its workspace's index lists it: the published version's title and
+/// date, not the current version's (a newer draft may exist).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PublishedArticle {
+    pub article_id: ArticleId,
+    pub feature_id: String,
+    pub surface: Surface,
+    /// The published version.
+    pub version: i64,
+    pub title: String,
+    /// When the published version was written.
+    pub created_at: Timestamp,
 }
 
 /// What a run produced for one surface of a feature.

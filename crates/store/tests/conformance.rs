@@ -73,6 +73,7 @@ conformance!(
     article_versions_accumulate,
     a_run_cannot_write_an_article_version_twice,
     publishing_changes_the_article_once,
+    published_articles_list_their_published_versions,
     active_webhook_urls_are_unique_per_workspace,
     webhook_updates_and_deletion,
     record_event_fans_out_to_matching_active_subscriptions,
@@ -645,6 +646,78 @@ async fn publishing_changes_the_article_once(store: Db) {
     );
     assert_eq!(again.updated_at, at(3));
     assert!(missing.is_none());
+}
+
+async fn published_articles_list_their_published_versions(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let other = workspace(&store, "B", at(1)).await;
+    let publish = |id| {
+        let store = store.clone();
+        async move {
+            let mut tx = store.begin().await.expect("begin");
+            tx.publish_article(id, "https://docs.example/p", at(10))
+                .await
+                .expect("publish");
+            tx.commit().await.expect("commit");
+        }
+    };
+    let changelog = |ws, feature: &str, body: &str| {
+        version(ws, feature, Surface::Changelog, RunId::generate(), body)
+    };
+    let a = write_version(&store, &changelog(ws, "a", "a v1"), at(2))
+        .await
+        .expect("a");
+    publish(a.id).await;
+    // A newer draft does not replace the published version in the lists.
+    write_version(&store, &changelog(ws, "a", "a v2"), at(5))
+        .await
+        .expect("a v2");
+    let b = write_version(&store, &changelog(ws, "b", "b v1"), at(3))
+        .await
+        .expect("b");
+    publish(b.id).await;
+    let blog = write_version(
+        &store,
+        &version(ws, "a", Surface::Blog, RunId::generate(), "post"),
+        at(4),
+    )
+    .await
+    .expect("blog");
+    publish(blog.id).await;
+    write_version(&store, &changelog(ws, "draft", "never published"), at(6))
+        .await
+        .expect("draft");
+    let elsewhere = write_version(&store, &changelog(other, "a", "other"), at(7))
+        .await
+        .expect("other");
+    publish(elsewhere.id).await;
+
+    let listed = store.published_articles(ws, 10).await.expect("list");
+    let ids: Vec<_> = listed.iter().map(|p| p.article_id).collect();
+    assert_eq!(ids, [blog.id, b.id, a.id], "newest published version first");
+    assert_eq!(listed[2].version, 1);
+    assert_eq!(listed[2].created_at, at(2));
+    assert_eq!(listed[2].surface, Surface::Changelog);
+    assert_eq!(listed[2].feature_id, "a");
+    assert_eq!(
+        store.published_articles(ws, 2).await.expect("limit").len(),
+        2
+    );
+
+    let feed = store
+        .published_versions(ws, Surface::Changelog, 10)
+        .await
+        .expect("versions");
+    let bodies: Vec<_> = feed.iter().map(|v| v.mdx_body.as_str()).collect();
+    assert_eq!(bodies, ["b v1", "a v1"]);
+    assert_eq!(
+        store
+            .published_versions(ws, Surface::Changelog, 1)
+            .await
+            .expect("limit")
+            .len(),
+        1
+    );
 }
 
 // ---- Webhooks, events and deliveries ----

@@ -1,14 +1,14 @@
-//! Everything outside `/v1`: health, metrics, the OpenAPI document, the readable reference,
-//! the error catalogue and published articles. None of it needs a token.
+//! Everything outside `/v1`: health, metrics, the OpenAPI document, the readable reference
+//! and the error catalogue. None of it needs a token. Published articles (`/published/…`) are
+//! the portal's published site (`portal::site`), documented in the OpenAPI document here.
 
-use axum::extract::{Path as UrlPath, State};
-use axum::http::{StatusCode, header};
+use axum::extract::State;
+use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use domain::ArticleId;
 
-use crate::error::{ApiError, ApiResult, ErrorType};
+use crate::error::{ApiError, ErrorType};
 use crate::state::AppState;
 
 pub fn router(openapi: serde_json::Value, docs_html: String) -> Router<AppState> {
@@ -54,7 +54,6 @@ pub fn router(openapi: serde_json::Value, docs_html: String) -> Router<AppState>
             }),
         )
         .route("/docs/errors", get(errors_page))
-        .route("/published/{id}", get(published))
 }
 
 async fn readyz(State(state): State<AppState>) -> Response {
@@ -94,29 +93,4 @@ async fn errors_page() -> Html<String> {
          <body><h1>Errors</h1><p>Every error body is <code>{{\"error\":{{\"type\",\"message\",\"request_id\",\"docs\",\"param\"?}}}}</code>; \
          <code>request_id</code> equals the <code>Request-Id</code> header.</p>\n{rows}</body></html>"
     ))
-}
-
-/// The published version of an article, as MDX.
-async fn published(
-    State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
-) -> ApiResult<Response> {
-    let article_id: ArticleId = id
-        .parse()
-        .map_err(|_| ApiError::not_found("published article", &id))?;
-    let body = state.ops.published_body(article_id).await?;
-    // Tenant-written text: a browser must never sniff it into HTML or run anything from it.
-    Ok((
-        StatusCode::OK,
-        [
-            (header::CONTENT_TYPE, "text/markdown; charset=utf-8"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; sandbox",
-            ),
-        ],
-        body,
-    )
-        .into_response())
 }

@@ -166,9 +166,16 @@ async fn publish_sets_the_url_and_emits_one_event() {
     let public_url = a["public_url"].as_str().expect("public_url").to_owned();
     assert!(public_url.starts_with(&app.base), "{public_url}");
 
-    // No token needed.
+    // No token needed; the MDX for a client that asks for it, the page for the others.
+    let mdx = app
+        .get(&public_url)
+        .anonymous()
+        .header("accept", "text/markdown")
+        .expect_text(200)
+        .await;
+    assert_eq!(mdx, "---\ntitle: Export\n---\n# Export\n");
     let page = app.get(&public_url).anonymous().expect_text(200).await;
-    assert_eq!(page, "---\ntitle: Export\n---\n# Export\n");
+    assert!(page.contains("<h1>Export</h1>"), "{page}");
     assert_eq!(published_events(&app.db, &id).await, 1);
     let deliveries = |hook: &Value| {
         let path = format!(
@@ -208,8 +215,12 @@ async fn publish_sets_the_url_and_emits_one_event() {
     let v2 = app.post(&publish).token(&publisher).expect(200).await;
     assert_eq!(v2["version"], 2);
     assert_eq!(published_events(&app.db, &id).await, 2);
-    let page = app.get(&public_url).anonymous().expect_text(200).await;
-    assert_eq!(page, "# Export v2\n");
+    let mdx = app
+        .get(&format!("{public_url}.mdx"))
+        .anonymous()
+        .expect_text(200)
+        .await;
+    assert_eq!(mdx, "# Export v2\n");
 }
 
 #[tokio::test]

@@ -22,6 +22,7 @@ mod paging;
 mod pipeline_runs;
 mod polish;
 mod portal;
+mod published_site;
 mod quotas;
 mod ratelimit;
 mod receiver;

@@ -85,9 +85,14 @@ async fn published_articles_are_never_sniffed_or_run_by_browsers() {
         .expect(200)
         .await;
     let public_url = published["public_url"].as_str().expect("public_url");
-    let page = app.get(public_url).anonymous().send().await;
-    assert_eq!(page.status(), 200);
-    let headers = page.headers();
+    let mdx = app
+        .get(public_url)
+        .anonymous()
+        .header("accept", "text/markdown")
+        .send()
+        .await;
+    assert_eq!(mdx.status(), 200);
+    let headers = mdx.headers();
     assert_eq!(headers["x-content-type-options"], "nosniff");
     let csp = headers["content-security-policy"].to_str().expect("ascii");
     assert!(csp.contains("default-src 'none'"), "{csp}");
@@ -97,6 +102,17 @@ async fn published_articles_are_never_sniffed_or_run_by_browsers() {
             .expect("ascii")
             .starts_with("text/markdown")
     );
+    // The page renders the article without ever running what it holds.
+    let page = app.get(public_url).anonymous().send().await;
+    assert_eq!(page.status(), 200);
+    let csp = page.headers()["content-security-policy"]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    assert!(csp.contains("script-src 'self'"), "{csp}");
+    let html = page.text().await.expect("body");
+    assert!(html.contains("<h1 id=\"title\">Title</h1>"), "{html}");
+    assert!(!html.contains("<script>alert"), "{html}");
 }
 
 #[tokio::test]

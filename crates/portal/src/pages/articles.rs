@@ -15,8 +15,8 @@ use store::{ArticleFilter, ArticleRecord, ArticleVersionRecord};
 
 use super::{Member, before_value, page_after};
 use crate::Portal;
-use crate::render;
 use crate::web::{Nav, PageError, PageResult, render as render_page, short_commit, when};
+use crate::{render, site};
 
 const PAGE: i64 = 50;
 /// The most versions the versions tab lists.
@@ -31,6 +31,10 @@ pub fn router() -> Router<Portal> {
         .route("/portal/w/{ws}/articles/{id}/diff", get(diff))
         .route("/portal/w/{ws}/articles/{id}/publish", post(publish))
         .route("/portal/w/{ws}/articles/{id}/regenerate", post(regenerate))
+        .route(
+            "/portal/w/{ws}/articles/{id}/versions/{version}/files/{*path}",
+            get(file),
+        )
 }
 
 struct ArticleRow {
@@ -224,7 +228,6 @@ struct PreviewPage {
     nav: Nav,
     head: ArticleHead,
     version: i64,
-    front: Vec<(String, String)>,
     html: String,
 }
 
@@ -240,17 +243,36 @@ async fn preview(
         "/portal/w/{}/articles/{}/versions/{}/files/",
         member.ws.id, article.id, version.version
     );
+    let referenced = render::referenced_files(&version.mdx_body);
+    let servable = site::files::servable_files(&portal.ops, &article, &version, referenced).await?;
     let rendered = render::article(&version.mdx_body, &|path: &str| {
-        Some(format!("{base}{}", pipeline::encode_path(path)))
+        servable
+            .contains(path)
+            .then(|| format!("{base}{}", pipeline::encode_path(path)))
     });
     let page = PreviewPage {
         nav: member.nav("articles"),
         head,
         version: version.version,
-        front: rendered.front,
         html: rendered.html,
     };
     render_page(&page)
+}
+
+/// An image or capture a version shows, from the repository at that version's commit (only
+/// files the version references; see `site::files`).
+async fn file(
+    State(portal): State<Portal>,
+    member: Member,
+    Path((_, id, version, path)): Path<(String, String, i64, String)>,
+    headers: axum::http::HeaderMap,
+) -> PageResult {
+    let id: ArticleId = id.parse().map_err(|_| PageError::not_found())?;
+    let article: ArticleRecord = portal.ops.load(&member.caller, id, Scope::Read).await?;
+    member.owns(article.workspace_id)?;
+    let version = version_of(&portal, &article, Some(version)).await?;
+    let found = site::files::referenced_file(&portal.ops, &article, &version, &path).await?;
+    Ok(site::security::file_response(found, &headers))
 }
 
 #[derive(Template)]
