@@ -1,10 +1,12 @@
 //! Black-box tests: each starts the real service on port 0 against a real database and talks
 //! to it over HTTP. One binary for all of them (faster to build and link).
 
+mod browser;
 mod helpers;
 
 mod articles;
 mod auth;
+mod browser_docs;
 mod ci_commands;
 mod configuration;
 mod connections;
