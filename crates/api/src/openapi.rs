@@ -427,7 +427,9 @@ pub const DOCS_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
 
 /// `/docs`: the interactive reference of the document (RapiDoc: "try it" with a pasted bearer
 /// token against this server), with the same reference as plain HTML for readers without
-/// JavaScript.
+/// JavaScript. `load-fonts="false"` and the empty icon keep the browser from asking for what
+/// the policy refuses (RapiDoc's Open Sans from Google) or the server lacks (`/favicon.ico`):
+/// the browser test of this page fails on any error the browser reports.
 pub fn reference_html(doc: &Value) -> String {
     let esc = |s: &str| {
         s.replace('&', "&amp;")
@@ -438,6 +440,7 @@ pub fn reference_html(doc: &Value) -> String {
         "<!doctype html><html><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>Content Pipeline API reference</title>\
+         <link rel=\"icon\" href=\"data:,\">\
          <script type=\"module\" src=\"{RAPIDOC_PATH}\"></script>\
          <style>body{{margin:0;font-family:system-ui,sans-serif}}\
          noscript{{display:block;max-width:60rem;margin:2rem auto;padding:0 1rem}}\
@@ -445,7 +448,7 @@ pub fn reference_html(doc: &Value) -> String {
          <rapi-doc spec-url=\"/openapi.json\" render-style=\"read\" allow-try=\"true\" \
          allow-authentication=\"true\" allow-server-selection=\"false\" show-header=\"false\" \
          regular-font=\"system-ui, sans-serif\" mono-font=\"ui-monospace, monospace\" \
-         schema-description-expanded=\"true\" persist-auth=\"false\"></rapi-doc>\
+         schema-description-expanded=\"true\" persist-auth=\"false\" load-fonts=\"false\"></rapi-doc>\
          <noscript><h1>Content Pipeline API reference</h1><p>Machine-readable: <a href=\"/openapi.json\">/openapi.json</a>. \
          Errors: <a href=\"/docs/errors\">/docs/errors</a>.</p>"
     );

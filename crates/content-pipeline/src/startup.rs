@@ -4,7 +4,7 @@ use std::time::Duration;
 use api::ratelimit::RateLimiter;
 use api::{ApiConfig, AppState};
 use domain::{Clock, Secret};
-use operations::accounts::{NewUser, SignInLink, normalize_email};
+use operations::accounts::{NewUser, SignInLink};
 use operations::{Caller, Operations, Settings};
 use store::Store;
 use tokio::net::TcpListener;

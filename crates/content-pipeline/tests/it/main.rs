@@ -1,11 +1,13 @@
 //! Black-box tests: each starts the real service on port 0 against a real database and talks
 //! to it over HTTP. One binary for all of them (faster to build and link).
 
+mod browser;
 mod helpers;
 
 mod accounts;
 mod articles;
 mod auth;
+mod browser_docs;
 mod ci_commands;
 mod configuration;
 mod connections;
@@ -22,6 +24,7 @@ mod paging;
 mod pipeline_runs;
 mod polish;
 mod portal;
+mod portal_browser;
 mod published_site;
 mod quotas;
 mod ratelimit;
