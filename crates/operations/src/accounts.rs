@@ -102,7 +102,7 @@ impl Accounts {
                 idle_timeout: sessions.idle_timeout.min(MAX_SESSION_DURATION),
                 lifetime: sessions.lifetime.min(MAX_SESSION_DURATION),
             },
-            csrf_key: Secret::new(webhooks::derive_key(server_key, CSRF_KEY_PURPOSE)),
+            csrf_key: Secret::new(::webhooks::derive_key(server_key, CSRF_KEY_PURPOSE)),
             // Half the cores, at least one: the other half keeps serving pages and the API.
             hashing: Arc::new(Semaphore::new((cores / 2).max(1))),
             dummy_hash: OnceCell::new(),
@@ -326,6 +326,8 @@ pub struct Session {
     pub user: User,
     /// Put in every form and checked on every state-changing request.
     pub csrf_token: String,
+    /// When the session ends however busy (a cookie's `Expires`); it ends earlier when idle.
+    pub expires_at: Timestamp,
 }
 
 impl Session {
@@ -595,6 +597,7 @@ impl Operations {
             session: Session {
                 user: user.into(),
                 csrf_token: self.accounts.csrf_token(&new.cookie),
+                expires_at: new.expires_at,
             },
             cookie: new.cookie,
         }
@@ -629,6 +632,7 @@ impl Operations {
         Ok(Some(Session {
             user: user.into(),
             csrf_token: self.accounts.csrf_token(cookie),
+            expires_at: record.expires_at,
         }))
     }
 
@@ -877,6 +881,7 @@ mod tests {
                 platform_admin: false,
             },
             csrf_token: accounts.csrf_token(&one),
+            expires_at: Timestamp::from_micros(0).expect("the epoch"),
         };
         assert!(session.csrf_matches(&accounts.csrf_token(&one)));
         assert!(!session.csrf_matches(&accounts.csrf_token(&other)));

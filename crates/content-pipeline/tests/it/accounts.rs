@@ -149,6 +149,12 @@ async fn a_link_sets_the_password_then_people_sign_in_and_out() {
         .expect("lookup")
         .expect("signed in by setting the password");
     assert_eq!(found.user.id, link.user.id);
+    assert_eq!(found.expires_at, first.session.expires_at);
+    let lifetime = found.expires_at.unix_seconds() - app.clock.timestamp().unix_seconds();
+    assert!(
+        (7 * 86_400 - 10..=7 * 86_400).contains(&lifetime),
+        "{lifetime} s"
+    );
     assert!(found.csrf_matches(&first.session.csrf_token));
     assert!(!found.csrf_matches("forged"));
     let stored = app
