@@ -31,17 +31,33 @@ fn token(link: &SignInLink) -> String {
         .unwrap_or_else(|| panic!("no token in {}", link.url))
 }
 
+/// `content-pipeline users create` as the service does it: the user's sign-in link.
+async fn create(
+    app: &TestApp,
+    email: &str,
+    admin: bool,
+    role_in: Option<(&str, Scope)>,
+) -> SignInLink {
+    let membership = role_in.map(|(ws, role)| (ws.parse().expect("workspace id"), role));
+    let new = NewUser {
+        email: email.into(),
+        platform_admin: admin,
+        membership,
+    };
+    app.ops.create_user(new).await.expect("create the user")
+}
+
+/// `content-pipeline users reset-password`: a new sign-in link.
+async fn reset(app: &TestApp, email: &str) -> SignInLink {
+    app.ops
+        .reset_password_link(email)
+        .await
+        .expect("a reset link")
+}
+
 /// A new user of `ws` with `role` who has set [`PASSWORD`] through their link.
 async fn member(app: &TestApp, email: &str, ws: &str, role: Scope) -> StartedSession {
-    let link = app
-        .ops
-        .create_user(NewUser {
-            email: email.into(),
-            platform_admin: false,
-            membership: Some((ws.parse().expect("workspace id"), role)),
-        })
-        .await
-        .expect("create the user");
+    let link = create(app, email, false, Some((ws, role))).await;
     app.ops
         .set_password_with_link(&token(&link), PASSWORD)
         .await
@@ -55,6 +71,20 @@ async fn sign_in(
     from: &str,
 ) -> Result<StartedSession, Error> {
     app.ops.sign_in(email, password, ip(from)).await
+}
+
+/// Signs in with credentials that are not right: refused, and not throttled.
+async fn refused(app: &TestApp, email: &str, password: &str, from: &str) -> Error {
+    let e = sign_in(app, email, password, from)
+        .await
+        .expect_err("wrong credentials");
+    assert_eq!(
+        e.kind,
+        ErrorKind::Unauthenticated,
+        "{email} from {from}: {}",
+        e.message
+    );
+    e
 }
 
 async fn is_live(app: &TestApp, started: &StartedSession) -> bool {
@@ -76,15 +106,7 @@ fn retry_after(e: &Error) -> u64 {
 async fn a_link_sets_the_password_then_people_sign_in_and_out() {
     let app = crate::app!();
     let ws = app.workspace("Docs").await;
-    let link = app
-        .ops
-        .create_user(NewUser {
-            email: "  Ada@Example.COM ".into(),
-            platform_admin: false,
-            membership: Some((ws.parse().expect("id"), Scope::Write)),
-        })
-        .await
-        .expect("create");
+    let link = create(&app, "  Ada@Example.COM ", false, Some((&ws, Scope::Write))).await;
     assert_eq!(link.user.email, "ada@example.com");
     assert!(
         link.url
@@ -127,6 +149,12 @@ async fn a_link_sets_the_password_then_people_sign_in_and_out() {
         .expect("lookup")
         .expect("signed in by setting the password");
     assert_eq!(found.user.id, link.user.id);
+    assert_eq!(found.expires_at, first.session.expires_at);
+    let lifetime = found.expires_at.unix_seconds() - app.clock.timestamp().unix_seconds();
+    assert!(
+        (7 * 86_400 - 10..=7 * 86_400).contains(&lifetime),
+        "{lifetime} s"
+    );
     assert!(found.csrf_matches(&first.session.csrf_token));
     assert!(!found.csrf_matches("forged"));
     let stored = app
@@ -178,13 +206,8 @@ async fn a_wrong_password_and_an_unknown_email_get_the_same_answer() {
     let app = crate::app!();
     let ws = app.workspace("Docs").await;
     member(&app, "ada@example.com", &ws, Scope::Read).await;
-    let wrong = sign_in(&app, "ada@example.com", "not the password", "192.0.2.1")
-        .await
-        .expect_err("wrong password");
-    let unknown = sign_in(&app, "nobody@example.com", PASSWORD, "192.0.2.1")
-        .await
-        .expect_err("unknown email");
-    assert_eq!(wrong.kind, ErrorKind::Unauthenticated);
+    let wrong = refused(&app, "ada@example.com", "not the password", "192.0.2.1").await;
+    let unknown = refused(&app, "nobody@example.com", PASSWORD, "192.0.2.1").await;
     assert_eq!(
         (&wrong.kind, &wrong.message, &wrong.param),
         (&unknown.kind, &unknown.message, &unknown.param)
@@ -192,17 +215,8 @@ async fn a_wrong_password_and_an_unknown_email_get_the_same_answer() {
     assert_eq!(wrong.message, "The email or password is not right.");
 
     // A user who never set a password cannot sign in with any, and hears the same.
-    app.ops
-        .create_user(NewUser {
-            email: "new@example.com".into(),
-            platform_admin: false,
-            membership: None,
-        })
-        .await
-        .expect("create");
-    let unset = sign_in(&app, "new@example.com", "", "192.0.2.1")
-        .await
-        .expect_err("no password yet");
+    create(&app, "new@example.com", false, None).await;
+    let unset = refused(&app, "new@example.com", "", "192.0.2.1").await;
     assert_eq!(unset.message, wrong.message);
 
     let malformed = sign_in(&app, "not an email", PASSWORD, "192.0.2.1")
@@ -218,15 +232,7 @@ async fn sign_in_is_throttled_per_account_even_for_the_right_password() {
     member(&app, "ada@example.com", &ws, Scope::Read).await;
     // Five wrong guesses, each from another address: the account's own limit.
     for i in 0..5 {
-        let e = sign_in(&app, "ada@example.com", "guess", &format!("198.51.100.{i}"))
-            .await
-            .expect_err("wrong");
-        assert_eq!(
-            e.kind,
-            ErrorKind::Unauthenticated,
-            "attempt {i}: {}",
-            e.message
-        );
+        refused(&app, "ada@example.com", "guess", &format!("198.51.100.{i}")).await;
     }
     let refused = sign_in(&app, "ada@example.com", PASSWORD, "192.0.2.99")
         .await
@@ -266,20 +272,13 @@ async fn sign_in_is_throttled_per_client_address_across_accounts() {
     let ws = app.workspace("Docs").await;
     member(&app, "ada@example.com", &ws, Scope::Read).await;
     for i in 0..20 {
-        let e = sign_in(
+        refused(
             &app,
             &format!("user{i}@example.com"),
             "guess",
             "2001:db8:7:7::1",
         )
-        .await
-        .expect_err("unknown");
-        assert_eq!(
-            e.kind,
-            ErrorKind::Unauthenticated,
-            "attempt {i}: {}",
-            e.message
-        );
+        .await;
     }
     // Another address of the same /64 is the same client.
     let refused = sign_in(&app, "ada@example.com", PASSWORD, "2001:db8:7:7:ffff::2")
@@ -353,11 +352,7 @@ async fn a_new_password_ends_every_session_of_the_user() {
         .expect("the new password works");
 
     // A reset through a link does the same.
-    let reset = app
-        .ops
-        .reset_password_link("ada@example.com")
-        .await
-        .expect("link");
+    let reset = reset(&app, "ada@example.com").await;
     let after_reset = app
         .ops
         .set_password_with_link(&token(&reset), "the third password")
@@ -370,15 +365,7 @@ async fn a_new_password_ends_every_session_of_the_user() {
 #[tokio::test]
 async fn expired_used_and_replaced_links_are_refused() {
     let app = crate::app!();
-    let link = app
-        .ops
-        .create_user(NewUser {
-            email: "ada@example.com".into(),
-            platform_admin: false,
-            membership: None,
-        })
-        .await
-        .expect("create");
+    let link = create(&app, "ada@example.com", false, None).await;
     app.clock.advance(24 * HOUR + Duration::from_secs(1));
     let expired = app.ops.sign_in_link_user(&token(&link)).await;
     assert_eq!(
@@ -392,16 +379,8 @@ async fn expired_used_and_replaced_links_are_refused() {
         .expect_err("expired");
     assert!(e.message.contains("Ask an administrator"), "{}", e.message);
 
-    let older = app
-        .ops
-        .reset_password_link("ADA@example.com")
-        .await
-        .expect("link");
-    let newer = app
-        .ops
-        .reset_password_link("ada@example.com")
-        .await
-        .expect("link");
+    let older = reset(&app, "ADA@example.com").await;
+    let newer = reset(&app, "ada@example.com").await;
     assert_ne!(token(&older), token(&newer));
     assert!(
         app.ops.sign_in_link_user(&token(&older)).await.is_err(),
@@ -471,14 +450,8 @@ async fn portal_callers_are_the_platform_or_a_member_with_their_role() {
         .await
         .session
         .user;
-    app.ops
-        .create_user(NewUser {
-            email: "ada@example.com".into(),
-            platform_admin: false,
-            membership: Some((gone.parse().expect("id"), Scope::Admin)),
-        })
-        .await
-        .expect("a second membership");
+    // A second membership, of a workspace deleted next.
+    create(&app, "ada@example.com", false, Some((&gone, Scope::Admin))).await;
     app.delete(&format!("/v1/workspaces/{gone}"))
         .expect(200)
         .await;
@@ -541,16 +514,7 @@ async fn portal_callers_are_the_platform_or_a_member_with_their_role() {
         "active memberships only"
     );
 
-    let admin = app
-        .ops
-        .create_user(NewUser {
-            email: "root@example.com".into(),
-            platform_admin: true,
-            membership: None,
-        })
-        .await
-        .expect("admin")
-        .user;
+    let admin = create(&app, "root@example.com", true, None).await.user;
     let platform = app.ops.portal_caller(&admin, docs_id).await.expect("admin");
     assert_eq!((platform.workspace, platform.scope), (None, Scope::Admin));
     assert_eq!(platform.user_id, Some(admin.id));
@@ -694,64 +658,34 @@ async fn users_commands_print_links_that_work() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let reset = link_token(&text(&out.stdout)).expect("a new link");
 
-    for (args, expected) in [
+    let unknown = "ws_0193a0000000700080000000000000ff";
+    for (line, expected) in [
         (
-            vec![
-                "users",
-                "create",
-                "--email",
-                "x@example.com",
-                "--role",
-                "read",
-            ],
+            "users create --email x@example.com --role read".to_owned(),
             "--workspace",
         ),
         (
-            vec![
-                "users",
-                "create",
-                "--email",
-                "x@example.com",
-                "--workspace",
-                &ws,
-            ],
+            format!("users create --email x@example.com --workspace {ws}"),
             "--role",
         ),
         (
-            vec![
-                "users",
-                "create",
-                "--email",
-                "x@example.com",
-                "--workspace",
-                &ws,
-                "--role",
-                "owner",
-            ],
+            format!("users create --email x@example.com --workspace {ws} --role owner"),
             "owner",
         ),
         (
-            vec![
-                "users",
-                "create",
-                "--email",
-                "x@example.com",
-                "--workspace",
-                "ws_0193a0000000700080000000000000ff",
-                "--role",
-                "read",
-            ],
+            format!("users create --email x@example.com --workspace {unknown} --role read"),
             "No such workspace",
         ),
         (
-            vec!["users", "create", "--email", "not-an-email"],
+            "users create --email not-an-email".to_owned(),
             "email address",
         ),
         (
-            vec!["users", "reset-password", "--email", "nobody@example.com"],
+            "users reset-password --email nobody@example.com".to_owned(),
             "No such user",
         ),
     ] {
+        let args: Vec<&str> = line.split_whitespace().collect();
         let out = users(dir.path(), &db, &args);
         assert!(!out.status.success(), "{args:?} must fail");
         assert!(
