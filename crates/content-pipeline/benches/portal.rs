@@ -16,9 +16,9 @@
 //! server process over the timed requests, from `/proc` in 10 ms clock ticks, divided by their
 //! number: ±10 µs at 1,000 requests). Any answer but 200 stops the benchmark.
 //!
-//! Portal pages need a signed-in member of the workspace. The database is made for each run, so
-//! a cookie from outside can only name a session that [`seed`] created: once accounts exist,
-//! `seed` makes the member and its session through the store and the pages get its cookie.
+//! Portal pages need a signed-in member of the workspace: the benchmark makes one with `users
+//! create` and signs them in through the printed link, over HTTP, as a person would; every
+//! request carries that session's cookie (or `$BENCH_COOKIE`).
 //!
 //! Settings: `BENCH_REQUESTS` (timed requests per page, default 1,000), `BENCH_CONCURRENCY`
 //! (default 1), `BENCH_ENGINE=postgres` (a fresh database on
@@ -46,17 +46,25 @@ const FAILING_EVERY: usize = 10;
 const WARM_UP: usize = 50;
 const SERVER: &str = env!("CARGO_BIN_EXE_content-pipeline");
 
-/// The pages measured when none are given: the API's pages that the portal's will show, and
-/// the published MDX, until the portal's own exist.
-const STAND_IN_PAGES: &[&str] = &[
-    "/v1/workspaces/{ws}/runs",
-    "/v1/workspaces/{ws}/runs?limit=100",
-    "/v1/workspaces/{ws}/articles",
-    "/v1/workspaces/{ws}/articles?limit=100&surface=dev-docs",
-    "/v1/runs/{run}",
-    "/v1/articles/{article}",
-    "/v1/articles/{article}/versions",
+/// The pages measured when none are given: the portal's, as a signed-in member with the
+/// publish role sees them, the published site's, and, as the baseline in the same run, the
+/// API's pages with the same data.
+const DEFAULT_PAGES: &[&str] = &[
+    "/portal/w/{ws}/runs",
+    "/portal/w/{ws}/runs?status=failed",
+    "/portal/w/{ws}/runs/{run}",
+    "/portal/w/{ws}/articles",
+    "/portal/w/{ws}/articles?surface=dev-docs",
+    "/portal/w/{ws}/articles/{article}",
+    "/portal/w/{ws}/articles/{article}/source",
+    "/portal/w/{ws}/articles/{article}/versions",
+    "/portal/w/{ws}/articles/{article}/diff",
     "/published/{article}",
+    "/published/workspaces/{ws}",
+    "/v1/workspaces/{ws}/runs",
+    "/v1/workspaces/{ws}/articles",
+    "/v1/runs/{run}",
+    "/v1/articles/{article}/versions",
 ];
 
 /// What the pages' placeholders stand for.
@@ -82,11 +90,10 @@ async fn run() {
         .filter(|a| a.starts_with('/'))
         .collect();
     if pages.is_empty() {
-        pages = STAND_IN_PAGES.iter().map(|p| p.to_string()).collect();
+        pages = DEFAULT_PAGES.iter().map(|p| p.to_string()).collect();
     }
     let requests = setting("BENCH_REQUESTS", 1_000);
     let concurrency = setting("BENCH_CONCURRENCY", 1).max(1);
-    let cookie = std::env::var("BENCH_COOKIE").ok();
 
     let db = match std::env::var("BENCH_ENGINE").as_deref() {
         Ok("postgres") => TestDatabase::postgres()
@@ -110,6 +117,10 @@ async fn run() {
     let env = server_env(db.url(), dir.path(), port);
     let token = mint_read_token(&env, seeded.workspace);
     let server = start_server(&env, &base, dir.path()).await;
+    let cookie = match std::env::var("BENCH_COOKIE").ok() {
+        Some(cookie) => Some(cookie),
+        None => Some(sign_in_member(&env, &base, seeded.workspace).await),
+    };
 
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(concurrency)
@@ -383,6 +394,64 @@ fn server_env(database_url: &str, dir: &Path, port: u16) -> Vec<(&'static str, S
 }
 
 /// A read token of `workspace`, made with the CLI as an operator would.
+/// A member of the workspace with the publish role, made with `users create` and signed in
+/// through the link it prints, as a person would: the `Cookie` header of their session.
+async fn sign_in_member(env: &[(&str, String)], base: &str, workspace: WorkspaceId) -> String {
+    let out = Command::new(SERVER)
+        .args(["users", "create", "--email", "bench@example.com", "--role", "publish"])
+        .args(["--workspace", &workspace.to_string()])
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run `content-pipeline users create`");
+    assert!(out.status.success(), "users create: {}", out.status);
+    let text = String::from_utf8(out.stdout).expect("text");
+    let token = text
+        .split("token=")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .expect("a sign-in link")
+        .to_owned();
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let page = client
+        .get(format!("{base}/portal/password?token={token}"))
+        .send()
+        .await
+        .expect("the password page")
+        .text()
+        .await
+        .expect("a body");
+    let field = "name=\"csrf\" value=\"";
+    let at = page.find(field).expect("a CSRF field") + field.len();
+    let csrf = &page[at..at + page[at..].find('"').expect("its end")];
+    let password = "bench password, long enough";
+    let answer = client
+        .post(format!("{base}/portal/password"))
+        .header(reqwest::header::ORIGIN, base)
+        .form(&[
+            ("csrf", csrf),
+            ("token", token.as_str()),
+            ("password", password),
+            ("confirm", password),
+        ])
+        .send()
+        .await
+        .expect("set the password");
+    answer
+        .headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("cp_session="))
+        .and_then(|c| c.split(';').next())
+        .expect("a session cookie")
+        .to_owned()
+}
+
 fn mint_read_token(env: &[(&str, String)], workspace: WorkspaceId) -> String {
     let out = Command::new(SERVER)
         .args([
