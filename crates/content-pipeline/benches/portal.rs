@@ -74,16 +74,9 @@ struct Seeded {
     published_article: String,
 }
 
-fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run());
-}
-
-async fn run() {
+/// One thread: the load generator leaves the cores to the server it measures.
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
     // `cargo bench` passes `--bench`; anything else that starts with `/` is a page.
     let mut pages: Vec<String> = std::env::args()
         .skip(1)

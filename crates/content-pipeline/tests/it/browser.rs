@@ -46,8 +46,9 @@ pub const DESKTOP: (u32, u32) = (1280, 900);
 /// A phone's viewport (an iPhone 14's CSS pixels).
 pub const PHONE: (u32, u32) = (390, 844);
 /// Browsers alive at once in this test binary. Chromium takes most of a core while it starts
-/// and renders; on the 2-core CI machine, two at once slowed the other tests more than
-/// running the browser tests one after the other (see README, Tests).
+/// and renders, and a few hundred MiB. On the 2-core development machine (busy with other
+/// builds) two at once did not make the suite measurably faster than one: 63–72 s either way,
+/// about 50 s without the browser tests, which alone took 11–18 s.
 pub const CONCURRENT_BROWSERS: usize = 1;
 
 /// The flags Chromium needs in a container without a display, a GPU or network access, and

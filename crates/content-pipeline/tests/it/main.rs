@@ -1,5 +1,6 @@
 //! Black-box tests: each starts the real service on port 0 against a real database and talks
-//! to it over HTTP. One binary for all of them (faster to build and link).
+//! to it over HTTP. One binary for all of them (faster to build and link). The `browser_*`
+//! tests look at the pages in headless Chromium (the harness: `browser.rs`).
 
 mod browser;
 mod helpers;
