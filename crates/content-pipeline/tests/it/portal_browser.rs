@@ -106,7 +106,8 @@ async fn a_run_started_in_the_portal_shows_its_log_lines_as_they_are_written() {
     // The list shows the run, and refreshes itself while it is queued.
     b.goto(&app.url(&format!("/portal/w/{ws}/runs"))).await;
     b.wait_for_text(&t("run-row"), "queued").await;
-    assert!(b.console_errors().await.is_empty(), "no script or policy errors");
+    let errors = b.console_errors().await;
+    assert!(errors.is_empty(), "no script or policy errors: {errors:?}");
     b.screenshot_as("list").await;
 }
 
@@ -152,7 +153,8 @@ async fn an_article_preview_a_diff_and_publishing_to_the_public_page_and_feed() 
          && document.querySelector('[data-test=preview] img').naturalWidth === 320",
     )
     .await;
-    assert!(b.console_errors().await.is_empty(), "no script or policy errors");
+    let errors = b.console_errors().await;
+    assert!(errors.is_empty(), "no script or policy errors: {errors:?}");
     b.screenshot_as("preview").await;
 
     // The dev docs changed between the runs: compare version 1 with 2.
