@@ -32,7 +32,6 @@ use domain::{ArticleId, Surface, WorkspaceId};
 use operations::{ErrorKind, Operations};
 
 use crate::Portal;
-use crate::render;
 
 pub use assets::{HIGHLIGHT_STYLESHEET, SITE_STYLESHEET};
 
@@ -102,29 +101,14 @@ async fn article_html(
     published: operations::articles::Published,
 ) -> operations::Result<String> {
     let operations::articles::Published { article, version } = published;
-    let (mdx, referenced) = {
-        let mdx = version.mdx_body.clone();
-        tokio::task::spawn_blocking(move || {
-            let referenced = render::referenced_files(&mdx);
-            (mdx, referenced)
-        })
-        .await
-        .map_err(operations::Error::internal)?
-    };
-    let servable = files::servable_files(ops, &article, &version, referenced).await?;
     let workspace = ops
         .store
         .workspace(article.workspace_id)
         .await?
         .ok_or_else(|| operations::Error::not_found("workspace", article.workspace_id))?;
-    let article_id = article.id;
-    let rendered = tokio::task::spawn_blocking(move || {
-        render::article(&mdx, &|path| {
-            servable.contains(path).then(|| file_path(article_id, path))
-        })
-    })
-    .await
-    .map_err(operations::Error::internal)?;
+    let id = article.id;
+    let rendered =
+        files::render_version(ops, &article, &version, move |path| file_path(id, path)).await?;
     pages::article(&workspace, &article, &version, &rendered)
 }
 
