@@ -112,7 +112,7 @@ fn changelog_entries_are_sections_headed_by_their_labels() {
         &html,
         &[
             "<section class=\"update\" id=\"unreleased\"><h2>Unreleased</h2><p class=\"update-description\">2026-11-24</p>",
-            "<section class=\"update\" id=\"0-1-0\"><h2>0.1.0</h2>",
+            "<section class=\"update\" id=\"010\"><h2>0.1.0</h2>",
             // The entry's own headings sit below its label.
             "<h3 id=\"added\">Added</h3>",
             "<h3 id=\"added-1\">Added</h3>",
@@ -374,14 +374,18 @@ fn a_deep_tree_within_the_bound_renders_on_a_small_stack() {
 
 #[test]
 fn headings_get_unique_slug_ids() {
-    let html = render("## Usage\n\n## Usage\n\n## Ünïcode & *more* `code`!\n\n## ???\n").html;
+    let html = render(
+        "## Usage\n\n## Usage\n\n## Ünïcode & *more* `snake_case`!\n\n## ???\n\n## 1. Point::origin\n",
+    )
+    .html;
     assert_contains(
         &html,
         &[
             "<h2 id=\"usage\">Usage</h2>",
             "<h2 id=\"usage-1\">Usage</h2>",
-            "<h2 id=\"ünïcode-more-code\">",
+            "<h2 id=\"ünïcode--more-snake_case\">",
             "<h2 id=\"section\">???</h2>",
+            "<h2 id=\"1-pointorigin\">",
         ],
     );
 }

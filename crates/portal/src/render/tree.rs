@@ -580,24 +580,25 @@ fn text_of(nodes: &[Node]) -> String {
     text
 }
 
-/// A heading's anchor: lower-case letters and digits, words joined by `-` (as GitHub does).
+/// A heading's anchor, as GitHub makes it (so that a README's own `#section` links, carried
+/// into an article, still land): lower case, letters, digits, `-` and `_` kept, spaces
+/// become `-`, everything else is dropped.
 pub(super) fn slug(text: &str) -> String {
-    let mut slug = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if slug.chars().count() >= MAX_SLUG_CHARS {
-            break;
-        }
-        if c.is_alphanumeric() {
-            slug.push(c);
-        } else if matches!(c, ' ' | '-' | '_' | '.') && !slug.ends_with('-') && !slug.is_empty() {
-            slug.push('-');
-        }
-    }
-    let slug = slug.trim_end_matches('-');
+    let slug: String = text
+        .trim()
+        .chars()
+        .flat_map(char::to_lowercase)
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .take(MAX_SLUG_CHARS)
+        .collect();
     if slug.is_empty() {
         "section".to_owned()
     } else {
-        slug.to_owned()
+        slug
     }
 }
 
