@@ -67,30 +67,40 @@ pub fn router() -> Router<Portal> {
         .merge(assets::router())
 }
 
-/// `public_url`: the page, or the MDX (see the module).
+/// `public_url`: the page, or the MDX (see the module). Every answer varies with `Accept`:
+/// the page and the MDX share a URL, and caches must tell them apart.
 async fn article_page(
     State(portal): State<Portal>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
+    let mut response = article_answer(&portal.ops, id, &headers).await;
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("accept"));
+    response
+}
+
+async fn article_answer(ops: &Operations, id: String, headers: &HeaderMap) -> Response {
     let (id, suffixed) = match id.strip_suffix(".mdx") {
         Some(id) => (id.to_owned(), true),
         None => (id, false),
     };
-    let markdown = suffixed || negotiate::prefers_markdown(&headers);
+    let markdown = suffixed || negotiate::prefers_markdown(headers);
     let found = match id.parse::<ArticleId>() {
-        Ok(article) => portal.ops.published_version(article).await,
+        Ok(article) => ops.published_version(article).await,
         Err(_) => Err(operations::Error::not_found("published article", &id)),
     };
     let published = match found {
-        Ok(published) => published,
-        Err(e) if markdown => return mdx_error(e),
+        // A client that asked for MDX gets the API's error envelope, as it always did.
+        Err(e) if markdown => return api::error::ApiError::from(e).into_response(),
         Err(e) => return page_error(&e),
+        Ok(published) => published,
     };
     if markdown {
         return mdx(published.version.mdx_body);
     }
-    match article_html(&portal.ops, published).await {
+    match article_html(ops, published).await {
         Ok(page) => security::html_page(StatusCode::OK, page),
         Err(e) => page_error(&e),
     }
@@ -194,21 +204,10 @@ fn mdx(body: String) -> Response {
                 header::CONTENT_SECURITY_POLICY,
                 "default-src 'none'; sandbox",
             ),
-            // The page and the MDX share a URL: caches must tell them apart.
-            (header::VARY, "accept"),
         ],
         body,
     )
         .into_response()
-}
-
-/// An error for a client that asked for MDX: the API's error envelope, as before.
-fn mdx_error(e: operations::Error) -> Response {
-    let mut response = api::error::ApiError::from(e).into_response();
-    response
-        .headers_mut()
-        .insert(header::VARY, HeaderValue::from_static("accept"));
-    response
 }
 
 /// An error as a page: not found, or an internal error logged and not shown.
