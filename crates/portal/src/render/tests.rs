@@ -391,6 +391,23 @@ fn headings_get_unique_slug_ids() {
 }
 
 #[test]
+fn colliding_ids_are_handed_out_in_linear_time() {
+    let n = 20_000;
+    let anchors: String = (1..=n).map(|i| format!("<a id=\"a-{i}\" />\n\n")).collect();
+    let headings = "## a\n\n".repeat(n);
+    let started = Instant::now();
+    let html = render(&format!("{anchors}{headings}")).html;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(html.contains("<h2 id=\"a\">a</h2>"));
+    assert!(html.contains(&format!("<h2 id=\"a-{}\">a</h2>", n + 1)));
+    assert!(!html.contains("<h2 id=\"a-1\">"), "taken by an anchor");
+}
+
+#[test]
 fn lists_references_and_breaks() {
     let html = render(
         "3. three\n4. four\n\n- tight\n- list\n\nbetween\n\n* loose\n\n* list\n\n[ref][r] ![pic][p] [missing][nope]\n\n[r]: https://r.example\n[p]: /p.png\n\n---\n\na\\\nb\n",

@@ -55,6 +55,7 @@ pub fn file_path(article: ArticleId, path: &str) -> String {
     format!("/published/{article}/files/{}", pipeline::encode_path(path))
 }
 
+/// The published site's routes (see the module), for the portal's router.
 pub fn router() -> Router<Portal> {
     Router::new()
         .route("/published/{id}", get(article_page))
@@ -181,6 +182,7 @@ async fn changelog_feed(State(portal): State<Portal>, Path(id): Path<String>) ->
             [
                 (header::CONTENT_TYPE, "application/atom+xml; charset=utf-8"),
                 (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                (header::CONTENT_SECURITY_POLICY, security::TEXT_CSP),
             ],
             xml,
         )
@@ -200,10 +202,7 @@ fn mdx(body: String) -> Response {
         [
             (header::CONTENT_TYPE, "text/markdown; charset=utf-8"),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; sandbox",
-            ),
+            (header::CONTENT_SECURITY_POLICY, security::TEXT_CSP),
         ],
         body,
     )
