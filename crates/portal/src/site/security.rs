@@ -87,6 +87,7 @@ pub fn text(status: StatusCode, message: &'static str) -> Response {
         .into_response()
 }
 
+/// The one answer to every file or feed that is not served.
 pub fn not_found_text() -> Response {
     text(StatusCode::NOT_FOUND, "Not found.")
 }
