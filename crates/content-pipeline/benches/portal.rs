@@ -391,7 +391,14 @@ fn server_env(database_url: &str, dir: &Path, port: u16) -> Vec<(&'static str, S
 /// through the link it prints, as a person would: the `Cookie` header of their session.
 async fn sign_in_member(env: &[(&str, String)], base: &str, workspace: WorkspaceId) -> String {
     let out = Command::new(SERVER)
-        .args(["users", "create", "--email", "bench@example.com", "--role", "publish"])
+        .args([
+            "users",
+            "create",
+            "--email",
+            "bench@example.com",
+            "--role",
+            "publish",
+        ])
         .args(["--workspace", &workspace.to_string()])
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stderr(Stdio::inherit())

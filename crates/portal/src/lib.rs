@@ -20,9 +20,16 @@ pub mod site;
 mod state;
 mod web;
 
+use std::time::Duration;
+
 use axum::Router;
+use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::IntoResponse;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
 
 pub use state::{Portal, PortalConfig};
 
@@ -32,10 +39,20 @@ pub fn router(portal: Portal) -> Router {
         .merge(pages::router())
         .merge(assets::router())
         .route_layer(from_fn_with_state(portal.clone(), session::load));
+    // The API's protections, which its router applies only to its own routes: a request ends
+    // after 30 s (a live log's stream is a body, not bound by it), a panic is a 500 rather
+    // than a dropped connection, and a body is at most a form's size.
     Router::new()
         .merge(portal_pages)
         .merge(site::router())
         .route_layer(from_fn(security::headers))
+        .layer(RequestBodyLimitLayer::new(session::FORM_LIMIT))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Duration::from_secs(30),
+        ))
+        .layer(CatchPanicLayer::new())
+        .layer(TraceLayer::new_for_http())
         .with_state(portal)
 }
 

@@ -16,8 +16,11 @@ fn t(name: &str) -> String {
 
 async fn sign_in(b: &Browser, app: &TestApp, email: &str, password: &str) {
     b.goto(&app.url("/portal/sign-in")).await;
-    b.submit_form(&t("sign-in-form"), &[("email", email), ("password", password)])
-        .await;
+    b.submit_form(
+        &t("sign-in-form"),
+        &[("email", email), ("password", password)],
+    )
+    .await;
 }
 
 /// A repository whose feature has a two-step walkthrough, the first with a capture.
@@ -48,7 +51,8 @@ async fn signing_in_a_wrong_password_and_throttling() {
 
     sign_in(&b, &app, "writer@example.com", PASSWORD).await;
     b.wait_for_path("/portal/workspaces").await;
-    b.wait_for_text(&t("signed-in-as"), "writer@example.com").await;
+    b.wait_for_text(&t("signed-in-as"), "writer@example.com")
+        .await;
     b.wait_for_text(&t("workspace-row"), "Docs").await;
     b.screenshot_as("workspaces").await;
     b.click(".signout button").await;
@@ -96,8 +100,10 @@ async fn a_run_started_in_the_portal_shows_its_log_lines_as_they_are_written() {
     b.wait_for(&t("live-log")).await;
     assert_eq!(b.count(&t("log-line")).await, 0);
 
-    app.log(&run_id, "resolve", "Resolved the feature from the manifest").await;
-    b.wait_for_text("#log-resolve", "Resolved the feature").await;
+    app.log(&run_id, "resolve", "Resolved the feature from the manifest")
+        .await;
+    b.wait_for_text("#log-resolve", "Resolved the feature")
+        .await;
     app.log(&run_id, "collect", "Collected 3 files").await;
     b.wait_for_text("#log-collect", "Collected 3 files").await;
     assert_eq!(b.count(&t("log-line")).await, 2);
@@ -126,7 +132,11 @@ async fn an_article_preview_a_diff_and_publishing_to_the_public_page_and_feed() 
     app.run_feature(&ws, "numbers").await;
     let articles = app
         .platform_api()
-        .list_articles(&ws.parse().expect("id"), &Default::default(), &Default::default())
+        .list_articles(
+            &ws.parse().expect("id"),
+            &Default::default(),
+            &Default::default(),
+        )
         .await
         .expect("articles")
         .data;
@@ -139,12 +149,14 @@ async fn an_article_preview_a_diff_and_publishing_to_the_public_page_and_feed() 
             .to_string()
     };
     let (help, docs, changelog) = (id_of("help-center"), id_of("dev-docs"), id_of("changelog"));
-    app.person("editor@example.com", Some((&ws, "publish"))).await;
+    app.person("editor@example.com", Some((&ws, "publish")))
+        .await;
     sign_in(&b, &app, "editor@example.com", PASSWORD).await;
     b.wait_for_path("/portal/workspaces").await;
 
     // The walkthrough: its steps, and its capture loaded from the repository.
-    b.goto(&app.url(&format!("/portal/w/{ws}/articles/{help}"))).await;
+    b.goto(&app.url(&format!("/portal/w/{ws}/articles/{help}")))
+        .await;
     b.wait_for_text(".steps", "Install the crate").await;
     assert_eq!(b.count(".steps .step").await, 2);
     b.wait_until(
@@ -167,7 +179,8 @@ async fn an_article_preview_a_diff_and_publishing_to_the_public_page_and_feed() 
     b.screenshot_as("diff").await;
 
     // Publish the walkthrough, then read it on its public page.
-    b.goto(&app.url(&format!("/portal/w/{ws}/articles/{help}"))).await;
+    b.goto(&app.url(&format!("/portal/w/{ws}/articles/{help}")))
+        .await;
     b.click(&t("publish")).await;
     b.wait_for_text(&t("article-status"), "published").await;
     let public = b.text(&t("public-url")).await;
@@ -180,7 +193,8 @@ async fn an_article_preview_a_diff_and_publishing_to_the_public_page_and_feed() 
     b.screenshot_as("public-page").await;
 
     // Publish the changelog too: it is in the workspace's Atom feed.
-    b.goto(&app.url(&format!("/portal/w/{ws}/articles/{changelog}"))).await;
+    b.goto(&app.url(&format!("/portal/w/{ws}/articles/{changelog}")))
+        .await;
     b.click(&t("publish")).await;
     b.wait_for_text(&t("article-status"), "published").await;
     let feed = reqwest::get(app.url(&format!("/published/workspaces/{ws}/changelog.atom")))
@@ -190,7 +204,8 @@ async fn an_article_preview_a_diff_and_publishing_to_the_public_page_and_feed() 
     let feed = feed.text().await.expect("a body");
     let parsed: atom_syndication::Feed = feed.parse().expect("an Atom feed");
     assert_eq!(parsed.entries().len(), 1, "{feed}");
-    b.goto(&app.url(&format!("/published/workspaces/{ws}"))).await;
+    b.goto(&app.url(&format!("/published/workspaces/{ws}")))
+        .await;
     b.wait_for_text("main", "Numbers").await;
     b.screenshot_as("public-index").await;
 }
@@ -205,7 +220,11 @@ async fn a_reader_cannot_publish_forged_requests_are_refused_and_other_workspace
     app.run_feature(&ws, &features[0]).await;
     let article = app
         .platform_api()
-        .list_articles(&ws.parse().expect("id"), &Default::default(), &Default::default())
+        .list_articles(
+            &ws.parse().expect("id"),
+            &Default::default(),
+            &Default::default(),
+        )
         .await
         .expect("articles")
         .data
@@ -249,7 +268,8 @@ async fn a_reader_cannot_publish_forged_requests_are_refused_and_other_workspace
         .execute(forge(false).as_str(), Vec::new())
         .await
         .expect("forge a form");
-    b.wait_for_text(&t("error-message"), "reload the page").await;
+    b.wait_for_text(&t("error-message"), "reload the page")
+        .await;
     b.screenshot_as("no-csrf-token").await;
     let article_now = app
         .platform_api()
@@ -259,7 +279,8 @@ async fn a_reader_cannot_publish_forged_requests_are_refused_and_other_workspace
     assert_ne!(article_now.status.as_str(), "published");
 
     // Another workspace's pages answer like missing ones.
-    b.goto(&app.url(&format!("/portal/w/{other}/articles"))).await;
+    b.goto(&app.url(&format!("/portal/w/{other}/articles")))
+        .await;
     b.wait_for_text("h1", "Not Found").await;
     b.screenshot_as("other-workspace").await;
 }

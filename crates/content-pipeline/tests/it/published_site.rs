@@ -149,6 +149,12 @@ async fn a_published_walkthrough_is_a_page_with_its_captures_and_its_mdx() {
         "{public_url}"
     );
 
+    let res = get(&app, &public_url).await;
+    assert_eq!(
+        header(res.headers(), "vary"),
+        "accept",
+        "the page and the MDX share a URL"
+    );
     let html = page(&app, &public_url, 200).await;
     for part in [
         "<title>Numbers · Numbers team</title>",
@@ -205,6 +211,7 @@ async fn a_published_walkthrough_is_a_page_with_its_captures_and_its_mdx() {
             "default-src 'none'; sandbox"
         );
         assert_eq!(header(headers, "x-content-type-options"), "nosniff");
+        assert_eq!(header(headers, "vary"), "accept");
         assert_eq!(res.text().await.unwrap(), mdx);
     }
     let typed = app.platform_api().published_id(&id.parse().unwrap()).await;

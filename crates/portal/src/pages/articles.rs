@@ -243,13 +243,11 @@ async fn preview(
         "/portal/w/{}/articles/{}/versions/{}/files/",
         member.ws.id, article.id, version.version
     );
-    let referenced = render::referenced_files(&version.mdx_body);
-    let servable = site::files::servable_files(&portal.ops, &article, &version, referenced).await?;
-    let rendered = render::article(&version.mdx_body, &|path: &str| {
-        servable
-            .contains(path)
-            .then(|| format!("{base}{}", pipeline::encode_path(path)))
-    });
+    let rendered = site::files::render_version(&portal.ops, &article, &version, move |path| {
+        format!("{base}{}", pipeline::encode_path(path))
+    })
+    .await?;
+
     let page = PreviewPage {
         nav: member.nav("articles"),
         head,

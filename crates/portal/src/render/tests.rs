@@ -112,7 +112,7 @@ fn changelog_entries_are_sections_headed_by_their_labels() {
         &html,
         &[
             "<section class=\"update\" id=\"unreleased\"><h2>Unreleased</h2><p class=\"update-description\">2026-11-24</p>",
-            "<section class=\"update\" id=\"0-1-0\"><h2>0.1.0</h2>",
+            "<section class=\"update\" id=\"010\"><h2>0.1.0</h2>",
             // The entry's own headings sit below its label.
             "<h3 id=\"added\">Added</h3>",
             "<h3 id=\"added-1\">Added</h3>",
@@ -374,16 +374,37 @@ fn a_deep_tree_within_the_bound_renders_on_a_small_stack() {
 
 #[test]
 fn headings_get_unique_slug_ids() {
-    let html = render("## Usage\n\n## Usage\n\n## Ünïcode & *more* `code`!\n\n## ???\n").html;
+    let html = render(
+        "## Usage\n\n## Usage\n\n## Ünïcode & *more* `snake_case`!\n\n## ???\n\n## 1. Point::origin\n",
+    )
+    .html;
     assert_contains(
         &html,
         &[
             "<h2 id=\"usage\">Usage</h2>",
             "<h2 id=\"usage-1\">Usage</h2>",
-            "<h2 id=\"ünïcode-more-code\">",
+            "<h2 id=\"ünïcode--more-snake_case\">",
             "<h2 id=\"section\">???</h2>",
+            "<h2 id=\"1-pointorigin\">",
         ],
     );
+}
+
+#[test]
+fn colliding_ids_are_handed_out_in_linear_time() {
+    let n = 20_000;
+    let anchors: String = (1..=n).map(|i| format!("<a id=\"a-{i}\" />\n\n")).collect();
+    let headings = "## a\n\n".repeat(n);
+    let started = Instant::now();
+    let html = render(&format!("{anchors}{headings}")).html;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(html.contains("<h2 id=\"a\">a</h2>"));
+    assert!(html.contains(&format!("<h2 id=\"a-{}\">a</h2>", n + 1)));
+    assert!(!html.contains("<h2 id=\"a-1\">"), "taken by an anchor");
 }
 
 #[test]

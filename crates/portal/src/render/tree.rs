@@ -49,6 +49,7 @@ pub(super) struct Walk<'a> {
     file_url: &'a dyn Fn(&str) -> Option<String>,
     /// Link and image reference definitions: identifier → URL.
     definitions: HashMap<String, String>,
+    /// Ids handed out, each with the next suffix to try for it.
     ids: HashMap<String, usize>,
     highlight_budget: usize,
     /// Levels added to headings (inside an `<Update>`).
@@ -514,21 +515,21 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// `base`, or `base-1`, `base-2`… when already taken in this article.
+    /// `base`, or `base-1`, `base-2`… when already taken in this article. Each base keeps
+    /// the next suffix to try, so that handing out ids stays linear however they collide.
     fn unique_id(&mut self, base: &str) -> String {
-        let count = self.ids.entry(base.to_owned()).or_insert(0);
-        *count += 1;
-        if *count == 1 {
+        if !self.ids.contains_key(base) {
+            self.ids.insert(base.to_owned(), 1);
             return base.to_owned();
         }
-        let mut n = *count - 1;
         loop {
-            let candidate = format!("{base}-{n}");
+            let next = self.ids.entry(base.to_owned()).or_insert(1);
+            let candidate = format!("{base}-{next}");
+            *next += 1;
             if !self.ids.contains_key(&candidate) {
                 self.ids.insert(candidate.clone(), 1);
                 return candidate;
             }
-            n += 1;
         }
     }
 }
@@ -580,24 +581,25 @@ fn text_of(nodes: &[Node]) -> String {
     text
 }
 
-/// A heading's anchor: lower-case letters and digits, words joined by `-` (as GitHub does).
+/// A heading's anchor, as GitHub makes it (so that a README's own `#section` links, carried
+/// into an article, still land): lower case, letters, digits, `-` and `_` kept, spaces
+/// become `-`, everything else is dropped.
 pub(super) fn slug(text: &str) -> String {
-    let mut slug = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if slug.chars().count() >= MAX_SLUG_CHARS {
-            break;
-        }
-        if c.is_alphanumeric() {
-            slug.push(c);
-        } else if matches!(c, ' ' | '-' | '_' | '.') && !slug.ends_with('-') && !slug.is_empty() {
-            slug.push('-');
-        }
-    }
-    let slug = slug.trim_end_matches('-');
+    let slug: String = text
+        .trim()
+        .chars()
+        .flat_map(char::to_lowercase)
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .take(MAX_SLUG_CHARS)
+        .collect();
     if slug.is_empty() {
         "section".to_owned()
     } else {
-        slug.to_owned()
+        slug
     }
 }
 

@@ -10,8 +10,9 @@
 //! - its extension is on [`CONTENT_TYPES`] (images and videos);
 //! - at that commit it is a regular file (a symlink is not followed, a submodule not entered)
 //!   of at most [`MAX_FILE_BYTES`].
-
-use std::collections::HashSet;
+//!
+//! [`render_version`] applies the same rules to the images of a rendered version, so that a
+//! page shows an image exactly when [`referenced_file`] serves it (else its alt text).
 use std::path::Path;
 
 use git2::{ErrorCode, ObjectType, Oid, Repository, RepositoryOpenFlags};
@@ -25,7 +26,7 @@ use crate::render;
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// The extensions served (lower case) and their content types. SVG can hold script: it is
-/// served with a Content-Security-Policy that runs nothing (see `site::file_response`).
+/// served with a Content-Security-Policy that runs nothing (`security::FILE_CSP`).
 pub const CONTENT_TYPES: &[(&str, &str)] = &[
     ("png", "image/png"),
     ("jpg", "image/jpeg"),
@@ -70,7 +71,10 @@ pub async fn referenced_file(
         if !render::referenced_files(&mdx).contains(&wanted) {
             return Ok(None);
         }
-        read_blob(&source, &wanted)
+        let Some(snapshot) = Snapshot::open(&source) else {
+            return Ok(None);
+        };
+        snapshot.read(&wanted)
     })
     .await?
     .map(|(blob_id, bytes)| RepositoryFile {
@@ -81,35 +85,25 @@ pub async fn referenced_file(
     .ok_or_else(missing)
 }
 
-/// Which of `paths` (references of `version`) can be served: for a page, which images to
-/// show and which to replace with their alt text.
-pub async fn servable_files(
+/// `version` rendered ([`render::article`]) with each image it shows at `file_url(path)` when
+/// that file can be served, else as its alt text: what the published page and the portal's
+/// preview show. The repository is opened once, the MDX parsed once, off the async threads.
+pub async fn render_version(
     ops: &Operations,
     article: &ArticleRecord,
     version: &ArticleVersionRecord,
-    paths: Vec<String>,
-) -> Result<HashSet<String>> {
-    let candidates: Vec<String> = paths
-        .into_iter()
-        .filter(|p| content_type(p).is_some())
-        .collect();
-    if candidates.is_empty() {
-        return Ok(HashSet::new());
-    }
-    let Some(source) = source(ops, article, version).await? else {
-        return Ok(HashSet::new());
-    };
+    file_url: impl Fn(&str) -> String + Send + 'static,
+) -> Result<render::Rendered> {
+    let source = source(ops, article, version).await?;
+    let mdx = version.mdx_body.clone();
     blocking(move || {
-        let Some(repo) = open(&source.repository) else {
-            return Ok(HashSet::new());
+        let snapshot = source.as_ref().and_then(Snapshot::open);
+        let url = |path: &str| {
+            let servable = content_type(path).is_some()
+                && snapshot.as_ref().is_some_and(|s| s.blob(path).is_some());
+            servable.then(|| file_url(path))
         };
-        let Some(tree) = tree(&repo, &source.commit) else {
-            return Ok(HashSet::new());
-        };
-        Ok(candidates
-            .into_iter()
-            .filter(|path| servable_blob(&repo, &tree, path).is_some())
-            .collect())
+        Ok(render::article(&mdx, &url))
     })
     .await
 }
@@ -157,61 +151,65 @@ async fn blocking<T: Send + 'static>(
         .map_err(Error::internal)?
 }
 
-fn read_blob(source: &Source, path: &str) -> Result<Option<(String, Vec<u8>)>> {
-    let Some(repo) = open(&source.repository) else {
-        return Ok(None);
-    };
-    let Some(tree) = tree(&repo, &source.commit) else {
-        return Ok(None);
-    };
-    let Some(id) = servable_blob(&repo, &tree, path) else {
-        return Ok(None);
-    };
-    let blob = repo.find_blob(id).map_err(Error::internal)?;
-    Ok(Some((id.to_string(), blob.content().to_vec())))
+/// A repository's tree at a commit, for blocking reads.
+struct Snapshot {
+    repo: Repository,
+    tree: Oid,
 }
 
-/// The repository at `path` itself: no search upwards for another one, and none at all
-/// when the path is not absolute (the workspace's path always is).
-fn open(path: &str) -> Option<Repository> {
-    let path = Path::new(path);
-    if !path.is_absolute() {
-        return None;
-    }
-    Repository::open_ext(path, RepositoryOpenFlags::NO_SEARCH, [] as [&str; 0]).ok()
-}
-
-fn tree<'r>(repo: &'r Repository, commit: &str) -> Option<git2::Tree<'r>> {
-    let id = Oid::from_str(commit).ok()?;
-    repo.find_commit(id).ok()?.tree().ok()
-}
-
-/// The id of the regular file at `path` in `tree` if it may be served: a path of plain
-/// segments (checked again here, whatever the caller checked), a blob that is no symlink,
-/// at most [`MAX_FILE_BYTES`].
-fn servable_blob(repo: &Repository, tree: &git2::Tree<'_>, path: &str) -> Option<Oid> {
-    let plain = !path.is_empty()
-        && path
-            .split('/')
-            .all(|s| !matches!(s, "" | "." | "..") && !s.contains(['\\', '\0']));
-    if !plain {
-        return None;
-    }
-    let entry = match tree.get_path(Path::new(path)) {
-        Ok(entry) => entry,
-        Err(e) if e.code() == ErrorCode::NotFound => return None,
-        Err(e) => {
-            tracing::warn!(error = %e, "reading a repository tree");
+impl Snapshot {
+    /// `None` when the repository or the commit is gone: its files are then not found.
+    fn open(source: &Source) -> Option<Self> {
+        // The repository at that path itself: no search upwards for another one, and none
+        // at all when the path is not absolute (the workspace's path always is).
+        let path = Path::new(&source.repository);
+        if !path.is_absolute() {
             return None;
         }
-    };
-    // 0o100644 and 0o100755; a symlink is 0o120000, a submodule 0o160000.
-    let regular = matches!(entry.filemode(), 0o100644 | 0o100755);
-    if !regular || entry.kind() != Some(ObjectType::Blob) {
-        return None;
+        let repo =
+            Repository::open_ext(path, RepositoryOpenFlags::NO_SEARCH, [] as [&str; 0]).ok()?;
+        let commit = Oid::from_str(&source.commit).ok()?;
+        let tree = repo.find_commit(commit).ok()?.tree_id();
+        Some(Self { repo, tree })
     }
-    let (size, _) = repo.odb().ok()?.read_header(entry.id()).ok()?;
-    (size as u64 <= MAX_FILE_BYTES).then_some(entry.id())
+
+    /// The id of the regular file at `path` if it may be served: a path of plain segments
+    /// (checked again here, whatever the caller checked), a blob that is no symlink, at most
+    /// [`MAX_FILE_BYTES`].
+    fn blob(&self, path: &str) -> Option<Oid> {
+        let plain = !path.is_empty()
+            && path
+                .split('/')
+                .all(|s| !matches!(s, "" | "." | "..") && !s.contains(['\\', '\0']));
+        if !plain {
+            return None;
+        }
+        let tree = self.repo.find_tree(self.tree).ok()?;
+        let entry = match tree.get_path(Path::new(path)) {
+            Ok(entry) => entry,
+            Err(e) if e.code() == ErrorCode::NotFound => return None,
+            Err(e) => {
+                tracing::warn!(error = %e, "reading a repository tree");
+                return None;
+            }
+        };
+        // 0o100644 and 0o100755; a symlink is 0o120000, a submodule 0o160000.
+        let regular = matches!(entry.filemode(), 0o100644 | 0o100755);
+        if !regular || entry.kind() != Some(ObjectType::Blob) {
+            return None;
+        }
+        let (size, _) = self.repo.odb().ok()?.read_header(entry.id()).ok()?;
+        (size as u64 <= MAX_FILE_BYTES).then_some(entry.id())
+    }
+
+    /// The blob id and bytes of the file at `path`, if it may be served.
+    fn read(&self, path: &str) -> Result<Option<(String, Vec<u8>)>> {
+        let Some(id) = self.blob(path) else {
+            return Ok(None);
+        };
+        let blob = self.repo.find_blob(id).map_err(Error::internal)?;
+        Ok(Some((id.to_string(), blob.content().to_vec())))
+    }
 }
 
 #[cfg(test)]

@@ -32,7 +32,6 @@ use domain::{ArticleId, Surface, WorkspaceId};
 use operations::{ErrorKind, Operations};
 
 use crate::Portal;
-use crate::render;
 
 pub use assets::{HIGHLIGHT_STYLESHEET, SITE_STYLESHEET};
 
@@ -56,6 +55,7 @@ pub fn file_path(article: ArticleId, path: &str) -> String {
     format!("/published/{article}/files/{}", pipeline::encode_path(path))
 }
 
+/// The published site's routes (see the module), for the portal's router.
 pub fn router() -> Router<Portal> {
     Router::new()
         .route("/published/{id}", get(article_page))
@@ -68,30 +68,40 @@ pub fn router() -> Router<Portal> {
         .merge(assets::router())
 }
 
-/// `public_url`: the page, or the MDX (see the module).
+/// `public_url`: the page, or the MDX (see the module). Every answer varies with `Accept`:
+/// the page and the MDX share a URL, and caches must tell them apart.
 async fn article_page(
     State(portal): State<Portal>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
+    let mut response = article_answer(&portal.ops, id, &headers).await;
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("accept"));
+    response
+}
+
+async fn article_answer(ops: &Operations, id: String, headers: &HeaderMap) -> Response {
     let (id, suffixed) = match id.strip_suffix(".mdx") {
         Some(id) => (id.to_owned(), true),
         None => (id, false),
     };
-    let markdown = suffixed || negotiate::prefers_markdown(&headers);
+    let markdown = suffixed || negotiate::prefers_markdown(headers);
     let found = match id.parse::<ArticleId>() {
-        Ok(article) => portal.ops.published_version(article).await,
+        Ok(article) => ops.published_version(article).await,
         Err(_) => Err(operations::Error::not_found("published article", &id)),
     };
     let published = match found {
-        Ok(published) => published,
-        Err(e) if markdown => return mdx_error(e),
+        // A client that asked for MDX gets the API's error envelope, as it always did.
+        Err(e) if markdown => return api::error::ApiError::from(e).into_response(),
         Err(e) => return page_error(&e),
+        Ok(published) => published,
     };
     if markdown {
         return mdx(published.version.mdx_body);
     }
-    match article_html(&portal.ops, published).await {
+    match article_html(ops, published).await {
         Ok(page) => security::html_page(StatusCode::OK, page),
         Err(e) => page_error(&e),
     }
@@ -102,29 +112,14 @@ async fn article_html(
     published: operations::articles::Published,
 ) -> operations::Result<String> {
     let operations::articles::Published { article, version } = published;
-    let (mdx, referenced) = {
-        let mdx = version.mdx_body.clone();
-        tokio::task::spawn_blocking(move || {
-            let referenced = render::referenced_files(&mdx);
-            (mdx, referenced)
-        })
-        .await
-        .map_err(operations::Error::internal)?
-    };
-    let servable = files::servable_files(ops, &article, &version, referenced).await?;
     let workspace = ops
         .store
         .workspace(article.workspace_id)
         .await?
         .ok_or_else(|| operations::Error::not_found("workspace", article.workspace_id))?;
-    let article_id = article.id;
-    let rendered = tokio::task::spawn_blocking(move || {
-        render::article(&mdx, &|path| {
-            servable.contains(path).then(|| file_path(article_id, path))
-        })
-    })
-    .await
-    .map_err(operations::Error::internal)?;
+    let id = article.id;
+    let rendered =
+        files::render_version(ops, &article, &version, move |path| file_path(id, path)).await?;
     pages::article(&workspace, &article, &version, &rendered)
 }
 
@@ -187,6 +182,7 @@ async fn changelog_feed(State(portal): State<Portal>, Path(id): Path<String>) ->
             [
                 (header::CONTENT_TYPE, "application/atom+xml; charset=utf-8"),
                 (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                (header::CONTENT_SECURITY_POLICY, security::TEXT_CSP),
             ],
             xml,
         )
@@ -206,25 +202,11 @@ fn mdx(body: String) -> Response {
         [
             (header::CONTENT_TYPE, "text/markdown; charset=utf-8"),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; sandbox",
-            ),
-            // The page and the MDX share a URL: caches must tell them apart.
-            (header::VARY, "accept"),
+            (header::CONTENT_SECURITY_POLICY, security::TEXT_CSP),
         ],
         body,
     )
         .into_response()
-}
-
-/// An error for a client that asked for MDX: the API's error envelope, as before.
-fn mdx_error(e: operations::Error) -> Response {
-    let mut response = api::error::ApiError::from(e).into_response();
-    response
-        .headers_mut()
-        .insert(header::VARY, HeaderValue::from_static("accept"));
-    response
 }
 
 /// An error as a page: not found, or an internal error logged and not shown.

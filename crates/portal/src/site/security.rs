@@ -11,6 +11,9 @@ pub const PAGE_CSP: &str = crate::security::CONTENT_SECURITY_POLICY;
 /// A served repository file: an SVG opened on its own runs no script and loads nothing
 /// (inline styles are how SVGs are drawn).
 pub const FILE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+/// Text a tenant wrote, served as it is (the MDX, the feed): a browser that opens it renders
+/// and runs nothing.
+pub const TEXT_CSP: &str = "default-src 'none'; sandbox";
 /// Repository files are addressed by article and path, not commit: a newly published
 /// version may change them, so caches revalidate (cheaply, by the blob id) after a while.
 const FILE_CACHE: &str = "public, max-age=300";
@@ -83,6 +86,7 @@ pub fn text(status: StatusCode, message: &'static str) -> Response {
         .into_response()
 }
 
+/// The one answer to every file or feed that is not served.
 pub fn not_found_text() -> Response {
     text(StatusCode::NOT_FOUND, "Not found.")
 }
