@@ -14,6 +14,8 @@ pub const HTMX: &str = "htmx-2.0.11.min.js";
 pub const HTMX_SSE: &str = "htmx-ext-sse-2.2.4.min.js";
 /// Renamed when its content changes, since it is cached for good.
 pub const STYLESHEET: &str = "portal-1.css";
+/// The tab icon of the portal and the published site.
+pub const ICON: &str = "icon-1.svg";
 
 fn asset(name: &str) -> Option<(&'static str, &'static [u8])> {
     const JS: &str = "text/javascript; charset=utf-8";
@@ -22,6 +24,7 @@ fn asset(name: &str) -> Option<(&'static str, &'static [u8])> {
         HTMX => (JS, include_bytes!("../assets/htmx-2.0.11.min.js")),
         HTMX_SSE => (JS, include_bytes!("../assets/htmx-ext-sse-2.2.4.min.js")),
         STYLESHEET => (CSS, include_bytes!("../assets/portal.css")),
+        ICON => ("image/svg+xml", include_bytes!("../assets/icon.svg")),
         _ => return None,
     })
 }
