@@ -13,7 +13,7 @@ use crate::Portal;
 pub const HTMX: &str = "htmx-2.0.11.min.js";
 pub const HTMX_SSE: &str = "htmx-ext-sse-2.2.4.min.js";
 /// Renamed when its content changes, since it is cached for good.
-pub const STYLESHEET: &str = "portal-1.css";
+pub const STYLESHEET: &str = "portal-2.css";
 /// The tab icon of the portal and the published site.
 pub const ICON: &str = "icon-1.svg";
 
