@@ -355,3 +355,52 @@ async fn roles_decide_what_a_member_sees_and_may_do_and_other_workspaces_are_mis
         .await;
     assert_eq!(regenerate.status(), StatusCode::CONFLICT);
 }
+
+#[tokio::test]
+async fn an_article_page_shows_the_drift_raised_since_its_version() {
+    let app = app!(TestApp::builder().run_worker());
+    let mut repo = app.repo("drifting");
+    let ws = app.workspace_on("Docs", &repo.path).await;
+    app.run_feature(&ws, "src").await;
+    let reference = app
+        .platform_api()
+        .list_articles(
+            &ws.parse().expect("id"),
+            &Default::default(),
+            &Default::default(),
+        )
+        .await
+        .expect("articles")
+        .data
+        .into_iter()
+        .find(|a| a.surface.as_str() == "dev-docs")
+        .expect("the reference")
+        .id
+        .to_string();
+    let page = format!("/portal/w/{ws}/articles/{reference}");
+    let reader = app.person("reader@example.com", Some((&ws, "read"))).await;
+    let (_, html) = reader.page(&page).await;
+    assert!(!html.contains("data-test=\"drift\""), "no drift yet");
+
+    repo.write(
+        "src/lib.rs",
+        "/// Adds, saturating.\npub fn add(a: i32, b: i32) -> i32 { a.saturating_add(b) }\n",
+    );
+    repo.commit("fix: saturate");
+    app.post(&format!("/v1/workspaces/{ws}/drift-check"))
+        .json(&serde_json::json!({}))
+        .expect(200)
+        .await;
+    let (status, html) = reader.page(&page).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("data-test=\"drift\""), "{html}");
+    assert!(
+        html.contains("src/lib.rs") && html.contains("<code>add</code>"),
+        "{html}"
+    );
+
+    // Regenerating writes a version from the new code: the notice no longer applies to it.
+    app.run_feature(&ws, "src").await;
+    let (_, html) = reader.page(&page).await;
+    assert!(!html.contains("data-test=\"drift\""), "{html}");
+}
