@@ -122,6 +122,11 @@ impl WorkspaceNav {
     pub fn may_publish(&self) -> bool {
         self.may(Scope::Publish)
     }
+
+    /// Settings (tokens, members) are the workspace admins'.
+    pub fn may_admin(&self) -> bool {
+        self.may(Scope::Admin)
+    }
 }
 
 /// The frame of every signed-in page.
@@ -131,7 +136,8 @@ pub struct Nav {
     pub platform_admin: bool,
     pub csrf: String,
     pub workspace: Option<WorkspaceNav>,
-    /// "workspaces", "runs" or "articles": the section to mark as current.
+    /// "workspaces", "runs", "articles", "webhooks" or "settings": the section to mark as
+    /// current.
     pub section: &'static str,
 }
 

@@ -6,6 +6,8 @@
 mod account;
 mod articles;
 mod runs;
+mod settings;
+mod webhooks;
 mod workspaces;
 
 use std::sync::Arc;
@@ -29,6 +31,8 @@ pub fn router() -> Router<Portal> {
         .merge(workspaces::router())
         .merge(runs::router())
         .merge(articles::router())
+        .merge(webhooks::router())
+        .merge(settings::router())
         .route("/portal/{*rest}", axum::routing::any(crate::not_found))
 }
 

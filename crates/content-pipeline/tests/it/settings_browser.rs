@@ -1,0 +1,1 @@
+//! Settings → API tokens and Members in headless Chromium.

@@ -1,0 +1,1 @@
+//! The webhook console's API: event catalog, test events, attempts, recovery.

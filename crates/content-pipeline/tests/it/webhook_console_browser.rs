@@ -1,0 +1,1 @@
+//! The webhook console in headless Chromium.
