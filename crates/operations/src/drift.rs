@@ -47,30 +47,20 @@ pub fn drift_check_view(base_url: &str, r: DriftCheckRecord) -> Result<DriftChec
 /// How often a caller waiting for a check looks at it again.
 const POLL: Duration = Duration::from_millis(25);
 
-/// The most drift events one article's page reads.
-const NOTICES_SCANNED: i64 = 200;
+/// The most drift notices one article's page shows.
+const NOTICES_SHOWN: i64 = 20;
 
 impl Operations {
     /// The drift raised for `article` since its current version was written (older notices
     /// concern a version that regeneration replaced), newest first.
     pub async fn drift_notices(&self, article: &ArticleRecord) -> Result<Vec<DriftReport>> {
-        let events = self
+        let reports = self
             .store
-            .recent_events(
-                article.workspace_id,
-                domain::EventType::DriftDetected,
-                article.updated_at,
-                NOTICES_SCANNED,
-            )
+            .drift_reports(article.id, article.updated_at, NOTICES_SHOWN)
             .await?;
-        let wanted = article.id.to_string();
-        Ok(events
+        Ok(reports
             .into_iter()
-            .filter_map(|e| {
-                let mut payload: serde_json::Value = serde_json::from_str(&e.payload).ok()?;
-                serde_json::from_value::<DriftReport>(payload.get_mut("data")?.take()).ok()
-            })
-            .filter(|r| r.article_id == wanted)
+            .filter_map(|r| serde_json::from_value::<DriftReport>(r.0).ok())
             .collect())
     }
 

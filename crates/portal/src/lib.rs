@@ -37,13 +37,14 @@ pub use state::{Portal, PortalConfig};
 pub fn router(portal: Portal) -> Router {
     let portal_pages = Router::new()
         .merge(pages::router())
-        .merge(assets::router())
         .route_layer(from_fn_with_state(portal.clone(), session::load));
     // The API's protections, which its router applies only to its own routes: a request ends
     // after 30 s (a live log's stream is a body, not bound by it), a panic is a 500 rather
     // than a dropped connection, and a body is at most a form's size.
+    // The static files need no session: a request for them reads nothing from the database.
     Router::new()
         .merge(portal_pages)
+        .merge(assets::router())
         .merge(site::router())
         .route_layer(from_fn(security::headers))
         .layer(RequestBodyLimitLayer::new(session::FORM_LIMIT))

@@ -111,6 +111,42 @@ impl Store {
     }
 }
 
+/// One line of an article's history: a version without its body, with where its run came
+/// from (the versions tab).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct VersionOrigin {
+    pub version: i64,
+    pub title: String,
+    pub status: ArticleStatus,
+    pub created_at: Timestamp,
+    pub run_id: RunId,
+    /// Absent only if the run was purged.
+    pub source: Option<domain::RunSource>,
+    pub source_commit: Option<String>,
+}
+
+impl Store {
+    /// The newest `limit` versions of an article with their runs' source and commit, in one
+    /// query (no bodies read).
+    pub async fn version_origins(
+        &self,
+        article: ArticleId,
+        limit: i64,
+    ) -> Result<Vec<VersionOrigin>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT v.version, v.title, v.status, v.created_at, v.run_id,
+                    r.source, r.source_commit
+             FROM article_versions v LEFT JOIN runs r ON r.id = v.run_id
+             WHERE v.article_id = $1
+             ORDER BY v.version DESC LIMIT $2"
+        )
+        .bind(article)
+        .bind(limit)
+        .fetch_all(c)
+        .await?))
+    }
+}
+
 /// A published article as its workspace's index lists it: the published version's title and
 /// date, not the current version's (a newer draft may exist).
 #[derive(Clone, Debug, sqlx::FromRow)]

@@ -39,6 +39,26 @@ impl Store {
         .await?))
     }
 
+    /// The reports of the drift noticed on `article` at or after `since` (its current
+    /// version's time), newest first: one indexed read of the notices' own rows.
+    pub async fn drift_reports(
+        &self,
+        article: ArticleId,
+        since: Timestamp,
+        limit: i64,
+    ) -> Result<Vec<JsonText<serde_json::Value>>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_scalar(
+            "SELECT report FROM drift_notices
+             WHERE article_id = $1 AND created_at >= $2 AND report IS NOT NULL
+             ORDER BY created_at DESC, head_commit DESC LIMIT $3"
+        )
+        .bind(article)
+        .bind(since)
+        .bind(limit)
+        .fetch_all(c)
+        .await?))
+    }
+
     /// Active workspaces that have a repository, for the periodic check.
     pub async fn workspaces_with_repositories(
         &self,
@@ -60,19 +80,22 @@ impl Tx {
         &mut self,
         article: ArticleId,
         head_commit: &str,
+        report: &serde_json::Value,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
         let n = on_tx!(self, |c| {
             sqlx::query(
-            "INSERT INTO drift_notices (article_id, head_commit, created_at) VALUES ($1, $2, $3)
-             ON CONFLICT (article_id, head_commit) DO NOTHING"
-        )
-        .bind(article)
-        .bind(head_commit)
-        .bind(now)
-        .execute(c)
-        .await?
-        .rows_affected()
+                "INSERT INTO drift_notices (article_id, head_commit, report, created_at)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (article_id, head_commit) DO NOTHING",
+            )
+            .bind(article)
+            .bind(head_commit)
+            .bind(JsonText(report))
+            .bind(now)
+            .execute(c)
+            .await?
+            .rows_affected()
         });
         Ok(n == 1)
     }

@@ -4,30 +4,6 @@ use serde_json::json;
 use crate::engine::on_tx;
 use crate::{EventRecord, StoreError, Tx, WebhookRecord};
 
-impl crate::Store {
-    /// The newest `limit` events of one type in a workspace recorded at or after `since`,
-    /// newest first.
-    pub async fn recent_events(
-        &self,
-        workspace: WorkspaceId,
-        event_type: EventType,
-        since: Timestamp,
-        limit: i64,
-    ) -> Result<Vec<EventRecord>, StoreError> {
-        Ok(crate::engine::read!(self, |c| sqlx::query_as(
-            "SELECT id, workspace_id, event_type, payload, created_at FROM events
-             WHERE workspace_id = $1 AND event_type = $2 AND created_at >= $3
-             ORDER BY created_at DESC, id DESC LIMIT $4"
-        )
-        .bind(workspace)
-        .bind(event_type)
-        .bind(since)
-        .bind(limit)
-        .fetch_all(c)
-        .await?))
-    }
-}
-
 impl Tx {
     /// Records an event in the outbox and, in the same transaction, one pending delivery for
     /// every active subscription of the workspace that lists its type. Committing the caller's

@@ -25,7 +25,7 @@ mod workspaces;
 mod writer;
 
 pub use accounts::{Member, MemberWorkspace, SignInAttempts};
-pub use articles::{ArticleFilter, NewArticleVersion, PublishedArticle};
+pub use articles::{ArticleFilter, NewArticleVersion, PublishedArticle, VersionOrigin};
 pub use deliveries::{AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
 pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};

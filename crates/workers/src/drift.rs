@@ -78,12 +78,12 @@ pub async fn check_workspace(
                     let Ok(article_id) = report.article_id.parse::<ArticleId>() else {
                         continue;
                     };
+                    let data = serde_json::to_value(report)
+                        .map_err(|e| DriftError::Repository(e.to_string()))?;
                     if tx
-                        .note_drift(article_id, &report.current_commit, now)
+                        .note_drift(article_id, &report.current_commit, &data, now)
                         .await?
                     {
-                        let data = serde_json::to_value(report)
-                            .map_err(|e| DriftError::Repository(e.to_string()))?;
                         tx.record_event(workspace, EventType::DriftDetected, data, now)
                             .await?;
                         events_recorded += 1;

@@ -26,6 +26,7 @@ mod pipeline_runs;
 mod polish;
 mod portal;
 mod portal_browser;
+mod portal_webhooks;
 mod published_site;
 mod quotas;
 mod ratelimit;

@@ -113,7 +113,7 @@ pub fn csrf_in(html: &str) -> Option<String> {
     Some(html[at..at + end].to_owned())
 }
 
-fn location(r: &reqwest::Response) -> String {
+pub fn location(r: &reqwest::Response) -> String {
     r.headers()
         .get(LOCATION)
         .and_then(|v| v.to_str().ok())

@@ -13,12 +13,11 @@ use operations::runs::RegenerateArticle;
 use serde::Deserialize;
 use store::{ArticleFilter, ArticleRecord, ArticleVersionRecord};
 
-use super::{Member, before_value, page_after};
+use super::{Member, list_page, list_url};
 use crate::Portal;
 use crate::web::{Nav, PageError, PageResult, render as render_page, short_commit, when};
 use crate::{render, site};
 
-const PAGE: i64 = 50;
 /// The most versions the versions tab lists.
 const MAX_VERSIONS: i64 = 200;
 
@@ -104,34 +103,23 @@ async fn list(
         surface: non_empty(&q.surface).and_then(|s| s.parse().ok()),
         status: non_empty(&q.status).and_then(|s| s.parse().ok()),
     };
-    let mut records = portal
-        .ops
-        .store
-        .articles(
-            member.ws.id,
-            &filter,
-            &page_after(q.before.as_deref(), PAGE),
-        )
-        .await
-        .map_err(operations::Error::from)?;
-    let more = records.len() as i64 > PAGE;
-    records.truncate(PAGE as usize);
-    let next_url = records.last().filter(|_| more).map(|a| {
-        let mut pairs: Vec<(&str, String)> = Vec::new();
-        if let Some(f) = &filter.feature_id {
-            pairs.push(("feature", f.clone()));
-        }
-        if let Some(s) = filter.surface {
-            pairs.push(("surface", s.as_str().to_owned()));
-        }
-        if let Some(s) = filter.status {
-            pairs.push(("status", s.as_str().to_owned()));
-        }
-        pairs.push(("before", before_value(a.created_at, a.id)));
-        format!(
-            "/portal/w/{}/articles?{}",
-            member.ws.id,
-            serde_urlencoded::to_string(pairs).unwrap_or_default()
+    let (store, ws, wanted) = (&portal.ops.store, member.ws.id, &filter);
+    let listed = list_page(
+        q.before.as_deref(),
+        |page| async move { store.articles(ws, wanted, &page).await },
+        |a: &ArticleRecord| (a.created_at, a.id),
+    )
+    .await?;
+    let records = listed.rows;
+    let next_url = listed.next_before.map(|b| {
+        list_url(
+            &format!("/portal/w/{ws}/articles"),
+            &[
+                ("feature", filter.feature_id.clone()),
+                ("surface", filter.surface.map(|s| s.as_str().to_owned())),
+                ("status", filter.status.map(|s| s.as_str().to_owned())),
+                ("before", Some(b)),
+            ],
         )
     });
     let page = ArticlesPage {
@@ -323,33 +311,26 @@ async fn versions(
     Path((_, id)): Path<(String, String)>,
 ) -> PageResult {
     let (article, head) = load_article(&portal, &member, &id, "versions").await?;
-    let records = portal
+    let rows = portal
         .ops
         .store
-        .article_versions(article.id, None, MAX_VERSIONS)
+        .version_origins(article.id, MAX_VERSIONS)
         .await
-        .map_err(operations::Error::from)?;
-    let mut rows = Vec::with_capacity(records.len());
-    for v in records {
-        let run = portal
-            .ops
-            .store
-            .run(v.run_id)
-            .await
-            .map_err(operations::Error::from)?;
-        rows.push(VersionRow {
+        .map_err(operations::Error::from)?
+        .into_iter()
+        .map(|v| VersionRow {
             version: v.version,
             title: v.title,
             status: v.status,
             created: when(v.created_at),
             run_id: v.run_id.to_string(),
-            source: run.as_ref().map(|r| r.source),
-            commit: run
-                .and_then(|r| r.source_commit)
+            source: v.source,
+            commit: v
+                .source_commit
                 .map(|c| short_commit(&c).to_owned())
                 .unwrap_or_default(),
-        });
-    }
+        })
+        .collect();
     let page = VersionsPage {
         nav: member.nav("articles"),
         head,

@@ -101,8 +101,28 @@ impl FromRequestParts<Portal> for Member {
     }
 }
 
-/// A page's position in a newest-first list: `?before=<micros>.<id>` of the last row shown.
-pub fn page_after(before: Option<&str>, limit: i64) -> store::KeysetPage {
+/// How many rows a list page shows.
+pub const PAGE: i64 = 50;
+
+/// One page of a newest-first list, and where the next one starts.
+pub struct Listed<T> {
+    pub rows: Vec<T>,
+    /// The `before` value of the next page, when there is one.
+    pub next_before: Option<String>,
+}
+
+/// Reads the page of a newest-first list that starts after `before` (`<micros>.<id>` of the
+/// last row of the previous page): the store reads one row more than a page, which tells
+/// whether a next page exists. `position` gives a row's `(created_at, id)`.
+pub async fn list_page<T, Fut, Id>(
+    before: Option<&str>,
+    fetch: impl FnOnce(store::KeysetPage) -> Fut,
+    position: impl Fn(&T) -> (domain::Timestamp, Id),
+) -> Result<Listed<T>, PageError>
+where
+    Fut: std::future::Future<Output = Result<Vec<T>, store::StoreError>>,
+    Id: std::fmt::Display,
+{
     let after = before.and_then(|b| {
         let (micros, id) = b.split_once('.')?;
         let created_at = domain::Timestamp::from_micros(micros.parse().ok()?).ok()?;
@@ -111,10 +131,29 @@ pub fn page_after(before: Option<&str>, limit: i64) -> store::KeysetPage {
             id: id.to_owned(),
         })
     });
-    store::KeysetPage { limit, after }
+    let mut rows = fetch(store::KeysetPage { limit: PAGE, after })
+        .await
+        .map_err(operations::Error::from)?;
+    let more = rows.len() as i64 > PAGE;
+    rows.truncate(PAGE as usize);
+    let next_before = rows.last().filter(|_| more).map(|row| {
+        let (created_at, id) = position(row);
+        format!("{}.{id}", created_at.micros())
+    });
+    Ok(Listed { rows, next_before })
 }
 
-/// The `before` value that continues after a row.
-pub fn before_value(created_at: domain::Timestamp, id: impl std::fmt::Display) -> String {
-    format!("{}.{id}", created_at.micros())
+/// A list's address with its query: the filters that are set, in order.
+pub fn list_url(path: &str, pairs: &[(&str, Option<String>)]) -> String {
+    let set: Vec<(&str, &str)> = pairs
+        .iter()
+        .filter_map(|(k, v)| v.as_deref().map(|v| (*k, v)))
+        .collect();
+    if set.is_empty() {
+        return path.to_owned();
+    }
+    format!(
+        "{path}?{}",
+        serde_urlencoded::to_string(set).unwrap_or_default()
+    )
 }

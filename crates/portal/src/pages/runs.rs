@@ -17,12 +17,11 @@ use operations::runs::TriggerRun;
 use serde::Deserialize;
 use store::{RunEventRecord, RunFilter, RunRecord};
 
-use super::{Member, before_value, page_after};
+use super::{Member, list_page, list_url};
 use crate::Portal;
 use crate::web::{Nav, PageError, PageResult, duration_between, render, short_commit, when};
 
 /// Rows per page of the list.
-const PAGE: i64 = 50;
 /// The most log events a run's page shows at once (a run logs far fewer).
 const MAX_LOG_EVENTS: usize = 5_000;
 
@@ -153,39 +152,27 @@ async fn runs_page(
         status,
         feature_id: feature.clone(),
     };
-    let mut records = portal
-        .ops
-        .store
-        .runs_filtered(
-            member.ws.id,
-            &filter,
-            &page_after(q.before.as_deref(), PAGE),
-        )
-        .await
-        .map_err(operations::Error::from)?;
-    let more = records.len() as i64 > PAGE;
-    records.truncate(PAGE as usize);
+    let store = &portal.ops.store;
+    let ws = member.ws.id;
+    let listed = list_page(
+        q.before.as_deref(),
+        |page| async move { store.runs_filtered(ws, &filter, &page).await },
+        |r: &RunRecord| (r.created_at, r.id),
+    )
+    .await?;
+    let records = listed.rows;
     let filters = |before: Option<String>, partial: bool| {
-        let mut pairs: Vec<(&str, String)> = Vec::new();
-        if let Some(s) = status {
-            pairs.push(("status", s.as_str().to_owned()));
-        }
-        if let Some(f) = &feature {
-            pairs.push(("feature", f.clone()));
-        }
-        if let Some(b) = before {
-            pairs.push(("before", b));
-        }
-        if partial {
-            pairs.push(("partial", "rows".to_owned()));
-        }
-        let query = serde_urlencoded::to_string(pairs).unwrap_or_default();
-        format!("/portal/w/{}/runs?{query}", member.ws.id)
+        list_url(
+            &format!("/portal/w/{ws}/runs"),
+            &[
+                ("status", status.map(|s| s.as_str().to_owned())),
+                ("feature", feature.clone()),
+                ("before", before),
+                ("partial", partial.then(|| "rows".to_owned())),
+            ],
+        )
     };
-    let next_url = records
-        .last()
-        .filter(|_| more)
-        .map(|r| filters(Some(before_value(r.created_at, r.id)), false));
+    let next_url = listed.next_before.map(|b| filters(Some(b), false));
     let rows_url = filters(q.before.clone(), true);
     let rows: Vec<RunRow> = records.iter().map(RunRow::new).collect();
     let live = rows.iter().any(RunRow::moving);
