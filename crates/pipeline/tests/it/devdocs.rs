@@ -439,6 +439,9 @@ fn constants_keep_type_and_value_and_examples_are_code_blocks() {
         "{body}"
     );
     assert!(body.contains("```python\n>>> double(2)\n4\n```"), "{body}");
+    assert!(body.contains("Generated from 3 files at commit"), "{body}");
+    let (one, _) = docs(&[("c/src/lib.rs", rust)], "c");
+    assert!(one.contains("Generated from 1 file at commit"), "{one}");
 }
 
 #[test]

@@ -118,6 +118,7 @@ impl DeliveryRow {
 #[template(path = "portal/webhooks.html")]
 struct ListPage {
     nav: Nav,
+    tab: &'static str,
     rows: Vec<EndpointRow>,
     next_url: Option<String>,
 }
@@ -142,6 +143,7 @@ async fn list(
     .await?;
     let page = ListPage {
         nav: member.nav("webhooks"),
+        tab: "endpoints",
         rows: listed.rows.iter().map(EndpointRow::new).collect(),
         next_url: listed
             .next_before
