@@ -240,3 +240,23 @@ fn html_and_link_attacks_in_a_readme_are_refused_or_inert() {
     );
     assert!(body.contains("\\{globalThis.X=1\\}"), "{body}");
 }
+
+#[test]
+fn the_summary_is_the_description_and_is_not_repeated_in_the_body() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n")
+        .write(
+            ".content-pipeline/features.toml",
+            "[[features]]\nid = \"numbers\"\ntitle = \"Numbers\"\nsummary = \"Small helpers for sums.\"\n\
+             paths = [\"src/**\"]\n\n[[features.steps]]\ntitle = \"Add two numbers\"\nbody = \"Call `add(1, 2)`.\"\n",
+        );
+    repo.commit("feat: numbers");
+    let (output, _) = help_center(&repo, "numbers");
+    let body = body(&output).expect("a help-center article");
+    assert!(
+        body.contains("description: \"Small helpers for sums.\"")
+            || body.contains("description: Small helpers for sums."),
+        "{body}"
+    );
+    assert_eq!(body.matches("Small helpers for sums.").count(), 1, "{body}");
+}
