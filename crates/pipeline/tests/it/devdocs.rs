@@ -486,3 +486,20 @@ fn members_are_symbols_with_their_own_hash() {
     let changed = after.iter().find(|s| s.name == "S::a").unwrap();
     assert_ne!(field.hash, changed.hash);
 }
+
+#[test]
+fn images_and_links_in_documents_resolve_against_the_document() {
+    let (body, _) = docs(
+        &[
+            ("lib/src/lib.rs", "/// A.\npub fn a() {}\n"),
+            (
+                "lib/docs/guide.md",
+                "# Guide\n\n![Diagram](diagram.png)\n\nSee [the setup](setup.md).\n",
+            ),
+            ("lib/docs/setup.md", "# Setup\n\nRun it.\n"),
+        ],
+        "lib",
+    );
+    assert!(body.contains("](/lib/docs/diagram.png)"), "{body}");
+    assert!(!body.contains("](/diagram.png)"), "{body}");
+}
