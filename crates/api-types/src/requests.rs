@@ -1,7 +1,7 @@
 //! The bodies of the API's POST and PATCH requests. The server reads them (unknown fields
 //! are a 422); the client writes them, leaving out what is not set.
 
-use domain::{EventType, Scope, Tier};
+use domain::{EventType, Scope, Tier, Timestamp};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -74,6 +74,10 @@ pub struct CreateToken {
     #[schema(minimum = 1)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<i64>,
+    /// When the token stops working (RFC 3339): after now and at most 366 days ahead, else
+    /// 422 with `param: "expires_at"`. Absent or null: it never expires. Kept on reissue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<Timestamp>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
@@ -136,4 +140,26 @@ pub struct RotateSecret {
 pub struct ReplayDelivery {
     /// A delivery of this subscription whose event is sent again.
     pub delivery_id: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"email": "ana@example.com", "role": "write"}))]
+pub struct InviteMember {
+    /// The person's email: trimmed and lowercased, one `@` between non-empty parts, at most
+    /// 254 characters (422 with `param: "email"` otherwise).
+    #[schema(min_length = 3, max_length = 254)]
+    pub email: String,
+    /// read, write, publish or admin; never above the caller's own scope (422 with
+    /// `param: "role"`).
+    pub role: Scope,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"role": "publish"}))]
+pub struct UpdateMember {
+    /// The member's new role: read, write, publish or admin; never above the caller's own
+    /// scope (422 with `param: "role"`).
+    pub role: Scope,
 }

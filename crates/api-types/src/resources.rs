@@ -6,7 +6,7 @@
 use domain::{
     ArticleId, ArticleStatus, Change, DeliveryId, DeliveryStatus, DriftCheckId, EventId, EventType,
     LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId,
-    WebhookId, WorkspaceId,
+    UserId, WebhookId, WorkspaceId,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -169,7 +169,7 @@ pub struct Delivery {
 
 /// An API token. Its secret appears only in the responses to create and reissue.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"id": "tok_01933b5faebf7c3e9d1f2a4b6c8d0e25", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "name": "ci", "scope": "write", "rate_limit": 600, "created_at": "2026-11-23T10:15:30.123Z", "revoked_at": null}))]
+#[schema(example = json!({"id": "tok_01933b5faebf7c3e9d1f2a4b6c8d0e25", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "name": "ci", "scope": "write", "rate_limit": 600, "created_at": "2026-11-23T10:15:30.123Z", "revoked_at": null, "expires_at": "2027-02-21T10:15:30.123Z", "last_used_at": null}))]
 pub struct Token {
     pub id: TokenId,
     /// Null for a platform token.
@@ -180,6 +180,13 @@ pub struct Token {
     pub rate_limit: Option<i64>,
     pub created_at: Timestamp,
     pub revoked_at: Option<Timestamp>,
+    /// When the token stops working (requests with it are then 401); null: never. Set at
+    /// creation, kept on reissue.
+    pub expires_at: Option<Timestamp>,
+    /// About when the token last authenticated a request; null: never used. Written in the
+    /// background at most once a minute per token, so it is exact to about a minute and may
+    /// appear a moment after the request.
+    pub last_used_at: Option<Timestamp>,
     /// The bearer token (`cpt_…`), shown once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
@@ -219,4 +226,20 @@ pub struct DriftCheck {
     pub drifted: Vec<DriftReport>,
     /// `drift.detected` events recorded by this check (each (article, HEAD) is reported once).
     pub events_recorded: usize,
+}
+
+/// A person's membership of a workspace: their role there, as the portal's people have it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"user_id": "usr_01933b5faebf7c3e9d1f2a4b6c8d0e25", "email": "ana@example.com", "role": "write", "created_at": "2026-11-23T10:15:30.123Z", "sign_up_url": "https://docs.example.com/portal/password?token=3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}))]
+pub struct Member {
+    pub user_id: UserId,
+    /// Lowercased.
+    pub email: String,
+    pub role: Scope,
+    /// When they became a member.
+    pub created_at: Timestamp,
+    /// Only in the answer to an invitation of someone who has no password yet: a one-time
+    /// link (valid 24 hours) with which they set their password and sign in. Hand it to them
+    /// yourself; no mail is sent. Null otherwise.
+    pub sign_up_url: Option<String>,
 }

@@ -8,7 +8,7 @@ use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use operations::Caller;
-use operations::tokens::{hash_token, well_formed};
+use operations::tokens::{expired, hash_token, well_formed};
 use subtle::ConstantTimeEq;
 
 use crate::error::{ApiError, ErrorType};
@@ -85,6 +85,17 @@ async fn principal_of(
         .await?
         .filter(|t| bool::from(t.secret_hash.ct_eq(&hash)))
         .ok_or_else(|| unauthenticated(true, "The token is unknown or has been revoked."))?;
+    if let Some(at) = record
+        .expires_at
+        .filter(|_| expired(&record, state.clock.timestamp()))
+    {
+        return Err(unauthenticated(
+            true,
+            &format!("The token expired at {at}; create a new one."),
+        ));
+    }
+    // Off the request's path: a note to this node's writer, at most once a minute.
+    state.token_usage.used(&record);
     let quota = record
         .rate_limit
         .and_then(|n| u32::try_from(n).ok())

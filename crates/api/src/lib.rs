@@ -43,6 +43,7 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(routes::runs::router())
         .merge(routes::webhooks::router())
         .merge(routes::tokens::router())
+        .merge(routes::members::router())
         .merge(routes::drift::router())
 }
 

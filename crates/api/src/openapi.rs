@@ -20,7 +20,8 @@ const DESCRIPTION: &str = include_str!("openapi_description.md");
         (name = "Articles", description = "Generated MDX articles and their versions."),
         (name = "Runs", description = "Pipeline runs and their structured logs."),
         (name = "Webhooks", description = "Subscriptions, deliveries, secret rotation and replay."),
-        (name = "Tokens", description = "API tokens of a workspace (the portal's Settings → API page)."),
+        (name = "Tokens", description = "API tokens of a workspace (the portal's Settings → API tokens page)."),
+        (name = "Members", description = "The people of a workspace and their roles (the portal's Settings → Members page)."),
         (name = "Service", description = "Health, metrics, documentation and published articles; no token needed."),
     )
 )]
@@ -59,6 +60,8 @@ const LINKS: [Links; 7] = [
             "create_webhook",
             "list_tokens",
             "create_token",
+            "list_members",
+            "invite_member",
             "drift_check",
         ],
     },

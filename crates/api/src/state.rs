@@ -3,6 +3,7 @@ use std::sync::Arc;
 
 use domain::{Clock, Secret};
 use operations::Operations;
+use operations::token_usage::TokenUsage;
 use store::Store;
 use webhooks::{SecretBox, derive_key};
 
@@ -29,6 +30,8 @@ pub struct Inner {
     pub limiter: RateLimiter,
     /// Live log streams open per token.
     pub live_logs: crate::live_log::LiveLogs,
+    /// Notes when tokens are used, for this node's background writer.
+    pub token_usage: TokenUsage,
 }
 
 /// Shared by every handler; cheap to clone.
@@ -43,7 +46,13 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub fn new(ops: Operations, limiter: RateLimiter, config: ApiConfig) -> Self {
+    /// `token_usage` notes when tokens are used; its writer runs beside the server.
+    pub fn new(
+        ops: Operations,
+        limiter: RateLimiter,
+        token_usage: TokenUsage,
+        config: ApiConfig,
+    ) -> Self {
         Self(Arc::new(Inner {
             store: ops.store.clone(),
             clock: ops.clock.clone(),
@@ -56,6 +65,7 @@ impl AppState {
             cursors: CursorCodec::new(derive_key(config.server_key.expose(), "cursors-v1")),
             limiter,
             live_logs: crate::live_log::LiveLogs::new(config.live_logs),
+            token_usage,
         }))
     }
 

@@ -39,7 +39,7 @@ pub use api_types::*;
 pub use call::Call;
 pub use domain::{
     ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventType, RunId,
-    RunStatus, Scope, Surface, Tier, TokenId, WebhookId, WorkspaceId,
+    RunStatus, Scope, Surface, Tier, TokenId, UserId, WebhookId, WorkspaceId,
 };
 pub use error::{Error, Result};
 pub use retry::RetryPolicy;
@@ -322,6 +322,36 @@ impl Client {
 
     pub fn revoke_token(&self, id: &TokenId) -> Call<Token> {
         self.call(Method::DELETE, format!("/v1/tokens/{id}"))
+    }
+
+    // ---- Members
+
+    pub fn list_members(&self, ws: &WorkspaceId, page: &PageRequest) -> Call<Page<Member>> {
+        self.page(format!("/v1/workspaces/{ws}/members"), page)
+    }
+
+    /// For someone without a password yet, the answer carries a one-time `sign_up_url`.
+    pub fn invite_member(&self, ws: &WorkspaceId, body: &InviteMember) -> Call<Member> {
+        self.call(Method::POST, format!("/v1/workspaces/{ws}/members"))
+            .body(body)
+    }
+
+    pub fn update_member(
+        &self,
+        ws: &WorkspaceId,
+        user: &UserId,
+        body: &UpdateMember,
+    ) -> Call<Member> {
+        self.call(Method::PATCH, format!("/v1/workspaces/{ws}/members/{user}"))
+            .body(body)
+    }
+
+    /// Also ends the person's portal sessions.
+    pub fn remove_member(&self, ws: &WorkspaceId, user: &UserId) -> Call<Member> {
+        self.call(
+            Method::DELETE,
+            format!("/v1/workspaces/{ws}/members/{user}"),
+        )
     }
 
     // ---- Webhooks

@@ -239,6 +239,7 @@ async fn serve(cli: Cli) -> anyhow::Result<ExitCode> {
                                     scope,
                                     name: Some(name),
                                     rate_limit,
+                                    expires_at: None,
                                 };
                                 writer.create_token(tx, &operator, &ws, req).await
                             }

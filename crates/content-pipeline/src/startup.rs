@@ -5,6 +5,7 @@ use api::ratelimit::RateLimiter;
 use api::{ApiConfig, AppState};
 use domain::{Clock, Secret};
 use operations::accounts::{NewUser, SignInLink};
+use operations::token_usage::{UsageWriter, token_usage};
 use operations::{Caller, Operations, Settings};
 use store::Store;
 use tokio::net::TcpListener;
@@ -108,6 +109,8 @@ pub struct Application {
     pub store: Store,
     /// The background workers to run beside the API; `None` with `--no-workers`.
     workers: Option<WorkerContext>,
+    /// Writes when tokens were last used, beside the API.
+    token_usage: UsageWriter,
 }
 
 impl Application {
@@ -148,9 +151,11 @@ impl Application {
             }
             None => RateLimiter::new(clock.clone()),
         };
+        let (token_usage, usage_writer) = token_usage(store.clone(), clock.clone());
         let state = AppState::new(
             ops,
             limiter,
+            token_usage,
             ApiConfig {
                 server_key,
                 live_logs: config.live_log_limits(),
@@ -170,6 +175,7 @@ impl Application {
             address,
             store,
             workers,
+            token_usage: usage_writer,
         })
     }
 
@@ -191,6 +197,10 @@ impl Application {
     ) -> anyhow::Result<()> {
         tracing::info!(address = %self.address, "listening");
         let housekeeping = tokio::spawn(housekeeping(self.state.clone()));
+        let (stop_usage, usage_stopped) = tokio::sync::oneshot::channel::<()>();
+        let usage = tokio::spawn(self.token_usage.run(async move {
+            let _ = usage_stopped.await;
+        }));
         let (stop_workers, worker_shutdown) = workers::shutdown_channel();
         let workers = self
             .workers
@@ -200,6 +210,11 @@ impl Application {
         stop_workers.trigger();
         if let Some(w) = workers {
             w.join().await;
+        }
+        // The notes of the last requests are written before the database closes.
+        let _ = stop_usage.send(());
+        if let Err(e) = usage.await {
+            tracing::warn!(error = %e, "the token usage writer failed");
         }
         housekeeping.abort();
         self.store.close().await;

@@ -16,12 +16,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use domain::{Scope, Secret, Timestamp, UserId, WorkspaceId};
 use sha2::{Digest, Sha256};
-use store::{KeysetPage, UserRecord, WorkspaceRecord};
+use store::{KeysetPage, Tx, UserRecord, WorkspaceRecord};
 use subtle::ConstantTimeEq;
 use tokio::sync::{OnceCell, Semaphore};
 
 use crate::error::{Error, Result};
-use crate::{Caller, Operations};
+use crate::{Caller, Operations, ensure_active};
 
 /// argon2id with OWASP's Password Storage Cheat Sheet's first listed configuration: 19 MiB of
 /// memory (m = 19456 KiB), 2 passes (t = 2), 1 lane (p = 1). Each hash is a PHC string that
@@ -53,7 +53,7 @@ pub const ATTEMPTS_PER_ACCOUNT: i64 = 5;
 pub const ATTEMPTS_PER_ADDRESS: i64 = 20;
 /// The purpose of the key CSRF tokens are signed with (see `webhooks::derive_key`).
 const CSRF_KEY_PURPOSE: &str = "portal-csrf-v1";
-/// The most workspaces (or members) a list of this module returns.
+/// The most workspaces a list of this module returns.
 const MAX_LISTED: i64 = 1_000;
 /// The longest a configured session duration may be, so that expiry times stay in range.
 const MAX_SESSION_DURATION: Duration = Duration::from_secs(366 * 24 * 3600);
@@ -375,6 +375,31 @@ pub struct Member {
     pub user: User,
     pub role: Scope,
     pub since: Timestamp,
+}
+
+impl From<store::Member> for Member {
+    fn from(m: store::Member) -> Self {
+        Self {
+            user: m.user.into(),
+            role: m.role,
+            since: m.member_since,
+        }
+    }
+}
+
+/// A role `caller` may give: never above their own.
+fn within_own_role(caller: &Caller, role: Scope) -> Result<()> {
+    if caller.scope.includes(role) {
+        Ok(())
+    } else {
+        Err(Error::validation(
+            "role",
+            format!(
+                "role must not be above your own ('{}'): nobody gives more than they have.",
+                caller.scope
+            ),
+        ))
+    }
 }
 
 /// A session about to be stored: its cookie, what is stored of it, and its absolute expiry.
@@ -710,73 +735,105 @@ impl Operations {
         })
     }
 
-    /// The members of `ws`, by email (at most 1,000); the workspace's admins only.
-    pub async fn members(&self, caller: &Caller, ws: WorkspaceId) -> Result<Vec<Member>> {
-        let _: WorkspaceRecord = self.load(caller, ws, Scope::Admin).await?;
-        let members = self.store.members(ws, MAX_LISTED).await?;
-        Ok(members
-            .into_iter()
-            .map(|m| Member {
-                user: m.user.into(),
-                role: m.role,
-                since: m.member_since,
-            })
-            .collect())
+    /// A page of the members of `ws` (a deleted one's too), newest first; the workspace's
+    /// admins only.
+    pub async fn members(
+        &self,
+        caller: &Caller,
+        ws: &WorkspaceRecord,
+        page: &KeysetPage,
+    ) -> Result<Vec<Member>> {
+        caller.check(ws.id, Scope::Admin, "workspace", ws.id)?;
+        let members = self.store.members(ws.id, page).await?;
+        Ok(members.into_iter().map(Member::from).collect())
     }
 
-    /// Gives the person with `email` the role `role` in `ws` (an admin of the active
-    /// workspace may, never above their own role). A person new to the service is created
-    /// and gets a sign-in link, as does one who never set a password.
+    /// Makes the person with `email` a member of `ws` with `role` (an admin of the active
+    /// workspace may, never giving a role above their own; someone already a member is a
+    /// conflict: change their role instead). A person new to the service is created; one who
+    /// has no password yet gets a one-time sign-in link, made in the same transaction.
     pub async fn add_member(
         &self,
+        tx: &mut Tx,
         caller: &Caller,
-        ws: WorkspaceId,
+        ws: &WorkspaceRecord,
         email: &str,
         role: Scope,
-    ) -> Result<(User, Option<SignInLink>)> {
-        self.active_workspace(caller, ws, Scope::Admin).await?;
-        if !caller.scope.includes(role) {
-            return Err(Error::new(
-                crate::ErrorKind::InsufficientScope { challenge: None },
-                "A member cannot give a role above their own.",
-            ));
-        }
+    ) -> Result<(Member, Option<SignInLink>)> {
+        caller.check(ws.id, Scope::Admin, "workspace", ws.id)?;
+        ensure_active(ws)?;
+        within_own_role(caller, role)?;
         let email = normalize_email(email)?;
         let now = self.clock.timestamp();
-        let user = self
-            .store
-            .write(move |tx| {
-                Box::pin(async move {
-                    let user = tx.put_user(&email, false, now).await?;
-                    tx.put_membership(user.id, ws, role, now).await?;
-                    Ok::<_, Error>(user)
-                })
-            })
-            .await?;
-        if user.password_hash.is_some() {
-            return Ok((user.into(), None));
-        }
-        let link = self.issue_link(user).await?;
-        Ok((link.user.clone(), Some(link)))
+        let user = tx.put_user(&email, false, now).await?;
+        let membership = tx
+            .insert_membership(user.id, ws.id, role, now)
+            .await?
+            .ok_or_else(|| {
+                Error::conflict(format!(
+                    "{email} is already a member of this workspace; change their role instead."
+                ))
+            })?;
+        let link = match user.password_hash {
+            Some(_) => None,
+            None => {
+                let (token, token_hash) = new_secret();
+                let expires_at = now.plus(SIGN_IN_LINK_VALIDITY);
+                tx.issue_sign_in_link(user.id, &token_hash, now, expires_at)
+                    .await?;
+                Some(self.sign_in_link(user.clone(), &token, expires_at))
+            }
+        };
+        let member = Member {
+            user: user.into(),
+            role: membership.role,
+            since: membership.created_at,
+        };
+        Ok((member, link))
     }
 
-    /// Ends `user`'s membership of `ws` (an admin of the active workspace may).
+    /// Gives the member `user` of `ws` the role `role` (an admin of the active workspace may,
+    /// never above their own role).
+    pub async fn change_member_role(
+        &self,
+        tx: &mut Tx,
+        caller: &Caller,
+        ws: &WorkspaceRecord,
+        user: UserId,
+        role: Scope,
+    ) -> Result<Member> {
+        caller.check(ws.id, Scope::Admin, "workspace", ws.id)?;
+        ensure_active(ws)?;
+        within_own_role(caller, role)?;
+        if !tx.set_membership_role(user, ws.id, role).await? {
+            return Err(Error::not_found("member", user));
+        }
+        let member = tx
+            .member(user, ws.id)
+            .await?
+            .ok_or_else(|| Error::not_found("member", user))?;
+        Ok(member.into())
+    }
+
+    /// Ends `user`'s membership of `ws` (an admin of the active workspace may) and every
+    /// portal session of theirs, so that a page open elsewhere stops working at once.
+    /// Returns the membership as it was.
     pub async fn remove_member(
         &self,
+        tx: &mut Tx,
         caller: &Caller,
-        ws: WorkspaceId,
+        ws: &WorkspaceRecord,
         user: UserId,
-    ) -> Result<()> {
-        self.active_workspace(caller, ws, Scope::Admin).await?;
-        let removed = self
-            .store
-            .write(move |tx| Box::pin(async move { tx.delete_membership(user, ws).await }))
-            .await?;
-        if removed {
-            Ok(())
-        } else {
-            Err(Error::not_found("member", user))
-        }
+    ) -> Result<Member> {
+        caller.check(ws.id, Scope::Admin, "workspace", ws.id)?;
+        ensure_active(ws)?;
+        let member = tx
+            .member(user, ws.id)
+            .await?
+            .ok_or_else(|| Error::not_found("member", user))?;
+        tx.delete_membership(user, ws.id).await?;
+        tx.delete_sessions_of(user).await?;
+        Ok(member.into())
     }
 
     /// Forgets expired sessions and links and ended attempt windows (periodic housekeeping).
@@ -890,6 +947,20 @@ mod tests {
         assert_eq!(wait_in_words(Duration::from_secs(60)), "1 minute");
         assert_eq!(wait_in_words(Duration::from_secs(61)), "2 minutes");
         assert_eq!(wait_in_words(THROTTLE_WINDOW), "15 minutes");
+    }
+
+    #[test]
+    fn nobody_gives_a_role_above_their_own() {
+        let caller = |scope| Caller {
+            scope,
+            workspace: Some(WorkspaceId::generate()),
+            ..Caller::operator()
+        };
+        assert!(within_own_role(&caller(Scope::Admin), Scope::Admin).is_ok());
+        assert!(within_own_role(&caller(Scope::Publish), Scope::Write).is_ok());
+        let e = within_own_role(&caller(Scope::Publish), Scope::Admin).expect_err("above");
+        assert_eq!(e.param.as_deref(), Some("role"));
+        assert_eq!(e.kind, crate::ErrorKind::Validation);
     }
 
     #[test]

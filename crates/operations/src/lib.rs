@@ -16,6 +16,7 @@ mod error;
 mod live_log;
 mod load;
 pub mod runs;
+pub mod token_usage;
 pub mod tokens;
 pub mod views;
 pub mod webhooks;

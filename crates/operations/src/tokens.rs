@@ -6,7 +6,9 @@
 //! touching the database; only a SHA-256 of the whole token is stored.
 
 pub use api_types::CreateToken;
-use domain::{Scope, TokenId, WorkspaceId};
+use std::time::Duration;
+
+use domain::{Scope, Timestamp, TokenId, WorkspaceId};
 use sha2::{Digest, Sha256};
 use store::{TokenRecord, Tx, WorkspaceRecord};
 use subtle::ConstantTimeEq;
@@ -17,6 +19,9 @@ use crate::{Caller, Operations};
 const PREFIX: &str = "cpt_";
 const RANDOM_LEN: usize = 43;
 const CHECKSUM_LEN: usize = 6;
+/// The furthest ahead a token's `expires_at` may be: a year, and a day to spare for a date
+/// picked a year from today.
+pub const MAX_EXPIRY: Duration = Duration::from_secs(366 * 24 * 3600);
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 fn base62_fixed(mut n: u64, width: usize) -> String {
@@ -62,6 +67,11 @@ pub fn well_formed(text: &str) -> bool {
     checksum(random).as_bytes().ct_eq(sum.as_bytes()).into()
 }
 
+/// Has `token` expired at `now`? (It stops working at its `expires_at`.)
+pub fn expired(token: &TokenRecord, now: Timestamp) -> bool {
+    token.expires_at.is_some_and(|at| now >= at)
+}
+
 pub fn hash_token(text: &str) -> [u8; 32] {
     Sha256::digest(text.as_bytes()).into()
 }
@@ -101,15 +111,35 @@ impl Operations {
                 ),
             ));
         }
-        let live = tx.live_tokens(ws.id).await?;
+        let now = self.clock.timestamp();
+        if let Some(at) = req.expires_at
+            && (at <= now || at > now.plus(MAX_EXPIRY))
+        {
+            return Err(Error::validation(
+                "expires_at",
+                format!(
+                    "expires_at must be after now and at most {} days ahead (at most {}).",
+                    MAX_EXPIRY.as_secs() / 86_400,
+                    now.plus(MAX_EXPIRY)
+                ),
+            ));
+        }
+        let live = tx.live_tokens(ws.id, now).await?;
         if live >= i64::from(self.quotas.tokens) {
             return Err(Error::conflict(format!(
                 "The workspace already has {live} active tokens, its quota of {}; revoke one before creating another.",
                 self.quotas.tokens
             )));
         }
-        self.mint(tx, Some(ws.id), &name, req.scope, rate_limit)
-            .await
+        self.mint(
+            tx,
+            Some(ws.id),
+            &name,
+            req.scope,
+            rate_limit,
+            req.expires_at,
+        )
+        .await
     }
 
     /// Mints a platform admin token. Only the operator does this, from the CLI or at first
@@ -122,7 +152,8 @@ impl Operations {
         rate_limit: Option<i64>,
     ) -> Result<Minted> {
         caller.platform()?;
-        self.mint(tx, None, name, Scope::Admin, rate_limit).await
+        self.mint(tx, None, name, Scope::Admin, rate_limit, None)
+            .await
     }
 
     /// The token `id`, for a change by `caller`: a workspace token's workspace must be active;
@@ -135,11 +166,17 @@ impl Operations {
         Ok(token)
     }
 
-    /// Gives `token` a new secret; the old one stops working at once.
+    /// Gives `token` a new secret, keeping its expiry; the old one stops working at once. An
+    /// expired token stays expired: a new secret would not work either.
     pub async fn reissue_token(&self, tx: &mut Tx, token: &TokenRecord) -> Result<Minted> {
         let revoked = || Error::conflict("The token is revoked; create a new one.");
         if token.revoked_at.is_some() {
             return Err(revoked());
+        }
+        if expired(token, self.clock.timestamp()) {
+            return Err(Error::conflict(
+                "The token has expired; create a new one (reissue keeps the expiry).",
+            ));
         }
         let secret = generate_token();
         let record = tx
@@ -163,6 +200,7 @@ impl Operations {
         name: &str,
         scope: Scope,
         rate_limit: Option<i64>,
+        expires_at: Option<Timestamp>,
     ) -> Result<Minted> {
         if rate_limit.is_some_and(|n| n < 1) {
             return Err(Error::validation(
@@ -178,6 +216,7 @@ impl Operations {
                 scope,
                 &hash_token(&secret),
                 rate_limit,
+                expires_at,
                 self.clock.timestamp(),
             )
             .await?;

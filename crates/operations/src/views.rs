@@ -4,7 +4,8 @@
 //! rendered two ways.
 
 pub use api_types::{
-    Article, ArticleVersion, Delivery, Run, RunArtifact, RunLogEvent, Token, Webhook, Workspace,
+    Article, ArticleVersion, Delivery, Member, Run, RunArtifact, RunLogEvent, Token, Webhook,
+    Workspace,
 };
 use store::{
     ArticleRecord, ArticleVersionRecord, DeliveryRecord, RunEventRecord, RunRecord, TokenRecord,
@@ -168,6 +169,19 @@ pub fn token(r: TokenRecord, token: Option<String>) -> Token {
         rate_limit: r.rate_limit,
         created_at: r.created_at,
         revoked_at: r.revoked_at,
+        expires_at: r.expires_at,
+        last_used_at: r.last_used_at,
         token,
+    }
+}
+
+/// A member; `sign_up_url` only in the answer to an invitation of someone without a password.
+pub fn member(m: crate::accounts::Member, sign_up_url: Option<String>) -> Member {
+    Member {
+        user_id: m.user.id,
+        email: m.user.email,
+        role: m.role,
+        created_at: m.since,
+        sign_up_url,
     }
 }

@@ -8,8 +8,8 @@ use domain::{Scope, Timestamp, UserId, WorkspaceId};
 
 use crate::engine::{on_tx, read, write_pool};
 use crate::{
-    MembershipRecord, SessionRecord, SignInLinkRecord, Store, StoreError, Tx, UserRecord,
-    WorkspaceRecord,
+    KeysetPage, MembershipRecord, SessionRecord, SignInLinkRecord, Store, StoreError, Tx,
+    UserRecord, WorkspaceRecord,
 };
 
 const USER_COLUMNS: &str = UserRecord::COLUMNS;
@@ -128,23 +128,27 @@ impl Store {
         .await?))
     }
 
-    /// The members of `workspace` by email; at most `limit`.
+    /// A page of the members of `workspace`, newest membership first (`(since, user id)`
+    /// descending; the page's position is of that key).
     pub async fn members(
         &self,
         workspace: WorkspaceId,
-        limit: i64,
+        page: &KeysetPage,
     ) -> Result<Vec<Member>, StoreError> {
+        let (at, id) = page.bounds();
         Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
             format!(
                 "SELECT {USER_COLUMNS}, role, member_since FROM users
                  JOIN (SELECT user_id, role, created_at AS member_since FROM memberships
-                       WHERE workspace_id = $1) m
+                       WHERE workspace_id = $1 AND (created_at, user_id) < ($2, $3)) m
                    ON m.user_id = users.id
-                 ORDER BY email LIMIT $2"
+                 ORDER BY member_since DESC, id DESC LIMIT $4"
             )
         ))
         .bind(workspace)
-        .bind(limit)
+        .bind(at)
+        .bind(id)
+        .bind(page.fetch())
         .fetch_all(c)
         .await?))
     }
@@ -305,6 +309,68 @@ impl Tx {
         .bind(role)
         .bind(now)
         .fetch_one(c)
+        .await?))
+    }
+
+    /// Gives the user `role` in `workspace` unless they are a member already: `None` then.
+    pub async fn insert_membership(
+        &mut self,
+        user: UserId,
+        workspace: WorkspaceId,
+        role: Scope,
+        now: Timestamp,
+    ) -> Result<Option<MembershipRecord>, StoreError> {
+        Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            format!(
+                "INSERT INTO memberships ({MEMBERSHIP_COLUMNS}) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (user_id, workspace_id) DO NOTHING
+                 RETURNING {MEMBERSHIP_COLUMNS}"
+            )
+        ))
+        .bind(user)
+        .bind(workspace)
+        .bind(role)
+        .bind(now)
+        .fetch_optional(c)
+        .await?))
+    }
+
+    /// Changes a member's role; false when the user is not a member of `workspace`.
+    pub async fn set_membership_role(
+        &mut self,
+        user: UserId,
+        workspace: WorkspaceId,
+        role: Scope,
+    ) -> Result<bool, StoreError> {
+        let changed = on_tx!(self, |c| sqlx::query(
+            "UPDATE memberships SET role = $3 WHERE user_id = $1 AND workspace_id = $2"
+        )
+        .bind(user)
+        .bind(workspace)
+        .bind(role)
+        .execute(c)
+        .await?
+        .rows_affected());
+        Ok(changed > 0)
+    }
+
+    /// The member `user` of `workspace`, as this transaction sees it.
+    pub async fn member(
+        &mut self,
+        user: UserId,
+        workspace: WorkspaceId,
+    ) -> Result<Option<Member>, StoreError> {
+        Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+            format!(
+                "SELECT {USER_COLUMNS}, role, member_since FROM users
+                 JOIN (SELECT user_id, role, created_at AS member_since FROM memberships
+                       WHERE workspace_id = $1 AND user_id = $2) m
+                   ON m.user_id = users.id"
+            )
+        ))
+        .bind(workspace)
+        .bind(user)
+        .fetch_optional(c)
         .await?))
     }
 

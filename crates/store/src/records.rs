@@ -72,6 +72,10 @@ record! {
         pub rate_limit: Option<i64>,
         pub created_at: Timestamp,
         pub revoked_at: Option<Timestamp>,
+        /// When it stops working; `None`: never.
+        pub expires_at: Option<Timestamp>,
+        /// About when it last authenticated a request (written at most once a minute).
+        pub last_used_at: Option<Timestamp>,
     }
 }
 

@@ -89,14 +89,20 @@ impl Tx {
         Ok(())
     }
 
-    /// The workspace's live (unrevoked) tokens, counted for its quota: the count holds until
-    /// commit (see [`Tx::lock_workspace`]).
-    pub async fn live_tokens(&mut self, workspace: WorkspaceId) -> Result<i64, StoreError> {
+    /// The workspace's live tokens (neither revoked nor expired at `now`), counted for its
+    /// quota: the count holds until commit (see [`Tx::lock_workspace`]).
+    pub async fn live_tokens(
+        &mut self,
+        workspace: WorkspaceId,
+        now: Timestamp,
+    ) -> Result<i64, StoreError> {
         self.lock_workspace(workspace).await?;
         Ok(on_tx!(self, |c| sqlx::query_scalar(
-            "SELECT COUNT(*) FROM tokens WHERE workspace_id = $1 AND revoked_at IS NULL"
+            "SELECT COUNT(*) FROM tokens WHERE workspace_id = $1 AND revoked_at IS NULL
+             AND (expires_at IS NULL OR expires_at > $2)"
         )
         .bind(workspace)
+        .bind(now)
         .fetch_one(c)
         .await?))
     }
@@ -109,11 +115,12 @@ impl Tx {
         scope: Scope,
         secret_hash: &[u8],
         rate_limit: Option<i64>,
+        expires_at: Option<Timestamp>,
         now: Timestamp,
     ) -> Result<TokenRecord, StoreError> {
         Ok(on_tx!(self, |c| {
-            sqlx::query_as(sqlx::AssertSqlSafe(format!("INSERT INTO tokens (id, workspace_id, name, scope, secret_hash, rate_limit, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("INSERT INTO tokens (id, workspace_id, name, scope, secret_hash, rate_limit, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
              RETURNING {TOKEN_COLUMNS}")))
         .bind(TokenId::generate())
         .bind(workspace)
@@ -122,6 +129,7 @@ impl Tx {
         .bind(secret_hash)
         .bind(rate_limit)
         .bind(now)
+        .bind(expires_at)
         .fetch_one(c)
         .await
         .map_err(StoreError::from_write)?
@@ -163,5 +171,27 @@ impl Tx {
             .fetch_optional(c)
             .await?
         }))
+    }
+
+    /// Notes that the token was used at `at`, unless a use at or after `written_since` is
+    /// recorded already (another node, or an earlier batch, wrote it): `last_used_at` moves
+    /// forward at most once per interval. False when nothing changed.
+    pub async fn note_token_used(
+        &mut self,
+        id: TokenId,
+        at: Timestamp,
+        written_since: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let changed = on_tx!(self, |c| sqlx::query(
+            "UPDATE tokens SET last_used_at = $2
+             WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)"
+        )
+        .bind(id)
+        .bind(at)
+        .bind(written_since)
+        .execute(c)
+        .await?
+        .rows_affected());
+        Ok(changed > 0)
     }
 }

@@ -66,6 +66,7 @@ conformance!(
     workspaces_insert_get_list_and_deactivate,
     tokens_are_found_by_hash_until_revoked,
     reissue_replaces_the_hash,
+    token_expiry_is_kept_and_last_use_moves_forward_at_most_once_an_interval,
     trigger_creates_then_coalesces,
     one_queued_run_per_feature_is_enforced_by_the_schema,
     concurrent_triggers_never_queue_two_runs,
@@ -262,11 +263,19 @@ async fn tokens_are_found_by_hash_until_revoked(store: Db) {
     assert!(!store.has_platform_token().await.expect("has"));
     let mut tx = store.begin().await.expect("begin");
     let token = tx
-        .insert_token(Some(ws), "ci", Scope::Write, b"hash-1", Some(50), at(2))
+        .insert_token(
+            Some(ws),
+            "ci",
+            Scope::Write,
+            b"hash-1",
+            Some(50),
+            None,
+            at(2),
+        )
         .await
         .expect("insert");
     let platform = tx
-        .insert_token(None, "root", Scope::Admin, b"hash-2", None, at(2))
+        .insert_token(None, "root", Scope::Admin, b"hash-2", None, None, at(2))
         .await
         .expect("insert platform");
     tx.commit().await.expect("commit");
@@ -291,7 +300,7 @@ async fn tokens_are_found_by_hash_until_revoked(store: Db) {
 
     let mut tx = store.begin().await.expect("begin");
     let dup = tx
-        .insert_token(Some(ws), "dup", Scope::Read, b"hash-1", None, at(3))
+        .insert_token(Some(ws), "dup", Scope::Read, b"hash-1", None, None, at(3))
         .await;
     assert!(matches!(dup, Err(StoreError::Conflict)), "{dup:?}");
     drop(tx);
@@ -349,7 +358,7 @@ async fn reissue_replaces_the_hash(store: Db) {
     let ws = workspace(&store, "A", at(1)).await;
     let mut tx = store.begin().await.expect("begin");
     let token = tx
-        .insert_token(Some(ws), "ci", Scope::Read, b"old", None, at(2))
+        .insert_token(Some(ws), "ci", Scope::Read, b"old", None, None, at(2))
         .await
         .expect("insert");
     let reissued = tx
@@ -374,6 +383,79 @@ async fn reissue_replaces_the_hash(store: Db) {
     tx.commit().await.expect("commit");
     assert!(dead.is_none(), "a revoked token cannot be reissued");
     assert!(store.token_by_hash(b"newer").await.expect("hash").is_none());
+}
+
+async fn token_expiry_is_kept_and_last_use_moves_forward_at_most_once_an_interval(store: Db) {
+    let ws = workspace(&store, "A", at(1)).await;
+    let mut tx = store.begin().await.expect("begin");
+    let token = tx
+        .insert_token(
+            Some(ws),
+            "ci",
+            Scope::Read,
+            b"old",
+            None,
+            Some(at(1_000)),
+            at(2),
+        )
+        .await
+        .expect("insert");
+    let forever = tx
+        .insert_token(Some(ws), "cd", Scope::Read, b"other", None, None, at(2))
+        .await
+        .expect("insert");
+    assert_eq!(tx.live_tokens(ws, at(999)).await.expect("count"), 2);
+    assert_eq!(
+        tx.live_tokens(ws, at(1_000)).await.expect("count"),
+        1,
+        "an expired token leaves the quota"
+    );
+    let reissued = tx
+        .reissue_token(token.id, b"new")
+        .await
+        .expect("reissue")
+        .expect("live");
+    tx.commit().await.expect("commit");
+    assert_eq!(token.expires_at, Some(at(1_000)));
+    assert_eq!(
+        reissued.expires_at,
+        Some(at(1_000)),
+        "reissue keeps the expiry"
+    );
+    assert_eq!(forever.expires_at, None);
+    assert_eq!(token.last_used_at, None);
+
+    let note = |id, seconds: i64| {
+        let store = store.store.clone();
+        async move {
+            let mut tx = store.begin().await.expect("begin");
+            let changed = tx
+                .note_token_used(id, at(seconds), at(seconds - 60))
+                .await
+                .expect("note");
+            tx.commit().await.expect("commit");
+            changed
+        }
+    };
+    let last_used = |hash: &'static [u8]| {
+        let store = store.store.clone();
+        async move {
+            store
+                .token_by_hash(hash)
+                .await
+                .expect("by hash")
+                .expect("found")
+                .last_used_at
+        }
+    };
+    assert!(note(token.id, 100).await, "a first use is written");
+    assert_eq!(last_used(b"new").await, Some(at(100)));
+    assert!(!note(token.id, 130).await, "not again within the interval");
+    assert!(!note(token.id, 160).await, "nor at its end");
+    assert_eq!(last_used(b"new").await, Some(at(100)));
+    assert!(note(token.id, 161).await, "after it");
+    assert_eq!(last_used(b"new").await, Some(at(161)));
+    assert_eq!(last_used(b"other").await, None, "other tokens untouched");
 }
 
 // ---- Runs ----
@@ -1225,7 +1307,15 @@ async fn point_reads_decode_every_column_as_the_other_reads_do(store: Db) {
 
     let mut tx = store.begin().await.expect("begin");
     let token = tx
-        .insert_token(Some(ws), "ci", Scope::Publish, b"hash-p", Some(75), at(2))
+        .insert_token(
+            Some(ws),
+            "ci",
+            Scope::Publish,
+            b"hash-p",
+            Some(75),
+            None,
+            at(2),
+        )
         .await
         .expect("insert");
     tx.commit().await.expect("commit");

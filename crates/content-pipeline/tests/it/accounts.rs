@@ -8,10 +8,11 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use axum::response::IntoResponse;
-use domain::{Scope, WorkspaceId};
-use operations::accounts::{NewUser, SignInLink, StartedSession};
-use operations::{Error, ErrorKind};
+use domain::{Scope, UserId, WorkspaceId};
+use operations::accounts::{Member, NewUser, SignInLink, StartedSession};
+use operations::{Caller, Error, ErrorKind};
 use serde_json::Value;
+use store::KeysetPage;
 use testkit::TestDatabase;
 
 use crate::helpers::{TestApp, cli};
@@ -534,6 +535,38 @@ async fn portal_callers_are_the_platform_or_a_member_with_their_role() {
     }
 }
 
+/// `add_member` as a front end calls it: the workspace loaded, then one transaction.
+async fn add_member(
+    app: &TestApp,
+    caller: &Caller,
+    ws: WorkspaceId,
+    email: &str,
+    role: Scope,
+) -> Result<(Member, Option<SignInLink>), Error> {
+    let ws = app.ops.active_workspace(caller, ws, Scope::Read).await?;
+    let (ops, caller, email) = (app.ops.clone(), caller.clone(), email.to_owned());
+    app.ops
+        .store
+        .write(move |tx| {
+            Box::pin(async move { ops.add_member(tx, &caller, &ws, &email, role).await })
+        })
+        .await
+}
+
+async fn remove_member(
+    app: &TestApp,
+    caller: &Caller,
+    ws: WorkspaceId,
+    user: UserId,
+) -> Result<Member, Error> {
+    let ws = app.ops.active_workspace(caller, ws, Scope::Read).await?;
+    let (ops, caller) = (app.ops.clone(), caller.clone());
+    app.ops
+        .store
+        .write(move |tx| Box::pin(async move { ops.remove_member(tx, &caller, &ws, user).await }))
+        .await
+}
+
 #[tokio::test]
 async fn workspace_admins_manage_members_within_their_own_role() {
     let app = crate::app!();
@@ -545,22 +578,32 @@ async fn workspace_admins_manage_members_within_their_own_role() {
         .user;
     let caller = app.ops.portal_caller(&lead, docs_id).await.expect("caller");
 
-    let (bob, link) = app
-        .ops
-        .add_member(&caller, docs_id, "Bob@Example.com", Scope::Write)
+    let (bob, link) = add_member(&app, &caller, docs_id, "Bob@Example.com", Scope::Write)
         .await
         .expect("add");
-    assert_eq!(bob.email, "bob@example.com");
+    assert_eq!(bob.user.email, "bob@example.com");
     assert!(link.is_some(), "a new person gets a sign-in link");
-    let (_, none) = app
-        .ops
-        .add_member(&caller, docs_id, "lead@example.com", Scope::Admin)
+    member(
+        &app,
+        "ada@example.com",
+        &app.workspace("Other").await,
+        Scope::Read,
+    )
+    .await;
+    let (_, none) = add_member(&app, &caller, docs_id, "ada@example.com", Scope::Admin)
         .await
-        .expect("again");
+        .expect("someone known");
     assert!(none.is_none(), "someone with a password needs no link");
+    let again = add_member(&app, &caller, docs_id, "lead@example.com", Scope::Read).await;
+    assert_eq!(again.expect_err("a member").kind, ErrorKind::Conflict);
+    let ws = app
+        .ops
+        .active_workspace(&caller, docs_id, Scope::Admin)
+        .await
+        .expect("ws");
     let members: Vec<(String, Scope)> = app
         .ops
-        .members(&caller, docs_id)
+        .members(&caller, &ws, &KeysetPage::first(100))
         .await
         .expect("members")
         .into_iter()
@@ -569,15 +612,18 @@ async fn workspace_admins_manage_members_within_their_own_role() {
     assert_eq!(
         members,
         [
+            ("ada@example.com".to_owned(), Scope::Admin),
             ("bob@example.com".to_owned(), Scope::Write),
             ("lead@example.com".to_owned(), Scope::Admin),
         ]
     );
 
-    let writer = app.ops.portal_caller(&bob, docs_id).await.expect("bob");
-    let e = app
+    let writer = app
         .ops
-        .add_member(&writer, docs_id, "eve@example.com", Scope::Read)
+        .portal_caller(&bob.user, docs_id)
+        .await
+        .expect("bob");
+    let e = add_member(&app, &writer, docs_id, "eve@example.com", Scope::Read)
         .await
         .expect_err("not an admin");
     assert!(
@@ -585,16 +631,15 @@ async fn workspace_admins_manage_members_within_their_own_role() {
         "{e:?}"
     );
 
-    app.ops
-        .remove_member(&caller, docs_id, bob.id)
+    remove_member(&app, &caller, docs_id, bob.user.id)
         .await
         .expect("remove");
-    let gone = app.ops.portal_caller(&bob, docs_id).await;
+    let gone = app.ops.portal_caller(&bob.user, docs_id).await;
     assert_eq!(
         gone.expect_err("no longer a member").kind,
         ErrorKind::NotFound
     );
-    let again = app.ops.remove_member(&caller, docs_id, bob.id).await;
+    let again = remove_member(&app, &caller, docs_id, bob.user.id).await;
     assert_eq!(again.expect_err("not a member").kind, ErrorKind::NotFound);
 }
 

@@ -440,6 +440,7 @@ impl TestApp {
             scope: scope.parse().expect("a scope"),
             name: Some(format!("{scope} token")),
             rate_limit: Some(limit),
+            expires_at: None,
         };
         let ws = ws.parse().expect("a workspace id");
         let created = self.platform_api().create_token(&ws, &body).await;

@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use client::{
-    ArticleFilter, Client, CreateToken, CreateWebhook, CreateWorkspace, EventType, PageRequest,
-    RegenerateArticle, ReplayDelivery, RotateSecret, Scope, TriggerRun, UpdateWebhook,
+    ArticleFilter, Client, CreateToken, CreateWebhook, CreateWorkspace, EventType, InviteMember,
+    PageRequest, RegenerateArticle, ReplayDelivery, RotateSecret, Scope, TriggerRun, UpdateMember,
+    UpdateWebhook,
 };
 use futures_util::TryStreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -34,6 +35,10 @@ const OPERATIONS: &[&str] = &[
     "list_tokens",
     "reissue_token",
     "revoke_token",
+    "invite_member",
+    "list_members",
+    "update_member",
+    "remove_member",
     "create_webhook",
     "get_webhook",
     "list_webhooks",
@@ -89,6 +94,7 @@ async fn every_operation_of_the_document_has_a_working_client_method() {
 struct Ids {
     ws: Option<client::WorkspaceId>,
     token: Option<client::TokenId>,
+    member: Option<client::UserId>,
     webhook: Option<client::WebhookId>,
     run: Option<client::RunId>,
     article: Option<client::ArticleId>,
@@ -145,6 +151,7 @@ async fn exercise(app: &TestApp, api: &Client, ids: &mut Ids, repo: &std::path::
                 scope: Scope::Read,
                 name: Some("client test".into()),
                 rate_limit: None,
+                expires_at: None,
             };
             let token = api.create_token(&ws(ids), &body).await.named(op);
             assert!(
@@ -169,6 +176,36 @@ async fn exercise(app: &TestApp, api: &Client, ids: &mut Ids, repo: &std::path::
         "revoke_token" => {
             let token = api.revoke_token(&ids.token.expect("token")).await.named(op);
             assert!(token.revoked_at.is_some());
+        }
+        "invite_member" => {
+            let body = InviteMember {
+                email: "client@example.com".into(),
+                role: Scope::Read,
+            };
+            let member = api.invite_member(&ws(ids), &body).await.named(op);
+            assert!(member.sign_up_url.is_some(), "a new person gets a link");
+            ids.member = Some(member.user_id);
+        }
+        "list_members" => {
+            let members = api.list_members(&ws(ids), &page).await.named(op);
+            assert!(members.data.iter().any(|m| Some(m.user_id) == ids.member));
+        }
+        "update_member" => {
+            let body = UpdateMember {
+                role: Scope::Publish,
+            };
+            let member = api
+                .update_member(&ws(ids), &ids.member.expect("member"), &body)
+                .await
+                .named(op);
+            assert_eq!(member.role, Scope::Publish);
+        }
+        "remove_member" => {
+            let member = api
+                .remove_member(&ws(ids), &ids.member.expect("member"))
+                .await
+                .named(op);
+            assert_eq!(member.email, "client@example.com");
         }
         "create_webhook" => {
             let body = CreateWebhook {
@@ -411,6 +448,7 @@ async fn a_keyed_request_whose_answer_was_lost_is_replayed_not_repeated() {
         scope: Scope::Write,
         name: Some("deploy bot".into()),
         rate_limit: None,
+        expires_at: None,
     };
     let token = api
         .create_token(&ws, &body)

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use domain::{Scope, UserId, WorkspaceId};
-use store::{SignInAttempts, Store, StoreError, UserRecord};
+use store::{KeysetPage, Position, SignInAttempts, Store, StoreError, UserRecord};
 
 use super::{Db, at, open, workspace};
 
@@ -170,7 +170,7 @@ async fn memberships_give_one_role_per_workspace(store: Db) {
     );
 
     let members: Vec<_> = store
-        .members(a, 100)
+        .members(a, &KeysetPage::first(100))
         .await
         .expect("members")
         .into_iter()
@@ -179,17 +179,69 @@ async fn memberships_give_one_role_per_workspace(store: Db) {
     assert_eq!(
         members,
         [
-            ("ada@example.com".to_owned(), Scope::Write, at(5)),
             ("bob@example.com".to_owned(), Scope::Admin, at(6)),
-        ]
+            ("ada@example.com".to_owned(), Scope::Write, at(5)),
+        ],
+        "newest membership first"
     );
+    let after_bob = KeysetPage {
+        limit: 100,
+        after: Some(Position {
+            created_at: at(6),
+            id: bob.id.to_string(),
+        }),
+    };
+    let rest = store.members(a, &after_bob).await.expect("next page");
+    assert_eq!(rest.len(), 1);
+    assert_eq!(rest[0].user.id, ada.id);
+
+    let mut tx = store.begin().await.expect("begin");
+    let again = tx
+        .insert_membership(bob.id, a, Scope::Read, at(9))
+        .await
+        .expect("insert");
+    assert!(again.is_none(), "a member is not added twice");
+    assert!(
+        tx.set_membership_role(bob.id, a, Scope::Read)
+            .await
+            .expect("role")
+    );
+    assert!(
+        !tx.set_membership_role(bob.id, gone, Scope::Read)
+            .await
+            .expect("role")
+    );
+    let bob_in_a = tx.member(bob.id, a).await.expect("member").expect("found");
+    assert_eq!(
+        (
+            bob_in_a.user.email.as_str(),
+            bob_in_a.role,
+            bob_in_a.member_since
+        ),
+        ("bob@example.com", Scope::Read, at(6))
+    );
+    assert!(tx.member(bob.id, b).await.expect("member").is_none());
+    let added = tx
+        .insert_membership(bob.id, b, Scope::Write, at(9))
+        .await
+        .expect("insert")
+        .expect("new");
+    assert_eq!((added.role, added.created_at), (Scope::Write, at(9)));
+    tx.commit().await.expect("commit");
 
     let mut tx = store.begin().await.expect("begin");
     assert!(tx.delete_membership(ada.id, a).await.expect("delete"));
     assert!(!tx.delete_membership(ada.id, a).await.expect("again"));
     tx.commit().await.expect("commit");
     assert!(store.membership(ada.id, a).await.expect("read").is_none());
-    assert_eq!(store.members(a, 100).await.expect("members").len(), 1);
+    assert_eq!(
+        store
+            .members(a, &KeysetPage::first(100))
+            .await
+            .expect("members")
+            .len(),
+        1
+    );
 }
 
 async fn sessions_are_found_by_hash_touched_forward_and_ended(store: Db) {
