@@ -14,12 +14,12 @@ mod resources;
 pub use errors::{ErrorEnvelope, ErrorObject, ErrorType};
 pub use page::Page;
 pub use requests::{
-    CreateToken, CreateWebhook, CreateWorkspace, RegenerateArticle, ReplayDelivery, RotateSecret,
-    TriggerRun, UpdateWebhook,
+    CreateToken, CreateWebhook, CreateWorkspace, RecoverDeliveries, RegenerateArticle,
+    ReplayDelivery, RotateSecret, SendTestEvent, TriggerRun, UpdateWebhook,
 };
 pub use resources::{
-    Article, ArticleVersion, Delivery, DriftCheck, DriftReport, Run, RunArtifact, RunLogEvent,
-    Token, Webhook, Workspace,
+    Article, ArticleVersion, Delivery, DeliveryAttempt, DriftCheck, DriftReport, EventTypeInfo,
+    EventTypeList, Recovered, Run, RunArtifact, RunLogEvent, Token, Webhook, Workspace,
 };
 
 /// Lets `"field": null` be told apart from an absent field (PATCH bodies, fields shown only

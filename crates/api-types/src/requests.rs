@@ -1,7 +1,7 @@
 //! The bodies of the API's POST and PATCH requests. The server reads them (unknown fields
 //! are a 422); the client writes them, leaving out what is not set.
 
-use domain::{EventType, Scope, Tier};
+use domain::{EventType, Scope, Tier, Timestamp};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -136,4 +136,21 @@ pub struct RotateSecret {
 pub struct ReplayDelivery {
     /// A delivery of this subscription whose event is sent again.
     pub delivery_id: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"event_type": "run.completed"}))]
+pub struct SendTestEvent {
+    /// The event type whose example payload is sent (see `GET /v1/event-types`); it need not
+    /// be one the subscription lists.
+    pub event_type: EventType,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"since": "2026-11-23T00:00:00Z"}))]
+pub struct RecoverDeliveries {
+    /// RFC 3339; deliveries created at or after it are recovered. Not in the future.
+    pub since: Timestamp,
 }

@@ -212,6 +212,13 @@ listed_by_creation!(
     store::DeliveryRecord
 );
 
+/// Attempts resume at their `(started_at, id)`.
+impl Listed for api_types::DeliveryAttempt {
+    fn position(&self) -> String {
+        format!("{}|{}", self.started_at.micros(), self.id)
+    }
+}
+
 impl Listed for store::ArticleVersionRecord {
     fn position(&self) -> String {
         self.version.to_string()
@@ -227,7 +234,7 @@ impl Listed for store::RunEventRecord {
 impl CursorCodec {
     /// One page of the newest-first list named `list`: `fetch` reads the rows of the page the
     /// query asks for (one more than `limit`, to tell whether another page follows).
-    pub async fn keyset_list<R, T, Fut>(
+    pub async fn keyset_list<R, T, E, Fut>(
         &self,
         list: &str,
         q: &ListQuery,
@@ -236,7 +243,8 @@ impl CursorCodec {
     ) -> Result<axum::Json<Page<T>>, ApiError>
     where
         R: Listed,
-        Fut: std::future::Future<Output = Result<Vec<R>, store::StoreError>>,
+        ApiError: From<E>,
+        Fut: std::future::Future<Output = Result<Vec<R>, E>>,
     {
         let rows = fetch(self.keyset(list, q)?).await?;
         Ok(axum::Json(self.page(list, q.limit, rows, convert)))

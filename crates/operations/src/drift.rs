@@ -68,7 +68,12 @@ impl Operations {
             .into_iter()
             .filter_map(|e| {
                 let mut payload: serde_json::Value = serde_json::from_str(&e.payload).ok()?;
-                serde_json::from_value::<DriftReport>(payload.get_mut("data")?.take()).ok()
+                let data = payload.get_mut("data")?;
+                // A test event (`POST /v1/webhooks/{id}/test`) reports no real drift.
+                if data.get("test") == Some(&serde_json::Value::Bool(true)) {
+                    return None;
+                }
+                serde_json::from_value::<DriftReport>(data.take()).ok()
             })
             .filter(|r| r.article_id == wanted)
             .collect())
