@@ -14,12 +14,13 @@ mod resources;
 pub use errors::{ErrorEnvelope, ErrorObject, ErrorType};
 pub use page::Page;
 pub use requests::{
-    CreateToken, CreateWebhook, CreateWorkspace, InviteMember, RegenerateArticle, ReplayDelivery,
-    RotateSecret, TriggerRun, UpdateMember, UpdateWebhook,
+    CreateToken, CreateWebhook, CreateWorkspace, InviteMember, RecoverDeliveries,
+    RegenerateArticle, ReplayDelivery, RotateSecret, SendTestEvent, TriggerRun, UpdateMember,
+    UpdateWebhook,
 };
 pub use resources::{
-    Article, ArticleVersion, Delivery, DriftCheck, DriftReport, Member, Run, RunArtifact,
-    RunLogEvent, Token, Webhook, Workspace,
+    Article, ArticleVersion, Delivery, DeliveryAttempt, DriftCheck, DriftReport, EventTypeInfo,
+    EventTypeList, Member, Recovered, Run, RunArtifact, RunLogEvent, Token, Webhook, Workspace,
 };
 
 /// Lets `"field": null` be told apart from an absent field (PATCH bodies, fields shown only

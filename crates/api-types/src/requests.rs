@@ -157,9 +157,26 @@ pub struct InviteMember {
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"event_type": "run.completed"}))]
+pub struct SendTestEvent {
+    /// The event type whose example payload is sent (see `GET /v1/event-types`); it need not
+    /// be one the subscription lists.
+    pub event_type: EventType,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[schema(example = json!({"role": "publish"}))]
 pub struct UpdateMember {
     /// The member's new role: read, write, publish or admin; never above the caller's own
     /// scope (422 with `param: "role"`).
     pub role: Scope,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"since": "2026-11-23T00:00:00Z"}))]
+pub struct RecoverDeliveries {
+    /// RFC 3339; deliveries created at or after it are recovered. Not in the future.
+    pub since: Timestamp,
 }

@@ -3,10 +3,12 @@
 //! Fields a response may leave out are `Option`s; unknown fields are ignored on reading, so a
 //! client keeps working when the API adds fields (only additive changes inside `/v1/`).
 
+use std::collections::BTreeMap;
+
 use domain::{
-    ArticleId, ArticleStatus, Change, DeliveryId, DeliveryStatus, DriftCheckId, EventId, EventType,
-    LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId,
-    UserId, WebhookId, WorkspaceId,
+    ArticleId, ArticleStatus, AttemptError, AttemptId, Change, DeliveryId, DeliveryStatus,
+    DriftCheckId, EventId, EventType, LogLevel, LogStage, RunId, RunSource, RunStatus, Scope,
+    Surface, Tier, Timestamp, TokenId, UserId, WebhookId, WorkspaceId,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -194,6 +196,7 @@ pub struct Token {
 
 /// An article whose sources changed since its current version (the `data` of `drift.detected`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"article_id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "feature_id": "billing", "surface": "dev-docs", "article_commit": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "current_commit": "9b0a1d2e3f4a5b6c7d8e4f2a9c1e0b7d3a5f6e8c", "changes": [{"path": "src/billing/invoice.rs", "kind": "modified", "symbols": ["Invoice::total"]}]}))]
 pub struct DriftReport {
     pub article_id: String,
     pub feature_id: String,
@@ -242,4 +245,77 @@ pub struct Member {
     /// link (valid 24 hours) with which they set their password and sign in. Hand it to them
     /// yourself; no mail is sent. Null otherwise.
     pub sign_up_url: Option<String>,
+}
+
+/// One HTTP attempt of a delivery, as the attempt log keeps it (30 days by default). The
+/// request is what was sent: its headers (signatures shown, never a secret) and its body,
+/// which is the event's payload, the same for every attempt. The response is what came back,
+/// bounded: at most 64 headers, the first 4 KiB of the body. `error_kind` is set when no
+/// complete HTTP answer came (`timeout`, `refused_address`, `connection`, `tls`); an answer
+/// with a non-2xx status is a failure with `error_kind` null and its `response_status`.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "att_01933b5f6a7b7c3e9d1f2a4b6c8d0e30", "delivery_id": "dlv_01933b5f6a7b7c3e9d1f2a4b6c8d0e23", "subscription_id": "wh_01933b5f4e5f7c3e9d1f2a4b6c8d0e22", "attempt": 1, "started_at": "2026-11-23T10:15:30.123Z", "duration_ms": 42, "url": "https://hooks.example.com/content-pipeline", "request_headers": {"content-type": "application/json", "user-agent": "content-pipeline-webhooks/0.1.0", "webhook-id": "evt_01933b5f8c9d7c3e9d1f2a4b6c8d0e24", "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=", "webhook-timestamp": "1795428930"}, "request_body": "{\"id\":\"evt_01933b5f8c9d7c3e9d1f2a4b6c8d0e24\",\"type\":\"run.completed\"}", "response_status": 500, "response_headers": {"content-type": "text/plain"}, "response_body": "upstream unavailable", "response_body_truncated": false, "error_kind": null, "error_message": null, "next_attempt_at": "2026-11-23T10:15:35.123Z"}))]
+pub struct DeliveryAttempt {
+    pub id: AttemptId,
+    pub delivery_id: DeliveryId,
+    pub subscription_id: WebhookId,
+    /// 1 for the delivery's first attempt.
+    pub attempt: i64,
+    pub started_at: Timestamp,
+    pub duration_ms: i64,
+    /// Where the attempt went.
+    pub url: String,
+    /// The request headers as sent (lowercase names): `content-type`, `user-agent`,
+    /// `webhook-id`, `webhook-timestamp`, `webhook-signature`.
+    pub request_headers: BTreeMap<String, String>,
+    /// The request body: the event's payload, byte for byte.
+    pub request_body: String,
+    /// The HTTP status of the answer; null when none came.
+    pub response_status: Option<i64>,
+    /// The answer's headers (lowercase names, repeated ones joined with `, `, at most 64,
+    /// each cut at 1024 characters); null when no answer came.
+    pub response_headers: Option<BTreeMap<String, String>>,
+    /// The first 4 KiB of the answer's body as text (invalid UTF-8 replaced); null when no
+    /// answer came.
+    pub response_body: Option<String>,
+    /// True when the body was longer than what is kept.
+    pub response_body_truncated: bool,
+    /// Why no complete HTTP answer came; null when one did (whatever its status).
+    pub error_kind: Option<AttemptError>,
+    /// What went wrong, in words (at most 500 characters); null when an answer came.
+    pub error_message: Option<String>,
+    /// When the next attempt was planned after this one; null when none was (delivered, dead).
+    pub next_attempt_at: Option<Timestamp>,
+}
+
+/// An event type of the catalog, with the JSON Schema of the whole webhook body it sends and
+/// a complete example of one.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct EventTypeInfo {
+    #[serde(rename = "type")]
+    pub event_type: EventType,
+    pub description: String,
+    /// A JSON Schema (draft 2020-12) of the webhook body: the envelope `{id, type, timestamp,
+    /// workspace_id, data}` with this type's `data`.
+    #[schema(value_type = Object)]
+    pub schema: serde_json::Value,
+    /// A complete example body.
+    #[schema(value_type = Object)]
+    pub example: serde_json::Value,
+}
+
+/// The event catalog: every event type a subscription can ask for.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct EventTypeList {
+    pub data: Vec<EventTypeInfo>,
+}
+
+/// What a recovery queued.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"queued": 3, "has_more": false}))]
+pub struct Recovered {
+    /// New deliveries queued, one per failed or dead delivery recovered.
+    pub queued: u64,
+    /// True when the per-call cap (10,000) was reached: call again to recover the rest.
+    pub has_more: bool,
 }

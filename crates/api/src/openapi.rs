@@ -19,7 +19,7 @@ const DESCRIPTION: &str = include_str!("openapi_description.md");
         (name = "Workspaces", description = "Tenants; one repository each."),
         (name = "Articles", description = "Generated MDX articles and their versions."),
         (name = "Runs", description = "Pipeline runs and their structured logs."),
-        (name = "Webhooks", description = "Subscriptions, deliveries, secret rotation and replay."),
+        (name = "Webhooks", description = "Subscriptions, deliveries and their attempts, the event catalog, test events, secret rotation, replay and recovery."),
         (name = "Tokens", description = "API tokens of a workspace (the portal's Settings → API tokens page)."),
         (name = "Members", description = "The people of a workspace and their roles (the portal's Settings → Members page)."),
         (name = "Service", description = "Health, metrics, documentation and published articles; no token needed."),
@@ -39,7 +39,7 @@ struct Links {
 
 /// From each operation that creates (or returns) a resource, `links` to the operations on it,
 /// so a client or a stateful fuzzer can chain create → get → change → delete.
-const LINKS: [Links; 7] = [
+const LINKS: [Links; 9] = [
     Links {
         path: "/v1/workspaces",
         method: "post",
@@ -98,7 +98,23 @@ const LINKS: [Links; 7] = [
             "rotate_secret",
             "replay",
             "list_deliveries",
+            "send_test_event",
+            "recover",
         ],
+    },
+    Links {
+        path: "/v1/webhooks/{id}/test",
+        method: "post",
+        statuses: &["201"],
+        parameter: "id",
+        targets: &["get_delivery", "list_attempts"],
+    },
+    Links {
+        path: "/v1/webhooks/{id}/replay",
+        method: "post",
+        statuses: &["200"],
+        parameter: "id",
+        targets: &["get_delivery", "list_attempts"],
     },
     Links {
         path: "/v1/workspaces/{ws}/drift-check",

@@ -219,6 +219,13 @@ impl Listed for operations::accounts::Member {
     }
 }
 
+/// Attempts resume at their `(started_at, id)`.
+impl Listed for api_types::DeliveryAttempt {
+    fn position(&self) -> String {
+        format!("{}|{}", self.started_at.micros(), self.id)
+    }
+}
+
 impl Listed for store::ArticleVersionRecord {
     fn position(&self) -> String {
         self.version.to_string()

@@ -46,6 +46,10 @@ pub struct Config {
     /// Delivery attempts in flight at once in one process (a quarter of them at most to one
     /// subscription).
     pub webhook_concurrency: usize,
+    /// How long the attempt log of deliveries is kept (`GET /v1/deliveries/{id}/attempts`);
+    /// older attempts are purged by the periodic housekeeping.
+    #[serde(deserialize_with = "values::positive_duration")]
+    pub webhook_attempt_retention: Duration,
     /// Run the background workers in `serve` (`serve --no-workers` turns this off).
     pub workers: bool,
     /// Zero turns the drift checker off.
@@ -155,6 +159,7 @@ impl Default for Config {
             webhook_timeout: Duration::from_secs(15),
             webhook_allowed_cidrs: Vec::new(),
             webhook_concurrency: 256,
+            webhook_attempt_retention: Duration::from_secs(30 * 86_400),
             workers: true,
             drift_interval: Duration::from_secs(10 * 60),
             redis_url: None,
@@ -441,6 +446,7 @@ mod tests {
                 Some("redis://cache:6379")
             );
             assert_eq!(c.run_concurrency, 2, "the default stays");
+            assert_eq!(c.webhook_attempt_retention, secs(30 * 86_400));
             assert_eq!(c.log_stream_lifetime, secs(30 * 60));
             assert!(load(Some("missing.toml")).is_err());
             Ok(())
@@ -701,9 +707,11 @@ mod tests {
                 polish_timeout = "2s"
                 run_cpu_limit = 30
                 run_lease = "1m"
+                webhook_attempt_retention = "7d"
                 "#,
             )?;
             let c = load(Some("service.toml"))?;
+            assert_eq!(c.webhook_attempt_retention, secs(7 * 86_400));
             assert_eq!(c.webhook_timeout, secs(15));
             assert_eq!(c.webhook_retry_schedule.planned(3), Some(secs(2)));
             assert_eq!(c.webhook_allowed_cidrs.len(), 2);

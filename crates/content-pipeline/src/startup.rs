@@ -111,6 +111,8 @@ pub struct Application {
     workers: Option<WorkerContext>,
     /// Writes when tokens were last used, beside the API.
     token_usage: UsageWriter,
+    /// How long delivery attempts are kept.
+    attempt_retention: Duration,
 }
 
 impl Application {
@@ -167,6 +169,7 @@ impl Application {
         );
         let router = api::app(state.clone())?.merge(portal::router(portal.clone()));
         Ok(Self {
+            attempt_retention: config.webhook_attempt_retention,
             portal,
             listener,
             router,
@@ -196,7 +199,7 @@ impl Application {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
         tracing::info!(address = %self.address, "listening");
-        let housekeeping = tokio::spawn(housekeeping(self.state.clone()));
+        let housekeeping = tokio::spawn(housekeeping(self.state.clone(), self.attempt_retention));
         let (stop_usage, usage_stopped) = tokio::sync::oneshot::channel::<()>();
         let usage = tokio::spawn(self.token_usage.run(async move {
             let _ = usage_stopped.await;
@@ -282,9 +285,10 @@ pub async fn run_workers_until(
     Ok(())
 }
 
-/// Forgets expired idempotency records, idle rate-limit logs, and expired portal sessions,
-/// sign-in links and sign-in attempt windows.
-async fn housekeeping(state: AppState) {
+/// Forgets expired idempotency records, idle rate-limit logs, expired portal sessions,
+/// sign-in links and sign-in attempt windows, and delivery attempts older than
+/// `attempt_retention`.
+async fn housekeeping(state: AppState, attempt_retention: Duration) {
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     loop {
         tick.tick().await;
@@ -298,6 +302,10 @@ async fn housekeeping(state: AppState) {
         }
         if let Err(e) = state.ops.purge_accounts().await {
             tracing::warn!(error = %e, "could not purge expired sessions and sign-in links");
+        }
+        let attempts_cutoff = state.clock.timestamp().minus(attempt_retention);
+        if let Err(e) = state.store.purge_delivery_attempts(attempts_cutoff).await {
+            tracing::warn!(error = %e, "could not purge old delivery attempts");
         }
     }
 }

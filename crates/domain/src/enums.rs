@@ -133,6 +133,18 @@ wire_enum!(
     }
 );
 
+wire_enum!(
+    /// Why a delivery attempt got no HTTP answer: it ran out of time, every address of the
+    /// target is refused by the private-address policy, the connection could not be made or
+    /// broke, or the TLS handshake failed.
+    AttemptError, "attempt error" {
+        Timeout = "timeout",
+        RefusedAddress = "refused_address",
+        Connection = "connection",
+        Tls = "tls",
+    }
+);
+
 impl RunStatus {
     pub fn is_finished(self) -> bool {
         matches!(self, RunStatus::Succeeded | RunStatus::Failed)

@@ -87,6 +87,8 @@ prefixed_id!(/// A drift check of a workspace, queued by the API and done by a w
     DriftCheckId, "dck_");
 prefixed_id!(/// A person who signs in to the portal.
     UserId, "usr_");
+prefixed_id!(/// One HTTP attempt of a delivery.
+    AttemptId, "att_");
 
 #[cfg(test)]
 mod tests {

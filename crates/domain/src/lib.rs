@@ -16,6 +16,7 @@ macro_rules! stored_as_text_types {
             crate::TokenId,
             crate::DriftCheckId,
             crate::UserId,
+            crate::AttemptId,
             crate::Scope,
             crate::Surface,
             crate::ArticleStatus,
@@ -26,6 +27,7 @@ macro_rules! stored_as_text_types {
             crate::EventType,
             crate::LogLevel,
             crate::LogStage,
+            crate::AttemptError,
         );
     };
 }
@@ -45,12 +47,12 @@ mod timestamp;
 pub use clock::Clock;
 pub use drift::{Change, ChangeKind};
 pub use enums::{
-    ArticleStatus, DeliveryStatus, EventType, LogLevel, LogStage, ParseEnumError, RunSource,
-    RunStatus, Surface, Tier,
+    ArticleStatus, AttemptError, DeliveryStatus, EventType, LogLevel, LogStage, ParseEnumError,
+    RunSource, RunStatus, Surface, Tier,
 };
 pub use ids::{
-    ArticleId, DeliveryId, DriftCheckId, EventId, IdParseError, RunId, TokenId, UserId, WebhookId,
-    WorkspaceId,
+    ArticleId, AttemptId, DeliveryId, DriftCheckId, EventId, IdParseError, RunId, TokenId, UserId,
+    WebhookId, WorkspaceId,
 };
 pub use scope::Scope;
 pub use secret::Secret;

@@ -66,12 +66,20 @@ impl Serialize for Timestamp {
     }
 }
 
+/// Any RFC 3339 instant, read as UTC (a query parameter such as `since`).
+impl std::str::FromStr for Timestamp {
+    type Err = time::error::Parse;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).map(Self::from)
+    }
+}
+
 /// Any RFC 3339 instant, read back as UTC (what a client reads from a response).
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339)
-            .map(Self::from)
+        text.parse()
             .map_err(|e| serde::de::Error::custom(format!("not an RFC 3339 timestamp: {e}")))
     }
 }

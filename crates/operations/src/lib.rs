@@ -11,6 +11,8 @@
 pub mod accounts;
 pub mod articles;
 mod caller;
+pub mod catalog;
+pub mod deliveries;
 pub mod drift;
 mod error;
 mod live_log;

@@ -4,12 +4,12 @@
 //! rendered two ways.
 
 pub use api_types::{
-    Article, ArticleVersion, Delivery, Member, Run, RunArtifact, RunLogEvent, Token, Webhook,
-    Workspace,
+    Article, ArticleVersion, Delivery, DeliveryAttempt, EventTypeInfo, Member, Recovered, Run,
+    RunArtifact, RunLogEvent, Token, Webhook, Workspace,
 };
 use store::{
-    ArticleRecord, ArticleVersionRecord, DeliveryRecord, RunEventRecord, RunRecord, TokenRecord,
-    WebhookRecord, WorkspaceRecord,
+    ArticleRecord, ArticleVersionRecord, DeliveryAttemptRecord, DeliveryRecord, RunEventRecord,
+    RunRecord, TokenRecord, WebhookRecord, WorkspaceRecord,
 };
 
 use crate::Caller;
@@ -155,6 +155,28 @@ pub fn delivery(r: DeliveryRecord) -> Delivery {
         is_replay: r.is_replay,
         created_at: r.created_at,
         updated_at: r.updated_at,
+        next_attempt_at: r.next_attempt_at,
+    }
+}
+
+/// One attempt of a delivery; `request_body` is the delivery's event payload.
+pub fn delivery_attempt(r: DeliveryAttemptRecord, request_body: &str) -> DeliveryAttempt {
+    DeliveryAttempt {
+        id: r.id,
+        delivery_id: r.delivery_id,
+        subscription_id: r.subscription_id,
+        attempt: r.attempt,
+        started_at: r.started_at,
+        duration_ms: r.duration_ms,
+        url: r.url,
+        request_headers: r.request_headers.0,
+        request_body: request_body.to_owned(),
+        response_status: r.response_status,
+        response_headers: r.response_headers.map(|h| h.0),
+        response_body: r.response_body,
+        response_body_truncated: r.response_body_truncated,
+        error_kind: r.error_kind,
+        error_message: r.error_message,
         next_attempt_at: r.next_attempt_at,
     }
 }

@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use domain::{DeliveryId, DeliveryStatus, EventId, Timestamp, WebhookId, WorkspaceId};
+use domain::{
+    AttemptError, AttemptId, DeliveryId, DeliveryStatus, EventId, Timestamp, WebhookId, WorkspaceId,
+};
 
 use crate::engine::{on_tx, read};
 use crate::{Engine, JsonText, Store, StoreError};
@@ -66,11 +68,28 @@ pub enum NextStep {
     Deferred(Timestamp),
 }
 
+/// What one HTTP attempt sent and got, for the attempt log (bounded by the sender).
+#[derive(Clone, Debug)]
+pub struct AttemptLog {
+    /// 1 for the delivery's first attempt.
+    pub number: i64,
+    pub started_at: Timestamp,
+    pub duration_ms: i64,
+    pub request_headers: BTreeMap<String, String>,
+    pub response_status: Option<u16>,
+    pub response_headers: Option<BTreeMap<String, String>>,
+    pub response_body: Option<String>,
+    pub response_body_truncated: bool,
+    pub error_kind: Option<AttemptError>,
+    pub error_message: Option<String>,
+}
+
 /// The outcome of one claimed delivery, recorded by [`Store::record_attempts`].
 #[derive(Clone, Debug)]
 pub struct AttemptRecord {
     pub delivery: DeliveryId,
     pub subscription: WebhookId,
+    pub workspace: WorkspaceId,
     /// The claim token the delivery was leased with.
     pub lease_owner: String,
     /// When the attempt ended.
@@ -79,6 +98,8 @@ pub struct AttemptRecord {
     /// Where the attempt went.
     pub target_url: String,
     pub next: NextStep,
+    /// The attempt made, for the attempt log; `None` when none was (abandoned, deferred).
+    pub log: Option<AttemptLog>,
 }
 
 impl AttemptRecord {
@@ -293,6 +314,7 @@ impl Store {
         let mut ordered: Vec<&AttemptRecord> = records.iter().collect();
         ordered.sort_by_key(|r| r.delivery);
         let mut lost = 0;
+        let mut logged: Vec<(&AttemptRecord, &AttemptLog)> = Vec::new();
         for r in ordered {
             if let NextStep::Deferred(until) = r.next {
                 let updated = on_tx!(tx, |c| sqlx::query(
@@ -337,11 +359,77 @@ impl Store {
             .rows_affected());
             if updated == 0 {
                 lost += 1;
+            } else if let Some(log) = &r.log {
+                logged.push((r, log));
             }
+        }
+        for chunk in logged.chunks(ATTEMPT_ROWS_PER_INSERT) {
+            insert_attempt_logs(&mut tx, chunk).await?;
         }
         tx.commit().await?;
         Ok(lost)
     }
+}
+
+/// Attempt rows per INSERT statement (16 values each: well under either engine's limit of
+/// bound parameters).
+const ATTEMPT_ROWS_PER_INSERT: usize = 500;
+const ATTEMPT_COLUMNS: usize = 16;
+
+/// Writes the attempt log rows of recorded outcomes, in one multi-row INSERT.
+async fn insert_attempt_logs(
+    tx: &mut crate::Tx,
+    rows: &[(&AttemptRecord, &AttemptLog)],
+) -> Result<(), StoreError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut sql = String::from(
+        "INSERT INTO delivery_attempts (id, delivery_id, subscription_id, workspace_id, attempt,
+             started_at, duration_ms, url, request_headers, response_status, response_headers,
+             response_body, response_body_truncated, error_kind, error_message, next_attempt_at)
+         VALUES ",
+    );
+    for i in 0..rows.len() {
+        let first = i * ATTEMPT_COLUMNS + 1;
+        let placeholders: Vec<String> = (first..first + ATTEMPT_COLUMNS)
+            .map(|n| format!("${n}"))
+            .collect();
+        if i > 0 {
+            sql.push_str(", ");
+        }
+        sql.push('(');
+        sql.push_str(&placeholders.join(", "));
+        sql.push(')');
+    }
+    on_tx!(tx, |c| {
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+        for (r, log) in rows {
+            let next_attempt_at = match r.next {
+                NextStep::RetryAt(at) => Some(at),
+                _ => None,
+            };
+            query = query
+                .bind(AttemptId::generate())
+                .bind(r.delivery)
+                .bind(r.subscription)
+                .bind(r.workspace)
+                .bind(log.number)
+                .bind(log.started_at)
+                .bind(log.duration_ms)
+                .bind(r.target_url.as_str())
+                .bind(JsonText(&log.request_headers))
+                .bind(log.response_status.map(i64::from))
+                .bind(log.response_headers.as_ref().map(JsonText))
+                .bind(log.response_body.as_deref())
+                .bind(log.response_body_truncated)
+                .bind(log.error_kind)
+                .bind(log.error_message.as_deref())
+                .bind(next_attempt_at);
+        }
+        query.execute(c).await?.rows_affected()
+    });
+    Ok(())
 }
 
 #[cfg(test)]
@@ -356,11 +444,13 @@ mod tests {
         AttemptRecord {
             delivery: DeliveryId::generate(),
             subscription: sub,
+            workspace: WorkspaceId::generate(),
             lease_owner: "l".into(),
             at: at(t),
             status_code: None,
             target_url: "http://example.com".into(),
             next,
+            log: None,
         }
     }
 

@@ -15,6 +15,50 @@ impl Tx {
         data: serde_json::Value,
         now: Timestamp,
     ) -> Result<EventRecord, StoreError> {
+        let event = self.insert_event(workspace, event_type, data, now).await?;
+        let subscriptions: Vec<WebhookRecord> = on_tx!(self, |c| sqlx::query_as(
+            "SELECT id, workspace_id, url, events, active, description, created_at, updated_at,
+                    last_delivery_at, failure_count, failing_since, secret, previous_secret,
+                    previous_secret_expires_at, deleted_at
+             FROM webhooks WHERE workspace_id = $1 AND active AND deleted_at IS NULL"
+        )
+        .bind(workspace)
+        .fetch_all(c)
+        .await?);
+        for sub in subscriptions
+            .iter()
+            .filter(|s| s.events.0.contains(&event_type))
+        {
+            self.insert_delivery(sub, &event, false, now).await?;
+        }
+        Ok(event)
+    }
+
+    /// Records a test event for `subscription` alone: the event (its `data` as given, the
+    /// caller marks it a test) and one pending delivery to that subscription, whatever event
+    /// types it lists; no other subscription gets it.
+    pub async fn record_test_event(
+        &mut self,
+        subscription: &WebhookRecord,
+        event_type: EventType,
+        data: serde_json::Value,
+        now: Timestamp,
+    ) -> Result<crate::DeliveryRecord, StoreError> {
+        let event = self
+            .insert_event(subscription.workspace_id, event_type, data, now)
+            .await?;
+        self.insert_delivery(subscription, &event, false, now).await
+    }
+
+    /// Writes the event's envelope (`id`, `type`, `timestamp`, `workspace_id`, `data`) to the
+    /// outbox: the exact body its deliveries send.
+    async fn insert_event(
+        &mut self,
+        workspace: WorkspaceId,
+        event_type: EventType,
+        data: serde_json::Value,
+        now: Timestamp,
+    ) -> Result<EventRecord, StoreError> {
         let id = EventId::generate();
         let payload = json!({
             "id": id,
@@ -36,22 +80,6 @@ impl Tx {
         .bind(now)
         .fetch_one(c)
         .await?);
-
-        let subscriptions: Vec<WebhookRecord> = on_tx!(self, |c| sqlx::query_as(
-            "SELECT id, workspace_id, url, events, active, description, created_at, updated_at,
-                    last_delivery_at, failure_count, failing_since, secret, previous_secret,
-                    previous_secret_expires_at, deleted_at
-             FROM webhooks WHERE workspace_id = $1 AND active AND deleted_at IS NULL"
-        )
-        .bind(workspace)
-        .fetch_all(c)
-        .await?);
-        for sub in subscriptions
-            .iter()
-            .filter(|s| s.events.0.contains(&event_type))
-        {
-            self.insert_delivery(sub, &event, false, now).await?;
-        }
         Ok(event)
     }
 

@@ -7,6 +7,7 @@
 
 mod accounts;
 mod articles;
+mod attempts;
 mod deliveries;
 mod drift;
 mod engine;
@@ -26,7 +27,7 @@ mod writer;
 
 pub use accounts::{Member, MemberWorkspace, SignInAttempts};
 pub use articles::{ArticleFilter, NewArticleVersion, PublishedArticle, VersionOrigin};
-pub use deliveries::{AttemptRecord, ClaimedDelivery, NextStep, Saturated};
+pub use deliveries::{AttemptLog, AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
 pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};
 pub use error::StoreError;
@@ -37,4 +38,4 @@ pub use records::*;
 pub use runs::RunFilter;
 pub use runs::{NewRun, RunEnding, TriggerOutcome};
 pub use signals::RunChanges;
-pub use webhooks::{NewWebhook, WebhookChanges};
+pub use webhooks::{DeliveryFilter, NewWebhook, Recovery, WebhookChanges};

@@ -1,10 +1,12 @@
 //! Rows as the store returns them. Enums, ids and timestamps decode straight into domain types;
 //! a value that does not parse is reported as a database error, never silently defaulted.
 
+use std::collections::BTreeMap;
+
 use domain::{
-    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventId, EventType,
-    LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Surface, Tier, Timestamp, TokenId,
-    UserId, WebhookId, WorkspaceId,
+    ArticleId, ArticleStatus, AttemptError, AttemptId, DeliveryId, DeliveryStatus, DriftCheckId,
+    EventId, EventType, LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Surface, Tier,
+    Timestamp, TokenId, UserId, WebhookId, WorkspaceId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -218,6 +220,36 @@ record! {
         pub is_replay: bool,
         pub created_at: Timestamp,
         pub updated_at: Timestamp,
+        pub next_attempt_at: Option<Timestamp>,
+    }
+}
+
+record! {
+    /// One HTTP attempt of a delivery, as the attempt log keeps it (bounded by the sender:
+    /// 64 response headers, 4 KiB of response body, 500 characters of error message).
+    pub struct DeliveryAttemptRecord {
+        pub id: AttemptId,
+        pub delivery_id: DeliveryId,
+        pub subscription_id: WebhookId,
+        pub workspace_id: WorkspaceId,
+        /// 1 for the delivery's first attempt.
+        pub attempt: i64,
+        pub started_at: Timestamp,
+        pub duration_ms: i64,
+        /// Where the attempt went.
+        pub url: String,
+        /// As sent, signatures included; never a secret.
+        pub request_headers: JsonText<BTreeMap<String, String>>,
+        /// `None` when no answer came (see `error_kind`).
+        pub response_status: Option<i64>,
+        pub response_headers: Option<JsonText<BTreeMap<String, String>>>,
+        /// The first 4 KiB of the answer, as text.
+        pub response_body: Option<String>,
+        pub response_body_truncated: bool,
+        /// Why no HTTP answer came; `None` when one did.
+        pub error_kind: Option<AttemptError>,
+        pub error_message: Option<String>,
+        /// When the next attempt was planned, if one was.
         pub next_attempt_at: Option<Timestamp>,
     }
 }

@@ -1,4 +1,5 @@
-use domain::{DeliveryId, DeliveryStatus, EventType, Timestamp, WebhookId, WorkspaceId};
+use domain::{DeliveryId, DeliveryStatus, EventId, EventType, Timestamp, WebhookId, WorkspaceId};
+use sqlx::Row as _;
 
 use crate::engine::{on_tx, read};
 use crate::{
@@ -18,6 +19,29 @@ pub struct NewWebhook {
     /// The signing secret, already encrypted.
     pub secret: Vec<u8>,
 }
+
+/// Which deliveries of a subscription a list shows; `None` leaves a criterion out. The time
+/// range is on `created_at`: `since` ≤ created_at < `until`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeliveryFilter {
+    pub status: Option<DeliveryStatus>,
+    pub event_type: Option<EventType>,
+    pub since: Option<Timestamp>,
+    pub until: Option<Timestamp>,
+}
+
+/// What one call of [`Tx::recover_deliveries`] queued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recovery {
+    /// New deliveries queued (one per recovered original).
+    pub queued: u64,
+    /// True when the cap stopped the call: calling again recovers the rest.
+    pub has_more: bool,
+}
+
+/// Rows per multi-row INSERT of recovered deliveries (11 values each: under either engine's
+/// limit of bound parameters).
+const RECOVERED_ROWS_PER_INSERT: usize = 2_000;
 
 /// A partial update; `None` leaves a field as it is.
 #[derive(Clone, Debug, Default)]
@@ -67,22 +91,28 @@ impl Store {
             .await?))
     }
 
+    /// A page of the deliveries of `subscription` that `filter` admits, newest first.
     pub async fn deliveries(
         &self,
         subscription: WebhookId,
-        status: Option<DeliveryStatus>,
+        filter: &DeliveryFilter,
         page: &KeysetPage,
     ) -> Result<Vec<DeliveryRecord>, StoreError> {
         let (at, id) = page.bounds();
         let sql = format!(
             "SELECT {DELIVERY_COLUMNS} FROM deliveries
              WHERE subscription_id = $1 AND ($2 IS NULL OR status = $2)
-               AND (created_at, id) < ($3, $4)
-             ORDER BY created_at DESC, id DESC LIMIT $5"
+               AND ($3 IS NULL OR event_type = $3)
+               AND created_at >= $4 AND created_at < $5
+               AND (created_at, id) < ($6, $7)
+             ORDER BY created_at DESC, id DESC LIMIT $8"
         );
         Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(subscription)
-            .bind(status)
+            .bind(filter.status)
+            .bind(filter.event_type)
+            .bind(filter.since.map_or(i64::MIN, Timestamp::micros))
+            .bind(filter.until.map_or(i64::MAX, Timestamp::micros))
             .bind(at)
             .bind(id)
             .bind(page.fetch())
@@ -229,5 +259,112 @@ impl Tx {
         .fetch_one(c)
         .await?);
         self.insert_delivery(subscription, &event, true, now).await
+    }
+
+    /// Replays, once each, up to `cap` deliveries of `subscription` created at or after
+    /// `since` whose status is `failed` or `dead` and that no earlier recovery replayed: each
+    /// original is marked `recovered_at` and gets a new pending delivery of its event
+    /// (`is_replay`, the subscription's current URL). Marking and replaying commit together;
+    /// on PostgreSQL the originals are locked first, so a concurrent recovery waits and then
+    /// skips what this one marked: no original is replayed twice.
+    pub async fn recover_deliveries(
+        &mut self,
+        subscription: &WebhookRecord,
+        since: Timestamp,
+        cap: u32,
+        now: Timestamp,
+    ) -> Result<Recovery, StoreError> {
+        let (lock, ids) = match self.inner {
+            crate::engine::TxInner::Postgres(_) => {
+                ("FOR UPDATE", "SELECT jsonb_array_elements_text($2::jsonb)")
+            }
+            crate::engine::TxInner::Sqlite(_) => ("", "SELECT value FROM json_each($2)"),
+        };
+        let select = format!(
+            "SELECT id, event_id, event_type FROM deliveries
+             WHERE subscription_id = $1 AND created_at >= $2
+               AND status IN ('failed', 'dead') AND recovered_at IS NULL
+             ORDER BY created_at, id LIMIT $3 {lock}"
+        );
+        // One past the cap, to tell whether more remain.
+        let mut found: Vec<(DeliveryId, EventId, EventType)> =
+            on_tx!(self, |c| sqlx::query(sqlx::AssertSqlSafe(select))
+                .bind(subscription.id)
+                .bind(since)
+                .bind(i64::from(cap) + 1)
+                .fetch_all(c)
+                .await?
+                .into_iter()
+                .map(|row| Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?)))
+                .collect::<Result<_, sqlx::Error>>()?);
+        let has_more = found.len() > cap as usize;
+        found.truncate(cap as usize);
+        if found.is_empty() {
+            return Ok(Recovery {
+                queued: 0,
+                has_more,
+            });
+        }
+        let marked: Vec<DeliveryId> = found.iter().map(|(id, _, _)| *id).collect();
+        let mark = format!("UPDATE deliveries SET recovered_at = $1 WHERE id IN ({ids})");
+        on_tx!(self, |c| sqlx::query(sqlx::AssertSqlSafe(mark))
+            .bind(now)
+            .bind(JsonText(&marked))
+            .execute(c)
+            .await?
+            .rows_affected());
+        let events: Vec<(EventId, EventType)> = found.into_iter().map(|(_, e, t)| (e, t)).collect();
+        for chunk in events.chunks(RECOVERED_ROWS_PER_INSERT) {
+            self.insert_replays(subscription, chunk, now).await?;
+        }
+        Ok(Recovery {
+            queued: events.len() as u64,
+            has_more,
+        })
+    }
+
+    /// New pending deliveries of `events` (id, type) to `subscription`, in one INSERT.
+    async fn insert_replays(
+        &mut self,
+        subscription: &WebhookRecord,
+        events: &[(EventId, EventType)],
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        // $1–$5 are shared by every row; each row adds its id, event id and event type.
+        let mut sql = String::from(
+            "INSERT INTO deliveries (id, subscription_id, workspace_id, event_id, event_type,
+                 status, attempts, target_url, is_replay, created_at, updated_at, next_attempt_at)
+             VALUES ",
+        );
+        for i in 0..events.len() {
+            let n = 6 + i * 3;
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!(
+                "(${n}, $1, $2, ${}, ${}, $3, 0, $4, TRUE, $5, $5, $5)",
+                n + 1,
+                n + 2
+            ));
+        }
+        on_tx!(self, |c| {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+                .bind(subscription.id)
+                .bind(subscription.workspace_id)
+                .bind(DeliveryStatus::Pending)
+                .bind(subscription.url.as_str())
+                .bind(now);
+            for (event_id, event_type) in events {
+                query = query
+                    .bind(DeliveryId::generate())
+                    .bind(*event_id)
+                    .bind(*event_type);
+            }
+            query.execute(c).await?.rows_affected()
+        });
+        Ok(())
     }
 }

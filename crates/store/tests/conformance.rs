@@ -13,8 +13,8 @@ use domain::{
 };
 use serde_json::json;
 use store::{
-    Claim, ClaimOutcome, KeysetPage, NewArticleVersion, NewRun, NewWebhook, Position, Store,
-    StoreError, StoredResponse, TriggerOutcome, WebhookChanges,
+    Claim, ClaimOutcome, DeliveryFilter, KeysetPage, NewArticleVersion, NewRun, NewWebhook,
+    Position, Store, StoreError, StoredResponse, TriggerOutcome, WebhookChanges,
 };
 use testkit::TestDatabase;
 
@@ -92,6 +92,8 @@ conformance!(
 
 #[path = "conformance/accounts.rs"]
 mod accounts;
+#[path = "conformance/console.rs"]
+mod console;
 
 fn at(seconds: i64) -> Timestamp {
     Timestamp::from_micros(1_700_000_000_000_000 + seconds * 1_000_000).expect("timestamp")
@@ -192,9 +194,16 @@ async fn record(
     e
 }
 
+fn status_filter(status: DeliveryStatus) -> DeliveryFilter {
+    DeliveryFilter {
+        status: Some(status),
+        ..DeliveryFilter::default()
+    }
+}
+
 async fn deliveries_of(store: &Store, hook: WebhookId) -> Vec<store::DeliveryRecord> {
     store
-        .deliveries(hook, None, &KeysetPage::first(100))
+        .deliveries(hook, &DeliveryFilter::default(), &KeysetPage::first(100))
         .await
         .expect("deliveries")
 }
@@ -1061,7 +1070,11 @@ async fn replay_creates_a_new_delivery_of_the_same_event(store: Db) {
         Some(copy.id)
     );
     let pending = store
-        .deliveries(h.id, Some(DeliveryStatus::Pending), &KeysetPage::first(10))
+        .deliveries(
+            h.id,
+            &status_filter(DeliveryStatus::Pending),
+            &KeysetPage::first(10),
+        )
         .await
         .expect("list");
     assert_eq!(
@@ -1069,7 +1082,11 @@ async fn replay_creates_a_new_delivery_of_the_same_event(store: Db) {
         [copy.id, original.id]
     );
     let dead = store
-        .deliveries(h.id, Some(DeliveryStatus::Dead), &KeysetPage::first(10))
+        .deliveries(
+            h.id,
+            &status_filter(DeliveryStatus::Dead),
+            &KeysetPage::first(10),
+        )
         .await
         .expect("list");
     assert!(dead.is_empty());
@@ -1078,7 +1095,11 @@ async fn replay_creates_a_new_delivery_of_the_same_event(store: Db) {
     tx.delete_webhook(h.id, at(6)).await.expect("delete");
     tx.commit().await.expect("commit");
     let dead = store
-        .deliveries(h.id, Some(DeliveryStatus::Dead), &KeysetPage::first(10))
+        .deliveries(
+            h.id,
+            &status_filter(DeliveryStatus::Dead),
+            &KeysetPage::first(10),
+        )
         .await
         .expect("list");
     assert_eq!(

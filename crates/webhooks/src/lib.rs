@@ -14,5 +14,7 @@ pub use address::{AddressPolicy, TargetError, parse_cidr_list};
 pub use keys::{SECRETS_KEY_PURPOSE, derive_key};
 pub use retry::{FailureKind, RetrySchedule, ScheduleError, parse_duration};
 pub use secret::{SecretBox, SecretError, SigningSecret, parse_server_key};
-pub use sender::{Attempt, AttemptOutcome, Sender};
+pub use sender::{
+    Attempt, AttemptOutcome, ERROR_MESSAGE_CAP, Exchange, RESPONSE_BODY_CAP, ResponseSample, Sender,
+};
 pub use signature::sign;

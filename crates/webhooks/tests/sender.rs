@@ -28,17 +28,9 @@ async fn listener(addr: &str) -> Option<(u16, tokio::sync::mpsc::UnboundedReceiv
 }
 
 async fn send(policy: AddressPolicy, url: &str) -> AttemptOutcome {
-    let sender = Sender::new(policy, Duration::from_secs(2)).expect("client");
-    let secret = SigningSecret::generate();
-    sender
-        .send(&Attempt {
-            url,
-            event_id: "evt_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f",
-            timestamp: 1_700_000_000,
-            body: b"{}",
-            secrets: std::slice::from_ref(&secret),
-        })
+    exchange_with(policy, url, Duration::from_secs(2))
         .await
+        .outcome
 }
 
 #[tokio::test]
@@ -106,4 +98,131 @@ async fn ipv6_forms_of_a_refused_ipv4_are_refused_at_connect_time_even_with_loop
         );
     }
     assert!(connections.try_recv().is_err(), "no connection was made");
+}
+
+/// A listener that answers every connection with `response` (raw HTTP/1.1), or never answers
+/// when it is `None`.
+async fn answering(response: Option<Vec<u8>>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let response = response.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                let _ = socket.read(&mut buf).await;
+                match response {
+                    Some(bytes) => {
+                        let _ = socket.write_all(&bytes).await;
+                    }
+                    None => tokio::time::sleep(Duration::from_secs(30)).await,
+                }
+            });
+        }
+    });
+    port
+}
+
+async fn exchange(url: &str, timeout: Duration) -> webhooks::Exchange {
+    let policy = AddressPolicy::from_allowed_list("127.0.0.0/8").expect("policy");
+    exchange_with(policy, url, timeout).await
+}
+
+async fn exchange_with(policy: AddressPolicy, url: &str, timeout: Duration) -> webhooks::Exchange {
+    let sender = Sender::new(policy, timeout).expect("client");
+    let secret = SigningSecret::generate();
+    sender
+        .send(&Attempt {
+            url,
+            event_id: "evt_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f",
+            timestamp: 1_700_000_000,
+            body: b"{}",
+            secrets: std::slice::from_ref(&secret),
+        })
+        .await
+}
+
+#[tokio::test]
+async fn an_answer_is_reported_with_its_headers_and_the_start_of_its_body() {
+    let body = "x".repeat(5000);
+    let raw = format!(
+        "HTTP/1.1 500 Internal Server Error\r\ncontent-length: {}\r\nx-trace: a\r\nx-trace: b\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let port = answering(Some(raw.into_bytes())).await;
+    let got = exchange(&format!("http://127.0.0.1:{port}/"), Duration::from_secs(2)).await;
+    assert_eq!(
+        got.outcome,
+        AttemptOutcome::Rejected {
+            status: 500,
+            retry_after: None
+        }
+    );
+    assert_eq!(got.outcome.error(), None);
+    let response = got.response.expect("a response");
+    assert_eq!(response.status, 500);
+    assert_eq!(response.body.len(), webhooks::RESPONSE_BODY_CAP);
+    assert!(response.body_truncated);
+    assert_eq!(
+        response.headers.get("x-trace").map(String::as_str),
+        Some("a, b")
+    );
+    let sent = &got.request_headers;
+    assert_eq!(sent["webhook-id"], "evt_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f");
+    assert_eq!(sent["webhook-timestamp"], "1700000000");
+    assert!(sent["webhook-signature"].starts_with("v1,"));
+    assert_eq!(sent["content-type"], "application/json");
+    assert!(sent["user-agent"].starts_with("content-pipeline-webhooks/"));
+    assert!(!sent.values().any(|v| v.contains("whsec_")));
+}
+
+#[tokio::test]
+async fn failures_without_an_answer_are_classified() {
+    // A port nobody listens on: the connection is refused.
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let got = exchange(
+        &format!("http://127.0.0.1:{closed}/"),
+        Duration::from_secs(2),
+    )
+    .await;
+    assert_eq!(got.outcome.error(), Some(domain::AttemptError::Connection));
+    assert!(got.response.is_none());
+    assert!(got.error_message().is_some_and(|m| !m.is_empty()));
+
+    // TLS to a server that speaks plain HTTP: the handshake fails.
+    let plain = answering(Some(
+        b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n".to_vec(),
+    ))
+    .await;
+    let got = exchange(
+        &format!("https://127.0.0.1:{plain}/"),
+        Duration::from_secs(2),
+    )
+    .await;
+    assert_eq!(
+        got.outcome.error(),
+        Some(domain::AttemptError::Tls),
+        "{got:?}"
+    );
+
+    // A server that never answers: the attempt times out.
+    let silent = answering(None).await;
+    let got = exchange(
+        &format!("http://127.0.0.1:{silent}/"),
+        Duration::from_millis(300),
+    )
+    .await;
+    assert_eq!(got.outcome, AttemptOutcome::TimedOut);
+    assert_eq!(got.outcome.error(), Some(domain::AttemptError::Timeout));
+
+    // A literal private address outside the allowed ranges: refused before connecting.
+    let got = exchange("http://10.0.0.1/", Duration::from_secs(2)).await;
+    assert_eq!(
+        got.outcome.error(),
+        Some(domain::AttemptError::RefusedAddress)
+    );
+    assert!(got.request_headers.contains_key("webhook-signature"));
 }

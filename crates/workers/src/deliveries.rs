@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use domain::{Clock, Timestamp, WebhookId, WorkspaceId};
-use store::{AttemptRecord, ClaimedDelivery, NextStep, Saturated, Store};
+use store::{AttemptLog, AttemptRecord, ClaimedDelivery, NextStep, Saturated, Store};
 use tokio::sync::{Semaphore, mpsc};
 use webhooks::{
-    AddressPolicy, Attempt, AttemptOutcome, FailureKind, RetrySchedule, SECRETS_KEY_PURPOSE,
-    SecretBox, Sender, SigningSecret, derive_key,
+    AddressPolicy, Attempt, AttemptOutcome, Exchange, FailureKind, RetrySchedule,
+    SECRETS_KEY_PURPOSE, SecretBox, Sender, SigningSecret, derive_key,
 };
 
 use crate::{Shutdown, WorkerContext, WorkerError};
@@ -270,32 +270,37 @@ impl DeliveryWorker {
         AttemptRecord {
             delivery: d.id,
             subscription: d.subscription_id,
+            workspace: d.workspace_id,
             lease_owner,
             at,
             status_code: None,
             target_url: d.url.clone(),
             next: NextStep::Deferred(at.plus(self.settings.deferral())),
+            log: None,
         }
     }
 
     /// Makes one attempt (or none, for a subscription that is no longer active) and decides
     /// what happens next.
     async fn attempt(&self, d: ClaimedDelivery, lease_owner: String) -> AttemptRecord {
-        let record = |next: NextStep, status_code: Option<u16>, at: Timestamp| AttemptRecord {
+        let mut record = AttemptRecord {
             delivery: d.id,
             subscription: d.subscription_id,
-            lease_owner: lease_owner.clone(),
-            at,
-            status_code,
+            workspace: d.workspace_id,
+            lease_owner,
+            at: self.clock.timestamp(),
+            status_code: None,
             target_url: d.url.clone(),
-            next,
+            next: NextStep::Abandoned,
+            log: None,
         };
         if !d.subscription_active {
-            return record(NextStep::Abandoned, None, self.clock.timestamp());
+            return record;
         }
         let attempts_made = usize::try_from(d.attempts).unwrap_or(usize::MAX - 1) + 1;
+        let started_at = self.clock.timestamp();
         let started = std::time::Instant::now();
-        let outcome = match self.signing_secrets(&d) {
+        let exchange = match self.signing_secrets(&d) {
             Ok(secrets) => {
                 let event_id = d.event_id.to_string();
                 let attempt = Attempt {
@@ -309,14 +314,20 @@ impl DeliveryWorker {
             }
             Err(e) => {
                 tracing::error!(delivery = %d.id, error = %e, "cannot open the signing secret");
-                AttemptOutcome::Network(e.to_string())
+                Exchange {
+                    outcome: AttemptOutcome::connection("the signing secret cannot be opened"),
+                    request_headers: Default::default(),
+                    response: None,
+                }
             }
         };
+        let elapsed = started.elapsed();
+        let outcome = &exchange.outcome;
         let at = self.clock.timestamp();
         let next = match outcome.failure_kind() {
-            None if outcome == AttemptOutcome::Gone => NextStep::Gone,
+            None if *outcome == AttemptOutcome::Gone => NextStep::Gone,
             None => NextStep::Delivered,
-            Some(kind) => self.after_failure(attempts_made, kind, &outcome, at),
+            Some(kind) => self.after_failure(attempts_made, kind, outcome, at),
         };
         let result = match next {
             NextStep::Delivered => "delivered",
@@ -327,8 +338,8 @@ impl DeliveryWorker {
         };
         metrics::counter!("webhook_delivery_attempts_total", "result" => result).increment(1);
         metrics::histogram!("webhook_delivery_attempt_duration_seconds")
-            .record(started.elapsed().as_secs_f64());
-        match (&outcome, next) {
+            .record(elapsed.as_secs_f64());
+        match (outcome, next) {
             (_, NextStep::Delivered) => {
                 tracing::debug!(delivery = %d.id, attempt = attempts_made, "delivered")
             }
@@ -344,7 +355,16 @@ impl DeliveryWorker {
                 delivery = %d.id, attempt = attempts_made, outcome = ?o, "attempt failed"
             ),
         }
-        record(next, outcome.status_code(), at)
+        record.at = at;
+        record.next = next;
+        record.status_code = outcome.status_code();
+        record.log = Some(attempt_log(
+            exchange,
+            i64::try_from(attempts_made).unwrap_or(i64::MAX),
+            started_at,
+            elapsed,
+        ));
+        record
     }
 
     fn after_failure(
@@ -377,6 +397,39 @@ impl DeliveryWorker {
             secrets.push(self.secrets.open(previous)?);
         }
         Ok(secrets)
+    }
+}
+
+/// What the attempt log keeps of an exchange.
+fn attempt_log(
+    exchange: Exchange,
+    number: i64,
+    started_at: Timestamp,
+    elapsed: Duration,
+) -> AttemptLog {
+    let error_kind = exchange.outcome.error();
+    let error_message = exchange.error_message();
+    let (response_status, response_headers, response_body, response_body_truncated) =
+        match exchange.response {
+            Some(r) => (
+                Some(r.status),
+                Some(r.headers),
+                Some(r.body),
+                r.body_truncated,
+            ),
+            None => (None, None, None, false),
+        };
+    AttemptLog {
+        number,
+        started_at,
+        duration_ms: i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX),
+        request_headers: exchange.request_headers,
+        response_status,
+        response_headers,
+        response_body,
+        response_body_truncated,
+        error_kind,
+        error_message,
     }
 }
 

@@ -1,8 +1,10 @@
+use api_types::EventTypeList;
 use axum::extract::State;
-use domain::{DeliveryStatus, Scope};
-use operations::views::{self, Delivery, Webhook};
+use domain::{DeliveryStatus, EventType, Scope, Timestamp};
+use operations::deliveries::{RecoverDeliveries, SendTestEvent};
+use operations::views::{self, Delivery, DeliveryAttempt, Recovered, Webhook};
 use operations::webhooks::{CreateWebhook, ReplayDelivery, RotateSecret, UpdateWebhook};
-use store::{DeliveryRecord, WebhookRecord, WorkspaceRecord};
+use store::{DeliveryFilter, DeliveryRecord, WebhookRecord, WorkspaceRecord};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::Id;
@@ -21,6 +23,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(replay))
         .routes(routes!(list_deliveries))
         .routes(routes!(get_delivery))
+        .routes(routes!(list_attempts))
+        .routes(routes!(send_test_event))
+        .routes(routes!(recover))
+        .routes(routes!(list_event_types))
 }
 
 /// List webhooks
@@ -225,9 +231,15 @@ async fn replay(
 
 /// List a webhook's deliveries
 ///
-/// Newest first; optional filter `status`. Scope: read.
+/// Newest first. Optional filters, combined: `status`, `event_type`, and a range of
+/// `created_at`, `since` (inclusive) to `until` (exclusive), each RFC 3339 (encode a `+` of an
+/// offset as `%2B`, or use `Z`). A value that does not parse is a 400 naming it. A cursor
+/// belongs to the filters it was made with: with other filters it is a 400. Scope: read.
 #[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", tag = "Webhooks",
-    params(("id" = String, Path), PageParams, ("status" = Option<DeliveryStatus>, Query)),
+    params(("id" = String, Path), PageParams, ("status" = Option<DeliveryStatus>, Query),
+        ("event_type" = Option<EventType>, Query),
+        ("since" = Option<Timestamp>, Query, description = "Only deliveries created at or after this instant (RFC 3339)."),
+        ("until" = Option<Timestamp>, Query, description = "Only deliveries created before this instant (RFC 3339).")),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Page<Delivery>), (status = 400, body = ErrorEnvelope)))]
 async fn list_deliveries(
@@ -237,19 +249,28 @@ async fn list_deliveries(
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Delivery>>> {
     let hook: WebhookRecord = state.ops.load(&auth, id, Scope::Read).await?;
-    let status: Option<DeliveryStatus> = q.filter("status")?;
+    let filter = DeliveryFilter {
+        status: q.filter("status")?,
+        event_type: q.filter("event_type")?,
+        since: q.filter("since")?,
+        until: q.filter("until")?,
+    };
+    let text = |t: Option<Timestamp>| t.map(|t| t.micros().to_string()).unwrap_or_default();
     let list = format!(
-        "deliveries:{}:{}",
+        "deliveries:{}:{}:{}:{}:{}",
         hook.id,
-        status.map(|s| s.as_str()).unwrap_or("")
+        filter.status.map(|s| s.as_str()).unwrap_or(""),
+        filter.event_type.map(|t| t.as_str()).unwrap_or(""),
+        text(filter.since),
+        text(filter.until),
     );
-    let store = &state.store;
+    let ops = &state.ops;
     state
         .cursors
         .keyset_list(
             &list,
             &q,
-            move |page| async move { store.deliveries(hook.id, status, &page).await },
+            move |page| async move { ops.deliveries(&hook, &filter, &page).await },
             views::delivery,
         )
         .await
@@ -265,4 +286,133 @@ async fn get_delivery(
 ) -> ApiResult<axum::Json<Delivery>> {
     let delivery: DeliveryRecord = state.ops.load(&auth, id, Scope::Read).await?;
     Ok(axum::Json(views::delivery(delivery)))
+}
+
+/// List a delivery's attempts
+///
+/// Every HTTP attempt of the delivery, newest first, paged: when it started and how long it
+/// took, the request as sent (headers with the signatures, never a secret; the body, which is
+/// the event's payload and the same for every attempt), the response as far as it was read
+/// (status, at most 64 headers, the first 4 KiB of the body, `response_body_truncated` when
+/// there was more), the `error_kind` when no complete answer came (`timeout`,
+/// `refused_address`, `connection`, `tls`; null for any HTTP answer, whose status says how it
+/// went) and when the next attempt was planned. Attempts are kept 30 days by default
+/// (`CONTENT_PIPELINE_WEBHOOK_ATTEMPT_RETENTION`); a delivery made before this log existed has
+/// none. Scope: read.
+#[utoipa::path(get, path = "/v1/deliveries/{id}/attempts", tag = "Webhooks",
+    params(("id" = String, Path), PageParams), security(("bearer" = ["read"])),
+    responses((status = 200, body = Page<DeliveryAttempt>), (status = 400, body = ErrorEnvelope)))]
+async fn list_attempts(
+    State(state): State<AppState>,
+    auth: Auth,
+    Id(id): Id<DeliveryRecord>,
+    q: ListQuery,
+) -> ApiResult<axum::Json<Page<DeliveryAttempt>>> {
+    let delivery: DeliveryRecord = state.ops.load(&auth, id, Scope::Read).await?;
+    let ops = &state.ops;
+    state
+        .cursors
+        .keyset_list(
+            &format!("attempts:{}", delivery.id),
+            &q,
+            move |page| async move { ops.delivery_attempts(&delivery, &page).await },
+            |a| a,
+        )
+        .await
+}
+
+/// Send a test event
+///
+/// Records an event of `event_type` whose body is the catalog's example (see
+/// `GET /v1/event-types`) with this workspace's id, a fresh event id and timestamp, and
+/// `"test": true` added inside `data`; and one delivery of it to this subscription only (no
+/// other subscription gets it, whatever events they list). The event type need not be one the
+/// subscription lists. The delivery is made by the delivery worker like any other: signed with
+/// the subscription's secrets, retried on failure, listed in its deliveries with its attempts.
+/// Test events are never shown as drift. An inactive subscription is a 409. Scope: write.
+#[utoipa::path(post, path = "/v1/webhooks/{id}/test", tag = "Webhooks",
+    params(("id" = String, Path)),
+    request_body = SendTestEvent, security(("bearer" = ["write"])),
+    responses((status = 201, body = Delivery, headers(("Location" = String))),
+        (status = 409, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
+async fn send_test_event(
+    State(state): State<AppState>,
+    auth: Auth,
+    idem: Idempotency,
+    Id(id): Id<WebhookRecord>,
+    body: JsonBody,
+) -> ApiResult<Recorded> {
+    let (hook, _) = state
+        .ops
+        .load_for_change::<WebhookRecord>(&auth, id, Scope::Write)
+        .await?;
+    let req: SendTestEvent = body.parse()?;
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let delivery = ops.send_test_event(tx, &hook, req).await?;
+                let location = ops.url(&format!("/v1/deliveries/{}", delivery.id));
+                Ok(Answer::created(location, views::delivery(delivery)))
+            })
+        })
+        .await
+}
+
+/// Recover failed deliveries
+///
+/// Replays, once each, every delivery of this subscription created at or after `since` whose
+/// status is `failed` (an attempt failed, retries are still planned) or `dead` (no attempt
+/// left): each gets a new Delivery like a replay (`is_replay: true`, the same `event_id` and
+/// so the same `webhook-id`, the subscription's current url, normal retries). A delivery that
+/// is still `failed` keeps its own retries too, so a receiver may get its event twice: Standard
+/// Webhooks receivers deduplicate by `webhook-id`. A delivery recovered once is never recovered
+/// again, so a second call queues nothing new (a replay that fails later is a delivery of its
+/// own, and a later call can recover it). At most 10,000 per call: `has_more` says when more
+/// remain (call again). `since` is required, RFC 3339, not in the future (422 otherwise). An
+/// inactive subscription is a 409. Scope: write.
+#[utoipa::path(post, path = "/v1/webhooks/{id}/recover", tag = "Webhooks",
+    params(("id" = String, Path)),
+    request_body = RecoverDeliveries, security(("bearer" = ["write"])),
+    responses((status = 200, body = Recovered), (status = 409, body = ErrorEnvelope),
+        (status = 422, body = ErrorEnvelope)))]
+async fn recover(
+    State(state): State<AppState>,
+    auth: Auth,
+    idem: Idempotency,
+    Id(id): Id<WebhookRecord>,
+    body: JsonBody,
+) -> ApiResult<Recorded> {
+    let (hook, _) = state
+        .ops
+        .load_for_change::<WebhookRecord>(&auth, id, Scope::Write)
+        .await?;
+    let req: RecoverDeliveries = body.parse()?;
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let recovered = ops.recover_deliveries(tx, &hook, req).await?;
+                Ok(Answer::ok(recovered))
+            })
+        })
+        .await
+}
+
+/// List event types
+///
+/// The event catalog: every event type a subscription can ask for, with a `description`, the
+/// JSON Schema (draft 2020-12) of the whole webhook body it sends (the envelope `{id, type,
+/// timestamp, workspace_id, data}` with its `data`: the Run, the Article without `mdx_body`,
+/// or the drift report) and a complete `example` body. A small fixed list: not paged. A test
+/// event (`POST /v1/webhooks/{id}/test`) sends the example with `"test": true` added inside
+/// `data`; the schemas allow it. Any valid token (scope read).
+#[utoipa::path(get, path = "/v1/event-types", tag = "Webhooks",
+    security(("bearer" = ["read"])),
+    responses((status = 200, body = EventTypeList)))]
+async fn list_event_types(auth: Auth) -> ApiResult<axum::Json<EventTypeList>> {
+    auth.check_scope(Scope::Read)?;
+    Ok(axum::Json(EventTypeList {
+        data: operations::catalog::event_catalog().to_vec(),
+    }))
 }

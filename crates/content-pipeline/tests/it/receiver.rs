@@ -40,6 +40,7 @@ pub struct Reply {
     pub status: u16,
     pub delay: Duration,
     pub headers: Vec<(&'static str, String)>,
+    pub body: String,
 }
 
 impl Reply {
@@ -48,7 +49,13 @@ impl Reply {
             status,
             delay: Duration::ZERO,
             headers: Vec::new(),
+            body: String::new(),
         }
+    }
+
+    pub fn body(mut self, body: impl Into<String>) -> Self {
+        self.body = body.into();
+        self
     }
 
     pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
@@ -150,8 +157,10 @@ async fn answer(state: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Response 
     if !reply.delay.is_zero() {
         tokio::time::sleep(reply.delay).await;
     }
-    let mut response = StatusCode::from_u16(reply.status)
-        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    let mut response = (
+        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        reply.body,
+    )
         .into_response();
     for (name, value) in reply.headers {
         if let (Ok(n), Ok(v)) = (

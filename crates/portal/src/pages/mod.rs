@@ -114,13 +114,14 @@ pub struct Listed<T> {
 /// Reads the page of a newest-first list that starts after `before` (`<micros>.<id>` of the
 /// last row of the previous page): the store reads one row more than a page, which tells
 /// whether a next page exists. `position` gives a row's `(created_at, id)`.
-pub async fn list_page<T, Fut, Id>(
+pub async fn list_page<T, Fut, E, Id>(
     before: Option<&str>,
     fetch: impl FnOnce(store::KeysetPage) -> Fut,
     position: impl Fn(&T) -> (domain::Timestamp, Id),
 ) -> Result<Listed<T>, PageError>
 where
-    Fut: std::future::Future<Output = Result<Vec<T>, store::StoreError>>,
+    Fut: std::future::Future<Output = Result<Vec<T>, E>>,
+    operations::Error: From<E>,
     Id: std::fmt::Display,
 {
     let after = before.and_then(|b| {

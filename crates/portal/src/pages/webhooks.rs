@@ -8,11 +8,13 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
-use domain::{DeliveryStatus, EventType, Scope, WebhookId};
+use domain::{DeliveryId, DeliveryStatus, EventType, Scope, Timestamp, WebhookId};
 use operations::ErrorKind;
-use operations::webhooks::{CreateWebhook, RotateSecret, UpdateWebhook};
+use operations::catalog::event_catalog;
+use operations::deliveries::{DeliveryAttempt, RecoverDeliveries, SendTestEvent};
+use operations::webhooks::{CreateWebhook, ReplayDelivery, RotateSecret, UpdateWebhook};
 use serde::Deserialize;
-use store::{DeliveryRecord, WebhookRecord};
+use store::{DeliveryFilter, DeliveryRecord, WebhookRecord};
 
 use super::{Member, list_page, list_url};
 use crate::Portal;
@@ -22,6 +24,7 @@ pub fn router() -> Router<Portal> {
     Router::new()
         .route("/portal/w/{ws}/webhooks", get(list).post(create))
         .route("/portal/w/{ws}/webhooks/new", get(new_page))
+        .route("/portal/w/{ws}/webhooks/event-types", get(event_types))
         .route("/portal/w/{ws}/webhooks/{id}", get(show))
         .route(
             "/portal/w/{ws}/webhooks/{id}/edit",
@@ -35,6 +38,16 @@ pub fn router() -> Router<Portal> {
         .route(
             "/portal/w/{ws}/webhooks/{id}/rotate",
             get(rotate_page).post(rotate),
+        )
+        .route("/portal/w/{ws}/webhooks/{id}/test", post(send_test))
+        .route("/portal/w/{ws}/webhooks/{id}/recover", post(recover))
+        .route(
+            "/portal/w/{ws}/webhooks/{id}/deliveries/{delivery}",
+            get(delivery_page),
+        )
+        .route(
+            "/portal/w/{ws}/webhooks/{id}/deliveries/{delivery}/replay",
+            post(replay),
         )
 }
 
@@ -349,13 +362,53 @@ struct EndpointPage {
     deliveries: Vec<DeliveryRow>,
     next_url: Option<String>,
     statuses: &'static [DeliveryStatus],
+    catalog: &'static [EventType],
+    filter: FilterForm,
+    /// How many deliveries a recovery just queued again.
+    recovered: Option<u64>,
+    /// Set when the recovery reached its per-call cap.
+    more_to_recover: bool,
+}
+
+/// The delivery filters as the form shows them.
+#[derive(Default)]
+struct FilterForm {
     status: String,
+    event_type: String,
+    since: String,
+    until: String,
 }
 
 #[derive(Deserialize, Default)]
 struct DeliveriesQuery {
     before: Option<String>,
     status: Option<String>,
+    event_type: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    recovered: Option<u64>,
+    more: Option<String>,
+}
+
+fn non_empty(v: &Option<String>) -> Option<&str> {
+    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// A time from a `datetime-local` field (`2026-11-24T18:05`, seconds optional), read as UTC,
+/// or any RFC 3339 time.
+fn utc_time(text: &str) -> Option<Timestamp> {
+    let text = text.trim();
+    let full = match text.len() {
+        16 => format!("{text}:00Z"),
+        19 => format!("{text}Z"),
+        _ => text.to_owned(),
+    };
+    full.parse().ok()
+}
+
+/// The value a `datetime-local` field shows for a time (UTC, to the minute).
+fn local_value(t: Timestamp) -> String {
+    t.to_string().chars().take(16).collect()
 }
 
 async fn show(
@@ -365,24 +418,45 @@ async fn show(
     Query(q): Query<DeliveriesQuery>,
 ) -> PageResult {
     let hook = endpoint(&portal, &member, &id, Scope::Read).await?;
-    let status: Option<DeliveryStatus> = q
-        .status
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .and_then(|s| s.parse().ok());
-    let store = &portal.ops.store;
-    let hook_id = hook.id;
+    let filter = DeliveryFilter {
+        status: non_empty(&q.status).and_then(|s| s.parse().ok()),
+        event_type: non_empty(&q.event_type).and_then(|s| s.parse().ok()),
+        since: non_empty(&q.since).and_then(utc_time),
+        until: non_empty(&q.until).and_then(utc_time),
+    };
+    let (ops, wanted, endpoint_record) = (&portal.ops, &filter, &hook);
     let listed = list_page(
         q.before.as_deref(),
-        |page| async move { store.deliveries(hook_id, status, &page).await },
+        |page| async move { ops.deliveries(endpoint_record, wanted, &page).await },
         |d: &DeliveryRecord| (d.created_at, d.id),
     )
     .await?;
+    let shown = FilterForm {
+        status: filter
+            .status
+            .map(|s| s.as_str().to_owned())
+            .unwrap_or_default(),
+        event_type: filter
+            .event_type
+            .map(|e| e.as_str().to_owned())
+            .unwrap_or_default(),
+        since: filter.since.map(local_value).unwrap_or_default(),
+        until: filter.until.map(local_value).unwrap_or_default(),
+    };
     let next_url = listed.next_before.map(|b| {
         list_url(
-            &format!("/portal/w/{}/webhooks/{hook_id}", member.ws.id),
+            &format!("/portal/w/{}/webhooks/{}", member.ws.id, hook.id),
             &[
-                ("status", status.map(|s| s.as_str().to_owned())),
+                (
+                    "status",
+                    Some(shown.status.clone()).filter(|s| !s.is_empty()),
+                ),
+                (
+                    "event_type",
+                    Some(shown.event_type.clone()).filter(|s| !s.is_empty()),
+                ),
+                ("since", Some(shown.since.clone()).filter(|s| !s.is_empty())),
+                ("until", Some(shown.until.clone()).filter(|s| !s.is_empty())),
                 ("before", Some(b)),
             ],
         )
@@ -393,7 +467,10 @@ async fn show(
         deliveries: listed.rows.iter().map(DeliveryRow::new).collect(),
         next_url,
         statuses: DeliveryStatus::ALL,
-        status: status.map(|s| s.as_str().to_owned()).unwrap_or_default(),
+        catalog: EventType::ALL,
+        filter: shown,
+        recovered: q.recovered,
+        more_to_recover: q.more.is_some(),
     })
 }
 
@@ -556,4 +633,259 @@ async fn rotate(
         },
         StatusCode::OK,
     )
+}
+
+/// The event catalog: each type's description, example payload and JSON Schema.
+struct CatalogEntry {
+    name: &'static str,
+    description: &'static str,
+    example: String,
+    schema: String,
+}
+
+#[derive(Template)]
+#[template(path = "portal/webhook_event_types.html")]
+struct CatalogPage {
+    nav: Nav,
+    tab: &'static str,
+    catalog: Vec<CatalogEntry>,
+}
+
+async fn event_types(State(_): State<Portal>, member: Member) -> PageResult {
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    render(&CatalogPage {
+        nav: member.nav("webhooks"),
+        tab: "event-types",
+        catalog: event_catalog()
+            .iter()
+            .map(|e| CatalogEntry {
+                name: e.event_type.as_str(),
+                description: e.description.as_str(),
+                example: pretty(&e.example),
+                schema: pretty(&e.schema),
+            })
+            .collect(),
+    })
+}
+
+#[derive(Deserialize)]
+struct TestForm {
+    event_type: String,
+}
+
+async fn send_test(
+    State(portal): State<Portal>,
+    member: Member,
+    Path((_, id)): Path<(String, String)>,
+    Form(form): Form<TestForm>,
+) -> PageResult {
+    let hook = endpoint(&portal, &member, &id, Scope::Write).await?;
+    let event_type: EventType = form.event_type.parse().map_err(|_| {
+        PageError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "That event type is not in the catalog.",
+        )
+    })?;
+    let ops = portal.ops.clone();
+    let delivery = portal
+        .ops
+        .store
+        .write(move |tx| {
+            Box::pin(async move {
+                ops.send_test_event(tx, &hook, SendTestEvent { event_type })
+                    .await
+            })
+        })
+        .await?;
+    Ok(to_delivery(&member, &delivery))
+}
+
+fn to_delivery(member: &Member, d: &DeliveryRecord) -> Response {
+    Redirect::to(&format!(
+        "/portal/w/{}/webhooks/{}/deliveries/{}",
+        member.ws.id, d.subscription_id, d.id
+    ))
+    .into_response()
+}
+
+#[derive(Deserialize)]
+struct RecoverForm {
+    since: String,
+}
+
+async fn recover(
+    State(portal): State<Portal>,
+    member: Member,
+    Path((_, id)): Path<(String, String)>,
+    Form(form): Form<RecoverForm>,
+) -> PageResult {
+    let hook = endpoint(&portal, &member, &id, Scope::Write).await?;
+    let since = utc_time(&form.since).ok_or_else(|| {
+        PageError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Give the time to recover from as a date and time (UTC).",
+        )
+    })?;
+    let hook_id = hook.id;
+    let ops = portal.ops.clone();
+    let recovered = portal
+        .ops
+        .store
+        .write(move |tx| {
+            Box::pin(async move {
+                ops.recover_deliveries(tx, &hook, RecoverDeliveries { since })
+                    .await
+            })
+        })
+        .await?;
+    let mut url = format!(
+        "/portal/w/{}/webhooks/{hook_id}?recovered={}",
+        member.ws.id, recovered.queued
+    );
+    if recovered.has_more {
+        url.push_str("&more=1");
+    }
+    Ok(Redirect::to(&url).into_response())
+}
+
+/// One attempt as the delivery page shows it.
+struct AttemptRow {
+    number: i64,
+    started: String,
+    duration: String,
+    url: String,
+    status_code: Option<i64>,
+    succeeded: bool,
+    error_kind: String,
+    error: String,
+    request_headers: Vec<(String, String)>,
+    response_headers: Vec<(String, String)>,
+    response_body: String,
+    body_truncated: bool,
+    next_attempt: String,
+}
+
+impl AttemptRow {
+    fn new(a: DeliveryAttempt) -> Self {
+        Self {
+            number: a.attempt,
+            started: when(a.started_at),
+            duration: format!("{} ms", a.duration_ms),
+            url: a.url,
+            status_code: a.response_status,
+            succeeded: a.response_status.is_some_and(|s| (200..300).contains(&s)),
+            error_kind: a
+                .error_kind
+                .map(|k| k.as_str().replace('_', " "))
+                .unwrap_or_default(),
+            error: a.error_message.unwrap_or_default(),
+            request_headers: a.request_headers.into_iter().collect(),
+            response_headers: a.response_headers.unwrap_or_default().into_iter().collect(),
+            response_body: a.response_body.unwrap_or_default(),
+            body_truncated: a.response_body_truncated,
+            next_attempt: a.next_attempt_at.map(when).unwrap_or_default(),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "portal/webhook_delivery.html")]
+struct DeliveryPage {
+    nav: Nav,
+    endpoint: EndpointRow,
+    delivery: DeliveryRow,
+    event_id: String,
+    body: String,
+    attempts: Vec<AttemptRow>,
+    next_url: Option<String>,
+    may_replay: bool,
+}
+
+/// The delivery of the path, which must be one of the endpoint's.
+async fn delivery_of(
+    portal: &Portal,
+    member: &Member,
+    hook: &WebhookRecord,
+    id: &str,
+) -> PageResult<DeliveryRecord> {
+    let id: DeliveryId = id.parse().map_err(|_| PageError::not_found())?;
+    let delivery: DeliveryRecord = portal.ops.load(&member.caller, id, Scope::Read).await?;
+    if delivery.subscription_id != hook.id {
+        return Err(PageError::not_found());
+    }
+    Ok(delivery)
+}
+
+async fn delivery_page(
+    State(portal): State<Portal>,
+    member: Member,
+    Path((_, id, delivery)): Path<(String, String, String)>,
+    Query(q): Query<PageQuery>,
+) -> PageResult {
+    let hook = endpoint(&portal, &member, &id, Scope::Read).await?;
+    let delivery = delivery_of(&portal, &member, &hook, &delivery).await?;
+    let (ops, record) = (&portal.ops, &delivery);
+    let listed = list_page(
+        q.before.as_deref(),
+        |page| async move { ops.delivery_attempts(record, &page).await },
+        |a: &DeliveryAttempt| (a.started_at, a.id),
+    )
+    .await?;
+    let body = match listed.rows.first() {
+        Some(a) => a.request_body.clone(),
+        None => portal
+            .ops
+            .store
+            .event_payload(delivery.event_id)
+            .await
+            .map_err(operations::Error::from)?
+            .unwrap_or_default(),
+    };
+    let body = serde_json::from_str::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or(body);
+    let next_url = listed.next_before.map(|b| {
+        list_url(
+            &format!(
+                "/portal/w/{}/webhooks/{}/deliveries/{}",
+                member.ws.id, hook.id, delivery.id
+            ),
+            &[("before", Some(b))],
+        )
+    });
+    let may_replay = hook.active
+        && member
+            .nav("webhooks")
+            .workspace
+            .is_some_and(|w| w.may_write());
+    render(&DeliveryPage {
+        nav: member.nav("webhooks"),
+        endpoint: EndpointRow::new(&hook),
+        delivery: DeliveryRow::new(&delivery),
+        event_id: delivery.event_id.to_string(),
+        body,
+        attempts: listed.rows.into_iter().map(AttemptRow::new).collect(),
+        next_url,
+        may_replay,
+    })
+}
+
+async fn replay(
+    State(portal): State<Portal>,
+    member: Member,
+    Path((_, id, delivery)): Path<(String, String, String)>,
+) -> PageResult {
+    let hook = endpoint(&portal, &member, &id, Scope::Write).await?;
+    let req = ReplayDelivery {
+        delivery_id: delivery,
+    };
+    let original = portal.ops.delivery_to_replay(&hook, &req).await?;
+    let ops = portal.ops.clone();
+    let replayed = portal
+        .ops
+        .store
+        .write(move |tx| Box::pin(async move { ops.replay_delivery(tx, &hook, &original).await }))
+        .await?;
+    Ok(to_delivery(&member, &replayed))
 }
