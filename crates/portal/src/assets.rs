@@ -13,7 +13,9 @@ use crate::Portal;
 pub const HTMX: &str = "htmx-2.0.11.min.js";
 pub const HTMX_SSE: &str = "htmx-ext-sse-2.2.4.min.js";
 /// Renamed when its content changes, since it is cached for good.
-pub const STYLESHEET: &str = "portal-2.css";
+pub const STYLESHEET: &str = "portal-3.css";
+/// The copy buttons of the settings pages.
+pub const COPY: &str = "copy-1.js";
 /// The tab icon of the portal and the published site.
 pub const ICON: &str = "icon-1.svg";
 
@@ -24,6 +26,7 @@ fn asset(name: &str) -> Option<(&'static str, &'static [u8])> {
         HTMX => (JS, include_bytes!("../assets/htmx-2.0.11.min.js")),
         HTMX_SSE => (JS, include_bytes!("../assets/htmx-ext-sse-2.2.4.min.js")),
         STYLESHEET => (CSS, include_bytes!("../assets/portal.css")),
+        COPY => (JS, include_bytes!("../assets/copy-1.js")),
         ICON => ("image/svg+xml", include_bytes!("../assets/icon.svg")),
         _ => return None,
     })

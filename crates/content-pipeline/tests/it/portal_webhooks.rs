@@ -9,6 +9,16 @@ use reqwest::header::CACHE_CONTROL;
 use crate::app;
 use crate::portal::{csrf_in, location};
 
+/// The `value` of the field marked `data-test="secret-value"`.
+fn secret_in(html: &str) -> Option<String> {
+    let at = html.find("data-test=\"secret-value\"")?;
+    let tag_start = html[..at].rfind('<')?;
+    let tag = &html[tag_start..at];
+    let v = tag.find("value=\"")? + "value=\"".len();
+    let end = tag[v..].find('"')?;
+    Some(tag[v..v + end].to_owned())
+}
+
 /// The text of the element marked `data-test="{name}"` (up to its closing tag).
 fn marked(html: &str, name: &str) -> Option<String> {
     let at = html.find(&format!("data-test=\"{name}\""))?;
@@ -73,7 +83,7 @@ async fn a_writer_adds_edits_pauses_rotates_and_deletes_an_endpoint_from_the_pag
         "the page with the secret is never cached"
     );
     let html = created.text().await.expect("body");
-    let secret = marked(&html, "secret").expect("the secret is shown");
+    let secret = secret_in(&html).expect("the secret is shown");
     assert!(secret.starts_with("whsec_"), "{secret}");
 
     // The API sees what the page made, without its secret.
@@ -166,7 +176,7 @@ async fn a_writer_adds_edits_pauses_rotates_and_deletes_an_endpoint_from_the_pag
         Some(&b"no-store"[..])
     );
     let html = rotated.text().await.expect("body");
-    let new_secret = marked(&html, "secret").expect("the new secret");
+    let new_secret = secret_in(&html).expect("the new secret");
     assert!(new_secret.starts_with("whsec_") && new_secret != secret);
     let too_long = writer
         .post(

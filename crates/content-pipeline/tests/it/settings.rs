@@ -549,3 +549,138 @@ async fn an_invitation_and_a_role_change_replay_under_their_idempotency_key() {
     assert_eq!(replay.headers()["idempotent-replayed"], "true");
     crate::helpers::expect_error(change("read").await, 422, "idempotency_key_reused").await;
 }
+
+/// The settings pages' forms, without JavaScript: what each answers, and the API's rules.
+#[tokio::test]
+async fn the_settings_forms_work_without_javascript_and_follow_the_api_rules() {
+    let app = app!();
+    let ws = app.workspace("Docs").await;
+    let other = app.workspace("Other").await;
+    let admin = app.person("admin@example.com", Some((&ws, "admin"))).await;
+    let settings = format!("/portal/w/{ws}/settings");
+    let r = admin.get(&settings).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(
+        r.headers()["location"],
+        format!("{settings}/tokens").as_str()
+    );
+
+    // A token: its secret only in the answer to the POST, which is not cached.
+    let csrf = admin.csrf(&format!("{settings}/tokens")).await;
+    let r = admin
+        .post(
+            &format!("{settings}/tokens"),
+            &[
+                ("csrf", &csrf),
+                ("name", "deploy"),
+                ("scope", "write"),
+                ("expiry", "date"),
+                (
+                    "date",
+                    &from_now(&app, Duration::from_secs(10 * 24 * 3600))[..10],
+                ),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    let html = r.text().await.expect("page");
+    let at = html.find("value=\"cpt_").expect("the secret") + 7;
+    let secret = &html[at..at + html[at..].find('"').expect("end")];
+    app.get(&format!("/v1/workspaces/{ws}"))
+        .token(secret)
+        .expect(200)
+        .await;
+    let (_, again) = admin.page(&format!("{settings}/tokens")).await;
+    assert!(!again.contains(secret) && again.contains("deploy"));
+    // A date in the past is refused on the page.
+    let r = admin
+        .post(
+            &format!("{settings}/tokens"),
+            &[
+                ("csrf", &csrf),
+                ("name", "x"),
+                ("scope", "read"),
+                ("expiry", "date"),
+                ("date", "2001-01-01"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 422);
+
+    // Members: invite, change a role, remove after a confirmation page.
+    let r = admin
+        .post(
+            &format!("{settings}/members"),
+            &[
+                ("csrf", &csrf),
+                ("email", "bob@example.com"),
+                ("role", "write"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.text()
+            .await
+            .expect("page")
+            .contains("/portal/password?token=")
+    );
+    let bob = app
+        .get(&format!("/v1/workspaces/{ws}/members"))
+        .token(&app.platform_token)
+        .expect(200)
+        .await["data"][0]["user_id"]
+        .as_str()
+        .expect("bob")
+        .to_owned();
+    let r = admin
+        .post(
+            &format!("{settings}/members/{bob}/role"),
+            &[("csrf", &csrf), ("role", "publish")],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    let (status, confirm) = admin
+        .page(&format!("{settings}/members/{bob}/remove"))
+        .await;
+    assert_eq!(status, 200);
+    assert!(confirm.contains("bob@example.com"), "{confirm}");
+    let r = admin
+        .post(
+            &format!("{settings}/members/{bob}/remove"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(r.status(), 303);
+    let left = app
+        .get(&format!("/v1/workspaces/{ws}/members"))
+        .token(&app.platform_token)
+        .expect(200)
+        .await;
+    assert_eq!(left["data"].as_array().expect("data").len(), 1);
+
+    // Another workspace's settings are missing; a deleted workspace's refuse changes.
+    let (status, _) = admin
+        .page(&format!("/portal/w/{other}/settings/tokens"))
+        .await;
+    assert_eq!(status, 404);
+    app.delete(&format!("/v1/workspaces/{ws}"))
+        .token(&app.platform_token)
+        .expect(200)
+        .await;
+    let platform = app.person("root@example.com", None).await;
+    let csrf = platform.csrf(&format!("{settings}/tokens")).await;
+    let r = platform
+        .post(
+            &format!("{settings}/tokens"),
+            &[
+                ("csrf", &csrf),
+                ("name", "late"),
+                ("scope", "read"),
+                ("expiry", "none"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 409);
+}
