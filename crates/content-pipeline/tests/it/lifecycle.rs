@@ -208,3 +208,155 @@ async fn cancelled_begins_leave_no_pooled_connection_inside_a_transaction() {
     store.close().await;
 }
 
+/// The grace period the shutdown test configures, and what the process may take beyond it.
+const GRACE: Duration = Duration::from_secs(5);
+const MARGIN: Duration = Duration::from_secs(5);
+
+/// The address in the start-up line `… listening address=127.0.0.1:PORT`.
+fn listening_address(line: &str) -> Option<std::net::SocketAddr> {
+    let (_, rest) = line.split_once("listening")?.1.split_once("address=")?;
+    rest.split(|c: char| c.is_whitespace() || c == '\u{1b}')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `content-pipeline <args>` in `dir` on `db`, run to its end: its standard output.
+fn offline(dir: &std::path::Path, db: &TestDatabase, args: &[&str]) -> String {
+    let out = crate::helpers::cli(dir)
+        .env("CONTENT_PIPELINE_DATABASE_URL", db.url())
+        .args(args)
+        .output()
+        .expect("run content-pipeline");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_ends_live_logs_and_exits_within_the_grace_period() {
+    use std::io::BufRead;
+    let Some(db) = TestDatabase::selected().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut repo = testkit::Repo::init(&dir.path().join("repo"));
+    repo.write(
+        "src/lib.rs",
+        "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+    );
+    repo.commit("feat: add");
+    let token = offline(dir.path(), &db, &["tokens", "create", "--scope", "admin"]);
+    let repo_path = repo.path.display().to_string();
+    let workspace: serde_json::Value = serde_json::from_str(&offline(
+        dir.path(),
+        &db,
+        &[
+            "workspaces",
+            "create",
+            "--name",
+            "stopping",
+            "--repo-path",
+            &repo_path,
+        ],
+    ))
+    .expect("workspace JSON");
+    let ws = workspace["id"].as_str().expect("workspace id").to_owned();
+
+    // No workers: the run stays queued, so its live log never ends by itself.
+    let mut serve = crate::helpers::cli(dir.path())
+        .env("CONTENT_PIPELINE_DATABASE_URL", db.url())
+        .env(
+            "CONTENT_PIPELINE_SHUTDOWN_GRACE",
+            format!("{}s", GRACE.as_secs()),
+        )
+        .env("CONTENT_PIPELINE_LOG", "info")
+        .args(["serve", "--no-workers"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start content-pipeline");
+    let stderr = serve.stderr.take().expect("stderr");
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(line);
+        }
+    });
+    let address = loop {
+        let line = received
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server logs its address");
+        if let Some(address) = listening_address(&line) {
+            break address;
+        }
+    };
+    let base = format!("http://{address}");
+    let client = reqwest::Client::new();
+    let run: serde_json::Value = client
+        .post(format!("{base}/v1/workspaces/{ws}/runs"))
+        .bearer_auth(&token)
+        .json(&json!({"feature_id": "src"}))
+        .send()
+        .await
+        .expect("trigger")
+        .json()
+        .await
+        .expect("run JSON");
+    assert_eq!(run["status"], "queued", "{run}");
+    let log = client
+        .get(format!(
+            "{base}/v1/runs/{}/log",
+            run["id"].as_str().expect("run id")
+        ))
+        .bearer_auth(&token)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .expect("open the live log");
+    assert_eq!(log.status(), 200);
+    let stream = tokio::spawn(async move {
+        use futures_util::StreamExt as _;
+        let mut body = log.bytes_stream();
+        while let Some(chunk) = body.next().await {
+            if chunk.is_err() {
+                return false;
+            }
+        }
+        true
+    });
+    // The stream is open and stays open while the server runs.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !stream.is_finished(),
+        "the live log of a queued run ended by itself"
+    );
+
+    let pid = libc::pid_t::try_from(serve.id()).expect("pid");
+    // SAFETY: a plain kill(2) of the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let asked = Instant::now();
+    let ended = tokio::time::timeout(GRACE + MARGIN, stream)
+        .await
+        .expect("the live log ends when the server stops")
+        .expect("stream task");
+    assert!(
+        ended,
+        "the live log ended cleanly, so its client resumes elsewhere"
+    );
+    let status = eventually(GRACE + MARGIN, "the process exits", || {
+        std::future::ready(serve.try_wait().expect("wait"))
+    })
+    .await;
+    let took = asked.elapsed();
+    eprintln!("stopped {took:?} after SIGTERM with {status}");
+    assert!(status.success(), "{status}");
+    assert!(took < GRACE + MARGIN, "{took:?}");
+}
