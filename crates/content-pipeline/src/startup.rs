@@ -264,6 +264,8 @@ pub fn worker_context(
         runs: workers::runs::RunWorkerConfig {
             concurrency: config.run_concurrency,
             lease: config.run_lease,
+            // Half the grace period: time remains to hand back what did not finish.
+            hand_back_after: config.shutdown_grace / 2,
             ..workers::runs::RunWorkerConfig::default()
         },
         base_url: base_url.trim_end_matches('/').into(),

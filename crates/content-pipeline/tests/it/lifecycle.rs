@@ -236,87 +236,160 @@ fn offline(dir: &std::path::Path, db: &TestDatabase, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
+/// A real `content-pipeline serve` process on its own database, with a platform token and a
+/// workspace on a one-file repository.
+struct Node {
+    process: std::process::Child,
+    base: String,
+    token: String,
+    ws: String,
+    db: TestDatabase,
+    _dir: tempfile::TempDir,
+}
+
+impl Node {
+    /// Starts `serve <args>` with `env`; `None` when the selected engine is skipped.
+    async fn start(env: &[(&str, &str)], args: &[&str]) -> Option<Self> {
+        use std::io::BufRead;
+        let db = TestDatabase::selected().await?;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut repo = testkit::Repo::init(&dir.path().join("repo"));
+        repo.write(
+            "src/lib.rs",
+            "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+        );
+        repo.commit("feat: add");
+        let token = offline(dir.path(), &db, &["tokens", "create", "--scope", "admin"]);
+        let repo_path = repo.path.display().to_string();
+        let workspace: serde_json::Value = serde_json::from_str(&offline(
+            dir.path(),
+            &db,
+            &[
+                "workspaces",
+                "create",
+                "--name",
+                "stopping",
+                "--repo-path",
+                &repo_path,
+            ],
+        ))
+        .expect("workspace JSON");
+        let ws = workspace["id"].as_str().expect("workspace id").to_owned();
+        let mut command = crate::helpers::cli(dir.path());
+        command
+            .env("CONTENT_PIPELINE_DATABASE_URL", db.url())
+            .env(
+                "CONTENT_PIPELINE_SHUTDOWN_GRACE",
+                format!("{}s", GRACE.as_secs()),
+            )
+            .env("CONTENT_PIPELINE_LOG", "info")
+            .arg("serve")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut process = command.spawn().expect("start content-pipeline");
+        let stderr = process.stderr.take().expect("stderr");
+        let (lines, received) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = lines.send(line);
+            }
+        });
+        let address = loop {
+            let line = received
+                .recv_timeout(Duration::from_secs(60))
+                .expect("the server logs its address");
+            if let Some(address) = listening_address(&line) {
+                break address;
+            }
+        };
+        Some(Self {
+            process,
+            base: format!("http://{address}"),
+            token,
+            ws,
+            db,
+            _dir: dir,
+        })
+    }
+
+    /// Triggers a run of the repository's `src`; returns the Run.
+    async fn trigger(&self) -> serde_json::Value {
+        reqwest::Client::new()
+            .post(format!("{}/v1/workspaces/{}/runs", self.base, self.ws))
+            .bearer_auth(&self.token)
+            .json(&json!({"feature_id": "src"}))
+            .send()
+            .await
+            .expect("trigger")
+            .json()
+            .await
+            .expect("run JSON")
+    }
+
+    async fn get(&self, path: &str) -> serde_json::Value {
+        reqwest::Client::new()
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .expect("GET")
+            .json()
+            .await
+            .expect("JSON")
+    }
+
+    fn sigterm(&self) -> Instant {
+        let pid = libc::pid_t::try_from(self.process.id()).expect("pid");
+        // SAFETY: a plain kill(2) of the child this test started.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+        Instant::now()
+    }
+
+    /// Waits for the process to exit after the SIGTERM sent at `asked`; checks it did so
+    /// within the grace period (and a margin) with status 0.
+    async fn exits_in_time(&mut self, asked: Instant) {
+        let process = &mut self.process;
+        let status = eventually(GRACE + MARGIN, "the process exits", || {
+            std::future::ready(process.try_wait().expect("wait"))
+        })
+        .await;
+        let took = asked.elapsed();
+        eprintln!("stopped {took:?} after SIGTERM with {status}");
+        assert!(status.success(), "{status}");
+        assert!(took < GRACE + MARGIN, "{took:?}");
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_ends_live_logs_and_exits_within_the_grace_period() {
-    use std::io::BufRead;
-    let Some(db) = TestDatabase::selected().await else {
+    // No workers: the run stays queued, so its live log never ends by itself.
+    let Some(mut node) = Node::start(&[], &["--no-workers"]).await else {
         return;
     };
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut repo = testkit::Repo::init(&dir.path().join("repo"));
-    repo.write(
-        "src/lib.rs",
-        "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n",
-    );
-    repo.commit("feat: add");
-    let token = offline(dir.path(), &db, &["tokens", "create", "--scope", "admin"]);
-    let repo_path = repo.path.display().to_string();
-    let workspace: serde_json::Value = serde_json::from_str(&offline(
-        dir.path(),
-        &db,
-        &[
-            "workspaces",
-            "create",
-            "--name",
-            "stopping",
-            "--repo-path",
-            &repo_path,
-        ],
-    ))
-    .expect("workspace JSON");
-    let ws = workspace["id"].as_str().expect("workspace id").to_owned();
-
-    // No workers: the run stays queued, so its live log never ends by itself.
-    let mut serve = crate::helpers::cli(dir.path())
-        .env("CONTENT_PIPELINE_DATABASE_URL", db.url())
-        .env(
-            "CONTENT_PIPELINE_SHUTDOWN_GRACE",
-            format!("{}s", GRACE.as_secs()),
-        )
-        .env("CONTENT_PIPELINE_LOG", "info")
-        .args(["serve", "--no-workers"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start content-pipeline");
-    let stderr = serve.stderr.take().expect("stderr");
-    let (lines, received) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = lines.send(line);
-        }
-    });
-    let address = loop {
-        let line = received
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the server logs its address");
-        if let Some(address) = listening_address(&line) {
-            break address;
-        }
-    };
-    let base = format!("http://{address}");
-    let client = reqwest::Client::new();
-    let run: serde_json::Value = client
-        .post(format!("{base}/v1/workspaces/{ws}/runs"))
-        .bearer_auth(&token)
-        .json(&json!({"feature_id": "src"}))
-        .send()
-        .await
-        .expect("trigger")
-        .json()
-        .await
-        .expect("run JSON");
+    let run = node.trigger().await;
     assert_eq!(run["status"], "queued", "{run}");
-    let log = client
+    let log = reqwest::Client::new()
         .get(format!(
-            "{base}/v1/runs/{}/log",
+            "{}/v1/runs/{}/log",
+            node.base,
             run["id"].as_str().expect("run id")
         ))
-        .bearer_auth(&token)
+        .bearer_auth(&node.token)
         .header("accept", "text/event-stream")
         .send()
         .await
@@ -339,10 +412,7 @@ async fn sigterm_ends_live_logs_and_exits_within_the_grace_period() {
         "the live log of a queued run ended by itself"
     );
 
-    let pid = libc::pid_t::try_from(serve.id()).expect("pid");
-    // SAFETY: a plain kill(2) of the child this test started.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let asked = Instant::now();
+    let asked = node.sigterm();
     let ended = tokio::time::timeout(GRACE + MARGIN, stream)
         .await
         .expect("the live log ends when the server stops")
@@ -351,12 +421,56 @@ async fn sigterm_ends_live_logs_and_exits_within_the_grace_period() {
         ended,
         "the live log ended cleanly, so its client resumes elsewhere"
     );
-    let status = eventually(GRACE + MARGIN, "the process exits", || {
-        std::future::ready(serve.try_wait().expect("wait"))
-    })
+    node.exits_in_time(asked).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_hands_back_a_run_in_hand() {
+    // A sandbox that never answers: the run is in hand until the worker lets it go.
+    let scripts = tempfile::tempdir().expect("tempdir");
+    let sandbox = scripts.path().join("sandbox.sh");
+    std::fs::write(&sandbox, "#!/bin/sh\nexec sleep 120\n").expect("script");
+    std::fs::set_permissions(
+        &sandbox,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let sandbox = sandbox.display().to_string();
+    let env = [
+        ("CONTENT_PIPELINE_SANDBOX_PROGRAM", sandbox.as_str()),
+        ("CONTENT_PIPELINE_RUN_CONCURRENCY", "1"),
+        ("CONTENT_PIPELINE_DRIFT_INTERVAL", "0"),
+    ];
+    let Some(mut node) = Node::start(&env, &[]).await else {
+        return;
+    };
+    let run = node.trigger().await;
+    let id = run["id"].as_str().expect("run id").to_owned();
+    eventually(
+        Duration::from_secs(30),
+        "the worker claims the run",
+        || async {
+            (node.get(&format!("/v1/runs/{id}")).await["status"] == "running").then_some(())
+        },
+    )
     .await;
-    let took = asked.elapsed();
-    eprintln!("stopped {took:?} after SIGTERM with {status}");
-    assert!(status.success(), "{status}");
-    assert!(took < GRACE + MARGIN, "{took:?}");
+
+    let asked = node.sigterm();
+    node.exits_in_time(asked).await;
+    // Back in the queue for any worker at once, without counting the attempt.
+    let held = node
+        .db
+        .count(&format!(
+            "SELECT COUNT(*) FROM runs WHERE id = '{id}' AND status = 'running'
+               AND lease_owner IS NULL AND attempts = 0"
+        ))
+        .await;
+    assert_eq!(held, 1, "the run is handed back");
+    let said = node
+        .db
+        .count(&format!(
+            "SELECT COUNT(*) FROM run_events WHERE run_id = '{id}' AND message LIKE 'handed back:%'"
+        ))
+        .await;
+    assert_eq!(said, 1, "the run's log says so");
 }
