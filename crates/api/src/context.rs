@@ -27,6 +27,20 @@ impl RequestContext {
         CURRENT.scope(self, f).await
     }
 
+    /// `work` in the context of the request being handled (if any): for a task spawned on its
+    /// behalf, which task-locals do not follow.
+    pub fn carried<F: std::future::Future>(
+        work: F,
+    ) -> impl std::future::Future<Output = F::Output> {
+        let current = Self::current();
+        async move {
+            match current {
+                Some(context) => context.scope(work).await,
+                None => work.await,
+            }
+        }
+    }
+
     /// The context of the request being handled, if any.
     pub fn current() -> Option<RequestContext> {
         CURRENT.try_with(Clone::clone).ok()

@@ -29,6 +29,7 @@ use operations::Caller;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use store::{Claim, ClaimOutcome, StoredResponse, Tx, WriteFuture};
+use tracing::Instrument;
 use webhooks::SecretBox;
 
 use crate::error::{ApiError, ErrorType};
@@ -229,8 +230,36 @@ pub async fn layer(
         }
     };
     let print = fingerprint(&parts.method, parts.uri.path(), &bytes);
+    let request = Request::from_parts(parts, Body::from(bytes));
+    // Work does not belong to the connection: once claimed, the request runs to its commit
+    // (or rolls back and releases its key) in a task of its own, so a client that gives up
+    // halfway (its timeout, a proxy, a dropped connection) leaves an answer for its retry to
+    // replay, not a claim that looks in progress until it is abandoned.
+    let work = crate::context::RequestContext::carried(claim_and_answer(
+        state,
+        Claim { owner, key },
+        print,
+        request,
+        next,
+    ))
+    .instrument(tracing::Span::current());
+    match tokio::spawn(work).await {
+        Ok(response) => response,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => ApiError::internal(e).into_response(),
+    }
+}
+
+/// Claims the key, then answers: a replay, a mismatch, "in progress", or the handler's
+/// response, stored or released (see [`settle`]).
+async fn claim_and_answer(
+    state: AppState,
+    claim: Claim,
+    print: String,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let now = state.clock.timestamp();
-    let claim = Claim { owner, key };
     let asked = claim.clone();
     let outcome = state
         .store
@@ -263,14 +292,42 @@ pub async fn layer(
         }
         Ok(ClaimOutcome::Claimed(claim)) => claim,
     };
+    let mut unsettled = Unsettled {
+        state: state.clone(),
+        claim: Some(claim.clone()),
+    };
     let active = ActiveClaim {
         claim,
         sealer: state.responses.clone(),
     };
-    let mut req = Request::from_parts(parts, Body::from(bytes));
     req.extensions_mut().insert(active.clone());
     let response = next.run(req).await;
-    settle(&state, &active, response).await
+    let response = settle(&state, &active, response).await;
+    unsettled.claim = None;
+    response
+}
+
+/// A claim whose outcome is not settled yet. Dropped so (the handler panicked), it releases
+/// the key, so that a retry runs again at once instead of waiting until the claim counts as
+/// abandoned.
+struct Unsettled {
+    state: AppState,
+    claim: Option<Claim>,
+}
+
+impl Drop for Unsettled {
+    fn drop(&mut self) {
+        let (Some(claim), Ok(runtime)) = (self.claim.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let store = self.state.store.clone();
+        runtime.spawn(async move {
+            if let Err(e) = store.release_idempotency(&claim).await {
+                tracing::warn!(error = %e, "could not release an idempotency key");
+            }
+        });
+    }
 }
 
 /// Stores or releases the claim once the handler has answered.
@@ -305,6 +362,7 @@ async fn settle(state: &AppState, active: &ActiveClaim, response: Response) -> R
         .complete_idempotency(&active.claim, &stored)
         .await
     {
+        release(state, active).await;
         return ApiError::from(e).into_response();
     }
     Response::from_parts(parts, Body::from(bytes))

@@ -121,6 +121,11 @@ pub struct Config {
     pub http_idle_timeout: Duration,
     /// Connections open at once; more wait in the listen backlog.
     pub http_max_connections: usize,
+    /// How long a stopping process (SIGTERM, ctrl-c) may take: it stops accepting, ends live
+    /// log streams, lets requests in flight finish and hands back claimed work, then exits
+    /// whatever is still running.
+    #[serde(deserialize_with = "values::positive_duration")]
+    pub shutdown_grace: Duration,
     /// Largest request head in bytes (at least 8192); larger ones are refused with 431.
     pub http_max_header_bytes: usize,
     /// Live (unrevoked) tokens per workspace.
@@ -186,6 +191,7 @@ impl Default for Config {
             http_header_timeout: Duration::from_secs(10),
             http_idle_timeout: Duration::from_secs(60),
             http_max_connections: 10_000,
+            shutdown_grace: Duration::from_secs(10),
             http_max_header_bytes: 64 * 1024,
             workspace_max_tokens: 100,
             workspace_max_webhooks: 50,
@@ -708,6 +714,7 @@ mod tests {
                 run_cpu_limit = 30
                 run_lease = "1m"
                 webhook_attempt_retention = "7d"
+                shutdown_grace = "20s"
                 "#,
             )?;
             let c = load(Some("service.toml"))?;
@@ -724,6 +731,9 @@ mod tests {
             assert_eq!(c.polish_timeout, secs(2));
             assert_eq!(c.run_cpu_limit, secs(30));
             assert_eq!(c.run_lease, secs(60));
+            assert_eq!(c.shutdown_grace, secs(20));
+            jail.set_env("CONTENT_PIPELINE_SHUTDOWN_GRACE", "3");
+            assert_eq!(load(Some("service.toml"))?.shutdown_grace, secs(3));
             jail.set_env("CONTENT_PIPELINE_RUN_LEASE", "10");
             assert_eq!(load(Some("service.toml"))?.run_lease, secs(10));
             jail.set_env("CONTENT_PIPELINE_RUN_LEASE", "0");

@@ -179,10 +179,14 @@ fn main() -> anyhow::Result<ExitCode> {
         return Ok(ci::webhooks(command));
     }
     init_tracing();
-    tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .build()?
-        .block_on(serve(cli))
+        .build()?;
+    let outcome = runtime.block_on(serve(cli));
+    // Whatever the shutdown grace period left running (a blocking task, a request that never
+    // ends) does not keep the process alive: it is stopped after `run_until` gave up on it.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    outcome
 }
 
 async fn serve(cli: Cli) -> anyhow::Result<ExitCode> {

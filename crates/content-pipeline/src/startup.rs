@@ -103,6 +103,8 @@ pub struct Application {
     listener: TcpListener,
     router: axum::Router,
     limits: ConnectionLimits,
+    /// How long stopping may take (see [`Application::run_until`]).
+    shutdown_grace: Duration,
     pub state: AppState,
     pub portal: portal::Portal,
     pub address: SocketAddr,
@@ -174,6 +176,7 @@ impl Application {
             listener,
             router,
             limits,
+            shutdown_grace: config.shutdown_grace,
             state,
             address,
             store,
@@ -194,6 +197,11 @@ impl Application {
     }
 
     /// Serves until `shutdown` resolves, running the periodic housekeeping beside the API.
+    /// Then it stops within the shutdown grace period: it stops accepting, ends the live log
+    /// streams (their clients resume on another node with `Last-Event-ID`), lets the requests
+    /// in flight finish, and stops the workers, which finish or hand back what they claimed.
+    /// Whatever is still running when the period ends is abandoned: the process exits anyway,
+    /// and leases hand the work over.
     pub async fn run_until(
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
@@ -209,18 +217,54 @@ impl Application {
             .workers
             .map(|ctx| workers::spawn_all(ctx, worker_shutdown))
             .transpose()?;
-        crate::server::serve(self.listener, self.router, self.limits, shutdown).await;
-        stop_workers.trigger();
-        if let Some(w) = workers {
-            w.join().await;
+        let (stop_serving, serving_stops) = tokio::sync::watch::channel(false);
+        let mut server = tokio::spawn(crate::server::serve(
+            self.listener,
+            self.router,
+            self.limits,
+            async move {
+                let mut serving_stops = serving_stops;
+                let _ = serving_stops.wait_for(|stop| *stop).await;
+            },
+        ));
+        tokio::select! {
+            () = shutdown => {}
+            _ = &mut server => tracing::error!("the server stopped by itself"),
         }
-        // The notes of the last requests are written before the database closes.
+        let grace = self.shutdown_grace;
+        tracing::info!(
+            ?grace,
+            "stopping: no new connections, live logs end, work in hand finishes or goes back"
+        );
+        stop_serving.send_replace(true);
+        self.state.ops.end_live_logs();
+        stop_workers.trigger();
+        let stopped = tokio::time::timeout(grace, async {
+            let _ = (&mut server).await;
+            if let Some(w) = workers {
+                w.join().await;
+            }
+        })
+        .await;
+        // The notes of the last requests are written before the database closes (briefly: the
+        // grace period is spent).
         let _ = stop_usage.send(());
-        if let Err(e) = usage.await {
-            tracing::warn!(error = %e, "the token usage writer failed");
+        match tokio::time::timeout(Duration::from_secs(1), usage).await {
+            Ok(Err(e)) => tracing::warn!(error = %e, "the token usage writer failed"),
+            Err(_) => tracing::warn!("the token usage writer did not finish in time"),
+            Ok(Ok(())) => {}
         }
         housekeeping.abort();
+        if stopped.is_err() {
+            tracing::warn!(
+                ?grace,
+                "the shutdown grace period ended with work still running; exiting anyway"
+            );
+            server.abort();
+            return Ok(());
+        }
         self.store.close().await;
+        tracing::info!("stopped");
         Ok(())
     }
 }
@@ -241,6 +285,8 @@ pub fn worker_context(
         runs: workers::runs::RunWorkerConfig {
             concurrency: config.run_concurrency,
             lease: config.run_lease,
+            // Half the grace period: time remains to hand back what did not finish.
+            hand_back_after: config.shutdown_grace / 2,
             ..workers::runs::RunWorkerConfig::default()
         },
         base_url: base_url.trim_end_matches('/').into(),
@@ -280,7 +326,14 @@ pub async fn run_workers_until(
     let running: Workers = workers::spawn_all(ctx, signal)?;
     shutdown.await;
     stop.trigger();
-    running.join().await;
+    let grace = config.shutdown_grace;
+    if tokio::time::timeout(grace, running.join()).await.is_err() {
+        tracing::warn!(
+            ?grace,
+            "the shutdown grace period ended with work still running; exiting anyway"
+        );
+        return Ok(());
+    }
     store.close().await;
     Ok(())
 }

@@ -84,6 +84,8 @@ pub struct Inner {
     pub features: pipeline::FeatureCache,
     /// Portal sessions, password hashing and CSRF tokens.
     pub(crate) accounts: accounts::Accounts,
+    /// Set once this process stops serving: live log streams end (see `live_log`).
+    pub(crate) stopping: tokio::sync::watch::Sender<bool>,
 }
 
 /// The handle every front end holds; cheap to clone.
@@ -112,6 +114,7 @@ impl Operations {
             accounts: accounts::Accounts::new(settings.server_key.expose(), settings.sessions),
             store,
             clock,
+            stopping: tokio::sync::watch::Sender::new(false),
         }))
     }
 

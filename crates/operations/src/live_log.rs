@@ -25,12 +25,21 @@ struct Following {
     pending: VecDeque<RunEventRecord>,
     changes: store::RunChanges,
     ends_at: tokio::time::Instant,
+    /// The server is stopping (see [`Operations::end_live_logs`]).
+    stopping: tokio::sync::watch::Receiver<bool>,
 }
 
 impl Operations {
+    /// Ends every live log stream of this process, now and from now on: the server is
+    /// stopping, and its clients resume elsewhere with `Last-Event-ID`.
+    pub fn end_live_logs(&self) {
+        self.stopping.send_replace(true);
+    }
+
     /// A run's log events after `after` (a `seq`), in order, as they are written. The stream
-    /// ends once the run has finished and its last event was yielded, after `lifetime`, or at
-    /// a database error (the client resumes from the last event it got). It reads the
+    /// ends once the run has finished and its last event was yielded, after `lifetime`, when
+    /// the server stops ([`Operations::end_live_logs`]), or at a database error (the client
+    /// resumes from the last event it got, on this node or another). It reads the
     /// database when this process commits a change to the run, and every few seconds for
     /// changes made elsewhere.
     pub fn follow_log(
@@ -44,6 +53,7 @@ impl Operations {
             // wait goes unnoticed.
             changes: self.store.follow_run(run_id),
             ends_at: tokio::time::Instant::now() + lifetime,
+            stopping: self.stopping.subscribe(),
             ops: self.clone(),
             run_id,
             after,
@@ -55,7 +65,7 @@ impl Operations {
                 if let Some(event) = f.pending.pop_front() {
                     return Some((event, f));
                 }
-                if f.done || tokio::time::Instant::now() >= f.ends_at {
+                if f.done || *f.stopping.borrow() || tokio::time::Instant::now() >= f.ends_at {
                     return None;
                 }
                 metrics::counter!("run_log_stream_reads_total").increment(1);
@@ -78,6 +88,7 @@ impl Operations {
                             _ = f.changes.changed() => {}
                             _ = tokio::time::sleep(SAFETY_POLL) => {}
                             _ = tokio::time::sleep_until(f.ends_at) => {}
+                            _ = f.stopping.changed() => {}
                         }
                     }
                     Err(e) => {

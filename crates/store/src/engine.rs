@@ -241,11 +241,13 @@ impl Store {
     }
 
     /// Runs `work` in one write transaction: it commits when `work` returns `Ok` and rolls back
-    /// when it returns `Err` (or is dropped). This is the one way to write more than one
-    /// statement, on both engines. On SQLite the whole transaction runs on the writer thread
-    /// (see `writer`), so no other writer waits while the task that holds the lock sits in a
-    /// busy runtime's queue; on PostgreSQL it runs in place. Either way it runs inside the
-    /// caller's tracing span, so what it logs carries the caller's context (a request's id).
+    /// when it returns `Err`. This is the one way to write more than one statement, on both
+    /// engines. The transaction runs to its end whatever happens to the caller: dropping the
+    /// returned future (a client went away, a request timed out) neither cancels a statement
+    /// in flight nor the commit (see [`Store::detached`]). On SQLite it runs on the writer
+    /// thread (see `writer`), so no other writer waits while the task that holds the lock
+    /// sits in a busy runtime's queue. Either way it runs inside the caller's tracing span, so
+    /// what it logs carries the caller's context (a request's id).
     ///
     /// ```ignore
     /// store.write(move |tx| Box::pin(async move { tx.insert_workspace("A", None, now).await }))
@@ -257,7 +259,7 @@ impl Store {
         E: From<StoreError> + Send + 'static,
     {
         let store = self.clone();
-        self.on_writer_thread(async move {
+        self.detached(async move {
             let mut tx = store.begin().await?;
             let value = work(&mut tx).await?;
             tx.commit().await?;
@@ -266,9 +268,13 @@ impl Store {
         .await?
     }
 
-    /// Runs `work` where the SQLite writer answers fastest (see `writer`); in place on
-    /// PostgreSQL. For the store's own hot autocommit writes.
-    pub(crate) async fn on_writer_thread<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
+    /// Runs `work` to its end in a task of its own, in the caller's tracing span: on the
+    /// SQLite writer thread, where the writer answers fastest (see `writer`), or on the
+    /// runtime for PostgreSQL. Dropping the returned future detaches the work instead of
+    /// cancelling it, so a write never stops between two statements or inside one (a
+    /// cancelled `BEGIN` also leaves a pooled PostgreSQL connection inside a transaction with
+    /// sqlx 0.9.0; see [`Store::begin`]).
+    pub(crate) async fn detached<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
     where
         Fut: std::future::Future + Send + 'static,
         Fut::Output: Send + 'static,
@@ -277,19 +283,30 @@ impl Store {
         let work = work.instrument(tracing::Span::current());
         match &self.pools {
             Pools::Sqlite { runtime, .. } => runtime.run(work).await,
-            Pools::Postgres(_) => Ok(work.await),
+            Pools::Postgres(_) => tokio::spawn(work).await.map_err(crashed),
         }
     }
 
     /// Starts a write transaction: for the store's own methods and its tests; everyone else
     /// writes through [`Store::write`].
+    ///
+    /// On PostgreSQL the `BEGIN` runs in a task of its own. sqlx 0.9.0 counts a transaction
+    /// only once the server has answered its `BEGIN` (transact-rs/sqlx#4385, #4393, fixed by
+    /// #4394 after the 0.9.0 release): a future dropped while `BEGIN` is in flight queues no
+    /// `ROLLBACK`, and the pool hands the connection out again inside that transaction,
+    /// holding its locks. The task always sees the answer, so a transaction begun for a
+    /// caller that went away is dropped as a whole and rolled back.
     #[doc(hidden)]
     pub async fn begin(&self) -> Result<Tx, StoreError> {
         let inner = match &self.pools {
             Pools::Sqlite { writer, .. } => {
                 TxInner::Sqlite(writer.begin_with("BEGIN IMMEDIATE").await?)
             }
-            Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+            Pools::Postgres(pool) => {
+                let pool = pool.clone();
+                let begun = tokio::spawn(async move { pool.begin().await });
+                TxInner::Postgres(begun.await.map_err(crashed)??)
+            }
         };
         Ok(Tx {
             inner,
@@ -322,6 +339,12 @@ impl Store {
             Pools::Postgres(pool) => pool.close().await,
         }
     }
+}
+
+/// What a task of the store that panicked (or was cancelled at shutdown) answers.
+pub(crate) fn crashed(e: tokio::task::JoinError) -> StoreError {
+    tracing::error!(error = %e, "a database task ended abnormally");
+    StoreError::Database(sqlx::Error::WorkerCrashed)
 }
 
 impl Tx {

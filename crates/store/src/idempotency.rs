@@ -61,7 +61,7 @@ impl Store {
         abandoned_before: Timestamp,
     ) -> Result<ClaimOutcome, StoreError> {
         let (store, fingerprint) = (self.clone(), fingerprint.to_owned());
-        self.on_writer_thread(async move {
+        self.detached(async move {
             store
                 .claim_in_place(claim, &fingerprint, now, expired_before, abandoned_before)
                 .await

@@ -208,6 +208,32 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// Gives a run `worker` holds back because the worker is stopping: its lease ends now, so
+    /// any worker claims it at once, and the attempt does not count towards the run's limit.
+    /// False when the run is no longer this worker's (it finished meanwhile).
+    pub async fn hand_back_run(
+        &self,
+        run: RunId,
+        worker: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let n = write_pool!(self, |c| sqlx::query(
+            "UPDATE runs SET lease_owner = NULL, lease_expires_at = $3, updated_at = $3,
+                 attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END
+             WHERE id = $1 AND lease_owner = $2 AND status = 'running'"
+        )
+        .bind(run)
+        .bind(worker)
+        .bind(now)
+        .execute(c)
+        .await?
+        .rows_affected());
+        if n == 1 {
+            self.run_changed(run);
+        }
+        Ok(n == 1)
+    }
+
     /// The source commits of the feature's two latest successful runs at different commits,
     /// newest first: where its changelog resumes, and where it resumed before (a run at the
     /// same HEAD as the latest covers that latest run's range again).

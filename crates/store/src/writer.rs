@@ -12,7 +12,6 @@ use std::thread;
 
 use tokio::runtime::{Builder, Handle};
 use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 use crate::StoreError;
 
@@ -45,25 +44,17 @@ impl WriterRuntime {
         })
     }
 
-    /// Runs `work` on the writer thread. Dropping the returned future (a request timed out,
-    /// its client went away) aborts the work, exactly as dropping it in place would: an
-    /// uncommitted transaction rolls back.
+    /// Runs `work` on the writer thread, to its end: dropping the returned future (a request
+    /// timed out, its client went away) detaches the work instead of cancelling it, so a
+    /// transaction commits or rolls back as its work decides, never halfway.
     pub(crate) async fn run<Fut>(&self, work: Fut) -> Result<Fut::Output, StoreError>
     where
         Fut: Future + Send + 'static,
         Fut::Output: Send + 'static,
     {
-        let mut task = AbortOnDrop(self.handle.spawn(work));
-        (&mut task.0)
+        self.handle
+            .spawn(work)
             .await
-            .map_err(|_| StoreError::Database(sqlx::Error::WorkerCrashed))
-    }
-}
-
-struct AbortOnDrop<T>(JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
+            .map_err(crate::engine::crashed)
     }
 }

@@ -5,7 +5,7 @@
 //! `max_attempts` times; a version is never written twice (the store refuses a second version
 //! of an article from the same run).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -29,6 +29,9 @@ pub struct RunWorkerConfig {
     pub lease: Duration,
     pub poll_interval: Duration,
     pub max_attempts: i64,
+    /// How long runs in hand may take to finish once the worker is told to stop; those still
+    /// running then go back to the queue (see [`Store::hand_back_run`]).
+    pub hand_back_after: Duration,
 }
 
 impl Default for RunWorkerConfig {
@@ -38,6 +41,7 @@ impl Default for RunWorkerConfig {
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
             max_attempts: 3,
+            hand_back_after: Duration::from_secs(5),
         }
     }
 }
@@ -63,14 +67,20 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
     let worker_id = format!("worker-{}", RunId::generate());
     let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(config.concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
+    // The runs being executed, by the task that executes each.
+    let mut in_hand: HashMap<tokio::task::Id, RunId> = HashMap::new();
     loop {
         if shutdown.is_triggered() {
             break;
         }
         fail_abandoned(&store, &clock, &base_url, config.max_attempts).await;
-        let permit = match slots.clone().acquire_owned().await {
-            Ok(p) => p,
-            Err(_) => break,
+        // Every slot busy: wait for one, or for the order to stop.
+        let permit = tokio::select! {
+            permit = slots.clone().acquire_owned() => match permit {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            () = shutdown.wait() => break,
         };
         let now = clock.timestamp();
         match store
@@ -87,7 +97,8 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                     polisher.clone(),
                     sandbox.clone(),
                 );
-                tasks.spawn(async move {
+                let run_id = run.id;
+                let task = tasks.spawn(async move {
                     let job = Job {
                         store: &store,
                         clock: &clock,
@@ -100,6 +111,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                     execute(&job, run).await;
                     drop(permit);
                 });
+                in_hand.insert(task.id(), run_id);
             }
             // No run waits: drift checks asked for over the API share the same slots.
             Ok(None) => match store
@@ -135,9 +147,74 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                 tokio::time::sleep(config.poll_interval).await;
             }
         }
-        while tasks.try_join_next().is_some() {}
+        while let Some(done) = tasks.try_join_next_with_id() {
+            in_hand.remove(&finished_task(done));
+        }
     }
-    while tasks.join_next().await.is_some() {}
+    stop(
+        &store,
+        &clock,
+        &worker_id,
+        tasks,
+        in_hand,
+        config.hand_back_after,
+    )
+    .await;
+}
+
+/// The id of a task that ended, however it ended.
+fn finished_task(done: Result<(tokio::task::Id, ()), tokio::task::JoinError>) -> tokio::task::Id {
+    match done {
+        Ok((id, ())) => id,
+        Err(e) => e.id(),
+    }
+}
+
+/// The worker is stopping: the work in hand gets `patience` to finish; then it is cut off (its
+/// sandboxed children are killed with it) and each run still in hand goes back to the queue,
+/// its log saying so, for another worker to start over at once.
+async fn stop(
+    store: &Store,
+    clock: &Clock,
+    worker_id: &str,
+    mut tasks: tokio::task::JoinSet<()>,
+    mut in_hand: HashMap<tokio::task::Id, RunId>,
+    patience: Duration,
+) {
+    let finished = tokio::time::timeout(patience, async {
+        while let Some(done) = tasks.join_next_with_id().await {
+            in_hand.remove(&finished_task(done));
+        }
+    })
+    .await;
+    if finished.is_ok() {
+        return;
+    }
+    tasks.abort_all();
+    while let Some(done) = tasks.join_next_with_id().await {
+        if let Ok((id, ())) = done {
+            in_hand.remove(&id);
+        }
+    }
+    for run in in_hand.into_values() {
+        match store.hand_back_run(run, worker_id, clock.timestamp()).await {
+            Ok(true) => {
+                log(
+                    store,
+                    clock,
+                    run,
+                    LogLevel::Warn,
+                    LogStage::Resolve,
+                    "handed back: this worker stopped before the run finished; the run goes back \
+                     to the queue and starts over (this attempt does not count)",
+                )
+                .await;
+                tracing::info!(%run, "handed a run back to the queue");
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(%run, error = %e, "could not hand a run back; its lease will"),
+        }
+    }
 }
 
 /// Fails runs whose worker died on their last allowed attempt.

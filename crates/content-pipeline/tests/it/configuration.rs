@@ -188,6 +188,7 @@ fn every_documented_form_from_the_environment() {
             ("CONTENT_PIPELINE_RUN_DEADLINE", "5m"),
             ("CONTENT_PIPELINE_RUN_CPU_LIMIT", "120"),
             ("CONTENT_PIPELINE_RUN_LEASE", "45s"),
+            ("CONTENT_PIPELINE_SHUTDOWN_GRACE", "10s"),
             ("CONTENT_PIPELINE_DRIFT_INTERVAL", "0"),
             ("CONTENT_PIPELINE_WEBHOOK_RETRY_SCHEDULE", "0,5s,5m,2h"),
             ("CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS", "127.0.0.0/8, ::1"),
@@ -223,6 +224,7 @@ bind = "127.0.0.1:0"
 secret_key = "{key}"
 drift_interval = 0
 run_lease = 45
+shutdown_grace = 15
 webhook_timeout = 15
 http_idle_timeout = "5m"
 http_header_timeout = "10s"

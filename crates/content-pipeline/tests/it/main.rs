@@ -18,6 +18,7 @@ mod fairness;
 mod idempotency;
 mod idempotency_by_token;
 mod isolation;
+mod lifecycle;
 mod meta;
 mod nothing_lost;
 mod openapi_document;
