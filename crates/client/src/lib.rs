@@ -42,6 +42,15 @@ pub use domain::{
     RunStatus, Scope, Surface, Tier, TokenId, UserId, WebhookId, WorkspaceId,
 };
 pub use error::{Error, Result};
+
+/// The filters of [`Client::list_deliveries_filtered`]; unset ones do not narrow.
+#[derive(Clone, Debug, Default)]
+pub struct DeliveryFilter {
+    pub status: Option<DeliveryStatus>,
+    pub event_type: Option<EventType>,
+    pub since: Option<domain::Timestamp>,
+    pub until: Option<domain::Timestamp>,
+}
 pub use retry::RetryPolicy;
 
 use call::{json, text};
@@ -400,8 +409,49 @@ impl Client {
             .query("status", status)
     }
 
+    /// A subscription's deliveries narrowed by status, event type and creation time
+    /// (`since` inclusive, `until` exclusive).
+    pub fn list_deliveries_filtered(
+        &self,
+        id: &WebhookId,
+        filter: &DeliveryFilter,
+        page: &PageRequest,
+    ) -> Call<Page<Delivery>> {
+        self.page(format!("/v1/webhooks/{id}/deliveries"), page)
+            .query("status", filter.status)
+            .query("event_type", filter.event_type)
+            .query("since", filter.since)
+            .query("until", filter.until)
+    }
+
     pub fn get_delivery(&self, id: &DeliveryId) -> Call<Delivery> {
         self.get(format!("/v1/deliveries/{id}"))
+    }
+
+    /// A delivery's attempts, newest first: what was sent and what came back.
+    pub fn list_attempts(
+        &self,
+        id: &DeliveryId,
+        page: &PageRequest,
+    ) -> Call<Page<DeliveryAttempt>> {
+        self.page(format!("/v1/deliveries/{id}/attempts"), page)
+    }
+
+    /// The event catalog: each type with its JSON Schema and an example.
+    pub fn list_event_types(&self) -> Call<EventTypeList> {
+        self.get("/v1/event-types".into())
+    }
+
+    /// Sends the catalog's example of an event type, marked as a test, to this endpoint only.
+    pub fn send_test_event(&self, id: &WebhookId, body: &SendTestEvent) -> Call<Delivery> {
+        self.call(Method::POST, format!("/v1/webhooks/{id}/test"))
+            .body(body)
+    }
+
+    /// Replays once each failed or dead delivery of this endpoint since a time.
+    pub fn recover(&self, id: &WebhookId, body: &RecoverDeliveries) -> Call<Recovered> {
+        self.call(Method::POST, format!("/v1/webhooks/{id}/recover"))
+            .body(body)
     }
 
     // ---- The service

@@ -56,9 +56,13 @@ const OPERATIONS: &[&str] = &[
     "regenerate_article",
     "drift_check",
     "get_drift_check",
+    "list_event_types",
     "list_deliveries",
     "get_delivery",
+    "list_attempts",
+    "send_test_event",
     "replay",
+    "recover",
     "delete_webhook",
     "delete_workspace",
 ];
@@ -325,6 +329,58 @@ async fn exercise(app: &TestApp, api: &Client, ids: &mut Ids, repo: &std::path::
                 .await
                 .named(op);
             assert_eq!(delivery.event_type, EventType::RunCompleted);
+            let filtered = api
+                .list_deliveries_filtered(
+                    &webhook(ids),
+                    &client::DeliveryFilter {
+                        event_type: Some(EventType::ArticlePublished),
+                        since: Some(delivery.created_at),
+                        ..Default::default()
+                    },
+                    &page,
+                )
+                .await
+                .named(op);
+            assert!(
+                filtered
+                    .data
+                    .iter()
+                    .all(|d| d.event_type == EventType::ArticlePublished)
+            );
+        }
+        "list_event_types" => {
+            let catalog = api.list_event_types().await.named(op);
+            assert_eq!(catalog.data.len(), EventType::ALL.len());
+            assert!(
+                catalog
+                    .data
+                    .iter()
+                    .all(|e| e.example["type"] == e.event_type.as_str())
+            );
+        }
+        "list_attempts" => {
+            let delivery = ids.delivery.expect("delivery");
+            let attempts = testkit::eventually(Duration::from_secs(10), "an attempt", || async {
+                let page = api.list_attempts(&delivery, &page).await.named(op);
+                (!page.data.is_empty()).then_some(page)
+            })
+            .await;
+            assert_eq!(attempts.data[0].delivery_id, delivery);
+            assert_eq!(attempts.data[0].attempt, 1);
+        }
+        "send_test_event" => {
+            let body = client::SendTestEvent {
+                event_type: EventType::DriftDetected,
+            };
+            let sent = api.send_test_event(&webhook(ids), &body).await.named(op);
+            assert_eq!(sent.event_type, EventType::DriftDetected);
+            assert!(!sent.is_replay);
+        }
+        "recover" => {
+            let since = api.get_webhook(&webhook(ids)).await.named(op).created_at;
+            let body = client::RecoverDeliveries { since };
+            let recovered = api.recover(&webhook(ids), &body).await.named(op);
+            assert!(!recovered.has_more);
         }
         "replay" => {
             let body = ReplayDelivery {
