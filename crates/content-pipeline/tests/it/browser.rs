@@ -81,6 +81,22 @@ pub fn by_test(name: &str) -> String {
     format!("[data-test-{name}]")
 }
 
+/// The CSS selector of the element marked `data-test="{name}"`.
+pub fn t(name: &str) -> String {
+    format!("[data-test=\"{name}\"]")
+}
+
+/// Signs `email` in with the portal tests' password and waits for the workspaces page.
+pub async fn sign_in(b: &Browser, app: &crate::helpers::TestApp, email: &str) {
+    b.goto(&app.url("/portal/sign-in")).await;
+    b.submit_form(
+        &t("sign-in-form"),
+        &[("email", email), ("password", crate::portal::PASSWORD)],
+    )
+    .await;
+    b.wait_for_path("/portal/workspaces").await;
+}
+
 /// A headless Chromium of the test's own, driven over WebDriver.
 pub struct Browser {
     driver: Option<WebDriver>,

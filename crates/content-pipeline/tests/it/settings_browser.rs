@@ -4,25 +4,9 @@
 use serde_json::{Value, json};
 use thirtyfour::Key;
 
-use crate::browser::Browser;
-use crate::helpers::TestApp;
+use crate::browser::{Browser, sign_in, t};
 use crate::portal::PASSWORD;
 use crate::{app, browser};
-
-/// The CSS selector of `data-test="{name}"`.
-fn t(name: &str) -> String {
-    format!("[data-test=\"{name}\"]")
-}
-
-async fn sign_in(b: &Browser, app: &TestApp, email: &str) {
-    b.goto(&app.url("/portal/sign-in")).await;
-    b.submit_form(
-        &t("sign-in-form"),
-        &[("email", email), ("password", PASSWORD)],
-    )
-    .await;
-    b.wait_for_path("/portal/workspaces").await;
-}
 
 /// Runs `script` (its last statement calls `done(value)`) in the page and returns the value.
 async fn in_page(b: &Browser, script: &str) -> Value {
