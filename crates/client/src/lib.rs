@@ -374,6 +374,32 @@ impl Client {
         self.get(format!("/v1/deliveries/{id}"))
     }
 
+    /// A delivery's attempts, newest first.
+    pub fn list_attempts(
+        &self,
+        id: &DeliveryId,
+        page: &PageRequest,
+    ) -> Call<Page<DeliveryAttempt>> {
+        self.page(format!("/v1/deliveries/{id}/attempts"), page)
+    }
+
+    /// Sends the catalog's example of an event type, marked as a test, to this subscription.
+    pub fn send_test_event(&self, id: &WebhookId, body: &SendTestEvent) -> Call<Delivery> {
+        self.call(Method::POST, format!("/v1/webhooks/{id}/test"))
+            .body(body)
+    }
+
+    /// Replays, once each, the failed and dead deliveries since a time.
+    pub fn recover(&self, id: &WebhookId, body: &RecoverDeliveries) -> Call<Recovered> {
+        self.call(Method::POST, format!("/v1/webhooks/{id}/recover"))
+            .body(body)
+    }
+
+    /// The event catalog.
+    pub fn list_event_types(&self) -> Call<EventTypeList> {
+        self.get("/v1/event-types".into())
+    }
+
     // ---- The service
 
     pub fn healthz(&self) -> Call<serde_json::Value> {

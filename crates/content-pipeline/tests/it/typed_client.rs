@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use client::{
     ArticleFilter, Client, CreateToken, CreateWebhook, CreateWorkspace, EventType, PageRequest,
-    RegenerateArticle, ReplayDelivery, RotateSecret, Scope, TriggerRun, UpdateWebhook,
+    RecoverDeliveries, RegenerateArticle, ReplayDelivery, RotateSecret, Scope, SendTestEvent,
+    TriggerRun, UpdateWebhook,
 };
 use futures_util::TryStreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -53,6 +54,10 @@ const OPERATIONS: &[&str] = &[
     "get_drift_check",
     "list_deliveries",
     "get_delivery",
+    "list_attempts",
+    "list_event_types",
+    "send_test_event",
+    "recover",
     "replay",
     "delete_webhook",
     "delete_workspace",
@@ -288,6 +293,30 @@ async fn exercise(app: &TestApp, api: &Client, ids: &mut Ids, repo: &std::path::
                 .await
                 .named(op);
             assert_eq!(delivery.event_type, EventType::RunCompleted);
+        }
+        "list_attempts" => {
+            let delivery = ids.delivery.expect("delivery");
+            // The delivery was attempted once (to an address nobody answers).
+            let attempts = api.list_attempts(&delivery, &page).await.named(op);
+            assert!(attempts.data.iter().all(|a| a.delivery_id == delivery));
+        }
+        "list_event_types" => {
+            let catalog = api.list_event_types().await.named(op);
+            assert_eq!(catalog.data.len(), EventType::ALL.len());
+        }
+        "send_test_event" => {
+            let body = SendTestEvent {
+                event_type: EventType::DriftDetected,
+            };
+            let sent = api.send_test_event(&webhook(ids), &body).await.named(op);
+            assert_eq!(sent.event_type, EventType::DriftDetected);
+        }
+        "recover" => {
+            let body = RecoverDeliveries {
+                since: "2026-01-01T00:00:00Z".parse().expect("a timestamp"),
+            };
+            let recovered = api.recover(&webhook(ids), &body).await.named(op);
+            assert!(!recovered.has_more);
         }
         "replay" => {
             let body = ReplayDelivery {
