@@ -146,9 +146,14 @@ pub struct ReplayDelivery {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"email": "ana@example.com", "role": "write"}))]
 pub struct InviteMember {
-    /// The person's email: trimmed and lowercased, one `@` between non-empty parts, at most
-    /// 254 characters (422 with `param: "email"` otherwise).
-    #[schema(min_length = 3, max_length = 254)]
+    /// The person's email: trimmed and lowercased, one `@` between non-empty parts without
+    /// whitespace or control characters, at most 254 characters (422 with `param: "email"`
+    /// otherwise).
+    #[schema(
+        min_length = 3,
+        max_length = 254,
+        pattern = r"^[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f]+$"
+    )]
     pub email: String,
     /// read, write, publish or admin; never above the caller's own scope (422 with
     /// `param: "role"`).

@@ -15,6 +15,9 @@ What schemathesis cannot know from the document alone, and nothing else:
   workspace without `repo_path`), a drift check in a workspace without one, and a token's `rate_limit` above the
   creating token's quota or the platform's configured ceiling. Each is expected only on its
   operation and with its `param`.
+- Two 422s depend on the server's clock, which no schema can state: a token's `expires_at`
+  must lie between now and 366 days ahead, and a recovery's `since` must not be in the
+  future. Each is expected only on its operation and with its `param`.
 - Deleting a workspace is a soft delete (contract: `active` becomes false, every GET in it
   still answers, every write is 409). A read after the DELETE that answers the workspace with
   `active: false`, or anything in it, is the contract, not a use after free.
@@ -58,6 +61,8 @@ STATE_DEPENDENT_422 = {
     ("POST /v1/workspaces/{ws}/runs", "repo_path"),
     ("POST /v1/workspaces/{ws}/drift-check", "repo_path"),
     ("POST /v1/articles/{id}/regenerate", "repo_path"),
+    ("POST /v1/workspaces/{ws}/tokens", "expires_at"),
+    ("POST /v1/webhooks/{id}/recover", "since"),
 }
 
 
