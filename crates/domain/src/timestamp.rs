@@ -31,6 +31,11 @@ impl Timestamp {
     pub fn minus(self, d: std::time::Duration) -> Self {
         Self(self.0 - d)
     }
+
+    /// How long after `earlier` this is; zero when it is not after it.
+    pub fn duration_since(self, earlier: Timestamp) -> std::time::Duration {
+        std::time::Duration::try_from(self.0 - earlier.0).unwrap_or_default()
+    }
 }
 
 impl From<OffsetDateTime> for Timestamp {

@@ -168,16 +168,20 @@ impl Store {
         .await?))
     }
 
-    /// True when some delivery is due or some lease has expired: a cheap read that spares the
-    /// single SQLite writer an empty claim.
-    pub async fn has_due_deliveries(&self, now: Timestamp) -> Result<bool, StoreError> {
+    /// When the next delivery falls due: the earliest next attempt of a `pending` or `failed`
+    /// delivery, or the earliest lease of one in flight (a worker that died lets it expire).
+    /// `None` when no delivery waits. One read on two partial indexes: a worker that is woken
+    /// for nothing spares the database (and SQLite's single writer) an empty claim, and an idle
+    /// worker sleeps until exactly then.
+    pub async fn next_delivery_due(&self) -> Result<Option<Timestamp>, StoreError> {
         Ok(read!(self, |c| sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM deliveries
-                            WHERE status IN ('pending', 'failed') AND next_attempt_at <= $1)
-                 OR EXISTS (SELECT 1 FROM deliveries
-                            WHERE status = 'delivering' AND lease_expires_at <= $1)"
+            "SELECT MIN(due) FROM (
+                 SELECT MIN(next_attempt_at) AS due FROM deliveries
+                 WHERE status IN ('pending', 'failed')
+                 UNION ALL
+                 SELECT MIN(lease_expires_at) FROM deliveries WHERE status = 'delivering'
+             ) AS next"
         )
-        .bind(now)
         .fetch_one(c)
         .await?))
     }
@@ -278,6 +282,13 @@ impl Store {
         }
         let cutoff = now.minus(FAILING_DEACTIVATION);
         let mut tx = self.begin().await?;
+        if records
+            .iter()
+            .any(|r| matches!(r.next, NextStep::RetryAt(_) | NextStep::Deferred(_)))
+        {
+            // A retry or a deferral makes a delivery due again: its worker learns when.
+            tx.wake(crate::Queue::Deliveries);
+        }
         for (id, effect) in effects(records) {
             // Every right-hand side sees the row as it was, so the streak start is computed
             // once here and reused by the deactivation test.

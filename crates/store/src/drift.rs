@@ -27,16 +27,29 @@ impl Store {
         workspace: WorkspaceId,
         feature_id: Option<&str>,
     ) -> Result<Vec<ArticleProvenance>, StoreError> {
-        Ok(read!(self, |c| sqlx::query_as(
-            "SELECT a.id, a.feature_id, a.surface, v.provenance FROM articles a
-             JOIN article_versions v ON v.article_id = a.id AND v.version = a.version
-             WHERE a.workspace_id = $1 AND ($2 IS NULL OR a.feature_id = $2)
-             ORDER BY a.created_at, a.id"
-        )
-        .bind(workspace)
-        .bind(feature_id)
-        .fetch_all(c)
-        .await?))
+        // Two statements, not `$2 IS NULL OR …`: a prepared statement's generic plan could not
+        // seek the (workspace, feature, surface) index with that, and the check after a run
+        // would read every article of the workspace to keep its feature's few.
+        const COLUMNS: &str = "SELECT a.id, a.feature_id, a.surface, v.provenance FROM articles a
+             JOIN article_versions v ON v.article_id = a.id AND v.version = a.version";
+        Ok(read!(self, |c| match feature_id {
+            Some(feature) =>
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "{COLUMNS} WHERE a.workspace_id = $1 AND a.feature_id = $2
+                 ORDER BY a.created_at, a.id"
+                )))
+                .bind(workspace)
+                .bind(feature)
+                .fetch_all(c)
+                .await?,
+            None =>
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "{COLUMNS} WHERE a.workspace_id = $1 ORDER BY a.created_at, a.id"
+                )))
+                .bind(workspace)
+                .fetch_all(c)
+                .await?,
+        }))
     }
 
     /// The reports of the drift noticed on `article` at or after `since` (its current
@@ -109,6 +122,7 @@ impl Tx {
         workspace: WorkspaceId,
         now: Timestamp,
     ) -> Result<DriftCheckRecord, StoreError> {
+        self.wake(crate::Queue::Runs);
         let sql = format!(
             "INSERT INTO drift_checks (id, workspace_id, status, created_at, updated_at)
              VALUES ($1, $2, 'queued', $3, $3)

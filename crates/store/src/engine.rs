@@ -13,6 +13,7 @@ use sqlx::{Postgres, Sqlite, Transaction};
 use crate::StoreError;
 use crate::hot::HotReads;
 use crate::signals::{RunChanges, RunSignals};
+use crate::wakeups::{Dispatch, Queue, Wakeup, Wakeups};
 use crate::writer::WriterRuntime;
 
 /// Which engine a [`Store`] runs on.
@@ -42,6 +43,9 @@ pub(crate) enum Pools {
 pub struct Store {
     pub(crate) pools: Pools,
     signals: Arc<RunSignals>,
+    wakeups: Arc<Wakeups>,
+    /// PostgreSQL: the one connection that `LISTEN`s (see `wakeups`), kept out of the pool.
+    listening: Option<PgPool>,
 }
 
 /// What a [`Store::write`] closure returns: the work it does in the transaction it is lent.
@@ -55,6 +59,9 @@ pub struct Tx {
     signals: Arc<RunSignals>,
     /// Runs this transaction changed: their followers are woken once it commits.
     changed_runs: Vec<RunId>,
+    wakeups: Arc<Wakeups>,
+    /// Queues this transaction added work to: their workers are woken once it commits.
+    woken: Vec<Queue>,
 }
 
 pub(crate) enum TxInner {
@@ -198,6 +205,8 @@ impl Store {
                     runtime: Arc::new(WriterRuntime::start()?),
                 },
                 signals: Arc::default(),
+                wakeups: Arc::default(),
+                listening: None,
             })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
@@ -205,10 +214,28 @@ impl Store {
                 .acquire_timeout(Duration::from_secs(10))
                 .connect(url)
                 .await?;
-            Ok(Self {
+            let listening = PgPoolOptions::new()
+                .max_connections(1)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_lazy(url)?;
+            let store = Self {
                 pools: Pools::Postgres(pool),
                 signals: Arc::default(),
-            })
+                wakeups: Arc::default(),
+                listening: Some(listening.clone()),
+            };
+            // Until the pool closes: notifications from every node become this process's
+            // wake-ups (see `wakeups`). The store is returned once they do, so nothing
+            // committed after `connect` returns goes unheard.
+            let (ready, listens) = tokio::sync::oneshot::channel();
+            tokio::spawn(crate::wakeups::listen(listening, store.dispatch(), ready));
+            if tokio::time::timeout(Duration::from_secs(10), listens)
+                .await
+                .is_err()
+            {
+                tracing::warn!("LISTEN is not in place yet; workers rely on their safety poll");
+            }
+            Ok(store)
         } else {
             Err(StoreError::UnsupportedUrl)
         }
@@ -312,7 +339,28 @@ impl Store {
             inner,
             signals: Arc::clone(&self.signals),
             changed_runs: Vec::new(),
+            wakeups: Arc::clone(&self.wakeups),
+            woken: Vec::new(),
         })
+    }
+
+    /// What the PostgreSQL `LISTEN` connection wakes in this process.
+    fn dispatch(&self) -> Dispatch {
+        Dispatch {
+            wakeups: Arc::clone(&self.wakeups),
+            runs: Arc::clone(&self.signals),
+            forget_token: Arc::new(|_| {}),
+        }
+    }
+
+    /// A handle to wait on `queue` with (see [`Wakeup`]).
+    pub fn wakeup(&self, queue: Queue) -> Wakeup {
+        self.wakeups.subscribe(queue)
+    }
+
+    /// Wakes the workers of `queue` after an autocommit statement added work to it.
+    pub(crate) fn wake(&self, queue: Queue) {
+        self.wakeups.wake(queue);
     }
 
     /// Follows the changes this process commits to `run` (see [`RunChanges`]).
@@ -338,6 +386,9 @@ impl Store {
             }
             Pools::Postgres(pool) => pool.close().await,
         }
+        if let Some(listening) = &self.listening {
+            listening.close().await;
+        }
     }
 }
 
@@ -356,7 +407,17 @@ impl Tx {
         for run in self.changed_runs {
             self.signals.changed(run);
         }
+        for queue in self.woken {
+            self.wakeups.wake(queue);
+        }
         Ok(())
+    }
+
+    /// Marks `queue` as given work by this transaction.
+    pub(crate) fn wake(&mut self, queue: Queue) {
+        if !self.woken.contains(&queue) {
+            self.woken.push(queue);
+        }
     }
 
     /// Marks `run` as changed by this transaction.

@@ -90,6 +90,7 @@ impl Tx {
         is_replay: bool,
         now: Timestamp,
     ) -> Result<crate::DeliveryRecord, StoreError> {
+        self.wake(crate::Queue::Deliveries);
         Ok(on_tx!(self, |c| sqlx::query_as(
             "INSERT INTO deliveries (id, subscription_id, workspace_id, event_id, event_type,
                  status, attempts, target_url, is_replay, created_at, updated_at, next_attempt_at)

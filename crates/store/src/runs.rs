@@ -171,6 +171,24 @@ impl Store {
         Ok(claimed)
     }
 
+    /// The earliest lease after `now` of a run or drift check in hand: when one more may be
+    /// claimed again if its worker has died. `None` when nothing is in hand. New work wakes
+    /// run workers (see `wakeups`); this tells an idle one when to look without being woken.
+    pub async fn next_lease_expiry(&self, now: Timestamp) -> Result<Option<Timestamp>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_scalar(
+            "SELECT MIN(due) FROM (
+                 SELECT MIN(lease_expires_at) AS due FROM runs
+                 WHERE status = 'running' AND lease_expires_at > $1
+                 UNION ALL
+                 SELECT MIN(lease_expires_at) FROM drift_checks
+                 WHERE status = 'running' AND lease_expires_at > $1
+             ) AS next"
+        )
+        .bind(now)
+        .fetch_one(c)
+        .await?))
+    }
+
     /// Runs whose worker died on their last allowed attempt; the caller fails them.
     pub async fn abandoned_runs(
         &self,
@@ -230,6 +248,7 @@ impl Store {
         .rows_affected());
         if n == 1 {
             self.run_changed(run);
+            self.wake(crate::Queue::Runs);
         }
         Ok(n == 1)
     }
@@ -312,6 +331,8 @@ impl Tx {
                 .await?);
         if finished.is_some() {
             self.run_changed(run);
+            // The feature's next queued run may start now.
+            self.wake(crate::Queue::Runs);
         }
         Ok(finished)
     }
@@ -327,6 +348,7 @@ impl Tx {
         new: NewRun,
         now: Timestamp,
     ) -> Result<TriggerOutcome, StoreError> {
+        self.wake(crate::Queue::Runs);
         if new.surfaces.is_none() {
             return self.trigger_all_surfaces(new, now).await;
         }

@@ -1,7 +1,7 @@
 //! In-process wake-ups for readers that follow a run (the live log stream). The store's write
 //! functions signal a run once the change is committed and visible, so a follower reads again
-//! at once instead of polling the database. A write made by another process (another node on
-//! PostgreSQL) signals nothing here: followers keep a slow safety poll for those.
+//! at once instead of polling the database. A write made by another node on PostgreSQL arrives
+//! through `NOTIFY` (see `wakeups`); followers keep a slow safety poll as well.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -29,6 +29,14 @@ impl RunSignals {
         }
     }
 
+    /// Wakes every follower of every run: changes may have been missed.
+    pub(crate) fn changed_all(&self) {
+        let followed = self.followed.lock().unwrap_or_else(|p| p.into_inner());
+        for sender in followed.values() {
+            sender.send_replace(());
+        }
+    }
+
     /// Wakes every follower of `run`; call only after the change is committed.
     pub(crate) fn changed(&self, run: RunId) {
         let followed = self.followed.lock().unwrap_or_else(|p| p.into_inner());
@@ -49,6 +57,11 @@ pub struct RunChanges {
 }
 
 impl RunChanges {
+    /// Forgets the changes so far: the next [`RunChanges::changed`] waits for a newer one.
+    pub fn arm(&mut self) {
+        self.changes.mark_unchanged();
+    }
+
     pub async fn changed(&mut self) {
         // The sender lives in the map as long as this receiver does, so this cannot fail;
         // if it ever did, waiting forever leaves the caller to its safety poll.

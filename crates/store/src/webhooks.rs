@@ -333,6 +333,7 @@ impl Tx {
         if events.is_empty() {
             return Ok(());
         }
+        self.wake(crate::Queue::Deliveries);
         // $1–$5 are shared by every row; each row adds its id, event id and event type.
         let mut sql = String::from(
             "INSERT INTO deliveries (id, subscription_id, workspace_id, event_id, event_type,

@@ -94,6 +94,8 @@ conformance!(
 mod accounts;
 #[path = "conformance/console.rs"]
 mod console;
+#[path = "conformance/wakeups.rs"]
+mod wakeups;
 
 fn at(seconds: i64) -> Timestamp {
     Timestamp::from_micros(1_700_000_000_000_000 + seconds * 1_000_000).expect("timestamp")
@@ -1507,6 +1509,9 @@ async fn followers_of_a_run_wake_when_its_changes_commit(store: Db) {
     tokio::time::timeout(woken, follower.changed())
         .await
         .expect("woken by the claim");
+    // On PostgreSQL this node hears its own NOTIFY of the claim too, a moment later.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    follower.arm();
 
     let other = trigger(&store, new_run(ws, "g", Tier::Standard, false), at(5))
         .await

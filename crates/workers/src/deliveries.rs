@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use domain::{Clock, Timestamp, WebhookId, WorkspaceId};
-use store::{AttemptLog, AttemptRecord, ClaimedDelivery, NextStep, Saturated, Store};
-use tokio::sync::{Semaphore, mpsc};
+use store::{AttemptLog, AttemptRecord, ClaimedDelivery, NextStep, Queue, Saturated, Store};
+use tokio::sync::{Notify, Semaphore, mpsc};
 use webhooks::{
     AddressPolicy, Attempt, AttemptOutcome, Exchange, FailureKind, RetrySchedule,
     SECRETS_KEY_PURPOSE, SecretBox, Sender, SigningSecret, derive_key,
@@ -31,8 +31,10 @@ pub struct DeliverySettings {
     /// Attempts in flight at once for one workspace in this process, across its
     /// subscriptions: a tenant whose receivers all hang leaves the other slots to the others.
     pub per_workspace: usize,
-    /// How often an idle worker looks for due deliveries.
-    pub poll_interval: Duration,
+    /// How often an idle worker looks for due deliveries without being woken: new
+    /// deliveries wake it (see `store::Wakeup`) and it sleeps until the next one falls due,
+    /// so this only bounds how late a missed wake-up is made up for.
+    pub safety_poll: Duration,
 }
 
 impl DeliverySettings {
@@ -44,7 +46,7 @@ impl DeliverySettings {
             concurrency: 256,
             per_subscription: 64,
             per_workspace: 128,
-            poll_interval: Duration::from_millis(10),
+            safety_poll: Duration::from_secs(5),
         }
     }
 
@@ -58,7 +60,7 @@ impl DeliverySettings {
     /// (or workspace) than it has free slots. Saturated subscriptions and workspaces are left
     /// out of claims, so this only happens in the claim where one reaches its cap.
     fn deferral(&self) -> Duration {
-        self.poll_interval * 5
+        DEFERRAL
     }
 }
 
@@ -135,6 +137,8 @@ fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K) {
     }
 }
 
+/// How long a delivery left out of a claim by its subscription's or workspace's cap waits.
+const DEFERRAL: Duration = Duration::from_millis(50);
 /// Most deliveries claimed in one statement.
 const CLAIM_BATCH: usize = 200;
 /// Most outcomes recorded in one transaction.
@@ -184,6 +188,9 @@ impl DeliveryWorker {
             lease_ms = this.settings.lease().as_millis() as u64,
             "delivery worker started"
         );
+        let mut wakeup = this.store.wakeup(Queue::Deliveries);
+        // Told each time an attempt ends, freeing its subscription's and workspace's slot.
+        let finished = Arc::new(Notify::new());
         while !shutdown.is_triggered() {
             let free = permits.available_permits().min(CLAIM_BATCH);
             if free == 0 {
@@ -194,7 +201,33 @@ impl DeliveryWorker {
                 }
                 continue;
             }
-            let claimed = match this.claim(free, &in_flight.saturated(caps)).await {
+            // Wake-ups from here on are not missed while this looks for work.
+            wakeup.arm();
+            let now = this.clock.timestamp();
+            let due = match this.store.next_delivery_due().await {
+                Ok(due) => due,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not look for due deliveries");
+                    shutdown.sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            };
+            match due {
+                Some(at) if at <= now => {}
+                next => {
+                    // Nothing is due: sleep until the next one is, or until new ones come.
+                    let safety = this.settings.safety_poll;
+                    let until = next.map_or(safety, |at| at.duration_since(now).min(safety));
+                    tokio::select! {
+                        () = wakeup.woken() => {}
+                        () = tokio::time::sleep(until) => {}
+                        () = shutdown.wait() => {}
+                    }
+                    continue;
+                }
+            }
+            let saturated = in_flight.saturated(caps);
+            let claimed = match this.claim(now, free, &saturated).await {
                 Ok(c) => c,
                 Err(e) => {
                     tracing::warn!(error = %e, "could not claim deliveries");
@@ -203,6 +236,7 @@ impl DeliveryWorker {
                 }
             };
             let full = claimed.len() == free;
+            let none = claimed.is_empty();
             for (delivery, lease_owner) in claimed {
                 let Ok(permit) = permits.clone().try_acquire_owned() else {
                     // Only this loop takes permits, and it claimed no more than were free.
@@ -217,6 +251,7 @@ impl DeliveryWorker {
                 let worker = Arc::clone(&this);
                 let outcomes = outcomes.clone();
                 let in_flight = Arc::clone(&in_flight);
+                let finished = Arc::clone(&finished);
                 tokio::spawn(async move {
                     let (subscription, workspace) =
                         (delivery.subscription_id, delivery.workspace_id);
@@ -224,10 +259,19 @@ impl DeliveryWorker {
                     let _ = outcomes.send(record);
                     in_flight.leave(subscription, workspace);
                     drop(permit);
+                    finished.notify_one();
                 });
             }
-            if !full {
-                shutdown.sleep(this.settings.poll_interval).await;
+            if none && !full {
+                // Due deliveries this claim could not take: their subscriptions or workspaces
+                // are at their cap here, or another worker is taking them. Try again once an
+                // attempt ends, new work comes, or a deferral has passed; never in a loop.
+                tokio::select! {
+                    () = finished.notified() => {}
+                    () = wakeup.woken() => {}
+                    () = tokio::time::sleep(DEFERRAL) => {}
+                    () = shutdown.wait() => {}
+                }
             }
         }
         // Wait for the attempts in flight, then let the recorder drain and stop.
@@ -239,13 +283,10 @@ impl DeliveryWorker {
 
     async fn claim(
         &self,
+        now: Timestamp,
         limit: usize,
         skip: &Saturated,
     ) -> Result<Vec<(ClaimedDelivery, String)>, store::StoreError> {
-        let now = self.clock.timestamp();
-        if !self.store.has_due_deliveries(now).await? {
-            return Ok(Vec::new());
-        }
         let lease_owner = claim_token();
         let claimed = self
             .store

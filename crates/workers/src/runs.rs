@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use domain::{Clock, EventType, LogLevel, LogStage, RunId, RunStatus, Surface, Timestamp};
 use store::{
-    ArticleFilter, Artifact, KeysetPage, NewArticleVersion, RunEnding, RunRecord, Store,
-    StoreError, Tx,
+    ArticleFilter, Artifact, KeysetPage, NewArticleVersion, Queue, RunEnding, RunRecord, Store,
+    StoreError, Tx, Wakeup,
 };
 use tokio::sync::mpsc;
 
@@ -27,7 +27,10 @@ pub struct RunWorkerConfig {
     /// Runs executed at once by this process.
     pub concurrency: usize,
     pub lease: Duration,
-    pub poll_interval: Duration,
+    /// How often an idle worker looks for runs without being woken: queued runs and drift
+    /// checks wake it (see `store::Wakeup`), and it sleeps until the next lease in hand could
+    /// expire, so this only bounds how late a missed wake-up is made up for.
+    pub safety_poll: Duration,
     pub max_attempts: i64,
     /// How long runs in hand may take to finish once the worker is told to stop; those still
     /// running then go back to the queue (see [`Store::hand_back_run`]).
@@ -39,7 +42,7 @@ impl Default for RunWorkerConfig {
         Self {
             concurrency: 2,
             lease: Duration::from_secs(30),
-            poll_interval: Duration::from_millis(200),
+            safety_poll: Duration::from_secs(5),
             max_attempts: 3,
             hand_back_after: Duration::from_secs(5),
         }
@@ -69,10 +72,13 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
     let mut tasks = tokio::task::JoinSet::new();
     // The runs being executed, by the task that executes each.
     let mut in_hand: HashMap<tokio::task::Id, RunId> = HashMap::new();
+    let mut wakeup = store.wakeup(Queue::Runs);
     loop {
         if shutdown.is_triggered() {
             break;
         }
+        // Wake-ups from here on are not missed while this looks for work.
+        wakeup.arm();
         fail_abandoned(&store, &clock, &base_url, config.max_attempts).await;
         // Every slot busy: wait for one, or for the order to stop.
         let permit = tokio::select! {
@@ -133,18 +139,18 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                 }
                 Ok(None) => {
                     drop(permit);
-                    shutdown.sleep(config.poll_interval).await;
+                    idle(&store, &clock, &config, &mut wakeup, &mut shutdown).await;
                 }
                 Err(e) => {
                     drop(permit);
                     tracing::warn!(error = %e, "could not claim a drift check");
-                    shutdown.sleep(config.poll_interval).await;
+                    shutdown.sleep(Duration::from_secs(1)).await;
                 }
             },
             Err(e) => {
                 drop(permit);
                 tracing::warn!(error = %e, "could not claim a run");
-                tokio::time::sleep(config.poll_interval).await;
+                shutdown.sleep(Duration::from_secs(1)).await;
             }
         }
         while let Some(done) = tasks.try_join_next_with_id() {
@@ -160,6 +166,29 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         config.hand_back_after,
     )
     .await;
+}
+
+/// Waits, with nothing to claim, until work is queued, a lease in hand could expire (its
+/// worker may have died), the safety poll is due, or the worker is told to stop.
+async fn idle(
+    store: &Store,
+    clock: &Clock,
+    config: &RunWorkerConfig,
+    wakeup: &mut Wakeup,
+    shutdown: &mut Shutdown,
+) {
+    let now = clock.timestamp();
+    let next = store.next_lease_expiry(now).await.ok().flatten();
+    let safety = config.safety_poll;
+    // A lease ends strictly before it can be claimed: wake just after it.
+    let until = next.map_or(safety, |at| {
+        (at.duration_since(now) + Duration::from_millis(1)).min(safety)
+    });
+    tokio::select! {
+        () = wakeup.woken() => {}
+        () = tokio::time::sleep(until) => {}
+        () = shutdown.wait() => {}
+    }
 }
 
 /// The id of a task that ended, however it ended.
