@@ -96,13 +96,16 @@ impl Wakeup {
     }
 }
 
+/// Told the id of a token whose row changed, or `None` when every cached token must go.
+pub(crate) type ForgetToken = Arc<dyn Fn(Option<&str>) + Send + Sync>;
+
 /// What the `LISTEN` connection passes on; `forget_token` hears each changed token's id, and
 /// `None` when every cached token must go (the listener lost notifications).
 #[derive(Clone)]
 pub(crate) struct Dispatch {
     pub(crate) wakeups: Arc<Wakeups>,
     pub(crate) runs: Arc<RunSignals>,
-    pub(crate) forget_token: Arc<dyn Fn(Option<&str>) + Send + Sync>,
+    pub(crate) forget_token: ForgetToken,
 }
 
 impl Dispatch {
