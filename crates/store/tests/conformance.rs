@@ -94,6 +94,8 @@ conformance!(
 mod accounts;
 #[path = "conformance/console.rs"]
 mod console;
+#[path = "conformance/outbox.rs"]
+mod outbox;
 
 fn at(seconds: i64) -> Timestamp {
     Timestamp::from_micros(1_700_000_000_000_000 + seconds * 1_000_000).expect("timestamp")
