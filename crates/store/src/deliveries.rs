@@ -5,7 +5,8 @@
 //! Lock order, to keep PostgreSQL free of deadlocks with the API: subscription rows first
 //! (sorted by id), then delivery rows — the order `DELETE /v1/webhooks/{id}` uses too.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write;
 use std::time::Duration;
 
 use domain::{
@@ -103,14 +104,23 @@ pub struct AttemptRecord {
 }
 
 impl AttemptRecord {
-    fn status(&self) -> DeliveryStatus {
+    /// The delivery's new status; `None` when deferred: decided in SQL from the attempts
+    /// made, pending before the first, failed after.
+    fn status(&self) -> Option<DeliveryStatus> {
         match self.next {
-            NextStep::Delivered => DeliveryStatus::Delivered,
-            NextStep::RetryAt(_) => DeliveryStatus::Failed,
-            NextStep::Dead | NextStep::Gone | NextStep::Abandoned => DeliveryStatus::Dead,
-            // Decided in SQL from the attempts made: pending before the first, failed after.
-            NextStep::Deferred(_) => DeliveryStatus::Pending,
+            NextStep::Delivered => Some(DeliveryStatus::Delivered),
+            NextStep::RetryAt(_) => Some(DeliveryStatus::Failed),
+            NextStep::Dead | NextStep::Gone | NextStep::Abandoned => Some(DeliveryStatus::Dead),
+            NextStep::Deferred(_) => None,
         }
+    }
+
+    /// 1 when an HTTP attempt was made, 0 when abandoned or deferred.
+    fn attempted(&self) -> i64 {
+        i64::from(!matches!(
+            self.next,
+            NextStep::Abandoned | NextStep::Deferred(_)
+        ))
     }
 }
 
@@ -224,6 +234,7 @@ impl Store {
                  ORDER BY next_attempt_at LIMIT $4 {skip_locked})"
         );
         let mut tx = self.begin().await?;
+        no_wait_for_flush(&mut tx).await?;
         on_tx!(tx, |c| sqlx::query(
             "UPDATE deliveries SET
                  status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'failed' END,
@@ -289,6 +300,7 @@ impl Store {
             // A retry or a deferral makes a delivery due again: its worker learns when.
             tx.wake(crate::Queue::Deliveries);
         }
+        no_wait_for_flush(&mut tx).await?;
         for (id, effect) in effects(records) {
             // Every right-hand side sees the row as it was, so the streak start is computed
             // once here and reused by the deactivation test.
@@ -322,64 +334,129 @@ impl Store {
             .await?
             .rows_affected());
         }
+        // Sorted by delivery, the order the rows are locked in where the plan follows it.
         let mut ordered: Vec<&AttemptRecord> = records.iter().collect();
         ordered.sort_by_key(|r| r.delivery);
-        let mut lost = 0;
-        let mut logged: Vec<(&AttemptRecord, &AttemptLog)> = Vec::new();
-        for r in ordered {
-            if let NextStep::Deferred(until) = r.next {
-                let updated = on_tx!(tx, |c| sqlx::query(
-                    "UPDATE deliveries SET
-                         status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'failed' END,
-                         next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL,
-                         updated_at = $4
-                     WHERE id = $1 AND status = 'delivering' AND lease_owner = $2"
-                )
-                .bind(r.delivery)
-                .bind(&r.lease_owner)
-                .bind(until)
-                .bind(r.at)
-                .execute(c)
-                .await?
-                .rows_affected());
-                lost += u64::from(updated == 0);
-                continue;
-            }
-            let attempted = i64::from(r.next != NextStep::Abandoned);
-            let next_attempt_at = match r.next {
-                NextStep::RetryAt(at) => Some(at),
-                _ => None,
-            };
-            let updated = on_tx!(tx, |c| sqlx::query(
-                "UPDATE deliveries SET status = $3, attempts = attempts + $4,
-                     last_status_code = COALESCE($5, last_status_code), target_url = $6,
-                     next_attempt_at = $7, lease_owner = NULL, lease_expires_at = NULL,
-                     updated_at = $8
-                 WHERE id = $1 AND status = 'delivering' AND lease_owner = $2"
-            )
-            .bind(r.delivery)
-            .bind(&r.lease_owner)
-            .bind(r.status())
-            .bind(attempted)
-            .bind(r.status_code.map(i64::from))
-            .bind(&r.target_url)
-            .bind(next_attempt_at)
-            .bind(r.at)
-            .execute(c)
-            .await?
-            .rows_affected());
-            if updated == 0 {
-                lost += 1;
-            } else if let Some(log) = &r.log {
-                logged.push((r, log));
-            }
+        let mut kept: HashSet<DeliveryId> = HashSet::with_capacity(ordered.len());
+        for chunk in ordered.chunks(OUTCOME_ROWS_PER_UPDATE) {
+            kept.extend(update_deliveries(&mut tx, chunk).await?);
         }
+        let lost = records.len().saturating_sub(kept.len()) as u64;
+        let logged: Vec<(&AttemptRecord, &AttemptLog)> = ordered
+            .iter()
+            .filter(|r| kept.contains(&r.delivery))
+            .filter_map(|r| r.log.as_ref().map(|log| (*r, log)))
+            .collect();
         for chunk in logged.chunks(ATTEMPT_ROWS_PER_INSERT) {
             insert_attempt_logs(&mut tx, chunk).await?;
         }
         tx.commit().await?;
         Ok(lost)
     }
+}
+
+/// On PostgreSQL, lets this transaction's commit return before its WAL reaches the disk
+/// (`synchronous_commit = off`, for this transaction only). Claims and outcomes may: should
+/// the database server crash within the next few hundred milliseconds and lose them, the
+/// deliveries they concerned are attempted again (a lost claim leaves its delivery due; a lost
+/// outcome leaves its lease to expire), which at-least-once delivery allows. It spares the
+/// worker a disk flush per claim and per batch of outcomes, the largest wait of a burst on a
+/// busy disk. Events themselves are recorded by the API's transactions, which still wait.
+async fn no_wait_for_flush(tx: &mut crate::Tx) -> Result<(), StoreError> {
+    if let crate::engine::TxInner::Postgres(t) = &mut tx.inner {
+        sqlx::query("SET LOCAL synchronous_commit = off")
+            .execute(&mut **t)
+            .await?;
+    }
+    Ok(())
+}
+
+fn engine_of(tx: &crate::Tx) -> Engine {
+    match tx.inner {
+        crate::engine::TxInner::Sqlite(_) => Engine::Sqlite,
+        crate::engine::TxInner::Postgres(_) => Engine::Postgres,
+    }
+}
+
+/// Appends `rows` rows of `width` placeholders each, `(…), (…)`, bound in order: numbered
+/// (`$1`, `$2`, …) on PostgreSQL, anonymous `?` on SQLite. SQLite finds the name of a numbered
+/// parameter by a linear scan, and sqlx asks it for every parameter, so binding a statement
+/// of thousands of `$n` costs time quadratic in their number (it was the first cost of a
+/// burst of deliveries on SQLite).
+fn push_placeholder_rows(sql: &mut String, engine: Engine, rows: usize, width: usize) {
+    for row in 0..rows {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        for column in 0..width {
+            if column > 0 {
+                sql.push_str(", ");
+            }
+            match engine {
+                Engine::Postgres => {
+                    let _ = write!(sql, "${}", row * width + column + 1);
+                }
+                Engine::Sqlite => sql.push('?'),
+            }
+        }
+        sql.push(')');
+    }
+}
+
+/// Outcomes per UPDATE statement (8 values each).
+const OUTCOME_ROWS_PER_UPDATE: usize = 500;
+
+/// Applies the outcomes of `records` to their deliveries in one UPDATE, each only while its
+/// worker still holds the lease; returns the deliveries updated (the others' leases were lost).
+///
+/// A deferred delivery (`status` NULL) goes back to `pending` before its first attempt and
+/// `failed` after, keeps its target URL and counts no attempt; every other outcome sets the
+/// status, counts its attempt (none when abandoned) and records where it went.
+async fn update_deliveries(
+    tx: &mut crate::Tx,
+    records: &[&AttemptRecord],
+) -> Result<Vec<DeliveryId>, StoreError> {
+    if records.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut sql = String::with_capacity(700 + records.len() * 48);
+    sql.push_str(
+        "WITH v (delivery, lease_owner, status, attempted, status_code, target_url, next_attempt_at,
+                 ended_at) AS (VALUES ",
+    );
+    push_placeholder_rows(&mut sql, engine_of(tx), records.len(), 8);
+    sql.push_str(
+        ")
+         UPDATE deliveries AS d SET
+             status = COALESCE(v.status, CASE WHEN d.attempts = 0 THEN 'pending' ELSE 'failed' END),
+             attempts = d.attempts + v.attempted,
+             last_status_code = COALESCE(v.status_code, d.last_status_code),
+             target_url = COALESCE(v.target_url, d.target_url),
+             next_attempt_at = v.next_attempt_at,
+             lease_owner = NULL, lease_expires_at = NULL, updated_at = v.ended_at
+         FROM v
+         WHERE d.id = v.delivery AND d.status = 'delivering' AND d.lease_owner = v.lease_owner
+         RETURNING id",
+    );
+    Ok(on_tx!(tx, |c| {
+        let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(sql.clone()));
+        for r in records {
+            let status = r.status();
+            let target_url = status.map(|_| r.target_url.as_str());
+            let next_attempt_at = match r.next {
+                NextStep::RetryAt(at) | NextStep::Deferred(at) => Some(at),
+                _ => None,
+            };
+            query = query
+                .bind(r.delivery)
+                .bind(r.lease_owner.as_str())
+                .bind(status)
+                .bind(r.attempted())
+                .bind(r.status_code.map(i64::from))
+                .bind(target_url)
+                .bind(next_attempt_at)
+                .bind(r.at);
+        }
+        query.fetch_all(c).await?
+    }))
 }
 
 /// Attempt rows per INSERT statement (16 values each: well under either engine's limit of
@@ -401,18 +478,7 @@ async fn insert_attempt_logs(
              response_body, response_body_truncated, error_kind, error_message, next_attempt_at)
          VALUES ",
     );
-    for i in 0..rows.len() {
-        let first = i * ATTEMPT_COLUMNS + 1;
-        let placeholders: Vec<String> = (first..first + ATTEMPT_COLUMNS)
-            .map(|n| format!("${n}"))
-            .collect();
-        if i > 0 {
-            sql.push_str(", ");
-        }
-        sql.push('(');
-        sql.push_str(&placeholders.join(", "));
-        sql.push(')');
-    }
+    push_placeholder_rows(&mut sql, engine_of(tx), rows.len(), ATTEMPT_COLUMNS);
     on_tx!(tx, |c| {
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
         for (r, log) in rows {

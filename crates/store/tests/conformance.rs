@@ -96,6 +96,8 @@ mod accounts;
 mod console;
 #[path = "conformance/wakeups.rs"]
 mod wakeups;
+#[path = "conformance/outbox.rs"]
+mod outbox;
 
 fn at(seconds: i64) -> Timestamp {
     Timestamp::from_micros(1_700_000_000_000_000 + seconds * 1_000_000).expect("timestamp")
