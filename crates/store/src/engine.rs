@@ -3,7 +3,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use domain::RunId;
+use domain::{RunId, TokenId};
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -12,6 +12,7 @@ use sqlx::{Postgres, Sqlite, Transaction};
 
 use crate::StoreError;
 use crate::hot::HotReads;
+use crate::principals::Principals;
 use crate::signals::{RunChanges, RunSignals};
 use crate::writer::WriterRuntime;
 
@@ -42,6 +43,8 @@ pub(crate) enum Pools {
 pub struct Store {
     pub(crate) pools: Pools,
     signals: Arc<RunSignals>,
+    /// The tokens this node authenticated (see `principals`).
+    pub(crate) principals: Arc<Principals>,
 }
 
 /// What a [`Store::write`] closure returns: the work it does in the transaction it is lent.
@@ -55,6 +58,9 @@ pub struct Tx {
     signals: Arc<RunSignals>,
     /// Runs this transaction changed: their followers are woken once it commits.
     changed_runs: Vec<RunId>,
+    principals: Arc<Principals>,
+    /// Tokens this transaction changed: this node forgets them once it commits.
+    changed_tokens: Vec<TokenId>,
 }
 
 pub(crate) enum TxInner {
@@ -112,15 +118,24 @@ macro_rules! write_pool {
 
 pub(crate) use {on_pool, on_tx, read, write_pool};
 
+/// A pooled PostgreSQL connection idle for this long is pinged before it is lent again.
+const PING_IDLE_AFTER: Duration = Duration::from_secs(10);
+
 /// Options for connecting; defaults suit a laptop.
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
     pub max_connections: u32,
+    /// How long this node trusts what it read of an authenticated token (see
+    /// [`Store::principal_by_hash`]); zero reads the token on every request.
+    pub principal_cache_ttl: Duration,
 }
 
 impl Default for ConnectOptions {
     fn default() -> Self {
-        Self { max_connections: 8 }
+        Self {
+            max_connections: 8,
+            principal_cache_ttl: crate::principals::DEFAULT_PRINCIPAL_CACHE_TTL,
+        }
     }
 }
 
@@ -162,6 +177,7 @@ impl Store {
     }
 
     pub async fn connect_with(url: &str, opts: ConnectOptions) -> Result<Self, StoreError> {
+        let principals = Arc::new(Principals::new(opts.principal_cache_ttl));
         if url.starts_with("sqlite:") {
             let base = SqliteConnectOptions::from_str(url)?
                 .journal_mode(SqliteJournalMode::Wal)
@@ -198,16 +214,30 @@ impl Store {
                     runtime: Arc::new(WriterRuntime::start()?),
                 },
                 signals: Arc::default(),
+                principals,
             })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            // sqlx pings every pooled connection before lending it by default: one more round
+            // trip per statement. Only a connection that sat idle for a while (where a restarted
+            // server or a dropped socket would show) is pinged here.
             let pool = PgPoolOptions::new()
                 .max_connections(opts.max_connections.max(2))
                 .acquire_timeout(Duration::from_secs(10))
+                .test_before_acquire(false)
+                .before_acquire(|conn, meta| {
+                    Box::pin(async move {
+                        if meta.idle_for >= PING_IDLE_AFTER {
+                            sqlx::Connection::ping(conn).await?;
+                        }
+                        Ok(true)
+                    })
+                })
                 .connect(url)
                 .await?;
             Ok(Self {
                 pools: Pools::Postgres(pool),
                 signals: Arc::default(),
+                principals,
             })
         } else {
             Err(StoreError::UnsupportedUrl)
@@ -312,6 +342,8 @@ impl Store {
             inner,
             signals: Arc::clone(&self.signals),
             changed_runs: Vec::new(),
+            principals: Arc::clone(&self.principals),
+            changed_tokens: Vec::new(),
         })
     }
 
@@ -356,7 +388,15 @@ impl Tx {
         for run in self.changed_runs {
             self.signals.changed(run);
         }
+        for token in self.changed_tokens {
+            self.principals.forget(token);
+        }
         Ok(())
+    }
+
+    /// Marks `token` as changed by this transaction.
+    pub(crate) fn token_changed(&mut self, token: TokenId) {
+        self.changed_tokens.push(token);
     }
 
     /// Marks `run` as changed by this transaction.
