@@ -16,9 +16,8 @@ DEEP_ROWS=${DEEP_ROWS:-1000000}
 API_PORT=18089
 BARE_PORT=18090
 
-if ! command -v wrk >/dev/null; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
-fi
+source bench/lib.sh
+ensure_wrk
 cargo build --release --quiet --bin content-pipeline --example bare_hyper
 BIN=target/release/content-pipeline
 WORK=$(mktemp -d)
@@ -31,8 +30,8 @@ export CONTENT_PIPELINE_LOG=warn
 export CONTENT_PIPELINE_WORKSPACE_MAX_RATE_LIMIT=4000000000
 
 $BIN migrate 2>/dev/null
-WS=$($BIN workspaces create --name bench --repo-path "$PWD" | python3 -c 'import sys,json; print(json.load(sys.stdin)["id"])')
-DEEP_WS=$($BIN workspaces create --name deep --repo-path "$PWD" | python3 -c 'import sys,json; print(json.load(sys.stdin)["id"])')
+WS=$($BIN workspaces create --name bench --repo-path "$PWD" | json_id)
+DEEP_WS=$($BIN workspaces create --name deep --repo-path "$PWD" | json_id)
 TOKEN=$($BIN tokens create --scope admin --workspace "$WS" --rate-limit 4000000000)
 DEEP_TOKEN=$($BIN tokens create --scope read --workspace "$DEEP_WS" --rate-limit 4000000000)
 
@@ -63,25 +62,12 @@ if [ "${PIN:-0}" = 1 ]; then SERVER_CPU=(taskset -c 0) LOAD_CPU=(taskset -c 1); 
 "${SERVER_CPU[@]}" $BIN serve --no-workers 2>"$WORK/server.log" &
 SERVER=$!
 "${SERVER_CPU[@]}" target/release/examples/bare_hyper "127.0.0.1:$BARE_PORT" &
-for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$API_PORT/healthz" >/dev/null && break; sleep 0.2; done
+wait_healthy "$API_PORT"
 
-# wrk's --latency output → "rps p50 p99" (latencies in ms)
+# one wrk load → "rps p50 p99" (latencies in ms)
 measure() {
   "${LOAD_CPU[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" > "$WORK/wrk.txt" 2>&1 || true
-  python3 -c '
-import os, re, sys
-out = sys.stdin.read()
-def ms(v):
-    n, unit = float(re.match(r"([\d.]+)", v).group(1)), re.sub(r"[\d.]", "", v)
-    return n * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit]
-if "Latency Distribution" not in out:
-    sys.exit("wrk failed:\n" + out)
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-p50 = ms(re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1))
-p99 = ms(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1))
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-if errors and os.environ.get("EXPECT_ERRORS") != "1": sys.exit("non-2xx responses: " + errors.group(1))
-print(f"{rps:.0f} {p50:.2f} {p99:.2f}")' < "$WORK/wrk.txt"
+  wrk_summary "$WORK/wrk.txt" | cut -d' ' -f1-3
 }
 
 echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
@@ -94,7 +80,7 @@ WALK=$(python3 bench/walk_pages.py 127.0.0.1 "$API_PORT" "$DEEP_WS" "$DEEP_TOKEN
 DEEP_CURSOR=$(echo "$WALK" | python3 -c 'import sys,json,urllib.parse; print(urllib.parse.quote(json.load(sys.stdin)["deep_cursor"]))')
 read -r FIRST_RPS FIRST_P50 FIRST_P99 < <(measure -H "Authorization: Bearer $DEEP_TOKEN" "http://127.0.0.1:$API_PORT/v1/workspaces/$DEEP_WS/runs?limit=100")
 read -r DEEPP_RPS DEEPP_P50 DEEPP_P99 < <(measure -H "Authorization: Bearer $DEEP_TOKEN" "http://127.0.0.1:$API_PORT/v1/workspaces/$DEEP_WS/runs?limit=100&cursor=$DEEP_CURSOR")
-RSS_MIB=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$SERVER/status)
+RSS_MIB=$(peak_rss_mib "$SERVER")
 
 python3 - <<PY
 rows = [

@@ -2,9 +2,11 @@
 -- Features cycle through a list of implicit features (files of the benchmark repository,
 -- given as the script argument): each feature's first trigger inserts a run, later ones
 -- coalesce into it (the server runs with --no-workers, so runs stay queued). Both are durable
--- write transactions, and every request resolves its feature in the repository.
+-- write transactions, and every request resolves its feature in the repository. A second
+-- argument prefixes the keys, for several wrk processes loading at once.
 local counter = 0
 local thread_id = 0
+local prefix = "bench"
 local features = {}
 local threads = {}
 
@@ -15,6 +17,7 @@ end
 
 function init(args)
   thread_id = tid
+  prefix = args[2] or prefix
   for line in io.lines(args[1]) do
     table.insert(features, line)
   end
@@ -22,7 +25,7 @@ end
 
 function request()
   counter = counter + 1
-  local key = string.format("bench-%d-%d-%d", thread_id, counter, os.time())
+  local key = string.format("%s-%d-%d-%d", prefix, thread_id, counter, os.time())
   local feature = features[(counter % #features) + 1]
   local body = string.format('{"feature_id":"%s"}', feature)
   wrk.headers["Idempotency-Key"] = key

@@ -81,7 +81,7 @@ async fn principal_of(
     let hash = hash_token(text);
     let record = state
         .store
-        .token_by_hash(&hash)
+        .principal_by_hash(&hash)
         .await?
         .filter(|t| bool::from(t.secret_hash.ct_eq(&hash)))
         .ok_or_else(|| unauthenticated(true, "The token is unknown or has been revoked."))?;

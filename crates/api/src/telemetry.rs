@@ -1,7 +1,7 @@
 //! Prometheus metrics: request counts and latencies per route template and status.
 
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
@@ -10,9 +10,30 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
-/// Installs the process-wide recorder once (several apps in one test process share it).
+/// How often the recorded latencies are folded into their histograms.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// Installs the process-wide recorder once (several apps in one test process share it), with
+/// a thread that does its upkeep: the exporter keeps every latency sample recorded until its
+/// upkeep folds them into the histogram's buckets, so without it memory would grow with every
+/// request between two scrapes of `/metrics` (forever when nothing scrapes).
 pub fn install() {
-    HANDLE.get_or_init(|| PrometheusBuilder::new().install_recorder().ok());
+    HANDLE.get_or_init(|| {
+        let handle = PrometheusBuilder::new().install_recorder().ok()?;
+        let upkeep = handle.clone();
+        let spawned = std::thread::Builder::new()
+            .name("metrics-upkeep".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(UPKEEP_EVERY);
+                    upkeep.run_upkeep();
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no metrics upkeep thread: latency samples accumulate until /metrics is read");
+        }
+        Some(handle)
+    });
 }
 
 pub fn render() -> String {

@@ -60,6 +60,11 @@ pub struct Config {
     pub redis_url: Option<ServiceUrl>,
     /// Connections per pool: SQLite's readers (its writer is always one), or PostgreSQL's pool.
     pub db_max_connections: u32,
+    /// How long a node trusts what it read of a token that authenticated a request before it
+    /// reads the token again: the longest a change made on another node (a revocation) can go
+    /// unseen here when no notice of it arrives. Zero reads the token on every request.
+    #[serde(deserialize_with = "values::duration")]
+    pub principal_cache_ttl: Duration,
     /// Requests per 300 s for tokens without their own limit.
     pub default_rate_limit: u32,
     /// The server key (32 bytes, standard base64). When unset it is read from `key_file`,
@@ -169,6 +174,7 @@ impl Default for Config {
             drift_interval: Duration::from_secs(10 * 60),
             redis_url: None,
             db_max_connections: 8,
+            principal_cache_ttl: store::DEFAULT_PRINCIPAL_CACHE_TTL,
             default_rate_limit: 600,
             secret_key: None,
             key_file: PathBuf::from("content-pipeline.key"),
@@ -715,6 +721,7 @@ mod tests {
                 run_lease = "1m"
                 webhook_attempt_retention = "7d"
                 shutdown_grace = "20s"
+                principal_cache_ttl = "100ms"
                 "#,
             )?;
             let c = load(Some("service.toml"))?;
@@ -732,6 +739,9 @@ mod tests {
             assert_eq!(c.run_cpu_limit, secs(30));
             assert_eq!(c.run_lease, secs(60));
             assert_eq!(c.shutdown_grace, secs(20));
+            assert_eq!(c.principal_cache_ttl, Duration::from_millis(100));
+            jail.set_env("CONTENT_PIPELINE_PRINCIPAL_CACHE_TTL", "0");
+            assert_eq!(load(Some("service.toml"))?.principal_cache_ttl, secs(0));
             jail.set_env("CONTENT_PIPELINE_SHUTDOWN_GRACE", "3");
             assert_eq!(load(Some("service.toml"))?.shutdown_grace, secs(3));
             jail.set_env("CONTENT_PIPELINE_RUN_LEASE", "10");

@@ -18,6 +18,7 @@ use crate::server::ConnectionLimits;
 pub async fn open_store(config: &Config) -> anyhow::Result<Store> {
     let options = store::ConnectOptions {
         max_connections: config.db_max_connections,
+        principal_cache_ttl: config.principal_cache_ttl,
     };
     let store = Store::connect_with(config.database_url.expose(), options).await?;
     store.migrate().await?;

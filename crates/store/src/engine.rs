@@ -3,7 +3,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use domain::RunId;
+use domain::{RunId, TokenId};
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -12,6 +12,7 @@ use sqlx::{Postgres, Sqlite, Transaction};
 
 use crate::StoreError;
 use crate::hot::HotReads;
+use crate::principals::Principals;
 use crate::signals::{RunChanges, RunSignals};
 use crate::wakeups::{Dispatch, Queue, Wakeup, Wakeups};
 use crate::writer::WriterRuntime;
@@ -46,6 +47,8 @@ pub struct Store {
     wakeups: Arc<Wakeups>,
     /// PostgreSQL: the one connection that `LISTEN`s (see `wakeups`), kept out of the pool.
     listening: Option<PgPool>,
+    /// The tokens this node authenticated (see `principals`).
+    pub(crate) principals: Arc<Principals>,
 }
 
 /// What a [`Store::write`] closure returns: the work it does in the transaction it is lent.
@@ -62,6 +65,9 @@ pub struct Tx {
     wakeups: Arc<Wakeups>,
     /// Queues this transaction added work to: their workers are woken once it commits.
     woken: Vec<Queue>,
+    principals: Arc<Principals>,
+    /// Tokens this transaction changed: this node forgets them once it commits.
+    changed_tokens: Vec<TokenId>,
 }
 
 pub(crate) enum TxInner {
@@ -119,15 +125,24 @@ macro_rules! write_pool {
 
 pub(crate) use {on_pool, on_tx, read, write_pool};
 
+/// A pooled PostgreSQL connection idle for this long is pinged before it is lent again.
+const PING_IDLE_AFTER: Duration = Duration::from_secs(10);
+
 /// Options for connecting; defaults suit a laptop.
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
     pub max_connections: u32,
+    /// How long this node trusts what it read of an authenticated token (see
+    /// [`Store::principal_by_hash`]); zero reads the token on every request.
+    pub principal_cache_ttl: Duration,
 }
 
 impl Default for ConnectOptions {
     fn default() -> Self {
-        Self { max_connections: 8 }
+        Self {
+            max_connections: 8,
+            principal_cache_ttl: crate::principals::DEFAULT_PRINCIPAL_CACHE_TTL,
+        }
     }
 }
 
@@ -169,6 +184,7 @@ impl Store {
     }
 
     pub async fn connect_with(url: &str, opts: ConnectOptions) -> Result<Self, StoreError> {
+        let principals = Arc::new(Principals::new(opts.principal_cache_ttl));
         if url.starts_with("sqlite:") {
             let base = SqliteConnectOptions::from_str(url)?
                 .journal_mode(SqliteJournalMode::Wal)
@@ -207,11 +223,24 @@ impl Store {
                 signals: Arc::default(),
                 wakeups: Arc::default(),
                 listening: None,
+                principals,
             })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            // sqlx pings every pooled connection before lending it by default: one more round
+            // trip per statement. Only a connection that sat idle for a while (where a restarted
+            // server or a dropped socket would show) is pinged here.
             let pool = PgPoolOptions::new()
                 .max_connections(opts.max_connections.max(2))
                 .acquire_timeout(Duration::from_secs(10))
+                .test_before_acquire(false)
+                .before_acquire(|conn, meta| {
+                    Box::pin(async move {
+                        if meta.idle_for >= PING_IDLE_AFTER {
+                            sqlx::Connection::ping(conn).await?;
+                        }
+                        Ok(true)
+                    })
+                })
                 .connect(url)
                 .await?;
             let listening = PgPoolOptions::new()
@@ -223,6 +252,7 @@ impl Store {
                 signals: Arc::default(),
                 wakeups: Arc::default(),
                 listening: Some(listening.clone()),
+                principals,
             };
             // Until the pool closes: notifications from every node become this process's
             // wake-ups (see `wakeups`). The store is returned once they do, so nothing
@@ -341,6 +371,8 @@ impl Store {
             changed_runs: Vec::new(),
             wakeups: Arc::clone(&self.wakeups),
             woken: Vec::new(),
+            principals: Arc::clone(&self.principals),
+            changed_tokens: Vec::new(),
         })
     }
 
@@ -349,7 +381,14 @@ impl Store {
         Dispatch {
             wakeups: Arc::clone(&self.wakeups),
             runs: Arc::clone(&self.signals),
-            forget_token: Arc::new(|_| {}),
+            forget_token: {
+                let principals = Arc::clone(&self.principals);
+                Arc::new(move |token| match token.map(str::parse::<TokenId>) {
+                    Some(Ok(id)) => principals.forget(id),
+                    // Every token, or one whose id does not parse: forget them all.
+                    _ => principals.forget_all(),
+                })
+            },
         }
     }
 
@@ -410,6 +449,9 @@ impl Tx {
         for queue in self.woken {
             self.wakeups.wake(queue);
         }
+        for token in self.changed_tokens {
+            self.principals.forget(token);
+        }
         Ok(())
     }
 
@@ -418,6 +460,11 @@ impl Tx {
         if !self.woken.contains(&queue) {
             self.woken.push(queue);
         }
+    }
+
+    /// Marks `token` as changed by this transaction.
+    pub(crate) fn token_changed(&mut self, token: TokenId) {
+        self.changed_tokens.push(token);
     }
 
     /// Marks `run` as changed by this transaction.

@@ -54,6 +54,7 @@ impl Tx {
         if targets.is_empty() {
             return Ok(());
         }
+        self.wake(crate::Queue::Deliveries);
         // $1–$5 are shared by every row; each row adds its id, subscription and URL.
         let mut sql = String::with_capacity(300 + targets.len() * 40);
         sql.push_str(

@@ -1,8 +1,9 @@
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use domain::{Scope, Timestamp, TokenId, WorkspaceId};
 
 use crate::engine::{on_tx, read};
+use crate::principals::Lookup;
 use crate::{KeysetPage, Store, StoreError, TokenRecord, Tx};
 
 const TOKEN_COLUMNS: &str = TokenRecord::COLUMNS;
@@ -25,6 +26,43 @@ impl Store {
         .bind(hash)
         .fetch_optional(c)
         .await?))
+    }
+
+    /// The live token whose secret hashes to `hash`, as authentication needs it: from this
+    /// node's memory of the tokens it authenticated when it read the token less than the
+    /// principal cache's maximum age ago, or from the database. A revocation or reissue
+    /// committed by this process is seen at once; one made elsewhere once the node is told
+    /// ([`Store::forget_token`]) or the entry ages out (see `principals`). The caller still
+    /// checks the hash and the expiry.
+    pub async fn principal_by_hash(
+        &self,
+        hash: &[u8],
+    ) -> Result<Option<Arc<TokenRecord>>, StoreError> {
+        let generation = match self.principals.get(hash) {
+            Lookup::Hit(record) => return Ok(Some(record)),
+            Lookup::Miss { generation } => Some(generation),
+            Lookup::Disabled => None,
+        };
+        let Some(record) = self.token_by_hash(hash).await?.map(Arc::new) else {
+            return Ok(None);
+        };
+        if let Some(generation) = generation {
+            self.principals.put(hash, Arc::clone(&record), generation);
+        }
+        Ok(Some(record))
+    }
+
+    /// Drops what this node remembers of token `id`: its next request reads the token again.
+    /// For a change this node did not commit itself (another node's, told through the
+    /// database); this node's own revocations and reissues do it when they commit.
+    pub fn forget_token(&self, id: TokenId) {
+        self.principals.forget(id);
+    }
+
+    /// Drops what this node remembers of every token: for when it may have missed a notice
+    /// of a change (its listener reconnected, or is down).
+    pub fn forget_all_tokens(&self) {
+        self.principals.forget_all();
     }
 
     pub async fn token(&self, id: TokenId) -> Result<Option<TokenRecord>, StoreError> {
@@ -142,6 +180,7 @@ impl Tx {
         id: TokenId,
         secret_hash: &[u8],
     ) -> Result<Option<TokenRecord>, StoreError> {
+        self.token_changed(id);
         Ok(on_tx!(self, |c| {
             sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "UPDATE tokens SET secret_hash = $2 WHERE id = $1 AND revoked_at IS NULL
@@ -161,6 +200,7 @@ impl Tx {
         id: TokenId,
         now: Timestamp,
     ) -> Result<Option<TokenRecord>, StoreError> {
+        self.token_changed(id);
         Ok(on_tx!(self, |c| {
             sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1

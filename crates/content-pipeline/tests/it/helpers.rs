@@ -170,6 +170,12 @@ impl Builder {
         self
     }
 
+    /// How long the node trusts a token it read (zero: not at all).
+    pub fn principal_cache_ttl(mut self, ttl: Duration) -> Self {
+        self.config.principal_cache_ttl = ttl;
+        self
+    }
+
     pub fn workspace_max_tokens(mut self, tokens: u32) -> Self {
         self.config.workspace_max_tokens = tokens;
         self

@@ -183,9 +183,15 @@ async fn cancelled_begins_leave_no_pooled_connection_inside_a_transaction() {
     let proxy = slow_proxy(upstream, Duration::from_millis(10)).await;
     url.set_port(Some(proxy.port())).expect("port");
     url.set_host(Some("127.0.0.1")).expect("host");
-    let store = Store::connect_with(url.as_str(), store::ConnectOptions { max_connections: 2 })
-        .await
-        .expect("connect");
+    let store = Store::connect_with(
+        url.as_str(),
+        store::ConnectOptions {
+            max_connections: 2,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("connect");
     let mut cancelled = 0;
     for i in 0..40u64 {
         // Both connections open and back in the pool, so the attempt does not spend its time

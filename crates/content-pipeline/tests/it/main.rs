@@ -28,6 +28,7 @@ mod polish;
 mod portal;
 mod portal_browser;
 mod portal_webhooks;
+mod principal_cache;
 mod published_site;
 mod quotas;
 mod ratelimit;
