@@ -91,7 +91,7 @@ def call(method, path, body=None, key=None):
     with urllib.request.urlopen(req) as r:
         return json.load(r)
 
-hook = call("POST", "/v1/webhooks", {"workspace_id": ws, "events": ["run.completed"],
+hook = call("POST", f"/v1/workspaces/{ws}/webhooks", {"events": ["run.completed"],
     "url": f"http://127.0.0.1:{server.server_address[1]}/hook"})
 lags = []
 for i in range(20):

@@ -94,10 +94,10 @@ conformance!(
 mod accounts;
 #[path = "conformance/console.rs"]
 mod console;
-#[path = "conformance/wakeups.rs"]
-mod wakeups;
 #[path = "conformance/outbox.rs"]
 mod outbox;
+#[path = "conformance/wakeups.rs"]
+mod wakeups;
 
 fn at(seconds: i64) -> Timestamp {
     Timestamp::from_micros(1_700_000_000_000_000 + seconds * 1_000_000).expect("timestamp")

@@ -39,8 +39,14 @@ async fn status(app: &TestApp, ws: &str, secret: &str) -> u16 {
         .as_u16()
 }
 
-/// Revokes token `id` as another node (or an operator's SQL) would: in the database only.
+/// Revokes token `id` in the database without the node being told: on PostgreSQL with the
+/// trigger that sends `NOTIFY cp_tokens` switched off (the two-node test below has it on).
 async fn revoke_behind_the_nodes_back(app: &TestApp, id: &str) {
+    if app.db.engine() == store::Engine::Postgres {
+        app.db
+            .execute("ALTER TABLE tokens DISABLE TRIGGER tokens_changed")
+            .await;
+    }
     let changed = app
         .db
         .execute(&format!(
@@ -159,4 +165,35 @@ async fn a_remembered_token_is_refused_once_it_expires() {
             .is_some_and(|m| m.contains("expired")),
         "{refused}"
     );
+}
+
+/// The bound across nodes (PostgreSQL): a token revoked through one node is refused by another
+/// that remembers it as soon as that node hears the database's `NOTIFY cp_tokens`, not when
+/// the entry ages out (an hour here).
+#[tokio::test]
+async fn a_revocation_on_one_node_is_refused_by_another_well_within_a_second() {
+    let Some(db) = testkit::TestDatabase::postgres().await else {
+        return;
+    };
+    let a = app!(TestApp::builder().database(&db).principal_cache_ttl(LONG));
+    let b = app!(TestApp::builder().database(&db).principal_cache_ttl(LONG));
+    let ws = a.workspace("W").await;
+    let mut bounds = Vec::new();
+    for _ in 0..5 {
+        let (id, secret) = mint(&a, &ws, json!({})).await;
+        assert_eq!(status(&b, &ws, &secret).await, 200, "remembered by node b");
+        assert_eq!(status(&b, &ws, &secret).await, 200);
+        a.delete(&format!("/v1/tokens/{id}")).expect(200).await;
+        let revoked = Instant::now();
+        while status(&b, &ws, &secret).await != 401 {
+            assert!(
+                revoked.elapsed() < Duration::from_millis(500),
+                "node b still let a revoked token pass {:?} after the revocation",
+                revoked.elapsed()
+            );
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        bounds.push(revoked.elapsed());
+    }
+    eprintln!("revocation seen by the other node after {bounds:?}");
 }
