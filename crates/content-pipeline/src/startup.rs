@@ -207,6 +207,7 @@ impl Application {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
+        hear_other_nodes(&self.store).await;
         tracing::info!(address = %self.address, "listening");
         let housekeeping = tokio::spawn(housekeeping(self.state.clone(), self.attempt_retention));
         let (stop_usage, usage_stopped) = tokio::sync::oneshot::channel::<()>();
@@ -270,6 +271,16 @@ impl Application {
     }
 }
 
+/// A long-running process (`serve`, `worker`) hears what other nodes commit before it works
+/// (`LISTEN` on PostgreSQL, see `store::wakeups`); one-shot commands never open that
+/// connection. If it is not in place in time the process goes on: workers have their safety
+/// poll, and cached tokens their age limit.
+async fn hear_other_nodes(store: &Store) {
+    if !store.listening(Duration::from_secs(10)).await {
+        tracing::warn!("not hearing other nodes yet (LISTEN); going on with the safety polls");
+    }
+}
+
 /// What the background workers need, from configuration.
 pub fn worker_context(
     config: &Config,
@@ -320,6 +331,7 @@ pub async fn run_workers_until(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let store = open_store(config).await?;
+    hear_other_nodes(&store).await;
     // Links in event payloads need the public address of the API nodes.
     let base_url = public_base_url(config, &config.bind);
     let ctx = worker_context(config, &store, &clock, &config.server_key()?, &base_url)?;

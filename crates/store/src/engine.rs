@@ -1,6 +1,7 @@
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use domain::{RunId, TokenId};
@@ -12,6 +13,7 @@ use sqlx::{Postgres, Sqlite, Transaction};
 
 use crate::StoreError;
 use crate::hot::HotReads;
+use crate::lent::{LentPool, PING_IDLE_AFTER};
 use crate::principals::Principals;
 use crate::signals::{RunChanges, RunSignals};
 use crate::wakeups::{Dispatch, Queue, Wakeup, Wakeups};
@@ -36,7 +38,12 @@ pub(crate) enum Pools {
         /// Where hot write transactions run (see `writer`).
         runtime: Arc<WriterRuntime>,
     },
-    Postgres(PgPool),
+    Postgres {
+        /// Transactions.
+        pool: PgPool,
+        /// Statements outside a transaction (see `lent`).
+        lent: LentPool,
+    },
 }
 
 /// The handle every part of the service shares; cheap to clone.
@@ -45,10 +52,20 @@ pub struct Store {
     pub(crate) pools: Pools,
     signals: Arc<RunSignals>,
     wakeups: Arc<Wakeups>,
-    /// PostgreSQL: the one connection that `LISTEN`s (see `wakeups`), kept out of the pool.
-    listening: Option<PgPool>,
+    /// PostgreSQL: the one connection that `LISTEN`s (see `wakeups`), kept out of the pool
+    /// and opened on first need (see [`Store::listen_for_changes`]).
+    listening: Option<Arc<Listening>>,
     /// The tokens this node authenticated (see `principals`).
     pub(crate) principals: Arc<Principals>,
+}
+
+/// The `LISTEN` connection's pool, and whether it was started.
+#[derive(Debug)]
+struct Listening {
+    pool: PgPool,
+    started: AtomicBool,
+    /// True while `LISTEN` is in place.
+    in_place: tokio::sync::watch::Sender<bool>,
 }
 
 /// What a [`Store::write`] closure returns: the work it does in the transaction it is lent.
@@ -84,9 +101,14 @@ macro_rules! on_pool {
                 let $c = $sqlite;
                 $body
             }
-            $crate::engine::Pools::Postgres(pool) => {
-                let $c = pool;
-                $body
+            $crate::engine::Pools::Postgres { lent, .. } => {
+                let mut lent = lent.lend().await?;
+                let value = {
+                    let $c = lent.conn()?;
+                    $body
+                };
+                lent.settled();
+                value
             }
         }
     };
@@ -124,9 +146,6 @@ macro_rules! write_pool {
 }
 
 pub(crate) use {on_pool, on_tx, read, write_pool};
-
-/// A pooled PostgreSQL connection idle for this long is pinged before it is lent again.
-const PING_IDLE_AFTER: Duration = Duration::from_secs(10);
 
 /// Options for connecting; defaults suit a laptop.
 #[derive(Clone, Debug)]
@@ -248,23 +267,23 @@ impl Store {
                 .acquire_timeout(Duration::from_secs(10))
                 .connect_lazy(url)?;
             let store = Self {
-                pools: Pools::Postgres(pool),
+                pools: Pools::Postgres {
+                    pool,
+                    lent: LentPool::new(
+                        url.parse()?,
+                        opts.max_connections.max(2) as usize,
+                        Duration::from_secs(10),
+                    )?,
+                },
                 signals: Arc::default(),
                 wakeups: Arc::default(),
-                listening: Some(listening.clone()),
+                listening: Some(Arc::new(Listening {
+                    pool: listening,
+                    started: AtomicBool::new(false),
+                    in_place: tokio::sync::watch::Sender::new(false),
+                })),
                 principals,
             };
-            // Until the pool closes: notifications from every node become this process's
-            // wake-ups (see `wakeups`). The store is returned once they do, so nothing
-            // committed after `connect` returns goes unheard.
-            let (ready, listens) = tokio::sync::oneshot::channel();
-            tokio::spawn(crate::wakeups::listen(listening, store.dispatch(), ready));
-            if tokio::time::timeout(Duration::from_secs(10), listens)
-                .await
-                .is_err()
-            {
-                tracing::warn!("LISTEN is not in place yet; workers rely on their safety poll");
-            }
             Ok(store)
         } else {
             Err(StoreError::UnsupportedUrl)
@@ -274,7 +293,7 @@ impl Store {
     pub fn engine(&self) -> Engine {
         match self.pools {
             Pools::Sqlite { .. } => Engine::Sqlite,
-            Pools::Postgres(_) => Engine::Postgres,
+            Pools::Postgres { .. } => Engine::Postgres,
         }
     }
 
@@ -282,7 +301,7 @@ impl Store {
     pub(crate) fn hot(&self) -> Option<&HotReads> {
         match &self.pools {
             Pools::Sqlite { hot, .. } => hot.as_deref(),
-            Pools::Postgres(_) => None,
+            Pools::Postgres { .. } => None,
         }
     }
 
@@ -292,7 +311,9 @@ impl Store {
             Pools::Sqlite { writer, .. } => {
                 sqlx::migrate!("./migrations/sqlite").run(writer).await?
             }
-            Pools::Postgres(pool) => sqlx::migrate!("./migrations/postgres").run(pool).await?,
+            Pools::Postgres { pool, .. } => {
+                sqlx::migrate!("./migrations/postgres").run(pool).await?
+            }
         }
         Ok(())
     }
@@ -340,7 +361,7 @@ impl Store {
         let work = work.instrument(tracing::Span::current());
         match &self.pools {
             Pools::Sqlite { runtime, .. } => runtime.run(work).await,
-            Pools::Postgres(_) => tokio::spawn(work).await.map_err(crashed),
+            Pools::Postgres { .. } => tokio::spawn(work).await.map_err(crashed),
         }
     }
 
@@ -359,7 +380,7 @@ impl Store {
             Pools::Sqlite { writer, .. } => {
                 TxInner::Sqlite(writer.begin_with("BEGIN IMMEDIATE").await?)
             }
-            Pools::Postgres(pool) => {
+            Pools::Postgres { pool, .. } => {
                 let pool = pool.clone();
                 let begun = tokio::spawn(async move { pool.begin().await });
                 TxInner::Postgres(begun.await.map_err(crashed)??)
@@ -392,8 +413,48 @@ impl Store {
         }
     }
 
+    /// Starts hearing what other nodes commit (PostgreSQL's `LISTEN`, see `wakeups`), once,
+    /// the first time this process waits on a queue, follows a run or remembers a token: a
+    /// one-shot command (`migrate`, `tokens create`) never opens the connection. Whatever was
+    /// committed before the connection listens is made up for when it does: every queue and
+    /// run follower is woken and every remembered token forgotten.
+    pub(crate) fn listen_for_changes(&self) {
+        let Some(listening) = &self.listening else {
+            return;
+        };
+        if listening.started.load(Ordering::Acquire) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if !listening.started.swap(true, Ordering::AcqRel) {
+            runtime.spawn(crate::wakeups::listen(
+                listening.pool.clone(),
+                self.dispatch(),
+                listening.in_place.clone(),
+            ));
+        }
+    }
+
+    /// Starts hearing other nodes (see [`Store::listen_for_changes`]) and waits, up to
+    /// `within`, until it does; false if it does not yet. True at once on SQLite, which has
+    /// no other nodes. `serve` and `worker` wait so before they answer or work.
+    pub async fn listening(&self, within: Duration) -> bool {
+        self.listen_for_changes();
+        let Some(listening) = &self.listening else {
+            return true;
+        };
+        let mut in_place = listening.in_place.subscribe();
+        matches!(
+            tokio::time::timeout(within, in_place.wait_for(|listens| *listens)).await,
+            Ok(Ok(_))
+        )
+    }
+
     /// A handle to wait on `queue` with (see [`Wakeup`]).
     pub fn wakeup(&self, queue: Queue) -> Wakeup {
+        self.listen_for_changes();
         self.wakeups.subscribe(queue)
     }
 
@@ -404,6 +465,7 @@ impl Store {
 
     /// Follows the changes this process commits to `run` (see [`RunChanges`]).
     pub fn follow_run(&self, run: RunId) -> RunChanges {
+        self.listen_for_changes();
         self.signals.follow(run)
     }
 
@@ -414,7 +476,14 @@ impl Store {
 
     /// True when the database answers; used by `/readyz`.
     pub async fn ping(&self) -> bool {
-        read!(self, |c| sqlx::query("SELECT 1").execute(c).await.is_ok())
+        let answered = async {
+            read!(self, |c| sqlx::query("SELECT 1")
+                .execute(c)
+                .await
+                .map(drop)?);
+            Ok::<_, StoreError>(())
+        };
+        answered.await.is_ok()
     }
 
     pub async fn close(&self) {
@@ -423,10 +492,13 @@ impl Store {
                 reader.close().await;
                 writer.close().await;
             }
-            Pools::Postgres(pool) => pool.close().await,
+            Pools::Postgres { pool, lent } => {
+                lent.close();
+                pool.close().await;
+            }
         }
         if let Some(listening) = &self.listening {
-            listening.close().await;
+            listening.pool.close().await;
         }
     }
 }

@@ -16,6 +16,7 @@ mod events;
 mod hot;
 mod idempotency;
 mod json;
+mod lent;
 mod page;
 mod principals;
 mod records;

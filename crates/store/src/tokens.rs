@@ -38,6 +38,7 @@ impl Store {
         &self,
         hash: &[u8],
     ) -> Result<Option<Arc<TokenRecord>>, StoreError> {
+        self.listen_for_changes();
         let generation = match self.principals.get(hash) {
             Lookup::Hit(record) => return Ok(Some(record)),
             Lookup::Miss { generation } => Some(generation),

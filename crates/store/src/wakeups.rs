@@ -9,9 +9,11 @@
 //! - **Across processes**, on PostgreSQL: triggers (migration `0010_wakeups.sql`) send
 //!   `NOTIFY` on the channels below in the transaction that writes the rows, so PostgreSQL
 //!   delivers them when, and only if, it commits, whichever node or CLI made the change. Each
-//!   PostgreSQL store holds one `LISTEN` connection ([`listen`]) that turns the notifications
-//!   back into the in-process signals. Any gap in listening (a lost connection) fires every
-//!   signal once it is back, since notifications sent meanwhile are lost.
+//!   PostgreSQL store opens one `LISTEN` connection ([`listen`]) the first time it waits,
+//!   follows or remembers anything (`Store::listen_for_changes`), and turns the notifications
+//!   back into the in-process signals. Any gap in listening (before the connection first
+//!   listens, or a lost connection) fires every signal once it listens, since notifications
+//!   sent meanwhile are lost.
 //!
 //! SQLite has one writer per file and this service writes it from one process (`serve`); a
 //! second process on the same file (a CLI command) is seen at the next safety poll.
@@ -21,7 +23,7 @@ use std::time::Duration;
 
 use domain::RunId;
 use sqlx::postgres::{PgListener, PgPool};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 use crate::signals::RunSignals;
 
@@ -130,10 +132,11 @@ impl Dispatch {
     }
 }
 
-/// Listens on every channel until the pool closes, passing notifications on; `ready` hears
-/// when the first `LISTEN` is in place. Returns when the pool is closed.
-pub(crate) async fn listen(pool: PgPool, dispatch: Dispatch, ready: oneshot::Sender<()>) {
-    let mut ready = Some(ready);
+/// Listens on every channel until the pool closes, passing notifications on. Each time
+/// `LISTEN` is in place (the first time too), everything is woken: what was committed while
+/// nobody listened was not heard. Returns when the pool is closed.
+/// `in_place` says whether `LISTEN` is in place.
+pub(crate) async fn listen(pool: PgPool, dispatch: Dispatch, in_place: watch::Sender<bool>) {
     const CHANNELS: [&str; 4] = [
         DELIVERIES_CHANNEL,
         RUNS_CHANNEL,
@@ -152,13 +155,8 @@ pub(crate) async fn listen(pool: PgPool, dispatch: Dispatch, ready: oneshot::Sen
                 };
                 match connected.await {
                     Ok(l) => {
-                        match ready.take() {
-                            Some(ready) => {
-                                let _ = ready.send(());
-                            }
-                            // Whatever was sent while nobody listened was not heard.
-                            None => dispatch.everything(),
-                        }
+                        dispatch.everything();
+                        in_place.send_replace(true);
                         listener.insert(l)
                     }
                     Err(sqlx::Error::PoolClosed) => return,
@@ -180,6 +178,7 @@ pub(crate) async fn listen(pool: PgPool, dispatch: Dispatch, ready: oneshot::Sen
             Err(sqlx::Error::PoolClosed) => return,
             Err(e) => {
                 tracing::warn!(error = %e, "the LISTEN connection failed; reconnecting");
+                in_place.send_replace(false);
                 listener = None;
                 dispatch.everything();
                 tokio::time::sleep(Duration::from_millis(200)).await;

@@ -36,6 +36,12 @@ impl std::ops::Deref for Db {
 async fn open(db: TestDatabase) -> Db {
     let store = Store::connect(db.url()).await.expect("connect");
     store.migrate().await.expect("migrate");
+    // A node that hears the others from the start, as `serve` and `worker` are (PostgreSQL
+    // opens its LISTEN connection on first need: see `a_store_listens_once_it_needs_to`).
+    assert!(
+        store.listening(std::time::Duration::from_secs(10)).await,
+        "LISTEN in place"
+    );
     Db { store, db }
 }
 

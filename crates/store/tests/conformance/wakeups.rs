@@ -13,6 +13,7 @@ use super::{Db, at, hook, insert_hook, new_run, open, record, trigger, workspace
 conformance!(
     committed_work_wakes_its_queue_here_and_on_other_nodes,
     the_next_due_delivery_and_lease_are_known,
+    a_store_listens_once_it_needs_to,
 );
 
 const QUIET: Duration = Duration::from_millis(150);
@@ -229,4 +230,42 @@ async fn the_next_due_delivery_and_lease_are_known(store: Db) {
         Some(at(200))
     );
     let _ = run;
+}
+
+/// A one-shot command (`migrate`, `tokens create`) opens no `LISTEN` connection; a store
+/// starts listening the first time it waits on a queue, and then hears what was committed
+/// before: everything is woken once.
+async fn a_store_listens_once_it_needs_to(store: Db) {
+    const LISTENING: &str = "SELECT count(*) FROM pg_stat_activity
+         WHERE datname = current_database() AND query LIKE 'LISTEN%'";
+    if store.engine() == Engine::Sqlite {
+        assert!(
+            store.listening(Duration::ZERO).await,
+            "SQLite has no one to hear"
+        );
+        return;
+    }
+    // `store` listens already (see `open`).
+    assert_eq!(store.db.count(LISTENING).await, 1);
+    let fresh = Store::connect(store.db.url()).await.expect("connect");
+    let ws = workspace(&store, "A", at(1)).await;
+    trigger(&store, new_run(ws, "f", Tier::Standard, false), at(2))
+        .await
+        .expect("trigger");
+    tokio::time::sleep(QUIET).await;
+    assert_eq!(
+        store.db.count(LISTENING).await,
+        1,
+        "connecting opens no LISTEN"
+    );
+
+    let mut runs = fresh.wakeup(Queue::Runs);
+    woken(&mut runs, "the run queued before the store listened").await;
+    assert!(fresh.listening(WOKEN).await);
+    assert_eq!(
+        store.db.count(LISTENING).await,
+        2,
+        "waiting on a queue listens"
+    );
+    fresh.close().await;
 }

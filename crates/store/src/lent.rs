@@ -1,0 +1,203 @@
+//! PostgreSQL connections for statements outside a transaction (reads and autocommit writes),
+//! lent without a round trip on either side.
+//!
+//! sqlx's pool sends `Sync` and waits for the server's answer every time a connection comes
+//! back (`Floating::return_to_pool`, "testing the connection on-release"), in a task it
+//! spawns: a point read costs two round trips, two wake-ups of the server and one of ours.
+//! Here a connection goes back as it is when the statement finished, and is dropped instead
+//! when it did not (an error, or the caller's future dropped mid-statement, which may leave it
+//! halfway through a conversation). One idle for [`PING_IDLE_AFTER`] is pinged before it is
+//! lent again, where a restarted server or a dropped socket would show.
+
+use std::time::Duration;
+
+use deadpool::managed::{self, Metrics, Object, RecycleError, RecycleResult};
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+use sqlx::{ConnectOptions, Connection};
+
+use crate::StoreError;
+
+/// A connection idle for this long is pinged before it is lent again.
+pub(crate) const PING_IDLE_AFTER: Duration = Duration::from_secs(10);
+
+#[derive(Debug)]
+pub(crate) struct Manager {
+    options: PgConnectOptions,
+}
+
+/// A pooled connection; `None` once work that did not end well dropped it.
+#[derive(Debug)]
+pub(crate) struct Pooled(Option<PgConnection>);
+
+impl managed::Manager for Manager {
+    type Type = Pooled;
+    type Error = sqlx::Error;
+
+    async fn create(&self) -> Result<Pooled, sqlx::Error> {
+        Ok(Pooled(Some(self.options.connect().await?)))
+    }
+
+    async fn recycle(&self, pooled: &mut Pooled, metrics: &Metrics) -> RecycleResult<sqlx::Error> {
+        let Some(conn) = pooled.0.as_mut() else {
+            return Err(RecycleError::message(
+                "dropped after an error or mid-statement",
+            ));
+        };
+        if metrics.last_used() >= PING_IDLE_AFTER {
+            conn.ping().await?;
+        }
+        Ok(())
+    }
+}
+
+/// The pool of lent connections.
+#[derive(Clone, Debug)]
+pub(crate) struct LentPool(managed::Pool<Manager>);
+
+impl LentPool {
+    pub(crate) fn new(
+        options: PgConnectOptions,
+        size: usize,
+        wait: Duration,
+    ) -> Result<Self, StoreError> {
+        managed::Pool::builder(Manager { options })
+            .max_size(size.max(1))
+            .wait_timeout(Some(wait))
+            .create_timeout(Some(wait))
+            .runtime(deadpool::Runtime::Tokio1)
+            .build()
+            .map(Self)
+            .map_err(|e| StoreError::Corrupt(format!("connection pool: {e}")))
+    }
+
+    /// A connection for one piece of work; [`Lent::settled`] says it ended well.
+    pub(crate) async fn lend(&self) -> Result<Lent, StoreError> {
+        use managed::PoolError;
+        match self.0.get().await {
+            Ok(pooled) => Ok(Lent {
+                pooled,
+                settled: false,
+            }),
+            Err(PoolError::Backend(e)) => Err(e.into()),
+            Err(PoolError::Timeout(_)) => Err(sqlx::Error::PoolTimedOut.into()),
+            Err(PoolError::Closed) => Err(sqlx::Error::PoolClosed.into()),
+            Err(e) => Err(sqlx::Error::Io(std::io::Error::other(e.to_string())).into()),
+        }
+    }
+
+    pub(crate) fn close(&self) {
+        self.0.close();
+    }
+}
+
+/// A lent connection. Unless [`Lent::settled`] was called, dropping it closes the
+/// connection there and then (after an error, or dropped mid-statement: the server ends
+/// whatever transaction it was in and releases its locks at once), and the pool replaces it.
+pub(crate) struct Lent {
+    pooled: Object<Manager>,
+    settled: bool,
+}
+
+impl Lent {
+    pub(crate) fn conn(&mut self) -> Result<&mut PgConnection, StoreError> {
+        self.pooled
+            .0
+            .as_mut()
+            .ok_or(StoreError::Database(sqlx::Error::PoolClosed))
+    }
+
+    /// Says the work done with the connection ended well, so it can be lent again.
+    pub(crate) fn settled(mut self) {
+        self.settled = true;
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if !self.settled {
+            drop(self.pooled.0.take());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn backend_pid(mut lent: Lent) -> i32 {
+        let pid = sqlx::query_scalar("SELECT pg_backend_pid()")
+            .fetch_one(lent.conn().expect("conn"))
+            .await
+            .expect("pid");
+        lent.settled();
+        pid
+    }
+
+    #[tokio::test]
+    async fn only_work_that_ended_well_lends_its_connection_again() {
+        let Some(db) = testkit::TestDatabase::postgres().await else {
+            return;
+        };
+        let options = db.url().parse().expect("url");
+        let pool = LentPool::new(options, 1, Duration::from_secs(10)).expect("pool");
+        let lend = || async { pool.lend().await.expect("lend") };
+
+        let first = backend_pid(lend().await).await;
+        assert_eq!(
+            backend_pid(lend().await).await,
+            first,
+            "a settled connection is lent again, without a ping"
+        );
+
+        // Dropped mid-statement: the answer is still on its way on that socket.
+        let mut lent = lend().await;
+        let sleeping = sqlx::query("SELECT pg_sleep(5)").execute(lent.conn().expect("conn"));
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), sleeping)
+                .await
+                .is_err()
+        );
+        drop(lent);
+        let second = backend_pid(lend().await).await;
+        assert_ne!(
+            second, first,
+            "a connection dropped mid-statement is replaced"
+        );
+
+        // A statement that failed.
+        let mut lent = lend().await;
+        let failed = sqlx::query("SELECT * FROM no_such_table")
+            .execute(lent.conn().expect("conn"))
+            .await;
+        assert!(failed.is_err());
+        drop(lent);
+        let third = backend_pid(lend().await).await;
+        assert_ne!(third, second, "a connection whose work failed is replaced");
+
+        // Dropped inside a transaction that holds a lock: the server ends it at once.
+        db.execute("CREATE TABLE held (id int)").await;
+        let mut lent = lend().await;
+        for statement in ["BEGIN", "LOCK TABLE held IN ACCESS EXCLUSIVE MODE"] {
+            sqlx::query(statement)
+                .execute(lent.conn().expect("conn"))
+                .await
+                .expect(statement);
+        }
+        drop(lent);
+        let gone = format!("SELECT count(*) FROM pg_stat_activity WHERE pid = {third}");
+        let mut waited = Duration::ZERO;
+        while db.count(&gone).await != 0 {
+            assert!(
+                waited < Duration::from_secs(2),
+                "the backend still holds its lock"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            waited += Duration::from_millis(20);
+        }
+        assert_eq!(
+            db.count("SELECT count(*) FROM held").await,
+            0,
+            "the table is free"
+        );
+    }
+}
