@@ -371,19 +371,25 @@ async fn no_wait_for_flush(tx: &mut crate::Tx) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn engine_of(tx: &crate::Tx) -> Engine {
+pub(crate) fn engine_of(tx: &crate::Tx) -> Engine {
     match tx.inner {
         crate::engine::TxInner::Sqlite(_) => Engine::Sqlite,
         crate::engine::TxInner::Postgres(_) => Engine::Postgres,
     }
 }
 
-/// Appends `rows` rows of `width` placeholders each, `(…), (…)`, bound in order: numbered
-/// (`$1`, `$2`, …) on PostgreSQL, anonymous `?` on SQLite. SQLite finds the name of a numbered
-/// parameter by a linear scan, and sqlx asks it for every parameter, so binding a statement
+/// Appends `rows` rows of `width` placeholders each, `(…), (…)`, bound in order: numbered on
+/// PostgreSQL (`$first+1`, `$first+2`, …: `first` values are bound before them), anonymous `?`
+/// on SQLite. SQLite finds the name of a numbered parameter by a linear scan, and sqlx asks it for every parameter, so binding a statement
 /// of thousands of `$n` costs time quadratic in their number (it was the first cost of a
 /// burst of deliveries on SQLite).
-fn push_placeholder_rows(sql: &mut String, engine: Engine, rows: usize, width: usize) {
+pub(crate) fn push_placeholder_rows(
+    sql: &mut String,
+    engine: Engine,
+    first: usize,
+    rows: usize,
+    width: usize,
+) {
     for row in 0..rows {
         sql.push_str(if row == 0 { "(" } else { ", (" });
         for column in 0..width {
@@ -392,7 +398,7 @@ fn push_placeholder_rows(sql: &mut String, engine: Engine, rows: usize, width: u
             }
             match engine {
                 Engine::Postgres => {
-                    let _ = write!(sql, "${}", row * width + column + 1);
+                    let _ = write!(sql, "${}", first + row * width + column + 1);
                 }
                 Engine::Sqlite => sql.push('?'),
             }
@@ -422,7 +428,7 @@ async fn update_deliveries(
         "WITH v (delivery, lease_owner, status, attempted, status_code, target_url, next_attempt_at,
                  ended_at) AS (VALUES ",
     );
-    push_placeholder_rows(&mut sql, engine_of(tx), records.len(), 8);
+    push_placeholder_rows(&mut sql, engine_of(tx), 0, records.len(), 8);
     sql.push_str(
         ")
          UPDATE deliveries AS d SET
@@ -478,7 +484,7 @@ async fn insert_attempt_logs(
              response_body, response_body_truncated, error_kind, error_message, next_attempt_at)
          VALUES ",
     );
-    push_placeholder_rows(&mut sql, engine_of(tx), rows.len(), ATTEMPT_COLUMNS);
+    push_placeholder_rows(&mut sql, engine_of(tx), 0, rows.len(), ATTEMPT_COLUMNS);
     on_tx!(tx, |c| {
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
         for (r, log) in rows {
