@@ -211,71 +211,24 @@ impl Store {
         limit: i64,
         skip: &Saturated,
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        let (skip_locked, subscriptions, workspaces) = match self.engine() {
-            Engine::Postgres => (
-                "FOR UPDATE SKIP LOCKED",
-                "SELECT jsonb_array_elements_text($5::jsonb)",
-                "SELECT jsonb_array_elements_text($6::jsonb)",
-            ),
-            Engine::Sqlite => (
-                "",
-                "SELECT value FROM json_each($5)",
-                "SELECT value FROM json_each($6)",
-            ),
+        let claim = Claim {
+            now,
+            lease_owner: lease_owner.to_owned(),
+            lease_until,
+            limit,
+            subscriptions: JsonText(skip.subscriptions.clone()),
+            workspaces: JsonText(skip.workspaces.clone()),
         };
-        let claim = format!(
-            "UPDATE deliveries SET status = 'delivering', lease_owner = $2, lease_expires_at = $3,
-                 updated_at = $1
-             WHERE status IN ('pending', 'failed') AND id IN (
-                 SELECT id FROM deliveries
-                 WHERE status IN ('pending', 'failed') AND next_attempt_at <= $1
-                   AND subscription_id NOT IN ({subscriptions})
-                   AND workspace_id NOT IN ({workspaces})
-                 ORDER BY next_attempt_at LIMIT $4 {skip_locked})"
-        );
-        let mut tx = self.begin().await?;
-        no_wait_for_flush(&mut tx).await?;
-        on_tx!(tx, |c| sqlx::query(
-            "UPDATE deliveries SET
-                 status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'failed' END,
-                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
-             WHERE status = 'delivering' AND lease_expires_at <= $1"
-        )
-        .bind(now)
-        .execute(c)
-        .await?
-        .rows_affected());
-        let claimed = on_tx!(tx, |c| sqlx::query(sqlx::AssertSqlSafe(claim))
-            .bind(now)
-            .bind(lease_owner)
-            .bind(lease_until)
-            .bind(limit)
-            .bind(JsonText(&skip.subscriptions))
-            .bind(JsonText(&skip.workspaces))
-            .execute(c)
-            .await?
-            .rows_affected());
-        if claimed == 0 {
-            tx.commit().await?;
-            return Ok(Vec::new());
+        match &self.pools {
+            crate::engine::Pools::Postgres(pool) => claim.on_postgres(pool).await,
+            // On the writer thread: the claim holds the single writer from its first statement
+            // to its commit, and must not wait in a busy runtime's queue in between.
+            crate::engine::Pools::Sqlite { .. } => {
+                let store = self.clone();
+                self.detached(async move { claim.on_sqlite(&store).await })
+                    .await?
+            }
         }
-        let rows: Vec<ClaimedDelivery> = on_tx!(tx, |c| {
-            sqlx::query_as(
-            "SELECT d.id, d.subscription_id, d.workspace_id, d.event_id, d.attempts, d.created_at, e.payload,
-                    w.url, (w.active AND w.deleted_at IS NULL) AS subscription_active,
-                    w.secret, w.previous_secret, w.previous_secret_expires_at
-             FROM deliveries d
-             JOIN events e ON e.id = d.event_id
-             JOIN webhooks w ON w.id = d.subscription_id
-             WHERE d.status = 'delivering' AND d.lease_owner = $1
-             ORDER BY d.next_attempt_at"
-        )
-        .bind(lease_owner)
-        .fetch_all(c)
-        .await?
-        });
-        tx.commit().await?;
-        Ok(rows)
     }
 
     /// Records the outcomes of a batch of attempts in one transaction: each delivery's new
@@ -291,8 +244,24 @@ impl Store {
         if records.is_empty() {
             return Ok(0);
         }
+        match self.pools {
+            // On the writer thread: the transaction holds the single writer throughout.
+            crate::engine::Pools::Sqlite { .. } => {
+                let (store, records) = (self.clone(), records.to_vec());
+                self.detached(async move { store.record_attempts_here(&records, now).await })
+                    .await?
+            }
+            crate::engine::Pools::Postgres(_) => self.record_attempts_here(records, now).await,
+        }
+    }
+
+    async fn record_attempts_here(
+        &self,
+        records: &[AttemptRecord],
+        now: Timestamp,
+    ) -> Result<u64, StoreError> {
         let cutoff = now.minus(FAILING_DEACTIVATION);
-        let mut tx = self.begin().await?;
+        let mut tx = self.begin_with(Some(NO_FLUSH_WAIT_BEGIN)).await?;
         if records
             .iter()
             .any(|r| matches!(r.next, NextStep::RetryAt(_) | NextStep::Deferred(_)))
@@ -300,90 +269,179 @@ impl Store {
             // A retry or a deferral makes a delivery due again: its worker learns when.
             tx.wake(crate::Queue::Deliveries);
         }
-        no_wait_for_flush(&mut tx).await?;
-        for (id, effect) in effects(records) {
-            // Every right-hand side sees the row as it was, so the streak start is computed
-            // once here and reused by the deactivation test.
-            on_tx!(tx, |c| sqlx::query(
-                "UPDATE webhooks SET
-                     failure_count = CASE WHEN $2 THEN $3 ELSE failure_count + $3 END,
-                     failing_since = CASE WHEN $3 = 0 THEN NULL
-                                          WHEN $2 THEN $4
-                                          ELSE COALESCE(failing_since, $4) END,
-                     last_delivery_at = COALESCE($5, last_delivery_at),
-                     active = CASE WHEN $6 THEN FALSE
-                                   WHEN $3 > 0 AND (CASE WHEN $2 THEN $4
-                                                         ELSE COALESCE(failing_since, $4) END) <= $7
-                                        THEN FALSE
-                                   ELSE active END,
-                     updated_at = CASE WHEN active AND ($6 OR ($3 > 0 AND
-                                           (CASE WHEN $2 THEN $4
-                                                 ELSE COALESCE(failing_since, $4) END) <= $7))
-                                       THEN $8 ELSE updated_at END
-                 WHERE id = $1"
-            )
-            .bind(id)
-            .bind(effect.last_success.is_some())
-            .bind(effect.failures)
-            .bind(effect.first_failure)
-            .bind(effect.last_success)
-            .bind(effect.gone)
-            .bind(cutoff)
-            .bind(now)
-            .execute(c)
-            .await?
-            .rows_affected());
-        }
+        update_subscriptions(&mut tx, &effects(records), cutoff, now).await?;
         // Sorted by delivery, the order the rows are locked in where the plan follows it.
         let mut ordered: Vec<&AttemptRecord> = records.iter().collect();
         ordered.sort_by_key(|r| r.delivery);
-        let mut kept: HashSet<DeliveryId> = HashSet::with_capacity(ordered.len());
-        for chunk in ordered.chunks(OUTCOME_ROWS_PER_UPDATE) {
-            kept.extend(update_deliveries(&mut tx, chunk).await?);
-        }
-        let lost = records.len().saturating_sub(kept.len()) as u64;
-        let logged: Vec<(&AttemptRecord, &AttemptLog)> = ordered
-            .iter()
-            .filter(|r| kept.contains(&r.delivery))
-            .filter_map(|r| r.log.as_ref().map(|log| (*r, log)))
-            .collect();
-        for chunk in logged.chunks(ATTEMPT_ROWS_PER_INSERT) {
-            insert_attempt_logs(&mut tx, chunk).await?;
+        let mut lost = 0;
+        for chunk in ordered.chunks(OUTCOME_ROWS_PER_STATEMENT) {
+            lost += record_outcomes(&mut tx, chunk).await? as u64;
         }
         tx.commit().await?;
         Ok(lost)
     }
 }
 
-/// On PostgreSQL, lets this transaction's commit return before its WAL reaches the disk
-/// (`synchronous_commit = off`, for this transaction only). Claims and outcomes may: should
-/// the database server crash within the next few hundred milliseconds and lose them, the
+/// One claim of due deliveries (see [`Store::claim_deliveries`]).
+struct Claim {
+    now: Timestamp,
+    lease_owner: String,
+    lease_until: Timestamp,
+    limit: i64,
+    subscriptions: JsonText<Vec<WebhookId>>,
+    workspaces: JsonText<Vec<WorkspaceId>>,
+}
+
+/// Returns to the queue the deliveries whose lease expired by `$1` (the attempt cut off is not
+/// counted: nobody knows whether it was made).
+const RETURN_EXPIRED: &str = "UPDATE deliveries SET
+         status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'failed' END,
+         lease_owner = NULL, lease_expires_at = NULL, updated_at = $1";
+const EXPIRED: &str = "status = 'delivering' AND lease_expires_at <= $1";
+
+/// Leases up to `$4` due deliveries to `$2` until `$3`, oldest due first, leaving out the
+/// subscriptions in `$5` and the workspaces in `$6` (`subscriptions`, `workspaces`: each
+/// engine's reading of a JSON array; `from`: a relation joined; `skip_locked`: PostgreSQL's
+/// row locking).
+fn lease_due(subscriptions: &str, workspaces: &str, from: &str, skip_locked: &str) -> String {
+    format!(
+        "UPDATE deliveries SET status = 'delivering', lease_owner = $2, lease_expires_at = $3,
+             updated_at = $1
+         {from}
+         WHERE status IN ('pending', 'failed') AND id IN (
+             SELECT id FROM deliveries
+             WHERE status IN ('pending', 'failed') AND next_attempt_at <= $1
+               AND subscription_id NOT IN ({subscriptions})
+               AND workspace_id NOT IN ({workspaces})
+             ORDER BY next_attempt_at LIMIT $4 {skip_locked})"
+    )
+}
+
+/// Binds [`lease_due`]'s values of `$claim` to `$query`.
+macro_rules! bind_lease {
+    ($query:expr, $claim:expr) => {
+        $query
+            .bind($claim.now)
+            .bind(&$claim.lease_owner)
+            .bind($claim.lease_until)
+            .bind($claim.limit)
+            .bind(&$claim.subscriptions)
+            .bind(&$claim.workspaces)
+    };
+}
+
+/// What an attempt needs of a claimed delivery `d`.
+const CLAIMED_COLUMNS: &str = "d.id, d.subscription_id, d.workspace_id, d.event_id, d.attempts,
+         d.created_at, e.payload, w.url, (w.active AND w.deleted_at IS NULL) AS subscription_active,
+         w.secret, w.previous_secret, w.previous_secret_expires_at";
+const CLAIMED_JOINS: &str = "JOIN events e ON e.id = d.event_id
+         JOIN webhooks w ON w.id = d.subscription_id";
+
+impl Claim {
+    /// Two autocommit statements, neither waiting for the WAL flush (see [`NO_FLUSH_WAIT_BEGIN`]):
+    /// expired leases back to the queue, then the claim, which returns what the attempts need
+    /// (a data-modifying CTE) in the same round trip. Rows another worker is claiming at the
+    /// same moment are skipped.
+    async fn on_postgres(self, pool: &sqlx::PgPool) -> Result<Vec<ClaimedDelivery>, StoreError> {
+        let return_expired = format!("{RETURN_EXPIRED} {NO_FLUSH_WAIT_FROM} WHERE {EXPIRED}");
+        sqlx::query(sqlx::AssertSqlSafe(return_expired))
+            .bind(self.now)
+            .execute(pool)
+            .await?;
+        let lease = lease_due(
+            "SELECT jsonb_array_elements_text($5::jsonb)",
+            "SELECT jsonb_array_elements_text($6::jsonb)",
+            NO_FLUSH_WAIT_FROM,
+            "FOR UPDATE SKIP LOCKED",
+        );
+        let claim = format!(
+            "WITH d AS ({lease} RETURNING id, subscription_id, workspace_id, event_id, attempts,
+                                         created_at, next_attempt_at)
+             SELECT {CLAIMED_COLUMNS} FROM d {CLAIMED_JOINS} ORDER BY d.next_attempt_at"
+        );
+        Ok(
+            bind_lease!(sqlx::query_as(sqlx::AssertSqlSafe(claim)), self)
+                .fetch_all(pool)
+                .await?,
+        )
+    }
+
+    /// One transaction on the single writer: expired leases back to the queue, the claim, and
+    /// what the attempts need.
+    async fn on_sqlite(self, store: &Store) -> Result<Vec<ClaimedDelivery>, StoreError> {
+        let mut tx = store.begin().await?;
+        let return_expired = format!("{RETURN_EXPIRED} WHERE {EXPIRED}");
+        on_tx!(tx, |c| sqlx::query(sqlx::AssertSqlSafe(return_expired))
+            .bind(self.now)
+            .execute(c)
+            .await?
+            .rows_affected());
+        let lease = lease_due(
+            "SELECT value FROM json_each($5)",
+            "SELECT value FROM json_each($6)",
+            "",
+            "",
+        );
+        let claimed = on_tx!(tx, |c| bind_lease!(
+            sqlx::query(sqlx::AssertSqlSafe(lease.clone())),
+            self
+        )
+        .execute(c)
+        .await?
+        .rows_affected());
+        if claimed == 0 {
+            tx.commit().await?;
+            return Ok(Vec::new());
+        }
+        let select = format!(
+            "SELECT {CLAIMED_COLUMNS} FROM deliveries d {CLAIMED_JOINS}
+             WHERE d.status = 'delivering' AND d.lease_owner = $1
+             ORDER BY d.next_attempt_at"
+        );
+        let rows: Vec<ClaimedDelivery> =
+            on_tx!(tx, |c| sqlx::query_as(sqlx::AssertSqlSafe(select))
+                .bind(&self.lease_owner)
+                .fetch_all(c)
+                .await?);
+        tx.commit().await?;
+        Ok(rows)
+    }
+}
+
+/// On PostgreSQL, the worker's claims and outcomes commit without waiting for their WAL to
+/// reach the disk (`synchronous_commit = off`, for their transactions only). Should the
+/// database server crash within the next few hundred milliseconds and lose them, the
 /// deliveries they concerned are attempted again (a lost claim leaves its delivery due; a lost
 /// outcome leaves its lease to expire), which at-least-once delivery allows. It spares the
 /// worker a disk flush per claim and per batch of outcomes, the largest wait of a burst on a
 /// busy disk. Events themselves are recorded by the API's transactions, which still wait.
-async fn no_wait_for_flush(tx: &mut crate::Tx) -> Result<(), StoreError> {
-    if let crate::engine::TxInner::Postgres(t) = &mut tx.inner {
-        sqlx::query("SET LOCAL synchronous_commit = off")
-            .execute(&mut **t)
-            .await?;
-    }
-    Ok(())
-}
+///
+/// A transaction sets it in the round trip of its `BEGIN`; an autocommit statement joins this
+/// one-row relation, so that every row it writes has set it (a statement that writes nothing
+/// commits nothing to wait for).
+const NO_FLUSH_WAIT_BEGIN: &str = "BEGIN; SET LOCAL synchronous_commit = off";
+const NO_FLUSH_WAIT_FROM: &str =
+    "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait";
 
-fn engine_of(tx: &crate::Tx) -> Engine {
+pub(crate) fn engine_of(tx: &crate::Tx) -> Engine {
     match tx.inner {
         crate::engine::TxInner::Sqlite(_) => Engine::Sqlite,
         crate::engine::TxInner::Postgres(_) => Engine::Postgres,
     }
 }
 
-/// Appends `rows` rows of `width` placeholders each, `(…), (…)`, bound in order: numbered
-/// (`$1`, `$2`, …) on PostgreSQL, anonymous `?` on SQLite. SQLite finds the name of a numbered
-/// parameter by a linear scan, and sqlx asks it for every parameter, so binding a statement
+/// Appends `rows` rows of `width` placeholders each, `(…), (…)`, bound in order: numbered on
+/// PostgreSQL (`$first+1`, `$first+2`, …: `first` values are bound before them), anonymous `?`
+/// on SQLite. SQLite finds the name of a numbered parameter by a linear scan, and sqlx asks it for every parameter, so binding a statement
 /// of thousands of `$n` costs time quadratic in their number (it was the first cost of a
 /// burst of deliveries on SQLite).
-fn push_placeholder_rows(sql: &mut String, engine: Engine, rows: usize, width: usize) {
+pub(crate) fn push_placeholder_rows(
+    sql: &mut String,
+    engine: Engine,
+    first: usize,
+    rows: usize,
+    width: usize,
+) {
     for row in 0..rows {
         sql.push_str(if row == 0 { "(" } else { ", (" });
         for column in 0..width {
@@ -392,7 +450,7 @@ fn push_placeholder_rows(sql: &mut String, engine: Engine, rows: usize, width: u
             }
             match engine {
                 Engine::Postgres => {
-                    let _ = write!(sql, "${}", row * width + column + 1);
+                    let _ = write!(sql, "${}", first + row * width + column + 1);
                 }
                 Engine::Sqlite => sql.push('?'),
             }
@@ -401,31 +459,101 @@ fn push_placeholder_rows(sql: &mut String, engine: Engine, rows: usize, width: u
     }
 }
 
-/// Outcomes per UPDATE statement (8 values each).
-const OUTCOME_ROWS_PER_UPDATE: usize = 500;
+/// Outcomes per statement: 8 values each, and 16 more for an attempt made; under either
+/// engine's limit of bound parameters.
+const OUTCOME_ROWS_PER_STATEMENT: usize = 500;
+const OUTCOME_COLUMNS: usize = 8;
+const ATTEMPT_COLUMNS: usize = 16;
+const SUBSCRIPTION_COLUMNS: usize = 8;
 
-/// Applies the outcomes of `records` to their deliveries in one UPDATE, each only while its
-/// worker still holds the lease; returns the deliveries updated (the others' leases were lost).
+/// Applies each subscription's [`SubscriptionEffect`] in one UPDATE. Every right-hand side
+/// sees the row as it was, so the streak start is computed once and reused by the
+/// deactivation test. On PostgreSQL the rows are locked first, sorted by id: the lock order of
+/// the module's head.
+async fn update_subscriptions(
+    tx: &mut crate::Tx,
+    effects: &BTreeMap<WebhookId, SubscriptionEffect>,
+    cutoff: Timestamp,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    if effects.is_empty() {
+        return Ok(());
+    }
+    let engine = engine_of(tx);
+    let mut sql = String::with_capacity(1_500 + effects.len() * 40);
+    sql.push_str(
+        "WITH v (id, succeeded, failures, first_failure, last_success, gone, cutoff, at) AS (VALUES ",
+    );
+    push_placeholder_rows(&mut sql, engine, 0, effects.len(), SUBSCRIPTION_COLUMNS);
+    sql.push(')');
+    let locked = match engine {
+        Engine::Postgres => {
+            sql.push_str(
+                ", locked AS (SELECT id FROM webhooks WHERE id IN (SELECT id FROM v)
+                              ORDER BY id FOR NO KEY UPDATE)",
+            );
+            "AND w.id IN (SELECT id FROM locked)"
+        }
+        Engine::Sqlite => "",
+    };
+    let _ = write!(
+        sql,
+        " UPDATE webhooks AS w SET
+             failure_count = CASE WHEN v.succeeded THEN v.failures
+                                  ELSE w.failure_count + v.failures END,
+             failing_since = CASE WHEN v.failures = 0 THEN NULL
+                                  WHEN v.succeeded THEN v.first_failure
+                                  ELSE COALESCE(w.failing_since, v.first_failure) END,
+             last_delivery_at = COALESCE(v.last_success, w.last_delivery_at),
+             active = CASE WHEN v.gone THEN FALSE
+                           WHEN v.failures > 0 AND (CASE WHEN v.succeeded THEN v.first_failure
+                                 ELSE COALESCE(w.failing_since, v.first_failure) END) <= v.cutoff
+                                THEN FALSE
+                           ELSE w.active END,
+             updated_at = CASE WHEN w.active AND (v.gone OR (v.failures > 0 AND
+                                   (CASE WHEN v.succeeded THEN v.first_failure
+                                         ELSE COALESCE(w.failing_since, v.first_failure) END)
+                                   <= v.cutoff))
+                               THEN v.at ELSE w.updated_at END
+         FROM v WHERE w.id = v.id {locked}"
+    );
+    on_tx!(tx, |c| {
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+        for (id, effect) in effects {
+            query = query
+                .bind(*id)
+                .bind(effect.last_success.is_some())
+                .bind(effect.failures)
+                .bind(effect.first_failure)
+                .bind(effect.last_success)
+                .bind(effect.gone)
+                .bind(cutoff)
+                .bind(now);
+        }
+        query.execute(c).await?.rows_affected()
+    });
+    Ok(())
+}
+
+/// The UPDATE that applies outcomes to their deliveries, each only while its worker still
+/// holds the lease, and returns the deliveries updated (the others' leases were lost): the
+/// outcomes' rows as the common table `v` (placeholders from `first` on), and the UPDATE
+/// that reads it.
 ///
 /// A deferred delivery (`status` NULL) goes back to `pending` before its first attempt and
 /// `failed` after, keeps its target URL and counts no attempt; every other outcome sets the
 /// status, counts its attempt (none when abandoned) and records where it went.
-async fn update_deliveries(
-    tx: &mut crate::Tx,
-    records: &[&AttemptRecord],
-) -> Result<Vec<DeliveryId>, StoreError> {
-    if records.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut sql = String::with_capacity(700 + records.len() * 48);
-    sql.push_str(
-        "WITH v (delivery, lease_owner, status, attempted, status_code, target_url, next_attempt_at,
-                 ended_at) AS (VALUES ",
+fn outcomes_update(engine: Engine, first: usize, rows: usize) -> (String, &'static str) {
+    let mut values = String::with_capacity(150 + rows * 48);
+    values.push_str(
+        "v (delivery, lease_owner, status, attempted, status_code, target_url, next_attempt_at,
+            ended_at) AS (VALUES ",
     );
-    push_placeholder_rows(&mut sql, engine_of(tx), records.len(), 8);
-    sql.push_str(
-        ")
-         UPDATE deliveries AS d SET
+    push_placeholder_rows(&mut values, engine, first, rows, OUTCOME_COLUMNS);
+    values.push(')');
+    (
+        values,
+        "UPDATE deliveries AS d SET
              status = COALESCE(v.status, CASE WHEN d.attempts = 0 THEN 'pending' ELSE 'failed' END),
              attempts = d.attempts + v.attempted,
              last_status_code = COALESCE(v.status_code, d.last_status_code),
@@ -435,10 +563,26 @@ async fn update_deliveries(
          FROM v
          WHERE d.id = v.delivery AND d.status = 'delivering' AND d.lease_owner = v.lease_owner
          RETURNING id",
-    );
-    Ok(on_tx!(tx, |c| {
-        let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(sql.clone()));
-        for r in records {
+    )
+}
+
+/// The attempt log's columns, and its rows' placeholders from `first` on.
+fn attempt_log_rows(engine: Engine, first: usize, rows: usize) -> (&'static str, String) {
+    let mut values = String::with_capacity(rows * 100);
+    push_placeholder_rows(&mut values, engine, first, rows, ATTEMPT_COLUMNS);
+    (
+        "id, delivery_id, subscription_id, workspace_id, attempt, started_at, duration_ms, url,
+         request_headers, response_status, response_headers, response_body,
+         response_body_truncated, error_kind, error_message, next_attempt_at",
+        values,
+    )
+}
+
+/// Binds the values of [`outcomes_update`]'s rows to `$query`.
+macro_rules! bind_outcomes {
+    ($query:expr, $records:expr) => {{
+        let mut query = $query;
+        for r in $records {
             let status = r.status();
             let target_url = status.map(|_| r.target_url.as_str());
             let next_attempt_at = match r.next {
@@ -455,33 +599,15 @@ async fn update_deliveries(
                 .bind(next_attempt_at)
                 .bind(r.at);
         }
-        query.fetch_all(c).await?
-    }))
+        query
+    }};
 }
 
-/// Attempt rows per INSERT statement (16 values each: well under either engine's limit of
-/// bound parameters).
-const ATTEMPT_ROWS_PER_INSERT: usize = 500;
-const ATTEMPT_COLUMNS: usize = 16;
-
-/// Writes the attempt log rows of recorded outcomes, in one multi-row INSERT.
-async fn insert_attempt_logs(
-    tx: &mut crate::Tx,
-    rows: &[(&AttemptRecord, &AttemptLog)],
-) -> Result<(), StoreError> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let mut sql = String::from(
-        "INSERT INTO delivery_attempts (id, delivery_id, subscription_id, workspace_id, attempt,
-             started_at, duration_ms, url, request_headers, response_status, response_headers,
-             response_body, response_body_truncated, error_kind, error_message, next_attempt_at)
-         VALUES ",
-    );
-    push_placeholder_rows(&mut sql, engine_of(tx), rows.len(), ATTEMPT_COLUMNS);
-    on_tx!(tx, |c| {
-        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
-        for (r, log) in rows {
+/// Binds the values of [`attempt_log_rows`] to `$query`.
+macro_rules! bind_attempt_logs {
+    ($query:expr, $rows:expr) => {{
+        let mut query = $query;
+        for (r, log) in $rows {
             let next_attempt_at = match r.next {
                 NextStep::RetryAt(at) => Some(at),
                 _ => None,
@@ -504,9 +630,69 @@ async fn insert_attempt_logs(
                 .bind(log.error_message.as_deref())
                 .bind(next_attempt_at);
         }
-        query.execute(c).await?.rows_affected()
-    });
-    Ok(())
+        query
+    }};
+}
+
+/// Applies a chunk of outcomes (sorted by delivery, the order the rows are locked in where the
+/// plan follows it) and writes the attempt log rows of those still leased; returns how many
+/// had lost their lease. PostgreSQL does both in one statement, SQLite in two.
+async fn record_outcomes(
+    tx: &mut crate::Tx,
+    records: &[&AttemptRecord],
+) -> Result<usize, StoreError> {
+    let logs = |kept: &dyn Fn(DeliveryId) -> bool| -> Vec<(&AttemptRecord, &AttemptLog)> {
+        records
+            .iter()
+            .filter(|r| kept(r.delivery))
+            .filter_map(|r| r.log.as_ref().map(|log| (*r, log)))
+            .collect()
+    };
+    let engine = engine_of(tx);
+    let kept: Vec<DeliveryId> = match &mut tx.inner {
+        crate::engine::TxInner::Postgres(c) => {
+            // Every attempt is logged if its outcome is kept: the INSERT reads the UPDATE's
+            // RETURNING.
+            let logged = logs(&|_| true);
+            let (outcomes, update) = outcomes_update(engine, 0, records.len());
+            let (columns, values) =
+                attempt_log_rows(engine, records.len() * OUTCOME_COLUMNS, logged.len());
+            let sql = if logged.is_empty() {
+                format!("WITH {outcomes} {update}")
+            } else {
+                format!(
+                    "WITH {outcomes}, kept AS ({update}),
+                     logged AS (INSERT INTO delivery_attempts ({columns})
+                                SELECT * FROM (VALUES {values}) AS a ({columns})
+                                WHERE a.delivery_id IN (SELECT id FROM kept))
+                     SELECT id FROM kept"
+                )
+            };
+            let query = bind_outcomes!(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), records);
+            bind_attempt_logs!(query, logged)
+                .fetch_all(&mut **c)
+                .await?
+        }
+        crate::engine::TxInner::Sqlite(c) => {
+            let (outcomes, update) = outcomes_update(engine, 0, records.len());
+            let update = format!("WITH {outcomes} {update}");
+            let kept: Vec<DeliveryId> =
+                bind_outcomes!(sqlx::query_scalar(sqlx::AssertSqlSafe(update)), records)
+                    .fetch_all(&mut **c)
+                    .await?;
+            let kept_set: HashSet<DeliveryId> = kept.iter().copied().collect();
+            let logged = logs(&|id| kept_set.contains(&id));
+            if !logged.is_empty() {
+                let (columns, values) = attempt_log_rows(engine, 0, logged.len());
+                let insert = format!("INSERT INTO delivery_attempts ({columns}) VALUES {values}");
+                bind_attempt_logs!(sqlx::query(sqlx::AssertSqlSafe(insert)), logged)
+                    .execute(&mut **c)
+                    .await?;
+            }
+            kept
+        }
+    };
+    Ok(records.len().saturating_sub(kept.len()))
 }
 
 #[cfg(test)]

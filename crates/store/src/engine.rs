@@ -376,13 +376,27 @@ impl Store {
     /// caller that went away is dropped as a whole and rolled back.
     #[doc(hidden)]
     pub async fn begin(&self) -> Result<Tx, StoreError> {
+        self.begin_with(None).await
+    }
+
+    /// [`Store::begin`], with `postgres_begin` (one or more statements sent in the one round
+    /// trip of `BEGIN`, the first of them `BEGIN`) instead of a plain `BEGIN` on PostgreSQL.
+    pub(crate) async fn begin_with(
+        &self,
+        postgres_begin: Option<&'static str>,
+    ) -> Result<Tx, StoreError> {
         let inner = match &self.pools {
             Pools::Sqlite { writer, .. } => {
                 TxInner::Sqlite(writer.begin_with("BEGIN IMMEDIATE").await?)
             }
             Pools::Postgres { pool, .. } => {
                 let pool = pool.clone();
-                let begun = tokio::spawn(async move { pool.begin().await });
+                let begun = tokio::spawn(async move {
+                    match postgres_begin {
+                        Some(statements) => pool.begin_with(statements).await,
+                        None => pool.begin().await,
+                    }
+                });
                 TxInner::Postgres(begun.await.map_err(crashed)??)
             }
         };

@@ -1,14 +1,23 @@
-use std::fmt::Write;
-
 use domain::{DeliveryId, DeliveryStatus, EventId, EventType, Timestamp, WebhookId, WorkspaceId};
 use serde_json::json;
 
+use crate::deliveries::push_placeholder_rows;
 use crate::engine::on_tx;
 use crate::{EventRecord, JsonText, StoreError, Tx, WebhookRecord};
 
-/// Delivery rows per fan-out INSERT (3 bound values each, plus 5 shared): a workspace with
-/// more matching subscriptions than this gets one statement per this many.
-const FANOUT_ROWS_PER_INSERT: usize = 1_000;
+/// Delivery rows per multi-row INSERT: 11 bound values each, well under either engine's
+/// limit of bound parameters (SQLite's is 32,766). More rows take one statement per this many.
+const DELIVERY_ROWS_PER_INSERT: usize = 1_000;
+const DELIVERY_COLUMNS: usize = 11;
+
+/// One pending delivery to queue: an event, and the subscription (and URL) it goes to.
+pub(crate) struct NewDelivery<'a> {
+    pub(crate) subscription: WebhookId,
+    pub(crate) workspace: WorkspaceId,
+    pub(crate) event: EventId,
+    pub(crate) event_type: EventType,
+    pub(crate) url: &'a str,
+}
 
 impl Tx {
     /// Records an event in the outbox and, in the same transaction, one pending delivery for
@@ -32,63 +41,62 @@ impl Tx {
             .bind(workspace)
             .fetch_all(c)
             .await?);
-        let targets: Vec<(WebhookId, String)> = subscriptions
-            .into_iter()
+        let rows: Vec<NewDelivery<'_>> = subscriptions
+            .iter()
             .filter(|(_, _, events)| events.0.contains(&event_type))
-            .map(|(id, url, _)| (id, url))
+            .map(|(subscription, url, _)| NewDelivery {
+                subscription: *subscription,
+                workspace,
+                event: event.id,
+                event_type,
+                url,
+            })
             .collect();
-        for chunk in targets.chunks(FANOUT_ROWS_PER_INSERT) {
-            self.insert_fanout(&event, chunk, now).await?;
-        }
+        self.insert_pending_deliveries(&rows, false, now).await?;
         Ok(event)
     }
 
-    /// One pending delivery of `event` to each of `targets` (subscription id, URL), in one
-    /// INSERT without `RETURNING`: nothing the caller needs comes back.
-    async fn insert_fanout(
+    /// Pending deliveries, all created `now`, in multi-row INSERTs without `RETURNING`:
+    /// nothing the caller needs comes back. The one way to queue many deliveries at once (an
+    /// event's fan-out, a recovery's replays).
+    pub(crate) async fn insert_pending_deliveries(
         &mut self,
-        event: &EventRecord,
-        targets: &[(WebhookId, String)],
+        rows: &[NewDelivery<'_>],
+        is_replay: bool,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        if targets.is_empty() {
+        if rows.is_empty() {
             return Ok(());
         }
         self.wake(crate::Queue::Deliveries);
-        // $1–$5 are shared by every row; each row adds its id, subscription and URL.
-        let mut sql = String::with_capacity(300 + targets.len() * 40);
-        sql.push_str(
-            "INSERT INTO deliveries (id, subscription_id, workspace_id, event_id, event_type,
-                 status, attempts, target_url, is_replay, created_at, updated_at, next_attempt_at)
-             VALUES ",
-        );
-        for i in 0..targets.len() {
-            let n = 6 + i * 3;
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            let _ = write!(
-                sql,
-                "(${n}, ${}, $1, $2, $3, $4, 0, ${}, FALSE, $5, $5, $5)",
-                n + 1,
-                n + 2
+        let engine = crate::deliveries::engine_of(self);
+        for chunk in rows.chunks(DELIVERY_ROWS_PER_INSERT) {
+            let mut sql = String::with_capacity(300 + chunk.len() * 40);
+            sql.push_str(
+                "INSERT INTO deliveries (id, subscription_id, workspace_id, event_id, event_type,
+                     target_url, status, is_replay, created_at, updated_at, next_attempt_at)
+                 VALUES ",
             );
+            push_placeholder_rows(&mut sql, engine, 0, chunk.len(), DELIVERY_COLUMNS);
+            on_tx!(self, |c| {
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+                for row in chunk {
+                    query = query
+                        .bind(DeliveryId::generate())
+                        .bind(row.subscription)
+                        .bind(row.workspace)
+                        .bind(row.event)
+                        .bind(row.event_type)
+                        .bind(row.url)
+                        .bind(DeliveryStatus::Pending)
+                        .bind(is_replay)
+                        .bind(now)
+                        .bind(now)
+                        .bind(now);
+                }
+                query.execute(c).await?.rows_affected()
+            });
         }
-        on_tx!(self, |c| {
-            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
-                .bind(event.workspace_id)
-                .bind(event.id)
-                .bind(event.event_type)
-                .bind(DeliveryStatus::Pending)
-                .bind(now);
-            for (subscription, url) in targets {
-                query = query
-                    .bind(DeliveryId::generate())
-                    .bind(*subscription)
-                    .bind(url.as_str());
-            }
-            query.execute(c).await?.rows_affected()
-        });
         Ok(())
     }
 

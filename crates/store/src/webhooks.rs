@@ -2,6 +2,7 @@ use domain::{DeliveryId, DeliveryStatus, EventId, EventType, Timestamp, WebhookI
 use sqlx::Row as _;
 
 use crate::engine::{on_tx, read};
+use crate::events::NewDelivery;
 use crate::{
     DeliveryRecord, EventRecord, JsonText, KeysetPage, Store, StoreError, Tx, WebhookRecord,
 };
@@ -38,10 +39,6 @@ pub struct Recovery {
     /// True when the cap stopped the call: calling again recovers the rest.
     pub has_more: bool,
 }
-
-/// Rows per multi-row INSERT of recovered deliveries (11 values each: under either engine's
-/// limit of bound parameters).
-const RECOVERED_ROWS_PER_INSERT: usize = 2_000;
 
 /// A partial update; `None` leaves a field as it is.
 #[derive(Clone, Debug, Default)]
@@ -313,59 +310,20 @@ impl Tx {
             .execute(c)
             .await?
             .rows_affected());
-        let events: Vec<(EventId, EventType)> = found.into_iter().map(|(_, e, t)| (e, t)).collect();
-        for chunk in events.chunks(RECOVERED_ROWS_PER_INSERT) {
-            self.insert_replays(subscription, chunk, now).await?;
-        }
+        let replays: Vec<NewDelivery<'_>> = found
+            .into_iter()
+            .map(|(_, event, event_type)| NewDelivery {
+                subscription: subscription.id,
+                workspace: subscription.workspace_id,
+                event,
+                event_type,
+                url: &subscription.url,
+            })
+            .collect();
+        self.insert_pending_deliveries(&replays, true, now).await?;
         Ok(Recovery {
-            queued: events.len() as u64,
+            queued: replays.len() as u64,
             has_more,
         })
-    }
-
-    /// New pending deliveries of `events` (id, type) to `subscription`, in one INSERT.
-    async fn insert_replays(
-        &mut self,
-        subscription: &WebhookRecord,
-        events: &[(EventId, EventType)],
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        if events.is_empty() {
-            return Ok(());
-        }
-        self.wake(crate::Queue::Deliveries);
-        // $1–$5 are shared by every row; each row adds its id, event id and event type.
-        let mut sql = String::from(
-            "INSERT INTO deliveries (id, subscription_id, workspace_id, event_id, event_type,
-                 status, attempts, target_url, is_replay, created_at, updated_at, next_attempt_at)
-             VALUES ",
-        );
-        for i in 0..events.len() {
-            let n = 6 + i * 3;
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            sql.push_str(&format!(
-                "(${n}, $1, $2, ${}, ${}, $3, 0, $4, TRUE, $5, $5, $5)",
-                n + 1,
-                n + 2
-            ));
-        }
-        on_tx!(self, |c| {
-            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
-                .bind(subscription.id)
-                .bind(subscription.workspace_id)
-                .bind(DeliveryStatus::Pending)
-                .bind(subscription.url.as_str())
-                .bind(now);
-            for (event_id, event_type) in events {
-                query = query
-                    .bind(DeliveryId::generate())
-                    .bind(*event_id)
-                    .bind(*event_type);
-            }
-            query.execute(c).await?.rows_affected()
-        });
-        Ok(())
     }
 }

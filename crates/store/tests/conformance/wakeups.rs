@@ -203,11 +203,12 @@ async fn the_next_due_delivery_and_lease_are_known(store: Db) {
         .expect("trigger")
         .run()
         .id;
-    store
+    let claimed = store
         .claim_run("w1", at(300), at(3), 3)
         .await
         .expect("claim")
         .expect("claimed");
+    assert_eq!(claimed.id, run, "the run's lease is the one that expires");
     assert_eq!(
         store.next_lease_expiry(at(4)).await.expect("lease"),
         Some(at(300))
@@ -229,7 +230,6 @@ async fn the_next_due_delivery_and_lease_are_known(store: Db) {
         store.next_lease_expiry(at(7)).await.expect("lease"),
         Some(at(200))
     );
-    let _ = run;
 }
 
 /// A one-shot command (`migrate`, `tokens create`) opens no `LISTEN` connection; a store
