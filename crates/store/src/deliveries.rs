@@ -220,7 +220,7 @@ impl Store {
             workspaces: JsonText(skip.workspaces.clone()),
         };
         match &self.pools {
-            crate::engine::Pools::Postgres(pool) => claim.on_postgres(pool).await,
+            crate::engine::Pools::Postgres { lent, .. } => claim.on_postgres(lent).await,
             // On the writer thread: the claim holds the single writer from its first statement
             // to its commit, and must not wait in a busy runtime's queue in between.
             crate::engine::Pools::Sqlite { .. } => {
@@ -251,7 +251,7 @@ impl Store {
                 self.detached(async move { store.record_attempts_here(&records, now).await })
                     .await?
             }
-            crate::engine::Pools::Postgres(_) => self.record_attempts_here(records, now).await,
+            crate::engine::Pools::Postgres { .. } => self.record_attempts_here(records, now).await,
         }
     }
 
@@ -342,11 +342,16 @@ impl Claim {
     /// expired leases back to the queue, then the claim, which returns what the attempts need
     /// (a data-modifying CTE) in the same round trip. Rows another worker is claiming at the
     /// same moment are skipped.
-    async fn on_postgres(self, pool: &sqlx::PgPool) -> Result<Vec<ClaimedDelivery>, StoreError> {
+    async fn on_postgres(
+        self,
+        lent: &crate::lent::LentPool,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
+        let mut lent = lent.lend().await?;
+        let conn = lent.conn()?;
         let return_expired = format!("{RETURN_EXPIRED} {NO_FLUSH_WAIT_FROM} WHERE {EXPIRED}");
         sqlx::query(sqlx::AssertSqlSafe(return_expired))
             .bind(self.now)
-            .execute(pool)
+            .execute(&mut *conn)
             .await?;
         let lease = lease_due(
             "SELECT jsonb_array_elements_text($5::jsonb)",
@@ -359,11 +364,11 @@ impl Claim {
                                          created_at, next_attempt_at)
              SELECT {CLAIMED_COLUMNS} FROM d {CLAIMED_JOINS} ORDER BY d.next_attempt_at"
         );
-        Ok(
-            bind_lease!(sqlx::query_as(sqlx::AssertSqlSafe(claim)), self)
-                .fetch_all(pool)
-                .await?,
-        )
+        let claimed = bind_lease!(sqlx::query_as(sqlx::AssertSqlSafe(claim)), self)
+            .fetch_all(conn)
+            .await?;
+        lent.settled();
+        Ok(claimed)
     }
 
     /// One transaction on the single writer: expired leases back to the queue, the claim, and
