@@ -207,7 +207,7 @@ impl Application {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        hear_other_nodes(&self.store).await;
+        ready_for_work(&self.store).await;
         tracing::info!(address = %self.address, "listening");
         let housekeeping = tokio::spawn(housekeeping(self.state.clone(), self.attempt_retention));
         let (stop_usage, usage_stopped) = tokio::sync::oneshot::channel::<()>();
@@ -272,12 +272,15 @@ impl Application {
 }
 
 /// A long-running process (`serve`, `worker`) hears what other nodes commit before it works
-/// (`LISTEN` on PostgreSQL, see `store::wakeups`); one-shot commands never open that
-/// connection. If it is not in place in time the process goes on: workers have their safety
-/// poll, and cached tokens their age limit.
-async fn hear_other_nodes(store: &Store) {
+/// (`LISTEN` on PostgreSQL, see `store::wakeups`), and has its database connections open;
+/// one-shot commands do neither. If either is not ready in time the process goes on: workers
+/// have their safety poll, cached tokens their age limit, and pools open connections on use.
+async fn ready_for_work(store: &Store) {
     if !store.listening(Duration::from_secs(10)).await {
         tracing::warn!("not hearing other nodes yet (LISTEN); going on with the safety polls");
+    }
+    if let Err(e) = store.warm_up().await {
+        tracing::warn!(error = %e, "could not open the database connections ahead of use");
     }
 }
 
@@ -331,7 +334,7 @@ pub async fn run_workers_until(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let store = open_store(config).await?;
-    hear_other_nodes(&store).await;
+    ready_for_work(&store).await;
     // Links in event payloads need the public address of the API nodes.
     let base_url = public_base_url(config, &config.bind);
     let ctx = worker_context(config, &store, &clock, &config.server_key()?, &base_url)?;

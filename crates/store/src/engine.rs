@@ -466,6 +466,27 @@ impl Store {
         )
     }
 
+    /// Opens every connection of the PostgreSQL pools now rather than on first use, so
+    /// the first requests and claims of a starting `serve` or `worker` do not queue behind
+    /// connects (about 90 ms each on a fresh database here: the delivery benchmark's steady
+    /// p99 on PostgreSQL came from its first half second). Nothing to do on SQLite.
+    pub async fn warm_up(&self) -> Result<(), StoreError> {
+        let Pools::Postgres { pool, lent } = &self.pools else {
+            return Ok(());
+        };
+        let mut lent_now = Vec::new();
+        for _ in 0..lent.max_size() {
+            lent_now.push(lent.lend().await?);
+        }
+        lent_now.into_iter().for_each(crate::lent::Lent::settled);
+        let mut pooled_now = Vec::new();
+        for _ in 0..pool.options().get_max_connections() {
+            pooled_now.push(pool.acquire().await?);
+        }
+        drop(pooled_now);
+        Ok(())
+    }
+
     /// A handle to wait on `queue` with (see [`Wakeup`]).
     pub fn wakeup(&self, queue: Queue) -> Wakeup {
         self.listen_for_changes();

@@ -85,6 +85,11 @@ impl LentPool {
         }
     }
 
+    /// The most connections it holds.
+    pub(crate) fn max_size(&self) -> usize {
+        self.0.status().max_size
+    }
+
     pub(crate) fn close(&self) {
         self.0.close();
     }

@@ -183,6 +183,8 @@ struct Burst {
 async fn bench(url: &str) -> (Steady, Burst) {
     let store = Store::connect(url).await.expect("connect");
     store.migrate().await.expect("migrate");
+    // As `serve` and `worker` do before they work.
+    store.warm_up().await.expect("warm up");
     let clock = Clock::system();
     let mut server_key = [0u8; 32];
     rand::fill(&mut server_key);

@@ -14,6 +14,7 @@ conformance!(
     committed_work_wakes_its_queue_here_and_on_other_nodes,
     the_next_due_delivery_and_lease_are_known,
     a_store_listens_once_it_needs_to,
+    warming_up_opens_every_connection_of_the_pools,
 );
 
 const QUIET: Duration = Duration::from_millis(150);
@@ -268,4 +269,28 @@ async fn a_store_listens_once_it_needs_to(store: Db) {
         "waiting on a queue listens"
     );
     fresh.close().await;
+}
+
+/// `serve` and `worker` open their connections before they work (see `Store::warm_up`): two
+/// pools of 8 by default on PostgreSQL, beside the `LISTEN` connection.
+async fn warming_up_opens_every_connection_of_the_pools(store: Db) {
+    store.warm_up().await.expect("warm up");
+    if store.engine() == Engine::Sqlite {
+        return;
+    }
+    const OURS: &str = "SELECT count(*) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()";
+    // Both pools full, and the LISTEN connection.
+    let (pools, listen) = (8 + 8, 1);
+    let open = store.db.count(OURS).await;
+    assert!(
+        open >= pools + listen,
+        "{open} connections open after warming up"
+    );
+    store.warm_up().await.expect("warm up again");
+    assert_eq!(
+        store.db.count(OURS).await,
+        open,
+        "warming up twice opens nothing more"
+    );
 }
