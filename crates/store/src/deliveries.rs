@@ -344,7 +344,7 @@ impl Claim {
     /// same moment are skipped.
     async fn on_postgres(
         self,
-        lent: &crate::lent::LentPool,
+        lent: &crate::lent::LentPool<sqlx::postgres::PgConnection>,
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
         let mut lent = lent.lend().await?;
         let conn = lent.conn()?;
@@ -675,7 +675,7 @@ async fn record_outcomes(
             };
             let query = bind_outcomes!(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), records);
             bind_attempt_logs!(query, logged)
-                .fetch_all(&mut **c)
+                .fetch_all(c.conn()?)
                 .await?
         }
         crate::engine::TxInner::Sqlite(c) => {
@@ -683,7 +683,7 @@ async fn record_outcomes(
             let update = format!("WITH {outcomes} {update}");
             let kept: Vec<DeliveryId> =
                 bind_outcomes!(sqlx::query_scalar(sqlx::AssertSqlSafe(update)), records)
-                    .fetch_all(&mut **c)
+                    .fetch_all(c.conn()?)
                     .await?;
             let kept_set: HashSet<DeliveryId> = kept.iter().copied().collect();
             let logged = logs(&|id| kept_set.contains(&id));
@@ -691,7 +691,7 @@ async fn record_outcomes(
                 let (columns, values) = attempt_log_rows(engine, 0, logged.len());
                 let insert = format!("INSERT INTO delivery_attempts ({columns}) VALUES {values}");
                 bind_attempt_logs!(sqlx::query(sqlx::AssertSqlSafe(insert)), logged)
-                    .execute(&mut **c)
+                    .execute(c.conn()?)
                     .await?;
             }
             kept

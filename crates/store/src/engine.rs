@@ -5,15 +5,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use domain::{RunId, TokenId};
-use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
-use sqlx::{Postgres, Sqlite, Transaction};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteSynchronous};
 
 use crate::StoreError;
 use crate::hot::HotReads;
-use crate::lent::{LentPool, PING_IDLE_AFTER};
+use crate::lent::{Lent, LentPool};
 use crate::principals::Principals;
 use crate::signals::{RunChanges, RunSignals};
 use crate::wakeups::{Dispatch, Queue, Wakeup, Wakeups};
@@ -29,20 +26,24 @@ pub enum Engine {
 #[derive(Clone, Debug)]
 pub(crate) enum Pools {
     /// SQLite admits one writer at a time: a dedicated one-connection writer pool queues our
-    /// own writes in-process instead of letting them collide on SQLITE_BUSY.
+    /// own writes in-process instead of letting them collide on SQLITE_BUSY. Both pools lend
+    /// their connections (see `lent`).
     Sqlite {
-        reader: SqlitePool,
-        writer: SqlitePool,
+        reader: LentPool<SqliteConnection>,
+        writer: LentPool<SqliteConnection>,
         /// In-thread point reads on the request path (see `hot`); `None` for `:memory:`.
         hot: Option<Arc<HotReads>>,
         /// Where hot write transactions run (see `writer`).
         runtime: Arc<WriterRuntime>,
+        /// An in-memory database lives while one of its connections is open: this one keeps
+        /// it whatever the pools close and reopen. `None` for a file.
+        _anchor: Option<Arc<std::sync::Mutex<SqliteConnection>>>,
     },
     Postgres {
         /// Transactions.
-        pool: PgPool,
-        /// Statements outside a transaction (see `lent`).
-        lent: LentPool,
+        tx: LentPool<PgConnection>,
+        /// Statements outside a transaction.
+        lent: LentPool<PgConnection>,
     },
 }
 
@@ -87,9 +88,12 @@ pub struct Tx {
     changed_tokens: Vec<TokenId>,
 }
 
+/// A transaction's connection, lent (see `lent`) from `BEGIN` to `COMMIT` or `ROLLBACK`:
+/// dropped before either (an error, a caller gone mid-statement, even mid-`BEGIN`), it is
+/// closed, so the transaction ends with it and never goes back to a pool half done.
 pub(crate) enum TxInner {
-    Sqlite(Transaction<'static, Sqlite>),
-    Postgres(Transaction<'static, Postgres>),
+    Sqlite(Lent<SqliteConnection>),
+    Postgres(Lent<PgConnection>),
 }
 
 /// Runs `$body` with `$c` bound to the SQLite pool `$sqlite` (`reader` or `writer`) or the
@@ -98,8 +102,13 @@ macro_rules! on_pool {
     ($store:expr, $sqlite:ident, |$c:ident| $body:expr) => {
         match &$store.pools {
             $crate::engine::Pools::Sqlite { $sqlite, .. } => {
-                let $c = $sqlite;
-                $body
+                let mut lent = $sqlite.lend().await?;
+                let value = {
+                    let $c = lent.conn()?;
+                    $body
+                };
+                lent.settled();
+                value
             }
             $crate::engine::Pools::Postgres { lent, .. } => {
                 let mut lent = lent.lend().await?;
@@ -126,11 +135,11 @@ macro_rules! on_tx {
     ($tx:expr, |$c:ident| $body:expr) => {
         match &mut $tx.inner {
             $crate::engine::TxInner::Sqlite(t) => {
-                let $c = &mut **t;
+                let $c = t.conn()?;
                 $body
             }
             $crate::engine::TxInner::Postgres(t) => {
-                let $c = &mut **t;
+                let $c = t.conn()?;
                 $body
             }
         }
@@ -146,6 +155,9 @@ macro_rules! write_pool {
 }
 
 pub(crate) use {on_pool, on_tx, read, write_pool};
+
+/// How long work waits for a connection of a full pool (or for a new one to open).
+const POOL_WAIT: Duration = Duration::from_secs(10);
 
 /// Options for connecting; defaults suit a laptop.
 #[derive(Clone, Debug)]
@@ -220,24 +232,23 @@ impl Store {
             }
             let hot =
                 (!in_memory).then(|| Arc::new(HotReads::new(base.get_filename().to_path_buf())));
-            // No ping before each acquire: a local file cannot drop a connection, and on the
-            // single writer every ping is one more round trip other writers wait behind.
-            let writer = SqlitePoolOptions::new()
-                .max_connections(1)
-                .test_before_acquire(false)
-                .connect_with(base.clone())
-                .await?;
-            let reader = SqlitePoolOptions::new()
-                .test_before_acquire(false)
-                .max_connections(opts.max_connections.max(1))
-                .connect_with(base)
-                .await?;
+            let anchor = match in_memory {
+                true => Some(Arc::new(std::sync::Mutex::new(
+                    sqlx::ConnectOptions::connect(&base).await?,
+                ))),
+                false => None,
+            };
+            let writer = LentPool::new(base.clone(), 1, POOL_WAIT)?;
+            let reader = LentPool::new(base, opts.max_connections.max(1) as usize, POOL_WAIT)?;
+            // Opens the file now (creating it), so a database that cannot be opened fails here.
+            writer.lend().await?.settled();
             Ok(Self {
                 pools: Pools::Sqlite {
                     reader,
                     writer,
                     hot,
                     runtime: Arc::new(WriterRuntime::start()?),
+                    _anchor: anchor,
                 },
                 signals: Arc::default(),
                 wakeups: Arc::default(),
@@ -245,35 +256,19 @@ impl Store {
                 principals,
             })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            // sqlx pings every pooled connection before lending it by default: one more round
-            // trip per statement. Only a connection that sat idle for a while (where a restarted
-            // server or a dropped socket would show) is pinged here.
-            let pool = PgPoolOptions::new()
-                .max_connections(opts.max_connections.max(2))
-                .acquire_timeout(Duration::from_secs(10))
-                .test_before_acquire(false)
-                .before_acquire(|conn, meta| {
-                    Box::pin(async move {
-                        if meta.idle_for >= PING_IDLE_AFTER {
-                            sqlx::Connection::ping(conn).await?;
-                        }
-                        Ok(true)
-                    })
-                })
-                .connect(url)
-                .await?;
+            let options: PgConnectOptions = url.parse()?;
+            let size = opts.max_connections.max(2) as usize;
+            let tx = LentPool::new(options.clone(), size, POOL_WAIT)?;
+            // Connects now, so a server that does not answer fails here.
+            tx.lend().await?.settled();
             let listening = PgPoolOptions::new()
                 .max_connections(1)
                 .acquire_timeout(Duration::from_secs(10))
                 .connect_lazy(url)?;
             let store = Self {
                 pools: Pools::Postgres {
-                    pool,
-                    lent: LentPool::new(
-                        url.parse()?,
-                        opts.max_connections.max(2) as usize,
-                        Duration::from_secs(10),
-                    )?,
+                    tx,
+                    lent: LentPool::new(options, size, POOL_WAIT)?,
                 },
                 signals: Arc::default(),
                 wakeups: Arc::default(),
@@ -309,10 +304,18 @@ impl Store {
     pub async fn migrate(&self) -> Result<(), StoreError> {
         match &self.pools {
             Pools::Sqlite { writer, .. } => {
-                sqlx::migrate!("./migrations/sqlite").run(writer).await?
+                let mut lent = writer.lend().await?;
+                sqlx::migrate!("./migrations/sqlite")
+                    .run(lent.conn()?)
+                    .await?;
+                lent.settled();
             }
-            Pools::Postgres { pool, .. } => {
-                sqlx::migrate!("./migrations/postgres").run(pool).await?
+            Pools::Postgres { tx, .. } => {
+                let mut lent = tx.lend().await?;
+                sqlx::migrate!("./migrations/postgres")
+                    .run(lent.conn()?)
+                    .await?;
+                lent.settled();
             }
         }
         Ok(())
@@ -339,9 +342,18 @@ impl Store {
         let store = self.clone();
         self.detached(async move {
             let mut tx = store.begin().await?;
-            let value = work(&mut tx).await?;
-            tx.commit().await?;
-            Ok(value)
+            match work(&mut tx).await {
+                Ok(value) => {
+                    tx.commit().await?;
+                    Ok(value)
+                }
+                Err(e) => {
+                    // Rolled back here, the connection is lent again; should the rollback
+                    // fail, dropping the transaction closes its connection instead.
+                    let _ = tx.rollback().await;
+                    Err(e)
+                }
+            }
         })
         .await?
     }
@@ -368,12 +380,12 @@ impl Store {
     /// Starts a write transaction: for the store's own methods and its tests; everyone else
     /// writes through [`Store::write`].
     ///
-    /// On PostgreSQL the `BEGIN` runs in a task of its own. sqlx 0.9.0 counts a transaction
-    /// only once the server has answered its `BEGIN` (transact-rs/sqlx#4385, #4393, fixed by
-    /// #4394 after the 0.9.0 release): a future dropped while `BEGIN` is in flight queues no
-    /// `ROLLBACK`, and the pool hands the connection out again inside that transaction,
-    /// holding its locks. The task always sees the answer, so a transaction begun for a
-    /// caller that went away is dropped as a whole and rolled back.
+    /// Its connection is lent (see `lent`): dropped before [`Tx::commit`] or [`Tx::rollback`],
+    /// even while `BEGIN` is in flight, the transaction closes its connection, which ends it
+    /// on the server and releases its locks. (sqlx 0.9.0's own transactions count a `BEGIN`
+    /// only once the server has answered it, transact-rs/sqlx#4385 and #4393, fixed by #4394
+    /// after the release: a future dropped while `BEGIN` was in flight queued no `ROLLBACK`,
+    /// and its pool handed the connection out again inside that transaction.)
     #[doc(hidden)]
     pub async fn begin(&self) -> Result<Tx, StoreError> {
         self.begin_with(None).await
@@ -387,17 +399,18 @@ impl Store {
     ) -> Result<Tx, StoreError> {
         let inner = match &self.pools {
             Pools::Sqlite { writer, .. } => {
-                TxInner::Sqlite(writer.begin_with("BEGIN IMMEDIATE").await?)
+                let mut lent = writer.lend().await?;
+                sqlx::raw_sql("BEGIN IMMEDIATE")
+                    .execute(lent.conn()?)
+                    .await?;
+                TxInner::Sqlite(lent)
             }
-            Pools::Postgres { pool, .. } => {
-                let pool = pool.clone();
-                let begun = tokio::spawn(async move {
-                    match postgres_begin {
-                        Some(statements) => pool.begin_with(statements).await,
-                        None => pool.begin().await,
-                    }
-                });
-                TxInner::Postgres(begun.await.map_err(crashed)??)
+            Pools::Postgres { tx, .. } => {
+                let mut lent = tx.lend().await?;
+                sqlx::raw_sql(postgres_begin.unwrap_or("BEGIN"))
+                    .execute(lent.conn()?)
+                    .await?;
+                TxInner::Postgres(lent)
             }
         };
         Ok(Tx {
@@ -471,20 +484,11 @@ impl Store {
     /// connects (about 90 ms each on a fresh database here: the delivery benchmark's steady
     /// p99 on PostgreSQL came from its first half second). Nothing to do on SQLite.
     pub async fn warm_up(&self) -> Result<(), StoreError> {
-        let Pools::Postgres { pool, lent } = &self.pools else {
+        let Pools::Postgres { tx, lent } = &self.pools else {
             return Ok(());
         };
-        let mut lent_now = Vec::new();
-        for _ in 0..lent.max_size() {
-            lent_now.push(lent.lend().await?);
-        }
-        lent_now.into_iter().for_each(crate::lent::Lent::settled);
-        let mut pooled_now = Vec::new();
-        for _ in 0..pool.options().get_max_connections() {
-            pooled_now.push(pool.acquire().await?);
-        }
-        drop(pooled_now);
-        Ok(())
+        lent.fill().await?;
+        tx.fill().await
     }
 
     /// A handle to wait on `queue` with (see [`Wakeup`]).
@@ -527,14 +531,31 @@ impl Store {
                 reader.close().await;
                 writer.close().await;
             }
-            Pools::Postgres { pool, lent } => {
-                lent.close();
-                pool.close().await;
+            Pools::Postgres { tx, lent } => {
+                lent.close().await;
+                tx.close().await;
             }
         }
         if let Some(listening) = &self.listening {
             listening.pool.close().await;
         }
+    }
+}
+
+impl TxInner {
+    /// Ends the transaction with `statement` and, when that worked, settles its connection.
+    async fn end(self, statement: &'static str) -> Result<(), StoreError> {
+        match self {
+            TxInner::Sqlite(mut lent) => {
+                sqlx::raw_sql(statement).execute(lent.conn()?).await?;
+                lent.settled();
+            }
+            TxInner::Postgres(mut lent) => {
+                sqlx::raw_sql(statement).execute(lent.conn()?).await?;
+                lent.settled();
+            }
+        }
+        Ok(())
     }
 }
 
@@ -546,10 +567,7 @@ pub(crate) fn crashed(e: tokio::task::JoinError) -> StoreError {
 
 impl Tx {
     pub async fn commit(self) -> Result<(), StoreError> {
-        match self.inner {
-            TxInner::Sqlite(t) => t.commit().await?,
-            TxInner::Postgres(t) => t.commit().await?,
-        }
+        self.inner.end("COMMIT").await?;
         for run in self.changed_runs {
             self.signals.changed(run);
         }
@@ -560,6 +578,11 @@ impl Tx {
             self.principals.forget(token);
         }
         Ok(())
+    }
+
+    /// Undoes the transaction; its connection is lent again.
+    pub async fn rollback(self) -> Result<(), StoreError> {
+        self.inner.end("ROLLBACK").await
     }
 
     /// Marks `queue` as given work by this transaction.

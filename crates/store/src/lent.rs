@@ -1,18 +1,22 @@
-//! PostgreSQL connections for statements outside a transaction (reads and autocommit writes),
-//! lent without a round trip on either side.
+//! Connections lent without a round trip on either side, on both engines: for statements
+//! outside a transaction (reads and autocommit writes) and for transactions (see
+//! [`crate::engine::Tx`]).
 //!
-//! sqlx's pool sends `Sync` and waits for the server's answer every time a connection comes
-//! back (`Floating::return_to_pool`, "testing the connection on-release"), in a task it
-//! spawns: a point read costs two round trips, two wake-ups of the server and one of ours.
-//! Here a connection goes back as it is when the statement finished, and is dropped instead
-//! when it did not (an error, or the caller's future dropped mid-statement, which may leave it
-//! halfway through a conversation). One idle for [`PING_IDLE_AFTER`] is pinged before it is
+//! sqlx's pool sends `Sync` (PostgreSQL) or a ping command to the connection's thread
+//! (SQLite) and waits for the answer every time a connection comes back
+//! (`Floating::return_to_pool`, "testing the connection on-release"), in a task it spawns: a
+//! point read costs two round trips, two wake-ups of the server (or of the SQLite connection's
+//! thread) and one of ours, and on SQLite's single writer the next transaction waits behind
+//! that ping. Here a connection goes back as it is when its work ended well ([`Lent::settled`]),
+//! and is dropped instead when it did not (an error, or the caller's future dropped
+//! mid-statement or mid-transaction, which may leave it halfway through a conversation or
+//! inside `BEGIN`): closing it ends whatever transaction it was in and releases its locks at
+//! once, and the pool opens another. One idle for [`PING_IDLE_AFTER`] is pinged before it is
 //! lent again, where a restarted server or a dropped socket would show.
 
 use std::time::Duration;
 
 use deadpool::managed::{self, Metrics, Object, RecycleError, RecycleResult};
-use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{ConnectOptions, Connection};
 
 use crate::StoreError;
@@ -21,23 +25,27 @@ use crate::StoreError;
 pub(crate) const PING_IDLE_AFTER: Duration = Duration::from_secs(10);
 
 #[derive(Debug)]
-pub(crate) struct Manager {
-    options: PgConnectOptions,
+pub(crate) struct Manager<C: Connection> {
+    options: C::Options,
 }
 
 /// A pooled connection; `None` once work that did not end well dropped it.
 #[derive(Debug)]
-pub(crate) struct Pooled(Option<PgConnection>);
+pub(crate) struct Pooled<C>(Option<C>);
 
-impl managed::Manager for Manager {
-    type Type = Pooled;
+impl<C: Connection> managed::Manager for Manager<C> {
+    type Type = Pooled<C>;
     type Error = sqlx::Error;
 
-    async fn create(&self) -> Result<Pooled, sqlx::Error> {
+    async fn create(&self) -> Result<Pooled<C>, sqlx::Error> {
         Ok(Pooled(Some(self.options.connect().await?)))
     }
 
-    async fn recycle(&self, pooled: &mut Pooled, metrics: &Metrics) -> RecycleResult<sqlx::Error> {
+    async fn recycle(
+        &self,
+        pooled: &mut Pooled<C>,
+        metrics: &Metrics,
+    ) -> RecycleResult<sqlx::Error> {
         let Some(conn) = pooled.0.as_mut() else {
             return Err(RecycleError::message(
                 "dropped after an error or mid-statement",
@@ -51,12 +59,23 @@ impl managed::Manager for Manager {
 }
 
 /// The pool of lent connections.
-#[derive(Clone, Debug)]
-pub(crate) struct LentPool(managed::Pool<Manager>);
+pub(crate) struct LentPool<C: Connection>(managed::Pool<Manager<C>>);
 
-impl LentPool {
+impl<C: Connection> Clone for LentPool<C> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<C: Connection> std::fmt::Debug for LentPool<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("LentPool").field(&self.0.status()).finish()
+    }
+}
+
+impl<C: Connection> LentPool<C> {
     pub(crate) fn new(
-        options: PgConnectOptions,
+        options: C::Options,
         size: usize,
         wait: Duration,
     ) -> Result<Self, StoreError> {
@@ -71,7 +90,7 @@ impl LentPool {
     }
 
     /// A connection for one piece of work; [`Lent::settled`] says it ended well.
-    pub(crate) async fn lend(&self) -> Result<Lent, StoreError> {
+    pub(crate) async fn lend(&self) -> Result<Lent<C>, StoreError> {
         use managed::PoolError;
         match self.0.get().await {
             Ok(pooled) => Ok(Lent {
@@ -90,21 +109,39 @@ impl LentPool {
         self.0.status().max_size
     }
 
-    pub(crate) fn close(&self) {
+    /// Opens every connection the pool may hold now rather than on first use.
+    pub(crate) async fn fill(&self) -> Result<(), StoreError> {
+        let mut lent_now = Vec::new();
+        for _ in 0..self.max_size() {
+            lent_now.push(self.lend().await?);
+        }
+        lent_now.into_iter().for_each(Lent::settled);
+        Ok(())
+    }
+
+    /// Closes the idle connections, each as its engine ends a session, and every other one
+    /// as it comes back.
+    pub(crate) async fn close(&self) {
+        let idle = self.0.retain(|_, _| false).removed;
         self.0.close();
+        for Pooled(conn) in idle {
+            if let Some(conn) = conn {
+                let _ = conn.close().await;
+            }
+        }
     }
 }
 
 /// A lent connection. Unless [`Lent::settled`] was called, dropping it closes the
 /// connection there and then (after an error, or dropped mid-statement: the server ends
 /// whatever transaction it was in and releases its locks at once), and the pool replaces it.
-pub(crate) struct Lent {
-    pooled: Object<Manager>,
+pub(crate) struct Lent<C: Connection> {
+    pooled: Object<Manager<C>>,
     settled: bool,
 }
 
-impl Lent {
-    pub(crate) fn conn(&mut self) -> Result<&mut PgConnection, StoreError> {
+impl<C: Connection> Lent<C> {
+    pub(crate) fn conn(&mut self) -> Result<&mut C, StoreError> {
         self.pooled
             .0
             .as_mut()
@@ -117,7 +154,7 @@ impl Lent {
     }
 }
 
-impl Drop for Lent {
+impl<C: Connection> Drop for Lent<C> {
     fn drop(&mut self) {
         if !self.settled {
             drop(self.pooled.0.take());
@@ -127,9 +164,11 @@ impl Drop for Lent {
 
 #[cfg(test)]
 mod tests {
+    use sqlx::postgres::PgConnection;
+
     use super::*;
 
-    async fn backend_pid(mut lent: Lent) -> i32 {
+    async fn backend_pid(mut lent: Lent<PgConnection>) -> i32 {
         let pid = sqlx::query_scalar("SELECT pg_backend_pid()")
             .fetch_one(lent.conn().expect("conn"))
             .await
@@ -144,7 +183,8 @@ mod tests {
             return;
         };
         let options = db.url().parse().expect("url");
-        let pool = LentPool::new(options, 1, Duration::from_secs(10)).expect("pool");
+        let pool =
+            LentPool::<PgConnection>::new(options, 1, Duration::from_secs(10)).expect("pool");
         let lend = || async { pool.lend().await.expect("lend") };
 
         let first = backend_pid(lend().await).await;

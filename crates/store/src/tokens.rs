@@ -122,7 +122,7 @@ impl Tx {
         if let crate::engine::TxInner::Postgres(t) = &mut self.inner {
             sqlx::query("SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE")
                 .bind(workspace)
-                .execute(&mut **t)
+                .execute(t.conn()?)
                 .await?;
         }
         Ok(())

@@ -94,6 +94,7 @@ conformance!(
     the_current_version_of_an_article_is_found_by_its_key,
     drift_reads_the_provenances_of_one_feature_or_all,
     the_two_latest_distinct_successful_commits_of_a_feature,
+    a_transaction_that_does_not_commit_leaves_nothing_behind,
 );
 
 #[path = "conformance/accounts.rs"]
@@ -1740,4 +1741,49 @@ async fn the_two_latest_distinct_successful_commits_of_a_feature(store: Db) {
             .expect("read")
             .is_empty()
     );
+}
+
+/// A transaction whose work failed is rolled back, one dropped before it committed (its
+/// caller gone) is undone with its connection, one dropped while `BEGIN` was in flight as
+/// well; after each the next transaction takes the same (single, on SQLite) writer at once.
+async fn a_transaction_that_does_not_commit_leaves_nothing_behind(store: Db) {
+    let now = at(0);
+    let failed: Result<(), StoreError> = store
+        .write(move |tx| {
+            Box::pin(async move {
+                tx.insert_workspace("failed", None, now).await?;
+                Err(StoreError::Corrupt("the work failed".into()))
+            })
+        })
+        .await;
+    assert!(failed.is_err());
+
+    let mut tx = store.begin().await.expect("begin");
+    let dropped = tx
+        .insert_workspace("dropped", None, now)
+        .await
+        .expect("insert");
+    drop(tx);
+
+    for _ in 0..20 {
+        let begun = tokio::time::timeout(Duration::from_micros(50), store.begin()).await;
+        drop(begun);
+    }
+
+    let started = std::time::Instant::now();
+    let kept = workspace(&store, "kept", now).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the writer was free again at once"
+    );
+    assert!(store.workspace(dropped.id).await.expect("read").is_none());
+    assert!(store.workspace(kept).await.expect("read").is_some());
+    let names: Vec<String> = store
+        .workspaces(None, &KeysetPage::first(100))
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|w| w.name)
+        .collect();
+    assert_eq!(names, ["kept"], "only the committed workspace exists");
 }
