@@ -13,8 +13,12 @@ run covers exactly those releases, split at their tags), and per release counts:
   (an entry of theirs about another folder is not ours to list);
 - noise: our entries they do not list.
 
-Entries are matched by the commit id both link to, else by their normalised text. Nothing
-is written to the clone; the generated articles go to a temporary folder.
+Entries are matched by the commit id both link to, else by their normalised text (links,
+commit ids, pull request references and GitHub's " by @user in <url>" credits removed).
+GitHub's "New Contributors" bullets are not entries. Nothing is written to the clone; the
+generated articles go to a temporary folder. `GENERATE=/path/to/generate` runs that build of
+the example instead of `cargo run` (a target folder shared between checkouts can hold
+another checkout's build).
 """
 
 import argparse
@@ -46,11 +50,11 @@ def their_releases(changelog_text):
             order.append(current)
             releases[current] = []
             continue
-        if line.startswith("## "):
+        if line.startswith("## ") and not re.match(r"^##\s+(What's Changed|New Contributors)", line):
             current = None
             continue
         b = BULLET.match(line)
-        if current and b:
+        if current and b and "made their first contribution" not in b.group(1):
             releases[current].append(b.group(1))
     return order, releases
 
@@ -72,6 +76,9 @@ def our_releases(mdx):
 
 def normalise(text):
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links → their text
+    text = re.sub(r"\s+by @\S+( in https?://\S+)?\s*$", "", text)  # GitHub's credits
+    text = re.sub(r"\(by @[^)]*\)", "", text)
+    text = re.sub(r"https?://\S+", "", text)
     text = re.sub(r"\(\s*`?[0-9a-f]{7,40}`?\s*\)", "", text)  # (sha)
     text = re.sub(r"\(#\d+\)|#\d+", "", text)
     text = re.sub(r"^\*\*[^*]+:\*\*\s*|^\*\*[^*]+\*\*:\s*|^\*\([^)]*\)\*\s*", "", text)  # scopes
@@ -146,8 +153,10 @@ def main():
     compared, base = versions[:-1], versions[-1]
     since = tag_commit(clone, base)
     out = tempfile.mkdtemp(prefix="changelog-compare-")
-    cmd = ["cargo", "run", "-q", "-p", "pipeline", "--example", "generate", "--",
-           clone, args.feature, out, since]
+    generate = os.environ.get("GENERATE")
+    cmd = ([generate] if generate else
+           ["cargo", "run", "-q", "-p", "pipeline", "--example", "generate", "--"])
+    cmd += [clone, args.feature, out, since]
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
     if run.returncode != 0:
         sys.exit(f"generate failed:\n{run.stderr[-2000:]}")

@@ -31,6 +31,10 @@ pub(crate) struct CommitInfo {
     pub author: String,
     pub email: String,
     pub time: i64,
+    /// Every file the commit changes is documentation, a test, CI or tooling configuration,
+    /// or a lock file ([`is_housekeeping_path`]): what a commit without a Conventional
+    /// Commits type is, when its subject cannot say.
+    pub housekeeping: bool,
 }
 
 /// Which repository paths belong to a feature.
@@ -328,7 +332,7 @@ pub(crate) fn history(
         if commit.parent_count() > 1 {
             continue;
         }
-        if touches(repo, &commit, matcher, &mut renamed)? {
+        if let Some(changed) = touches(repo, &commit, matcher, &mut renamed)? {
             let (message, message_cut) = cut_text(commit.message_bytes(), max_message_bytes);
             let author = commit.author();
             let (name, name_cut) = cut_text(author.name_bytes(), max_message_bytes);
@@ -341,6 +345,7 @@ pub(crate) fn history(
                 author: name,
                 email,
                 time: commit.time().seconds(),
+                housekeeping: changed.housekeeping,
             };
             current_counts |= (range.listed)(&info);
             current.commits.push(info);
@@ -517,12 +522,19 @@ fn cut_text(bytes: &[u8], max: usize) -> (String, bool) {
     (String::from_utf8_lossy(&bytes[..end]).into_owned(), true)
 }
 
+/// What a commit that touches the feature changes.
+struct Changed {
+    /// Every path it changes is housekeeping ([`is_housekeeping_path`]).
+    housekeeping: bool,
+}
+
+/// `Some` when `commit` changes a path of the feature.
 fn touches(
     repo: &Repository,
     commit: &Commit,
     matcher: &FeatureMatcher,
     renamed: &mut Renamed,
-) -> Result<bool, PipelineError> {
+) -> Result<Option<Changed>, PipelineError> {
     let tree = commit.tree()?;
     let parent = match commit.parent(0) {
         Ok(parent) => Some(parent.tree()?),
@@ -537,7 +549,7 @@ fn differs(
     new: &Tree,
     matcher: &FeatureMatcher,
     renamed: &mut Renamed,
-) -> Result<bool, PipelineError> {
+) -> Result<Option<Changed>, PipelineError> {
     if !matcher.prefixes.is_empty() {
         let print = |tree: &Tree| {
             let mut ids = matcher.fingerprint(tree);
@@ -552,8 +564,8 @@ fn differs(
         let before = old.map(print);
         let after = print(new);
         match before {
-            Some(before) if before == after => return Ok(false),
-            None if after.iter().all(Option::is_none) => return Ok(false),
+            Some(before) if before == after => return Ok(None),
+            None if after.iter().all(Option::is_none) => return Ok(None),
             _ => {}
         }
     }
@@ -564,10 +576,18 @@ fn differs(
     };
     let mut touched = false;
     let mut added = false;
+    let mut housekeeping = true;
     for delta in diff.deltas() {
         let new_ours = ours(delta.new_file().path());
         touched |= new_ours || ours(delta.old_file().path());
         added |= new_ours && delta.status() == git2::Delta::Added;
+        housekeeping &= [delta.new_file().path(), delta.old_file().path()]
+            .into_iter()
+            .flatten()
+            .all(|p| p.to_str().is_some_and(is_housekeeping_path));
+    }
+    if !touched {
+        return Ok(None);
     }
     // A file that appears in the feature may have been moved there: its earlier path's
     // commits are the feature's history too.
@@ -588,5 +608,123 @@ fn differs(
             renamed.paths.insert(from);
         }
     }
-    Ok(touched)
+    Ok(Some(Changed { housekeeping }))
+}
+
+/// Folders whose files are documentation, tests, examples, benchmarks, CI or editor set-up
+/// wherever they are.
+const HOUSEKEEPING_FOLDERS: &[&str] = &[
+    "docs",
+    "doc",
+    "test",
+    "tests",
+    "__tests__",
+    "testdata",
+    "fixtures",
+    "benches",
+    "bench",
+    "benchmark",
+    "benchmarks",
+    "examples",
+    ".github",
+    ".gitlab",
+    ".circleci",
+    ".devcontainer",
+    ".vscode",
+    ".idea",
+    ".husky",
+    ".changeset",
+];
+
+/// Files that are documentation, CI, tooling configuration or lock files.
+const HOUSEKEEPING_FILES: &[&str] = &[
+    ".gitignore",
+    ".gitattributes",
+    ".gitmodules",
+    ".mailmap",
+    ".editorconfig",
+    ".npmignore",
+    ".prettierignore",
+    ".eslintignore",
+    ".travis.yml",
+    ".gitlab-ci.yml",
+    ".cirrus.yml",
+    "appveyor.yml",
+    "azure-pipelines.yml",
+    "codecov.yml",
+    ".codecov.yml",
+    "renovate.json",
+    ".renovaterc",
+    ".renovaterc.json",
+    "rustfmt.toml",
+    ".rustfmt.toml",
+    "clippy.toml",
+    ".clippy.toml",
+    "deny.toml",
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    ".golangci.yml",
+    ".golangci.yaml",
+    ".pre-commit-config.yaml",
+    ".devcontainer.json",
+    "CODEOWNERS",
+    "Cargo.lock",
+    "package-lock.json",
+    "pnpm-lock.yaml",
+    "yarn.lock",
+    "bun.lockb",
+    "go.sum",
+    "poetry.lock",
+    "uv.lock",
+];
+
+/// Whether a change to `path` alone is housekeeping: documentation (Markdown and other text
+/// formats, images, `LICENSE`), tests (test folders, `*_test.go`, `*.test.js`, `test_*.py`),
+/// CI, tooling configuration, lock files. Such a commit is not news for a changelog.
+pub(crate) fn is_housekeeping_path(path: &str) -> bool {
+    let (folders, name) = path.rsplit_once('/').unwrap_or(("", path));
+    if folders
+        .split('/')
+        .any(|f| HOUSEKEEPING_FOLDERS.contains(&f))
+    {
+        return true;
+    }
+    if HOUSEKEEPING_FILES.contains(&name) {
+        return true;
+    }
+    let lower = name.to_ascii_lowercase();
+    let (stem, extension) = lower.rsplit_once('.').unwrap_or((lower.as_str(), ""));
+    let prefixed = |p: &str| lower.starts_with(p);
+    matches!(
+        extension,
+        "md" | "markdown"
+            | "mdx"
+            | "rst"
+            | "adoc"
+            | "txt"
+            | "png"
+            | "jpg"
+            | "jpeg"
+            | "gif"
+            | "svg"
+            | "webp"
+            | "ico"
+    ) || [
+        "license",
+        "licence",
+        "copying",
+        "authors",
+        "contributors",
+        "notice",
+    ]
+    .iter()
+    .any(|p| prefixed(p))
+        || prefixed(".eslintrc")
+        || prefixed(".prettierrc")
+        || prefixed("eslint.config.")
+        || prefixed(".size-limit")
+        || stem.ends_with("_test")
+        || stem.ends_with(".test")
+        || stem.ends_with(".spec")
+        || (extension == "py" && (stem.starts_with("test_") || stem == "conftest"))
 }

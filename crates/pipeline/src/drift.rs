@@ -26,7 +26,9 @@ pub struct DriftChecker {
     head: String,
     blobs: HashMap<String, Oid>,
     paths_by_blob: HashMap<Oid, Vec<String>>,
-    symbols: Mutex<HashMap<(Oid, usize), SymbolIndex>>,
+    symbols: Mutex<HashMap<(Oid, String), SymbolIndex>>,
+    /// The `mod` declarations and `pub use`s of Rust files at HEAD (`None`: no such file).
+    rust_modules: Mutex<HashMap<String, Option<extract::RustModuleFacts>>>,
     /// Hash of each feature's manifest steps at HEAD.
     steps: Mutex<HashMap<String, Option<String>>>,
     extractor: Mutex<Extractor>,
@@ -68,6 +70,7 @@ impl DriftChecker {
             blobs,
             paths_by_blob,
             symbols: Mutex::new(HashMap::new()),
+            rust_modules: Mutex::new(HashMap::new()),
             steps: Mutex::new(HashMap::new()),
             extractor: Mutex::new(Extractor::new(limits)),
             limits: limits.clone(),
@@ -211,27 +214,54 @@ impl DriftChecker {
         Ok(hash)
     }
 
-    /// (name, kind, hash) of the public symbols of a blob, parsed once per checker.
+    /// (name, kind, hash) of the public symbols of a blob at `path`, parsed once per
+    /// checker. A Rust file's symbols are those a run documents: what its modules' privacy
+    /// hides is left out, re-exports carry their alias.
     fn symbols_of(&self, blob: Oid, path: &str) -> Result<SymbolIndex, PipelineError> {
         let Some(language) = Language::from_path(path) else {
             return Ok(Arc::new(Vec::new()));
         };
-        let key = (blob, language as usize);
+        let key = (blob, path.to_string());
         if let Some(found) = lock(&self.symbols).get(&key) {
             return Ok(found.clone());
         }
         let text = extract::read_text(&lock(&self.repo), blob, &self.limits)?;
         let index = match text {
             FileText::TooLarge(_) | FileText::Binary => Vec::new(),
-            FileText::Text(text) => lock(&self.extractor)
-                .symbols(path, language, &text)?
-                .into_iter()
-                .map(|s| (s.name, s.kind.as_str().to_string(), s.hash))
-                .collect(),
+            FileText::Text(text) => {
+                let mut symbols = lock(&self.extractor).symbols(path, language, &text)?;
+                if language == Language::Rust {
+                    let mut facts = |file: &str| self.rust_module_facts(file);
+                    symbols = extract::rust_public_api(symbols, [path], &mut facts).0;
+                }
+                symbols
+                    .into_iter()
+                    .map(|s| (s.name, s.kind.as_str().to_string(), s.hash))
+                    .collect()
+            }
         };
         let index = Arc::new(index);
         lock(&self.symbols).insert(key, index.clone());
         Ok(index)
+    }
+}
+
+impl DriftChecker {
+    /// The module facts of the Rust file at `path` at HEAD, read once per checker.
+    fn rust_module_facts(&self, path: &str) -> Option<extract::RustModuleFacts> {
+        if let Some(found) = lock(&self.rust_modules).get(path) {
+            return found.clone();
+        }
+        let found = self.blobs.get(path).and_then(|blob| {
+            let text = extract::read_text(&lock(&self.repo), *blob, &self.limits).ok()?;
+            let FileText::Text(text) = text else {
+                return None;
+            };
+            let outline = lock(&self.extractor).outline(path, Language::Rust, &text);
+            outline.ok().map(|o| o.rust_modules)
+        });
+        lock(&self.rust_modules).insert(path.to_string(), found.clone());
+        found
     }
 }
 

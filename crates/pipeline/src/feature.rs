@@ -56,6 +56,13 @@ pub struct Feature {
     /// Folder (relative to the repository root) holding the steps' capture images.
     pub captures: Option<String>,
     pub steps: Vec<Step>,
+    /// What the repository is: the name its package manifest declares, else its folder's
+    /// name ([`product_name`]). Release posts announce "`product` 1.2.3".
+    #[serde(default)]
+    pub product: String,
+    /// For an implicit feature of a file or folder, its path (`src/macros.rs`).
+    #[serde(default)]
+    pub path: Option<String>,
 }
 
 /// One step of the help-center walkthrough.
@@ -268,6 +275,8 @@ fn declared_feature(
         surfaces,
         captures,
         steps,
+        product: product_name(repo, tree),
+        path: None,
     })
 }
 
@@ -284,7 +293,7 @@ fn implicit_feature(
         return if feature_id.trim().is_empty() {
             Err(unknown())
         } else {
-            Ok(root_feature(repo, feature_id))
+            Ok(root_feature(repo, tree, feature_id))
         };
     }
     check_no_escaping_link(repo, tree, &path)?;
@@ -295,52 +304,108 @@ fn implicit_feature(
         (Some(ObjectType::Blob), _) => glob_escape(&path),
         _ => return Err(unknown()),
     };
-    let name = path.rsplit('/').next().unwrap_or(&path);
-    let stem = if entry.kind() == Some(ObjectType::Blob) {
-        name.split_once('.').map_or(name, |(stem, _)| stem)
-    } else {
-        name
-    };
+    let product = product_name(repo, tree);
     Ok(Feature {
         id: feature_id.to_string(),
-        title: humanize(if stem.is_empty() { name } else { stem }),
+        // "log/src/macros.rs": the path as the reader finds it in the repository, under the
+        // package's name; a humanised file stem ("Macros", "Lib", "Version7") says less.
+        title: format!("{product}/{path}"),
         summary: String::new(),
         paths: vec![pattern],
         surfaces: Surface::ALL.to_vec(),
         captures: None,
         steps: Vec::new(),
+        product,
+        path: Some(path),
     })
 }
 
-/// Feature `.`: every file of the repository (still bounded by the limits), titled after the
-/// repository: the last segment of its `origin` remote, else its folder's name.
-fn root_feature(repo: &Repository, feature_id: &str) -> Feature {
-    let from_remote = repo.find_remote("origin").ok().and_then(|remote| {
-        let url = remote.url().ok()?.trim_end_matches('/');
-        let last = url.rsplit(['/', ':']).next()?;
-        Some(last.strip_suffix(".git").unwrap_or(last).to_owned())
-    });
-    let from_folder = || {
-        let folder = repo.workdir().unwrap_or_else(|| repo.path());
-        let name = folder.file_name()?.to_str()?;
-        Some(name.strip_suffix(".git").unwrap_or(name).to_owned())
-    };
-    let name = from_remote
-        .filter(|n| !n.trim().is_empty())
-        .or_else(from_folder)
-        .filter(|n| !n.trim().is_empty())
-        .unwrap_or_else(|| "Repository".to_owned());
-    // The remote is repository configuration: bounded like any text read from it.
-    let name: String = name.chars().take(100).collect();
+/// Feature `.`: every file of the repository (still bounded by the limits), titled with
+/// [`product_name`].
+fn root_feature(repo: &Repository, tree: &Tree, feature_id: &str) -> Feature {
+    let product = product_name(repo, tree);
     Feature {
         id: feature_id.to_string(),
-        title: humanize(&name),
+        title: product.clone(),
         summary: String::new(),
         paths: vec!["**".to_owned()],
         surfaces: Surface::ALL.to_vec(),
         captures: None,
         steps: Vec::new(),
+        product,
+        path: None,
     }
+}
+
+/// Package manifests are small; a larger one is not read for its name.
+const MAX_PACKAGE_MANIFEST_BYTES: usize = 256 * 1024;
+
+/// The name the repository gives itself, stable from run to run: its package's name at the
+/// root (`Cargo.toml` `[package] name`, the last element of `go.mod`'s module path without a
+/// `/vN` suffix, `package.json` `name`, `pyproject.toml` `[project] name` or
+/// `[tool.poetry] name`), else the repository folder's name. The `origin` remote is not
+/// used: a service's local mirror names it after itself.
+pub(crate) fn product_name(repo: &Repository, tree: &Tree) -> String {
+    let read = |path: &str| -> Option<String> {
+        let entry = tree.get_path(Path::new(path)).ok()?;
+        if entry.filemode() == MODE_LINK || entry.kind() != Some(ObjectType::Blob) {
+            return None;
+        }
+        let blob = repo.find_blob(entry.id()).ok()?;
+        if blob.size() > MAX_PACKAGE_MANIFEST_BYTES {
+            return None;
+        }
+        String::from_utf8(blob.content().to_vec()).ok()
+    };
+    let toml_name = |text: String, tables: &[&[&str]]| -> Option<String> {
+        let value: toml::Value = toml::from_str(&text).ok()?;
+        tables.iter().find_map(|keys| {
+            let mut v = &value;
+            for key in *keys {
+                v = v.get(key)?;
+            }
+            v.as_str().map(str::to_string)
+        })
+    };
+    let declared = read("Cargo.toml")
+        .and_then(|t| toml_name(t, &[&["package", "name"]]))
+        .or_else(|| {
+            let text = read("go.mod")?;
+            let module = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("module "))?
+                .trim()
+                .trim_matches('"');
+            let mut parts = module.rsplit('/');
+            let last = parts.next()?;
+            let major = last.len() > 1
+                && last.starts_with('v')
+                && last[1..].bytes().all(|b| b.is_ascii_digit());
+            Some(if major { parts.next()? } else { last }.to_string())
+        })
+        .or_else(|| {
+            let value: serde_json::Value = serde_json::from_str(&read("package.json")?).ok()?;
+            value.get("name")?.as_str().map(str::to_string)
+        })
+        .or_else(|| {
+            read("pyproject.toml")
+                .and_then(|t| toml_name(t, &[&["project", "name"], &["tool", "poetry", "name"]]))
+        });
+    let from_folder = || {
+        let folder = repo.workdir().unwrap_or_else(|| repo.path());
+        let name = folder.file_name()?.to_str()?;
+        Some(name.strip_suffix(".git").unwrap_or(name).to_owned())
+    };
+    let clean = |n: String| {
+        // Repository content: bounded, and one line.
+        let n: String = n.chars().filter(|c| !c.is_control()).take(100).collect();
+        let n = n.trim().to_string();
+        (!n.is_empty()).then_some(n)
+    };
+    declared
+        .and_then(clean)
+        .or_else(|| from_folder().and_then(clean))
+        .unwrap_or_else(|| "Repository".to_owned())
 }
 
 /// `csv_export` → `Csv export`.

@@ -16,6 +16,7 @@ mod log;
 mod mdx;
 mod nesting;
 mod paths;
+mod prose;
 mod provenance;
 mod render;
 mod repository;

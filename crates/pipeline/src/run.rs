@@ -4,7 +4,7 @@
 use domain::{ArticleStatus, LogLevel, LogStage, Surface};
 use git2::{ObjectType, Repository, Tree};
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
@@ -16,6 +16,7 @@ use crate::feature::{self, Feature};
 use crate::forge::Forge;
 use crate::log::LogSink;
 use crate::paths::MODE_LINK;
+use crate::prose;
 use crate::provenance::{FileRole, FileSource, Provenance, StepsSource, SymbolSource};
 use crate::render::api::{self, ModuleDoc};
 use crate::render::changelog::{self, Entry};
@@ -217,7 +218,15 @@ fn run_stages(
 
     // extract
     *stage = LogStage::Extract;
-    let extracted = extract_files(&repo, &files, &feature.id, &feature.paths, req.limits, log)?;
+    let extracted = extract_files(
+        &repo,
+        &tree,
+        &files,
+        &feature.id,
+        &feature.paths,
+        req.limits,
+        log,
+    )?;
     let captures = captures(&tree, &feature);
     let grounded = !feature.steps.is_empty() && captures.iter().all(|c| c.blob.is_some());
     log.log(
@@ -230,6 +239,7 @@ fn run_stages(
             "symbols_by_kind": count_by(extracted.symbols.iter().map(|s| s.kind.as_str())),
             "symbols_by_language": count_by(extracted.symbols.iter().map(|s| s.language)),
             "prose_files": extracted.prose.len(),
+            "prose_left_out": extracted.prose_left_out.len(),
             "skipped_files": extracted.skipped,
             "test_files": extracted.test_files,
             "internal_files": extracted.internal_files,
@@ -238,6 +248,22 @@ fn run_stages(
             "capture_grounded": grounded,
         }),
     );
+
+    if !extracted.prose_left_out.is_empty() {
+        let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (path, why) in &extracted.prose_left_out {
+            by_reason.entry(why).or_default().push(path);
+        }
+        for paths in by_reason.values_mut() {
+            paths.truncate(20);
+        }
+        log.log(
+            LogLevel::Info,
+            LogStage::Extract,
+            "left Markdown files out of the prose: documents about the project, translations, design records",
+            json!({ "files": extracted.prose_left_out.len(), "by_reason": by_reason }),
+        );
+    }
 
     // render
     *stage = LogStage::Render;
@@ -261,7 +287,7 @@ fn run_stages(
         None
     };
     // The help center shows the documents without the part its steps already walk through.
-    let help_prose: Vec<Prose> = extracted
+    let help_docs: Vec<Prose> = extracted
         .prose
         .iter()
         .map(|doc| match &walkthrough {
@@ -273,21 +299,35 @@ fn run_stages(
         })
         .filter(|doc| !doc.markdown.is_empty())
         .collect();
+    let help_prose = prose::for_help_center(&help_docs);
+    let dev_prose = prose::for_dev_docs(&extracted.prose);
+    for (surface, shown) in [
+        (Surface::HelpCenter, &help_prose),
+        (Surface::DevDocs, &dev_prose),
+    ] {
+        if surfaces.contains(&surface) && shown.iter().any(|doc| doc.path.is_empty()) {
+            log.log(
+                LogLevel::Info,
+                LogStage::Render,
+                &format!("the {surface} article lists, without showing them, the documents past its prose budget"),
+                json!({ "surface": surface.as_str(), "max_prose_bytes": prose::MAX_PROSE_BYTES }),
+            );
+        }
+    }
     let steps = step_views(&feature, walkthrough.as_ref(), &captures, &links);
     let renderer = Renderer::new(overrides, req.limits, links)?;
     let notes = changelog::notes(&history, &rules, forge.as_ref(), &commit);
     let entries = &notes.entries;
     let introducing = first_release(&repo, &notes.releases, &matcher);
-    // The feature's other articles exist even when this run regenerates the post alone; a
-    // help-center article only when something walks the reader through the feature.
+    // A help-center article only when something walks the reader through the feature.
     let writes_help_center = !steps.is_empty() || renderer.is_overridden(Surface::HelpCenter);
-    let linked: Vec<Surface> = feature
-        .surfaces
-        .iter()
-        .copied()
-        .filter(|s| *s != Surface::HelpCenter || writes_help_center)
-        .collect();
-    let post = blog::post(&feature, &notes.releases, introducing, &linked);
+    let post = blog::post(
+        &feature,
+        &notes.releases,
+        introducing,
+        forge.as_ref(),
+        &commit,
+    );
     let since_commit = req.since_commit.filter(|_| history.since_found);
     let link = |path: &str, line: usize| {
         forge
@@ -307,6 +347,22 @@ fn run_stages(
             );
             continue;
         }
+        // Nothing to announce or list: no article rather than one that says so (a later run
+        // with nothing new writes no new version).
+        let nothing = match surface {
+            Surface::Changelog => notes.releases.is_empty(),
+            Surface::Blog => post.is_none(),
+            _ => false,
+        };
+        if nothing && !renderer.is_overridden(*surface) {
+            log.log(
+                LogLevel::Info,
+                LogStage::Render,
+                &format!("no {surface} article: no listed change in the range"),
+                json!({ "surface": surface.as_str(), "commits": history.commits().count() }),
+            );
+            continue;
+        }
         if help_center && let Some(w) = &walkthrough {
             log.log(
                 LogLevel::Info,
@@ -317,7 +373,7 @@ fn run_stages(
         }
         let version = req.versions.get(surface).copied().unwrap_or(1);
         let (title, description) =
-            title_and_description(*surface, &feature, &extracted, entries, &post);
+            title_and_description(*surface, &feature, &extracted, entries, post.as_ref());
         let context = Context {
             feature: &feature,
             surface: surface.as_str(),
@@ -343,15 +399,11 @@ fn run_stages(
             } else {
                 Vec::new()
             },
-            prose: if help_center {
-                &help_prose
-            } else {
-                &extracted.prose
-            },
+            prose: if help_center { &help_prose } else { &dev_prose },
             commits: entries,
             changelog: &notes.all,
             releases: &notes.releases,
-            post: &post,
+            post: post.as_ref(),
             highlights: highlights(entries),
             contributors: contributors(entries),
             steps: steps.clone(),
@@ -389,7 +441,17 @@ fn run_stages(
                 "template": if renderer.is_overridden(*surface) { "repository" } else { "built-in" },
             }),
         );
-        let mut provenance = provenance(*surface, &commit, &extracted, &captures);
+        // The documents the article shows (in whole or in part), and the walkthrough's.
+        let shown: BTreeSet<&str> = if help_center {
+            help_prose
+                .iter()
+                .map(|d| d.path.as_str())
+                .chain(walkthrough.as_ref().map(|w| w.path.as_str()))
+                .collect()
+        } else {
+            dev_prose.iter().map(|d| d.path.as_str()).collect()
+        };
+        let mut provenance = provenance(*surface, &commit, &extracted, &shown, &captures);
         if *surface == Surface::HelpCenter {
             provenance.steps = StepsSource::of(&feature);
         }
@@ -427,6 +489,8 @@ struct Extracted {
     prose_files: Vec<RepoFile>,
     symbols: Vec<Symbol>,
     prose: Vec<Prose>,
+    /// Markdown files that are no prose of the feature (see [`crate::prose`]), and why.
+    prose_left_out: Vec<(String, &'static str)>,
     /// Overviews and package examples, by module (a Go package's folder, else a file).
     module_docs: BTreeMap<String, ModuleDoc>,
     skipped: usize,
@@ -437,6 +501,7 @@ struct Extracted {
 
 fn extract_files(
     repo: &Repository,
+    tree: &Tree,
     files: &[RepoFile],
     feature_id: &str,
     feature_paths: &[String],
@@ -449,18 +514,39 @@ fn extract_files(
         prose_files: Vec::new(),
         symbols: Vec::new(),
         prose: Vec::new(),
+        prose_left_out: Vec::new(),
         module_docs: BTreeMap::new(),
         skipped: 0,
         test_files: 0,
         internal_files: 0,
     };
     let mut go_examples: Vec<GoExample> = Vec::new();
+    let translations = prose::translations(
+        files
+            .iter()
+            .map(|f| f.path.as_str())
+            .filter(|p| extract::is_markdown(p)),
+    );
+    // The `mod` declarations and `pub use`s of each Rust file read (`None`: no such file).
+    let mut rust_modules: HashMap<String, Option<extract::RustModuleFacts>> = HashMap::new();
+    let paths: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     for file in files {
         let language = Language::from_path(&file.path);
         let markdown = extract::is_markdown(&file.path);
         if language.is_none() && !markdown {
             out.skipped += 1;
             continue;
+        }
+        if language.is_none() {
+            let why = if translations.contains(&file.path) {
+                Some("a translation of a document in its primary language")
+            } else {
+                prose::left_out(&file.path, feature_id, feature_paths)
+            };
+            if let Some(why) = why {
+                out.prose_left_out.push((file.path.clone(), why));
+                continue;
+            }
         }
         // Go test files are read for their examples only.
         let test = language.is_some() && extract::is_test_file(&file.path);
@@ -474,6 +560,11 @@ fn extract_files(
                 .all(|scope| extract::is_hidden_internal(&file.path, scope))
         {
             out.internal_files += 1;
+            continue;
+        }
+        // The `.d.ts` beside a `.js` file is what TypeDoc documents: the same API, typed.
+        if language.is_some() && extract::has_declaration_file(&file.path, |p| paths.contains(p)) {
+            out.skipped += 1;
             continue;
         }
         let text = match extract::read_text(repo, file.blob, limits)? {
@@ -505,9 +596,22 @@ fn extract_files(
                 continue;
             }
         };
+        if extract::is_generated_script(&file.path, &text) {
+            out.skipped += 1;
+            log.log(
+                LogLevel::Info,
+                LogStage::Extract,
+                "skipped a generated or minified script",
+                json!({ "path": file.path }),
+            );
+            continue;
+        }
         match language {
             Some(language) => {
                 let outline = extractor.outline(&file.path, language, &text)?;
+                if language == Language::Rust {
+                    rust_modules.insert(file.path.clone(), Some(outline.rust_modules.clone()));
+                }
                 let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
                 if test {
                     out.test_files += 1;
@@ -526,7 +630,7 @@ fn extract_files(
                     file.path.as_str()
                 };
                 let doc = out.module_docs.entry(module.to_string()).or_default();
-                doc.language = language.fence();
+                doc.language = language.fence_for(&file.path);
                 // A Go package documents itself in one file, by convention `doc.go`.
                 if !outline.overview.is_empty()
                     && (doc.overview.is_empty() || file.path.rsplit('/').next() == Some("doc.go"))
@@ -551,6 +655,75 @@ fn extract_files(
                 out.prose.push(extract::prose(&file.path, &text));
                 out.prose_files.push(file.clone());
             }
+        }
+    }
+    if !rust_modules.is_empty() {
+        // Which Rust modules are public is said by their parents, read from the commit when
+        // they are outside the feature.
+        let mut facts = |path: &str| -> Option<extract::RustModuleFacts> {
+            if let Some(found) = rust_modules.get(path) {
+                return found.clone();
+            }
+            let found = tree
+                .get_path(Path::new(path))
+                .ok()
+                .filter(|e| e.kind() == Some(ObjectType::Blob))
+                .and_then(|e| match extract::read_text(repo, e.id(), limits) {
+                    Ok(FileText::Text(text)) => extractor
+                        .outline(path, Language::Rust, &text)
+                        .ok()
+                        .map(|o| o.rust_modules),
+                    _ => None,
+                });
+            rust_modules.insert(path.to_string(), found.clone());
+            found
+        };
+        let read: Vec<String> = out
+            .code
+            .iter()
+            .filter(|f| Language::from_path(&f.path) == Some(Language::Rust))
+            .map(|f| f.path.clone())
+            .collect();
+        let (symbols, private_modules) = extract::rust_public_api(
+            std::mem::take(&mut out.symbols),
+            read.iter().map(String::as_str),
+            &mut facts,
+        );
+        out.symbols = symbols;
+        for module in private_modules {
+            out.module_docs.remove(&module);
+        }
+        // Rust paths start with the crate's name, as rustdoc shows them.
+        let mut names: HashMap<String, Option<String>> = HashMap::new();
+        let modules: BTreeSet<String> = out
+            .symbols
+            .iter()
+            .filter(|s| s.language == "rust")
+            .map(|s| s.module.clone())
+            .chain(
+                out.module_docs
+                    .iter()
+                    .filter(|(_, d)| d.language == "rust")
+                    .map(|(m, _)| m.clone()),
+            )
+            .collect();
+        for module in modules {
+            let Some(manifest) = extract::rust_manifest(&module) else {
+                continue;
+            };
+            let name = names
+                .entry(manifest)
+                .or_insert_with_key(|manifest| {
+                    let entry = tree.get_path(Path::new(manifest)).ok()?;
+                    match extract::read_text(repo, entry.id(), limits).ok()? {
+                        FileText::Text(text) => extract::rust_crate_name(&text),
+                        _ => None,
+                    }
+                })
+                .clone();
+            let doc = out.module_docs.entry(module).or_default();
+            doc.language = "rust";
+            doc.package = name;
         }
     }
     for (dir, example) in extract::attach_go_examples(&mut out.symbols, go_examples) {
@@ -661,6 +834,7 @@ fn provenance(
     surface: Surface,
     commit: &str,
     extracted: &Extracted,
+    prose_shown: &BTreeSet<&str>,
     captures: &[Capture],
 ) -> Provenance {
     let (code, captures): (&[RepoFile], &[Capture]) = match surface {
@@ -679,7 +853,13 @@ fn provenance(
     let mut files: Vec<FileSource> = code
         .iter()
         .map(|f| (f, FileRole::Code))
-        .chain(extracted.prose_files.iter().map(|f| (f, FileRole::Prose)))
+        .chain(
+            extracted
+                .prose_files
+                .iter()
+                .filter(|f| prose_shown.contains(f.path.as_str()))
+                .map(|f| (f, FileRole::Prose)),
+        )
         .map(|(f, role)| FileSource {
             path: f.path.clone(),
             blob: f.blob.to_string(),
@@ -735,7 +915,7 @@ fn title_and_description(
     feature: &Feature,
     extracted: &Extracted,
     entries: &[Entry],
-    post: &blog::Post,
+    post: Option<&blog::Post>,
 ) -> (String, String) {
     let summary = extract::first_sentence(std::slice::from_ref(&feature.summary));
     let or = |fallback: String| {
@@ -763,7 +943,14 @@ fn title_and_description(
                 plural(entries.len(), "change")
             ),
         ),
-        Surface::Blog => (post.title.clone(), or(post.lede.clone())),
+        Surface::Blog => match post {
+            Some(post) => (post.title.clone(), or(post.lede.clone())),
+            // A repository's own template writes a post with nothing to announce.
+            None => (
+                format!("What's new in {title}"),
+                or(format!("News of {title}.")),
+            ),
+        },
     }
 }
 

@@ -27,7 +27,7 @@ pub(crate) const MAX_STEPS: usize = 12;
 const MAX_TITLE_CHARS: usize = 80;
 
 /// Heading words (lower case, whole words) of a section that tells how to use something.
-const USAGE_HEADINGS: &[&str] = &[
+pub(crate) const USAGE_HEADINGS: &[&str] = &[
     "usage",
     "getting started",
     "get started",
@@ -48,7 +48,7 @@ const USAGE_HEADINGS: &[&str] = &[
 ];
 
 /// Heading words of sections about working on the project itself.
-const PROJECT_HEADINGS: &[&str] = &[
+pub(crate) const PROJECT_HEADINGS: &[&str] = &[
     "contributing",
     "contribute",
     "contributors",
@@ -89,6 +89,137 @@ const PROJECT_FILES: &[&str] = &[
     "issue template",
 ];
 
+/// Heading words over an ordered list that make it a procedure.
+const PROCEDURE_HEADINGS: &[&str] = &["how to", "steps", "procedure", "instructions"];
+
+/// Verbs that start an instruction (lower case).
+const IMPERATIVE_VERBS: &[&str] = &[
+    "access",
+    "activate",
+    "add",
+    "allow",
+    "append",
+    "apply",
+    "attach",
+    "build",
+    "call",
+    "change",
+    "check",
+    "choose",
+    "clear",
+    "click",
+    "clone",
+    "close",
+    "compile",
+    "configure",
+    "confirm",
+    "connect",
+    "copy",
+    "create",
+    "define",
+    "delete",
+    "deploy",
+    "disable",
+    "download",
+    "drag",
+    "drop",
+    "edit",
+    "enable",
+    "enter",
+    "execute",
+    "export",
+    "extract",
+    "fill",
+    "find",
+    "follow",
+    "fork",
+    "generate",
+    "get",
+    "give",
+    "go",
+    "grant",
+    "import",
+    "include",
+    "initialize",
+    "initialise",
+    "insert",
+    "install",
+    "invoke",
+    "launch",
+    "link",
+    "load",
+    "log",
+    "login",
+    "make",
+    "mount",
+    "move",
+    "navigate",
+    "open",
+    "paste",
+    "pick",
+    "place",
+    "press",
+    "provide",
+    "publish",
+    "pull",
+    "push",
+    "put",
+    "read",
+    "register",
+    "reload",
+    "remove",
+    "rename",
+    "replace",
+    "require",
+    "restart",
+    "return",
+    "review",
+    "run",
+    "save",
+    "scroll",
+    "search",
+    "select",
+    "send",
+    "set",
+    "setup",
+    "share",
+    "sign",
+    "specify",
+    "start",
+    "stop",
+    "submit",
+    "switch",
+    "tap",
+    "type",
+    "uncomment",
+    "unzip",
+    "update",
+    "upgrade",
+    "upload",
+    "use",
+    "verify",
+    "visit",
+    "wait",
+    "wrap",
+    "write",
+];
+
+/// Whether a step title starts with an instruction (`Open Reports`, `Then run it`).
+fn imperative(title: &str) -> bool {
+    let mut words = title
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    let mut first = words.next().unwrap_or_default();
+    if matches!(
+        first.as_str(),
+        "first" | "then" | "next" | "finally" | "now" | "and"
+    ) {
+        first = words.next().unwrap_or_default();
+    }
+    IMPERATIVE_VERBS.contains(&first.as_str())
+}
+
 const SHELL_LANGUAGES: &[&str] = &[
     "sh",
     "bash",
@@ -127,13 +258,17 @@ pub(crate) struct Walkthrough {
 /// The walkthrough the documents describe, if any.
 pub(crate) fn derive(docs: &[Prose]) -> Option<Walkthrough> {
     // READMEs, then documents named like a procedure (quickstart.md, getting-started.md),
-    // then the others; never documents about the project itself (CONTRIBUTING.md).
+    // then the others, then translations of another document; never documents about the
+    // project itself (CONTRIBUTING.md).
+    let translated = crate::prose::translations(docs.iter().map(|d| d.path.as_str()));
     let mut order: Vec<(u8, &Prose)> = docs
         .iter()
         .filter_map(|doc| {
             let stem = stem(&doc.path);
             if matches_words(&stem, PROJECT_HEADINGS) || matches_words(&stem, PROJECT_FILES) {
                 None
+            } else if translated.contains(&doc.path) {
+                Some((3, doc))
             } else if stem.starts_with("readme") {
                 Some((0, doc))
             } else if matches_words(&stem, USAGE_HEADINGS) {
@@ -144,34 +279,41 @@ pub(crate) fn derive(docs: &[Prose]) -> Option<Walkthrough> {
         })
         .collect();
     order.sort_by_key(|(rank, doc)| (*rank, doc.path.matches('/').count(), doc.path.clone()));
-    order.into_iter().find_map(|(rank, doc)| {
-        let outline = Outline::new(&doc.markdown);
-        let whole = || {
-            let all = 0..outline.lines.len();
+    let outlines: Vec<(u8, &Prose, Outline)> = order
+        .into_iter()
+        .map(|(rank, doc)| (rank, doc, Outline::new(&doc.markdown)))
+        .collect();
+    type Rule = (&'static str, fn(&Outline, u8, &Prose) -> Found);
+    // What is written as a procedure, in any document, before what may be one: a usage
+    // section anywhere beats an ordered list in the first README.
+    let written: [Rule; 3] = [
+        ("headed steps", |o, _, _| o.headed_steps()),
+        ("usage sections", |o, _, _| o.usage_sections()),
+        ("usage document", |o, rank, doc| {
             if rank == 1 {
-                outline.section_steps(all, &doc.title)
+                o.section_steps(0..o.lines.len(), &doc.title)
             } else {
                 Found::default()
             }
-        };
-        let rules: [(&'static str, &dyn Fn() -> Found); 5] = [
-            ("headed steps", &|| outline.headed_steps()),
-            ("usage sections", &|| outline.usage_sections()),
-            ("usage document", &whole),
-            ("ordered list", &|| outline.ordered_list()),
-            ("shell commands", &|| outline.shell_commands()),
-        ];
-        rules.into_iter().find_map(|(rule, find)| {
-            let mut found = find();
-            found
-                .steps
-                .retain(|s| !s.title.is_empty() || !s.body.trim().is_empty());
-            found.steps.truncate(MAX_STEPS);
-            (!found.steps.is_empty()).then(|| Walkthrough {
-                path: doc.path.clone(),
-                steps: found.steps,
-                used: found.used,
-                rule,
+        }),
+    ];
+    let read: [Rule; 2] = [
+        ("ordered list", |o, _, _| o.ordered_list()),
+        ("shell commands", |o, _, _| o.shell_commands()),
+    ];
+    [&written[..], &read[..]].into_iter().find_map(|tier| {
+        outlines.iter().find_map(|(rank, doc, outline)| {
+            tier.iter().find_map(|(rule, find)| {
+                let mut found = find(outline, *rank, doc);
+                // A step says something: a title alone is no step.
+                found.steps.retain(|s| !s.body.trim().is_empty());
+                found.steps.truncate(MAX_STEPS);
+                (!found.steps.is_empty()).then(|| Walkthrough {
+                    path: doc.path.clone(),
+                    steps: found.steps,
+                    used: found.used,
+                    rule,
+                })
             })
         })
     })
@@ -397,6 +539,8 @@ impl<'a> Outline<'a> {
         found
     }
 
+    /// The first ordered list that reads as a procedure: under a heading about usage or
+    /// steps, or most of its items (the first among them) starting with an imperative verb.
     fn ordered_list(&self) -> Found {
         let mut i = 0;
         while i < self.lines.len() {
@@ -405,7 +549,14 @@ impl<'a> Outline<'a> {
                 continue;
             }
             let (steps, used) = self.list_steps(i..self.lines.len());
-            if steps.len() >= 2 {
+            let under_usage = self.nearest_heading(i).is_some_and(|h| {
+                matches_words(h, USAGE_HEADINGS) || matches_words(h, PROCEDURE_HEADINGS)
+            });
+            let imperatives = steps.iter().filter(|s| imperative(&s.title)).count();
+            let procedure = under_usage
+                || (steps.first().is_some_and(|s| imperative(&s.title))
+                    && imperatives * 2 >= steps.len());
+            if steps.len() >= 2 && procedure {
                 return Found {
                     steps,
                     used: vec![used],
@@ -430,21 +581,34 @@ impl<'a> Outline<'a> {
             return (Vec::new(), range.start..range.start);
         };
         let mut steps: Vec<DerivedStep> = Vec::new();
+        // The current item's first paragraph (its title and what follows it), then the rest.
+        let mut lead: Vec<&str> = Vec::new();
+        let mut in_lead = false;
         let mut body: Vec<String> = Vec::new();
         let mut width = 0;
         let mut i = start;
         let mut blank_before = false;
-        let finish = |steps: &mut Vec<DerivedStep>, body: &mut Vec<String>| {
-            if let Some(step) = steps.last_mut() {
-                step.body = body.join("\n").trim().to_string();
-            }
-            body.clear();
-        };
+        let finish =
+            |steps: &mut Vec<DerivedStep>, lead: &mut Vec<&str>, body: &mut Vec<String>| {
+                if let Some(step) = steps.last_mut() {
+                    let rest = body.join("\n").trim().to_string();
+                    let (title, kept) = title_and_lead(&lead.join(" "), rest.is_empty());
+                    step.title = title;
+                    step.body = [kept, rest]
+                        .into_iter()
+                        .filter(|part| !part.is_empty())
+                        .collect::<Vec<_>>()
+                        .join("\n\n");
+                }
+                lead.clear();
+                body.clear();
+            };
         while i < range.end {
             let line = self.lines[i];
             if self.fenced[i] {
                 // A fence right under an item belongs to it, indented or not.
                 body.push(strip_indent(line, width).to_string());
+                in_lead = false;
                 blank_before = false;
                 i += 1;
                 continue;
@@ -453,16 +617,14 @@ impl<'a> Outline<'a> {
                 break;
             }
             if let Some((marker, text)) = list_item(line) {
-                finish(&mut steps, &mut body);
+                finish(&mut steps, &mut lead, &mut body);
                 width = marker;
-                let (title, rest) = split_title(text);
                 steps.push(DerivedStep {
-                    title,
+                    title: String::new(),
                     body: String::new(),
                 });
-                if !rest.is_empty() {
-                    body.push(rest.to_string());
-                }
+                lead.push(text);
+                in_lead = true;
                 blank_before = false;
                 i += 1;
                 continue;
@@ -470,7 +632,10 @@ impl<'a> Outline<'a> {
             let indent = line.len() - line.trim_start().len();
             if line.trim().is_empty() {
                 body.push(String::new());
+                in_lead = false;
                 blank_before = true;
+            } else if in_lead && (indent >= 2 || !blank_before) {
+                lead.push(line.trim());
             } else if indent >= 2 || !blank_before {
                 body.push(strip_indent(line, width).to_string());
                 blank_before = false;
@@ -479,7 +644,7 @@ impl<'a> Outline<'a> {
             }
             i += 1;
         }
-        finish(&mut steps, &mut body);
+        finish(&mut steps, &mut lead, &mut body);
         (steps, start..i)
     }
 
@@ -541,9 +706,7 @@ impl<'a> Outline<'a> {
                 let (title, rest) = if intro.is_empty() {
                     (clean_title(fallback), String::new())
                 } else {
-                    let joined = intro.join(" ");
-                    let (title, rest) = split_title(&joined);
-                    (title, rest.to_string())
+                    title_and_lead(&intro.join(" "), false)
                 };
                 let mut body = rest;
                 if !body.is_empty() {
@@ -587,17 +750,8 @@ impl<'a> Outline<'a> {
 }
 
 /// A heading's level and text (outside fences; the caller knows).
-fn heading(line: &str) -> Option<(usize, &str)> {
-    let trimmed = line.trim_start();
-    if line.len() - trimmed.len() > 3 {
-        return None;
-    }
-    let level = trimmed.chars().take_while(|c| *c == '#').count();
-    let rest = &trimmed[level..];
-    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return None;
-    }
-    Some((level, rest.trim().trim_end_matches('#').trim()))
+pub(crate) fn heading(line: &str) -> Option<(usize, &str)> {
+    crate::extract::atx_heading(line)
 }
 
 /// An ordered list item at the top level: the width of its marker and its text.
@@ -670,14 +824,14 @@ fn step_number(text: &str) -> Option<&str> {
 }
 
 /// A file's name without folder and extension, lower case, `-`/`_` read as spaces.
-fn stem(path: &str) -> String {
+pub(crate) fn stem(path: &str) -> String {
     let name = path.rsplit('/').next().unwrap_or(path);
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     stem.to_lowercase().replace(['-', '_'], " ")
 }
 
 /// Whether `text`, as lower-case words, contains one of `phrases`.
-fn matches_words(text: &str, phrases: &[&str]) -> bool {
+pub(crate) fn matches_words(text: &str, phrases: &[&str]) -> bool {
     let words: String = text
         .to_lowercase()
         .chars()
@@ -700,7 +854,28 @@ fn matches_words(text: &str, phrases: &[&str]) -> bool {
 
 /// A step title from the first line of a list item or paragraph: its first sentence or the
 /// part before a colon, and the rest (which goes into the step's body).
-fn split_title(text: &str) -> (String, &str) {
+/// A step's title from the first paragraph of its text, and the Markdown of that paragraph its
+/// body keeps: the sentences after the title, or all of it when the title lost something
+/// (inline code, links, emphasis, words past the length limit) or when `alone` (nothing else
+/// would be in the body).
+fn title_and_lead(lead: &str, alone: bool) -> (String, String) {
+    let (title, first, rest) = split_title(lead);
+    let plain = first
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end_matches([':', '.'])
+        .trim()
+        .to_string();
+    if alone || title != plain {
+        (title, lead.trim().to_string())
+    } else {
+        (title, rest.to_string())
+    }
+}
+
+/// A title (see [`clean_title`]), the text it was made of and the rest.
+fn split_title(text: &str) -> (String, &str, &str) {
     let text = text.trim();
     let mut cut = None;
     let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -716,8 +891,8 @@ fn split_title(text: &str) -> (String, &str) {
         }
     }
     match cut {
-        Some(i) => (clean_title(&text[..i]), text[i + 1..].trim()),
-        None => (clean_title(text), ""),
+        Some(i) => (clean_title(&text[..i]), &text[..i], text[i + 1..].trim()),
+        None => (clean_title(text), text, ""),
     }
 }
 
@@ -809,7 +984,9 @@ mod tests {
         );
         assert_eq!(w.steps[0].body, "```sh\npip install widgets\n```");
         assert_eq!(w.steps[1].body, "```sh\nwidgets init\n```");
-        assert_eq!(w.steps[2].body, "It prints a report.");
+        // The title lost the emphasis: the body keeps the sentence as written.
+        assert_eq!(w.steps[2].body, "**Run** it. It prints a report.");
+        assert_eq!(w.steps[3].body, "Open [the report](out/report.html).");
         let rest = without(README, &w.used);
         assert!(
             rest.starts_with("Widgets does things.\n\n## Contributing"),
@@ -916,7 +1093,7 @@ mod tests {
 
     #[test]
     fn steps_are_capped() {
-        let md: String = (1..=50).map(|i| format!("{i}. item {i}\n")).collect();
+        let md: String = (1..=50).map(|i| format!("{i}. Run job {i}\n")).collect();
         assert_eq!(derive(&[doc("a.md", &md)]).unwrap().steps.len(), MAX_STEPS);
     }
 }

@@ -71,6 +71,147 @@ pub(crate) fn first_sentence(lines: &[String]) -> String {
     bound_chars(&sentence, MAX_SENTENCE_CHARS)
 }
 
+/// A Go doc comment's lines up to its first preformatted block: gofmt and pkg.go.dev take
+/// an indented line for code, even right after a paragraph line.
+pub(crate) fn before_preformatted(lines: &[String]) -> &[String] {
+    let end = lines
+        .iter()
+        .position(|l| l.starts_with([' ', '\t']) && !l.trim().is_empty())
+        .unwrap_or(lines.len());
+    &lines[..end]
+}
+
+/// Rust doc text with its intra-doc links as rustdoc reads them, not as literal brackets:
+/// `` [`Value`] `` and `` [`Value`](crate::kv::Value) `` become `` `Value` ``, `[text][Key]`
+/// becomes `text`. Links to URLs and relative files stay links.
+pub(crate) fn without_intra_doc_links(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find(['[', '`']) {
+        out.push_str(&rest[..open]);
+        if rest[open..].starts_with('`') {
+            // A code span is code: `&[u8]` keeps its brackets.
+            let span = &rest[open + 1..];
+            let end = span.find('`').map_or(rest.len(), |e| open + 1 + e + 1);
+            out.push_str(&rest[open..end]);
+            rest = &rest[end..];
+            continue;
+        }
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(']') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let label = &after[..close];
+        let tail = &after[close + 1..];
+        if label.contains('[') || label.trim().is_empty() {
+            out.push('[');
+            rest = after;
+            continue;
+        }
+        if let Some(target) = tail.strip_prefix('(') {
+            match target.find(')') {
+                Some(end) if is_intra_doc_target(&target[..end]) => {
+                    out.push_str(label);
+                    rest = &target[end + 1..];
+                }
+                _ => {
+                    out.push('[');
+                    rest = after;
+                }
+            }
+            continue;
+        }
+        if let Some(reference) = tail.strip_prefix('[') {
+            match reference.find(']') {
+                Some(end) if is_intra_doc_target(reference[..end].trim_matches('`')) => {
+                    out.push_str(label);
+                    rest = &reference[end + 1..];
+                }
+                _ => {
+                    out.push('[');
+                    rest = after;
+                }
+            }
+            continue;
+        }
+        if is_intra_doc_target(label.trim_matches('`')) && !tail.starts_with(':') {
+            out.push_str(label);
+            rest = tail;
+            continue;
+        }
+        out.push('[');
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a link target is a Rust path (`Value`, `crate::kv::Value`, `Self::new`,
+/// `log!`, `fn@log`) or a page of rustdoc's own output (`struct.Value.html#method.new`,
+/// `../log/macro.info.html`) rather than a URL or a file of the repository.
+fn is_intra_doc_target(target: &str) -> bool {
+    let target = target.trim();
+    if !target.contains("://") {
+        let page = target.split('#').next().unwrap_or(target);
+        let file = page.rsplit('/').next().unwrap_or(page);
+        let rustdoc_page = file.strip_suffix(".html").is_some_and(|stem| {
+            stem == "index"
+                || stem.split_once('.').is_some_and(|(kind, _)| {
+                    matches!(
+                        kind,
+                        "struct"
+                            | "enum"
+                            | "trait"
+                            | "fn"
+                            | "macro"
+                            | "type"
+                            | "constant"
+                            | "static"
+                            | "union"
+                            | "primitive"
+                            | "derive"
+                            | "attr"
+                    )
+                })
+        });
+        if rustdoc_page {
+            return true;
+        }
+    }
+    let target = target.split_once('@').map_or(target, |(namespace, path)| {
+        if matches!(
+            namespace,
+            "struct"
+                | "enum"
+                | "trait"
+                | "fn"
+                | "mod"
+                | "macro"
+                | "type"
+                | "const"
+                | "static"
+                | "method"
+                | "field"
+                | "value"
+                | "prim"
+                | "union"
+                | "derive"
+        ) {
+            path
+        } else {
+            target
+        }
+    });
+    let target = target.strip_suffix("()").unwrap_or(target);
+    let target = target.strip_suffix('!').unwrap_or(target);
+    !target.is_empty()
+        && target.split("::").all(|segment| {
+            let segment = segment.split('<').next().unwrap_or(segment);
+            !segment.is_empty() && segment.chars().all(|c| c.is_alphanumeric() || c == '_')
+        })
+}
+
 /// Whether the period at `dot` (followed by a space or the end) closes the sentence.
 fn ends_sentence(chars: &[char], dot: usize) -> bool {
     let start = chars[..dot]
@@ -295,6 +436,31 @@ mod tests {
         let found = examples(&jsdoc, "typescript");
         assert_eq!(found[0].code, "add(1, 2);\n// => 3");
         assert_eq!(found[0].language, "typescript");
+    }
+
+    #[test]
+    fn intra_doc_links_read_as_their_text() {
+        let cases = [
+            ("defines the [`Value`] type", "defines the `Value` type"),
+            ("a [`Key`](crate::kv::Key).", "a `Key`."),
+            ("see [the key][`Key`] and [Level]", "see the key and Level"),
+            ("a [`Value`](struct.Value.html#method.new)", "a `Value`"),
+            ("[`info!`](../log/macro.info.html)", "`info!`"),
+            ("[docs](https://docs.rs/log)", "[docs](https://docs.rs/log)"),
+            ("[guide](docs/guide.md)", "[guide](docs/guide.md)"),
+            ("takes `&[u8]` and [0, 1)", "takes `&[u8]` and [0, 1)"),
+            ("[`Self::new`] or [`fn@log`]", "`Self::new` or `fn@log`"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(without_intra_doc_links(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn preformatted_go_lines_end_the_paragraph() {
+        let doc = lines("Formats:\n  xxxx-xxxx\n\tyyyy\nIt returns.");
+        assert_eq!(before_preformatted(&doc), &doc[..1]);
+        assert_eq!(first_sentence(before_preformatted(&doc)), "Formats:");
     }
 
     #[test]

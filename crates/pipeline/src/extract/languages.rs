@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::public::{ModDecl, RustModuleFacts, expand_use};
 use super::{Declaration, Place, Source, SymbolKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +46,20 @@ impl Language {
             Language::TypeScript => "typescript",
             Language::Tsx => "tsx",
             Language::Go => "go",
+        }
+    }
+
+    /// The info string of code fences for the file at `path`: plain JavaScript is shown as
+    /// JavaScript, though it is parsed with the TypeScript grammar.
+    pub fn fence_for(self, path: &str) -> &'static str {
+        let ext = path
+            .rsplit_once('.')
+            .map_or("", |(_, e)| e)
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "js" | "mjs" | "cjs" => "javascript",
+            "jsx" => "jsx",
+            _ => self.fence(),
         }
     }
 
@@ -284,22 +299,89 @@ fn comment_lines(comments: &[&str]) -> Vec<String> {
     lines
 }
 
-/// Whether the walk stays out of `node`, a container of declarations: a Rust
-/// `#[cfg(test)]` module holds tests, not API.
+/// Whether the walk stays out of `node`, a container of declarations. Rust: an item hidden
+/// by its attributes (`#[cfg(test)]`, `#[doc(hidden)]`: see [`rust_hidden`]), and a private
+/// inline module (`mod inner { … }`) unless the file re-exports from it with `pub use`:
+/// rustdoc shows neither.
 pub(crate) fn is_hidden_container(
     language: Language,
     node: Node,
     leading: &[Node],
     src: &Source,
 ) -> bool {
-    language == Language::Rust
-        && node.kind() == "mod_item"
-        && leading.iter().any(|a| {
-            a.kind() == "attribute_item" && {
-                let text: String = src.of(*a).split_whitespace().collect();
-                text.contains("cfg(test)")
+    if language != Language::Rust {
+        return false;
+    }
+    if rust_hidden(leading, src) {
+        return true;
+    }
+    node.kind() == "mod_item"
+        && !is_pub(node, src)
+        && node
+            .child_by_field_name("name")
+            .is_none_or(|name| !reexported_in_file(src.of(name), src))
+}
+
+/// The `mod` declarations and `pub use` re-exports at the top level of a Rust file.
+pub(crate) fn rust_module_facts(root: Node, src: &Source) -> RustModuleFacts {
+    let mut facts = RustModuleFacts::default();
+    let mut attributes: Vec<Node> = Vec::new();
+    let mut cursor = root.walk();
+    for item in root.children(&mut cursor) {
+        match item.kind() {
+            "attribute_item" => {
+                attributes.push(item);
+                continue;
             }
+            kind if kind.contains("comment") => continue,
+            "mod_item" => {
+                if let Some(name) = item.child_by_field_name("name") {
+                    facts.mods.push(ModDecl {
+                        name: src.of(name).to_string(),
+                        public: is_pub(item, src),
+                        hidden: rust_hidden(&attributes, src),
+                    });
+                }
+            }
+            "use_declaration" if is_pub(item, src) && !rust_hidden(&attributes, src) => {
+                if let Some(argument) = item.child_by_field_name("argument") {
+                    facts.reexports.extend(expand_use(src.of(argument)));
+                }
+            }
+            _ => {}
+        }
+        attributes.clear();
+    }
+    facts
+}
+
+/// Whether a Rust item is out of the public API by its attributes: `#[doc(hidden)]` (rustdoc
+/// leaves it out) or `#[cfg(test)]` (compiled for tests only).
+pub(crate) fn rust_hidden(leading: &[Node], src: &Source) -> bool {
+    leading
+        .iter()
+        .filter(|a| a.kind() == "attribute_item")
+        .any(|a| {
+            let text: String = src.of(*a).split_whitespace().collect();
+            text.contains("doc(hidden)")
+                || text.contains("cfg(test)")
+                || text.contains("cfg(all(test,")
         })
+}
+
+/// Whether a `pub use` of the file names something inside its module `name`
+/// (`pub use self::inner::X`, `pub use inner::*`).
+fn reexported_in_file(name: &str, src: &Source) -> bool {
+    let through_self = format!("self::{name}::");
+    let direct = format!("{name}::");
+    src.text.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix("pub use ")
+            .is_some_and(|path| {
+                let path = path.trim_start();
+                path.starts_with(&direct) || path.contains(&through_self)
+            })
+    })
 }
 
 /// Whether `node` starts with the `pub` visibility (not `pub(crate)`).
@@ -311,16 +393,16 @@ fn is_pub(node: Node, src: &Source) -> bool {
 }
 
 /// The outer doc comments (`///`, `/** */`) right before a Rust item.
+/// Ordinary comments among them are skipped, as rustdoc skips them (`/// Doc.` then
+/// `// note` then the item documents the item).
 fn rust_doc(def: Node, leading: &[Node], src: &Source) -> Vec<String> {
-    let mut comments: Vec<&str> = preceding_comments(def, leading, src, false)
+    let comments: Vec<&str> = preceding_comments(def, leading, src, false)
         .into_iter()
-        .rev()
-        .take_while(|c| {
+        .filter(|c| {
             (c.starts_with("///") && !c.starts_with("////"))
                 || (c.starts_with("/**") && !c.starts_with("/***"))
         })
         .collect();
-    comments.reverse();
     comment_lines(&comments)
 }
 
@@ -336,8 +418,13 @@ fn without_one_space(line: &str) -> String {
 /// Rust items outside function bodies and blocks (the walk never enters those), the public
 /// fields of public structs and the variants of public enums.
 fn rust<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
-    if matches!(def.kind(), "field_declaration" | "enum_variant") {
-        return rust_member(def, place, src);
+    if rust_hidden(place.leading, src) {
+        return None;
+    }
+    match def.kind() {
+        "field_declaration" | "enum_variant" => return rust_member(def, place, src),
+        "macro_definition" => return rust_macro(def, place, src),
+        _ => {}
     }
     let name_kind = match def.kind() {
         "function_item" | "function_signature_item" | "const_item" | "static_item" => "identifier",
@@ -483,6 +570,47 @@ fn rust_struct_signature(def: Node, src: &Source) -> String {
         return format!("{head} {{}}");
     }
     format!("{head} {{\n{}\n}}", shown.join("\n"))
+}
+
+/// A `#[macro_export]` `macro_rules!` macro, shown as rustdoc shows one: each rule's
+/// pattern with its expansion elided. Its name carries the `!` it is invoked with.
+fn rust_macro<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declaration<'t>> {
+    let exported = place.leading.iter().any(|a| {
+        a.kind() == "attribute_item" && {
+            let text: String = src.of(*a).split_whitespace().collect();
+            text.starts_with("#[macro_export")
+        }
+    });
+    if !exported {
+        return None;
+    }
+    let name = src.of(def.child_by_field_name("name")?);
+    let mut cursor = def.walk();
+    let rules: Vec<String> = def
+        .named_children(&mut cursor)
+        .filter(|rule| rule.kind() == "macro_rule")
+        .filter_map(|rule| rule.child_by_field_name("left"))
+        .map(|pattern| {
+            let pattern = clean(pattern, pattern.start_byte(), pattern.end_byte(), src);
+            let pattern = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("    {pattern} => {{ ... }};")
+        })
+        .collect();
+    let signature = if rules.is_empty() {
+        format!("macro_rules! {name}")
+    } else {
+        bounded(&format!("macro_rules! {name} {{\n{}\n}}", rules.join("\n")))
+    };
+    Some(Declaration {
+        kind: SymbolKind::Macro,
+        name: format!("{name}!"),
+        signature,
+        doc: rust_doc(def, place.leading, src),
+        node: def,
+        hash_end: def.end_byte(),
+        parent: None,
+        stub: false,
+    })
 }
 
 /// A public field of a public struct, or a variant of a public enum.
@@ -1053,7 +1181,7 @@ fn go_declaration<'t>(
             };
             let signature = match kind {
                 SymbolKind::Struct | SymbolKind::Interface => go_type_signature(def, src),
-                SymbolKind::Variable => bounded(&clean(def, def.start_byte(), def.end_byte(), src)),
+                SymbolKind::Variable => bounded(&go_spec_unaligned(def, src)),
                 _ => clean(def, def.start_byte(), def.end_byte(), src),
             };
             let mut doc = go_doc(def, place.leading, src);
@@ -1070,6 +1198,28 @@ fn go_declaration<'t>(
                 doc,
                 ..simple(kind, base, format!("{keyword} {signature}"), None)
             })
+        }
+    }
+}
+
+/// A `var` spec without the padding gofmt aligns the names, types and `=` of a block
+/// with: `NameSpaceDNS  = MustParse(…)` is shown as `NameSpaceDNS = MustParse(…)`.
+fn go_spec_unaligned(def: Node, src: &Source) -> String {
+    let single_spaced = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match def.child_by_field_name("value") {
+        Some(value) => {
+            let head = clean(def, def.start_byte(), value.start_byte(), src);
+            let head = head.trim_end().trim_end_matches('=');
+            let value = clean(def, value.start_byte(), def.end_byte(), src);
+            format!("{} = {value}", single_spaced(head))
+        }
+        None => {
+            let whole = clean(def, def.start_byte(), def.end_byte(), src);
+            if whole.contains('\n') {
+                whole
+            } else {
+                single_spaced(&whole)
+            }
         }
     }
 }

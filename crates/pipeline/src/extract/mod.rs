@@ -17,10 +17,14 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser};
 use crate::error::PipelineError;
 use crate::feature::humanize;
 use crate::limits::Limits;
+use crate::mdx::{closes_fence, opens_fence};
 pub use docs::Example;
 pub(crate) use docs::first_sentence;
 pub(crate) use languages::Language;
-pub(crate) use public::{GoExample, attach_go_examples, is_hidden_internal, is_test_file};
+pub(crate) use public::{
+    GoExample, RustModuleFacts, attach_go_examples, has_declaration_file, is_generated_script,
+    is_hidden_internal, is_test_file, rust_crate_name, rust_manifest, rust_public_api,
+};
 
 /// A signature is shown whole in the developer docs (its members are also listed one by one
 /// beneath it); one from a minified file can be a single line of a megabyte.
@@ -32,6 +36,7 @@ const NODES_PER_CLOCK_CHECK: usize = 1024;
 #[serde(rename_all = "lowercase")]
 pub enum SymbolKind {
     Module,
+    Macro,
     Trait,
     Interface,
     Class,
@@ -51,6 +56,7 @@ impl SymbolKind {
     pub fn as_str(self) -> &'static str {
         match self {
             SymbolKind::Module => "module",
+            SymbolKind::Macro => "macro",
             SymbolKind::Trait => "trait",
             SymbolKind::Interface => "interface",
             SymbolKind::Class => "class",
@@ -71,6 +77,7 @@ impl SymbolKind {
     pub fn heading(self) -> &'static str {
         match self {
             SymbolKind::Module => "Modules",
+            SymbolKind::Macro => "Macros",
             SymbolKind::Trait => "Traits",
             SymbolKind::Interface => "Interfaces",
             SymbolKind::Class => "Classes",
@@ -277,6 +284,7 @@ impl Extractor {
             Language::Go => path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string(),
             _ => path.to_string(),
         };
+        let fence = language.fence_for(path);
         let mut go_examples = Vec::new();
         // Each symbol with whether it is a stub: a signature without a body that only states
         // an overload (TypeScript, Python `@overload`).
@@ -289,16 +297,27 @@ impl Extractor {
                 go_examples.push((decl.name.clone(), go_example_body(decl.node, &src)));
             }
             let stub = decl.stub;
+            let doc = match language {
+                // A Go doc comment's indented lines are a preformatted block.
+                Language::Go => first_sentence(docs::before_preformatted(&decl.doc)),
+                Language::Rust => docs::without_intra_doc_links(&first_sentence(&decl.doc)),
+                _ => first_sentence(&decl.doc),
+            };
+            // `#[macro_export]` puts a macro at the crate root, whatever module defines it.
+            let module = match decl.kind {
+                SymbolKind::Macro => public::rust_crate_root(path).unwrap_or(module.clone()),
+                _ => module.clone(),
+            };
             found.push((
                 Symbol {
                     path: path.to_string(),
-                    language: language.fence(),
+                    language: fence,
                     kind: decl.kind,
                     hash: token_hash(&decl, &src),
-                    examples: docs::examples(&decl.doc, language.fence()),
-                    doc: first_sentence(&decl.doc),
+                    examples: docs::examples(&decl.doc, fence),
+                    doc,
                     parent: decl.parent,
-                    module: module.clone(),
+                    module,
                     name: decl.name,
                     signature: languages::truncate(&decl.signature, MAX_SIGNATURE_CHARS),
                     line: decl.node.start_position().row + 1,
@@ -309,11 +328,18 @@ impl Extractor {
         found.sort_by(|(a, _), (b, _)| a.line.cmp(&b.line).then_with(|| a.name.cmp(&b.name)));
         found.dedup_by(|(a, _), (b, _)| a.line == b.line && a.name == b.name && a.kind == b.kind);
         let (overview, package) = languages::file_overview(language, root, &src);
+        let mut overview = docs::overview(&overview);
+        let mut rust_modules = RustModuleFacts::default();
+        if language == Language::Rust {
+            overview = docs::without_intra_doc_links(&overview);
+            rust_modules = languages::rust_module_facts(root, &src);
+        }
         Ok(Outline {
-            symbols: merge_overloads(found),
-            overview: docs::overview(&overview),
+            symbols: merge_overloads(found, language),
+            overview,
             package,
             go_examples,
+            rust_modules,
         })
     }
 }
@@ -328,6 +354,8 @@ pub(crate) struct Outline {
     pub package: Option<String>,
     /// Go: `ExampleX` functions, by name, their bodies as examples.
     pub go_examples: Vec<(String, Example)>,
+    /// Rust: the file's `mod` declarations and `pub use` re-exports.
+    pub rust_modules: RustModuleFacts,
 }
 
 /// The body of a Go example function, without its braces, as pkg.go.dev shows it.
@@ -350,21 +378,25 @@ fn go_example_body(node: Node, src: &Source) -> Example {
 
 /// One entry per name: overload signatures (TypeScript, Python `@overload`) and accessor
 /// pairs (TypeScript `get`/`set`) are one symbol, as TypeDoc and Sphinx show them. With
-/// stubs, the implementation's own signature is left out (it is not callable as written);
-/// the hash covers every declaration merged, so drift sees a change to any of them.
-fn merge_overloads(found: Vec<(Symbol, bool)>) -> Vec<Symbol> {
+/// stubs, the implementation's own signature is left out (it is not callable as written).
+/// In Rust, items of one name and kind are `#[cfg]` variants of one item: rustdoc shows
+/// the one it was built with, so the first is kept. The hash covers every declaration
+/// merged, so drift sees a change to any of them.
+fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol> {
     let mut out: Vec<Symbol> = Vec::with_capacity(found.len());
     let mut stubs: Vec<bool> = Vec::with_capacity(found.len());
     let mut index: std::collections::HashMap<(String, SymbolKind), usize> =
         std::collections::HashMap::new();
     for (symbol, stub) in found {
-        let mergeable = matches!(
-            symbol.kind,
-            SymbolKind::Function
-                | SymbolKind::Method
-                | SymbolKind::Constructor
-                | SymbolKind::Property
-        );
+        let cfg_variant = language == Language::Rust;
+        let mergeable = cfg_variant
+            || matches!(
+                symbol.kind,
+                SymbolKind::Function
+                    | SymbolKind::Method
+                    | SymbolKind::Constructor
+                    | SymbolKind::Property
+            );
         let key = (symbol.name.clone(), symbol.kind);
         match index.get(&key).copied().filter(|_| mergeable) {
             Some(at) => {
@@ -373,6 +405,7 @@ fn merge_overloads(found: Vec<(Symbol, bool)>) -> Vec<Symbol> {
                 // An implementation after its overloads adds nothing; the first overload
                 // after a plain declaration replaces it.
                 match (had_stubs, stub) {
+                    _ if cfg_variant => {}
                     (true, false) => {}
                     (false, true) => kept.signature = symbol.signature.clone(),
                     _ => {
@@ -558,47 +591,157 @@ fn token_hash(decl: &Declaration, src: &Source) -> String {
     hex(&hasher.finalize()[..16])
 }
 
-/// Reads a Markdown file as prose.
+/// First headings that name a section rather than the document (an RFC starts with
+/// `# Summary`): such a document takes its title from its file name.
+const SECTION_TITLES: &[&str] = &[
+    "summary",
+    "overview",
+    "introduction",
+    "intro",
+    "abstract",
+    "motivation",
+    "background",
+    "contents",
+    "table of contents",
+];
+
+/// Reads a Markdown file as prose: its title is its first level-1 heading (ATX `# T` or
+/// setext `T` over `===`) unless that heading names a section, else its file name.
 pub(crate) fn prose(path: &str, text: &str) -> Prose {
     let body = strip_frontmatter(text);
     let mut title = None;
+    let mut first_heading_seen = false;
     let mut kept = Vec::new();
-    let mut fence: Option<String> = None;
-    for line in body.lines() {
-        let trimmed = line.trim_start();
-        if let Some(marker) = &fence {
-            if trimmed.starts_with(marker.as_str()) {
-                fence = None;
-            }
-            kept.push(line.to_string());
+    for line in atx_headings(body) {
+        let Some((level, text)) = line.heading else {
+            kept.push(line.text.to_string());
             continue;
-        }
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            fence = Some(trimmed[..3].to_string());
-            kept.push(line.to_string());
-            continue;
-        }
-        let level = trimmed.chars().take_while(|c| *c == '#').count();
-        let is_heading =
-            (1..=6).contains(&level) && trimmed[level..].chars().next().is_none_or(|c| c == ' ');
-        if is_heading {
-            let text = trimmed[level..].trim().trim_end_matches('#').trim();
-            if level == 1 && title.is_none() {
-                title = Some(text.to_string());
+        };
+        if level == 1 && !first_heading_seen {
+            first_heading_seen = true;
+            if !SECTION_TITLES.contains(&text.to_lowercase().as_str()) {
+                title = Some(text);
                 continue;
             }
-            kept.push(format!("{} {text}", "#".repeat((level + 2).min(6))));
-        } else {
-            kept.push(line.to_string());
         }
+        kept.push(format!("{} {text}", "#".repeat((level + 2).min(6))));
     }
     let stem = path.rsplit('/').next().unwrap_or(path);
     let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
+    // `0296-structured-logging` → `Structured logging`.
+    let stem = stem.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
     Prose {
         path: path.to_string(),
-        title: title.unwrap_or_else(|| humanize(stem)),
+        title: title.unwrap_or_else(|| humanize(if stem.is_empty() { "document" } else { stem })),
         markdown: kept.join("\n").trim().to_string(),
     }
+}
+
+/// A line of Markdown, with its level and text when it is a heading.
+struct MarkdownLine<'a> {
+    text: &'a str,
+    heading: Option<(usize, String)>,
+}
+
+/// The lines of `markdown` with its headings recognised, ATX (`## T`) and setext (a paragraph
+/// over a line of `=` or `-`), outside fenced blocks. A setext heading's paragraph becomes one
+/// heading line and its underline is dropped.
+fn atx_headings(markdown: &str) -> Vec<MarkdownLine<'_>> {
+    let mut out: Vec<MarkdownLine> = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    // Where the paragraph that is open in `out` starts, when one is.
+    let mut paragraph: Option<usize> = None;
+    for line in markdown.lines() {
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            out.push(MarkdownLine {
+                text: line,
+                heading: None,
+            });
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            fence = Some((ch, len));
+            paragraph = None;
+            out.push(MarkdownLine {
+                text: line,
+                heading: None,
+            });
+            continue;
+        }
+        if let (Some(start), Some(level)) = (paragraph, setext_underline(line)) {
+            let text = out[start..]
+                .iter()
+                .map(|l| l.text.trim())
+                .collect::<Vec<_>>()
+                .join(" ");
+            out.truncate(start);
+            out.push(MarkdownLine {
+                text: "",
+                heading: Some((level, text.trim_end_matches('\\').trim().to_string())),
+            });
+            paragraph = None;
+            continue;
+        }
+        let heading = atx_heading(line);
+        if heading.is_some() || line.trim().is_empty() || !starts_paragraph(line) {
+            paragraph = None;
+        } else if paragraph.is_none() {
+            paragraph = Some(out.len());
+        }
+        out.push(MarkdownLine {
+            text: line,
+            heading: heading.map(|(level, text)| (level, text.to_string())),
+        });
+    }
+    out
+}
+
+/// An ATX heading's level and text (at most three spaces of indentation, as CommonMark).
+pub(crate) fn atx_heading(line: &str) -> Option<(usize, &str)> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let level = trimmed.chars().take_while(|c| *c == '#').count();
+    let rest = &trimmed[level..];
+    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    Some((level, rest.trim().trim_end_matches('#').trim()))
+}
+
+/// The level of the setext heading `line` underlines: 1 for `===`, 2 for `---`.
+fn setext_underline(line: &str) -> Option<usize> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let marks = trimmed.trim_end();
+    let level = match marks.chars().next()? {
+        '=' => 1,
+        '-' => 2,
+        _ => return None,
+    };
+    let ch = if level == 1 { '=' } else { '-' };
+    marks.chars().all(|c| c == ch).then_some(level)
+}
+
+/// Whether `line` starts a paragraph that a setext underline could turn into a heading: not
+/// a list item, quote, table row, HTML block or indented code.
+fn starts_paragraph(line: &str) -> bool {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 || line.starts_with('\t') {
+        return false;
+    }
+    let bullet = trimmed
+        .strip_prefix(['-', '*', '+'])
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']));
+    let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+    let numbered = digits > 0 && trimmed[digits..].starts_with(['.', ')']);
+    !(bullet || numbered || trimmed.starts_with(['>', '|', '<']))
 }
 
 fn strip_frontmatter(text: &str) -> &str {
@@ -616,7 +759,204 @@ fn strip_frontmatter(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    use super::public::ModDecl;
     use super::*;
+
+    fn outline(path: &str, source: &str) -> Outline {
+        let language = Language::from_path(path).unwrap_or(Language::Rust);
+        Extractor::new(&Limits::default())
+            .outline(path, language, source)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn names(outline: &Outline) -> Vec<&str> {
+        outline.symbols.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    #[test]
+    fn rust_hidden_test_only_and_private_module_items_are_left_out() {
+        let source = r#"
+/// Shown.
+pub struct Shown;
+
+#[doc(hidden)]
+pub fn hidden() {}
+
+#[doc(hidden)]
+pub mod __private_api {
+    pub type Key = str;
+}
+
+#[cfg(test)]
+#[derive(Debug)]
+pub enum Token { A }
+
+impl Shown {
+    #[cfg(test)]
+    pub fn to_test_token(&self) {}
+    #[doc(hidden)]
+    pub fn internal(&self) {}
+    pub fn visible(&self) {}
+}
+
+mod inner {
+    pub enum Inner { None }
+    impl Inner {
+        pub fn to_test_token(&self) {}
+    }
+}
+
+mod reexported {
+    pub fn again() {}
+}
+pub use self::reexported::again;
+
+pub mod api {
+    pub fn call() {}
+}
+"#;
+        let found = outline("src/lib.rs", source);
+        assert_eq!(
+            names(&found),
+            ["Shown", "Shown::visible", "again", "call"],
+            "{:#?}",
+            found.symbols
+        );
+        assert_eq!(
+            found.rust_modules.mods,
+            [
+                ModDecl {
+                    name: "__private_api".into(),
+                    public: true,
+                    hidden: true
+                },
+                ModDecl {
+                    name: "inner".into(),
+                    public: false,
+                    hidden: false
+                },
+                ModDecl {
+                    name: "reexported".into(),
+                    public: false,
+                    hidden: false
+                },
+                ModDecl {
+                    name: "api".into(),
+                    public: true,
+                    hidden: false
+                },
+            ]
+        );
+        assert_eq!(
+            found.rust_modules.reexports,
+            [public::ReExport {
+                path: vec!["self".into(), "reexported".into(), "again".into()],
+                alias: None
+            }]
+        );
+    }
+
+    #[test]
+    fn rust_docs_skip_ordinary_comments_before_the_item() {
+        let source = "/// A key in a key-value.\n// Impls must only use as_str().\n#[derive(Clone)]\npub struct Key;\n";
+        assert_eq!(
+            outline("src/lib.rs", source).symbols[0].doc,
+            "A key in a key-value."
+        );
+    }
+
+    #[test]
+    fn rust_cfg_variants_are_one_item() {
+        let source = r#"
+/// A key.
+#[cfg(feature = "kv")]
+pub type Key = str;
+#[cfg(not(feature = "kv"))]
+pub type Key = ();
+"#;
+        let found = outline("src/lib.rs", source);
+        assert_eq!(names(&found), ["Key"]);
+        assert_eq!(found.symbols[0].signature, "pub type Key = str;");
+        assert_eq!(found.symbols[0].doc, "A key.");
+    }
+
+    #[test]
+    fn rust_exported_macros_are_documented_at_the_crate_root() {
+        let source = r#"
+/// Logs a message at the info level. More text.
+///
+/// ```
+/// info!("hi");
+/// ```
+#[macro_export]
+macro_rules! info {
+    (target: $target:expr, $($arg:tt)+) => (log!(target: $target, $($arg)+));
+    ($($arg:tt)+) => (log!($($arg)+))
+}
+
+macro_rules! private_helper { () => {} }
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __log_key { () => {} }
+"#;
+        let found = outline("src/macros.rs", source);
+        assert_eq!(names(&found), ["info!"]);
+        let info = &found.symbols[0];
+        assert_eq!(info.kind, SymbolKind::Macro);
+        assert_eq!(info.module, "src/lib.rs");
+        assert_eq!(info.path, "src/macros.rs");
+        assert_eq!(info.doc, "Logs a message at the info level.");
+        assert_eq!(
+            info.signature,
+            "macro_rules! info {\n    (target: $target:expr, $($arg:tt)+) => { ... };\n    ($($arg:tt)+) => { ... };\n}"
+        );
+        assert_eq!(info.examples[0].code, "info!(\"hi\");");
+    }
+
+    #[test]
+    fn rust_intra_doc_links_read_as_code() {
+        let source = "//! Defines the [`Value`] type, see [`Key`](crate::kv::Key).\n\n/// Wraps a [`Value`](struct.Value.html), like [`log!`].\npub struct Wrap;\n";
+        let found = outline("src/lib.rs", source);
+        assert_eq!(found.overview, "Defines the `Value` type, see `Key`.");
+        assert_eq!(found.symbols[0].doc, "Wraps a `Value`, like `log!`.");
+    }
+
+    #[test]
+    fn go_first_sentence_stops_before_a_preformatted_block() {
+        let source = "package uuid\n\n// Validate returns an error if s is not a properly formatted UUID in one of the following formats:\n//   xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n//   {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}\n// It returns an error if the format is invalid, otherwise nil.\nfunc Validate(s string) error { return nil }\n\n// Well known namespace IDs and UUIDs\nvar (\n\tNameSpaceDNS  = Must(\"6ba7b810\")\n\tNameSpaceURL  = Must(\"6ba7b811\")\n\tNil           UUID // empty UUID, all zeros\n)\n";
+        let found = outline("uuid.go", source);
+        let by_name = |name: &str| {
+            found
+                .symbols
+                .iter()
+                .find(|s| s.name == name)
+                .unwrap_or_else(|| panic!("{name}: {:#?}", found.symbols))
+        };
+        assert_eq!(
+            by_name("Validate").doc,
+            "Validate returns an error if s is not a properly formatted UUID in one of the following formats:"
+        );
+        assert_eq!(
+            by_name("NameSpaceDNS").signature,
+            "var NameSpaceDNS = Must(\"6ba7b810\")"
+        );
+        assert_eq!(by_name("Nil").signature, "var Nil UUID");
+    }
+
+    #[test]
+    fn plain_javascript_is_fenced_as_javascript() {
+        let found = outline(
+            "index.js",
+            "/** Makes an id. */\nexport function nanoid(size) {}\n",
+        );
+        assert_eq!(found.symbols[0].language, "javascript");
+        let found = outline(
+            "index.d.ts",
+            "/** Makes an id. */\nexport function nanoid(size?: number): string\n",
+        );
+        assert_eq!(found.symbols[0].language, "typescript");
+    }
 
     #[test]
     fn prose_takes_title_and_nests_headings() {
@@ -628,5 +968,41 @@ mod tests {
         assert!(p.markdown.contains("#### Usage"));
         assert!(p.markdown.contains("# not a heading"));
         assert_eq!(prose("docs/csv_tips.md", "Hi").title, "Csv tips");
+    }
+
+    #[test]
+    fn setext_headings_are_headings() {
+        let p = prose(
+            "README.md",
+            "log\n===\n\nA logging facade.\n\nUsage\n-----\n\nCall it.\n\n- item\n---\n\n```\ncode\n---\n```\n",
+        );
+        assert_eq!(p.title, "log");
+        assert!(
+            p.markdown.starts_with("A logging facade.\n\n#### Usage\n"),
+            "{}",
+            p.markdown
+        );
+        // A list item is no heading's text, and a fence holds no heading.
+        assert!(p.markdown.contains("- item\n---"), "{}", p.markdown);
+        assert!(p.markdown.contains("code\n---\n```"), "{}", p.markdown);
+        let p = prose("a.md", "Two line\ntitle\n===\nText");
+        assert_eq!(p.title, "Two line title");
+        assert_eq!(p.markdown, "Text");
+    }
+
+    #[test]
+    fn a_first_heading_that_names_a_section_is_no_title() {
+        let p = prose(
+            "rfcs/0296-structured-logging.md",
+            "- Feature Name: x\n\n# Summary\n\nAdd structure.\n\n# Motivation\n\nWhy.\n",
+        );
+        assert_eq!(p.title, "Structured logging");
+        assert!(
+            p.markdown.contains("### Summary\n\nAdd structure."),
+            "{}",
+            p.markdown
+        );
+        assert!(p.markdown.contains("### Motivation"), "{}", p.markdown);
+        assert_eq!(prose("ü.md", "ü\n===\n").title, "ü");
     }
 }

@@ -13,7 +13,7 @@ use crate::extract::{Example, Symbol, SymbolKind};
 pub(crate) struct ModuleDoc {
     pub language: &'static str,
     pub overview: String,
-    /// Go: the package name.
+    /// Go: the package name. Rust: the crate's name, from its `Cargo.toml`.
     pub package: Option<String>,
     /// Go: `func Example()` of the package.
     pub examples: Vec<Example>,
@@ -29,6 +29,8 @@ pub(crate) struct ModuleView<'a> {
     pub anchor: String,
     pub overview: String,
     pub examples: Vec<Example>,
+    /// Rust `#[macro_export]` macros, listed first as rustdoc lists them.
+    pub macros: Vec<SymbolView<'a>>,
     pub types: Vec<TypeView<'a>>,
     pub functions: Vec<SymbolView<'a>>,
     pub constants: Vec<SymbolView<'a>>,
@@ -61,8 +63,9 @@ pub(crate) struct SymbolView<'a> {
     pub url: Option<String>,
 }
 
-/// The modules of `symbols`, sorted by path; `docs` by module path; `link` makes the URL of
-/// a (path, line).
+/// The modules of `symbols`, sorted by their name as the language writes it (a crate or
+/// package before its modules, `log` before `log::kv`, as docs.rs lists them; ties by path);
+/// `docs` by module path; `link` makes the URL of a (path, line).
 pub(crate) fn modules<'a>(
     symbols: &'a [Symbol],
     docs: &BTreeMap<String, ModuleDoc>,
@@ -102,6 +105,7 @@ pub(crate) fn modules<'a>(
             symbol,
         };
         let mut types: Vec<TypeView<'a>> = Vec::new();
+        let mut macros = Vec::new();
         let mut functions = Vec::new();
         let mut constants = Vec::new();
         let mut variables = Vec::new();
@@ -143,6 +147,7 @@ pub(crate) fn modules<'a>(
                 (Some(at), _) => types[at].associated.push(member),
                 // Members whose type is defined elsewhere (a Rust `impl` in another file)
                 // are listed with the functions under their qualified name.
+                (None, SymbolKind::Macro) => macros.push(member),
                 (None, SymbolKind::Constant) => constants.push(member),
                 (None, SymbolKind::Variable) => variables.push(member),
                 (None, _) => functions.push(member),
@@ -164,12 +169,14 @@ pub(crate) fn modules<'a>(
             anchor: module_anchor,
             overview: doc.overview,
             examples: doc.examples,
+            macros,
             types,
             functions,
             constants,
             variables,
         });
     }
+    out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
     out
 }
 
@@ -199,7 +206,11 @@ fn module_name(path: &str, language: &str, package: Option<&str>) -> String {
                 None => return path.to_string(),
             };
             let krate = krate.rsplit('/').next().unwrap_or("");
-            let krate = if krate.is_empty() { "crate" } else { krate };
+            let krate = match package {
+                Some(name) => name,
+                None if krate.is_empty() => "crate",
+                None => krate,
+            };
             let mut parts: Vec<String> = vec![krate.replace('-', "_")];
             let rest = rest.strip_suffix(".rs").unwrap_or(rest);
             for part in rest.split('/') {
@@ -270,6 +281,7 @@ mod tests {
         );
         assert_eq!(module_name("src/lib.rs", "rust", None), "crate");
         assert_eq!(module_name("src/a/mod.rs", "rust", None), "crate::a");
+        assert_eq!(module_name("src/kv/mod.rs", "rust", Some("log")), "log::kv");
         assert_eq!(module_name("src/pkg/__init__.py", "python", None), "pkg");
         assert_eq!(module_name("pkg/cli.py", "python", None), "pkg.cli");
         assert_eq!(module_name("x/y", "go", Some("y")), "package y");

@@ -1,15 +1,25 @@
 //! The blog post of a run: an announcement of the feature's newest release, as a release post
 //! (the Rust release announcements) has it: what users gain, the highlights in plain words,
-//! how to upgrade past breaking changes, where to read more, who made it.
+//! the fixes and other changes, how to upgrade past breaking changes, where to read more, who
+//! made it. A release with nothing listed has no post (`post` is `None`): a body of counts
+//! alone is filler.
+//!
+//! "Learn more" links only to addresses that exist whoever reads the post: the forge's
+//! comparison of the release with the one before and the feature's source at the run's
+//! commit. The same run's other articles are not linked: their public address
+//! (`/published/{article id}`) is given by the service when, and only if, each is published,
+//! which a run cannot know.
 
-use domain::Surface;
 use serde::Serialize;
 
 use super::changelog::{Entry, Release};
 use crate::feature::Feature;
+use crate::forge::Forge;
 
 /// Highlights listed at most (the changelog has the rest).
 const MAX_HIGHLIGHTS: usize = 12;
+/// Fixes and other changes listed at most, each.
+const MAX_ITEMS: usize = 10;
 
 #[derive(Debug, Serialize)]
 pub(crate) struct Post<'a> {
@@ -26,6 +36,13 @@ pub(crate) struct Post<'a> {
     pub upgrade: Vec<&'a Entry>,
     /// How many fixes the release holds beyond the highlights.
     pub fixes: usize,
+    /// The fixes in plain words (at most [`MAX_ITEMS`]).
+    pub fixed: Vec<String>,
+    /// Changes that are neither new features nor fixes (changed, removed, deprecated,
+    /// faster, security, reverted), in plain words (at most [`MAX_ITEMS`]).
+    pub changes: Vec<String>,
+    /// Entries of the release not listed in the post (see the changelog).
+    pub unlisted: usize,
     pub contributors: Vec<&'a str>,
     /// The same run's articles on other surfaces.
     pub related: Vec<Related>,
@@ -41,32 +58,44 @@ pub(crate) struct Highlights {
 
 #[derive(Debug, Serialize)]
 pub(crate) struct Related {
-    pub surface: &'static str,
+    /// `compare` or `source`.
+    pub kind: &'static str,
     pub label: String,
-    /// Relative to the post: `../<surface>/<feature id>`, the layout of a site with one folder
-    /// per surface and one page per feature.
+    /// An absolute http(s) address on the repository's forge.
     pub href: String,
 }
 
 /// `introducing`: whether the release is the feature's first (decided by the caller, which
-/// can look at the repository).
+/// can look at the repository). `None` when the newest release lists nothing.
 pub(crate) fn post<'a>(
     feature: &Feature,
     releases: &'a [Release],
     introducing: bool,
-    surfaces: &[Surface],
-) -> Post<'a> {
+    forge: Option<&Forge>,
+    commit: &str,
+) -> Option<Post<'a>> {
     let release = releases
         .iter()
         .find(|r| r.version.is_some())
-        .or_else(|| releases.first());
-    let name = &feature.title;
-    let version = release.and_then(|r| r.version.as_deref());
+        .or_else(|| releases.first())
+        .filter(|r| r.count > 0);
+    let release_ref = release?;
+    // A file or folder is announced inside its package's release: "src/macros.rs in log".
+    let (name, product) = match &feature.path {
+        Some(path) if !feature.product.is_empty() => (path.clone(), feature.product.clone()),
+        _ => (feature.title.clone(), feature.title.clone()),
+    };
+    let name = &name;
+    let version = release_ref.version.as_deref();
     let introducing = introducing && version.is_some();
+    let subject = match version {
+        Some(v) if name == &product => format!("{name} {v}"),
+        Some(v) => format!("{name} in {product} {v}"),
+        None => name.clone(),
+    };
     let title = match version {
         Some(_) if introducing => format!("Introducing {name}"),
-        Some(v) => format!("What's new in {name} {v}"),
-        None => format!("What's new in {name}"),
+        _ => format!("What's new in {subject}"),
     };
     let entries = || {
         release.into_iter().flat_map(|r| {
@@ -103,32 +132,54 @@ pub(crate) fn post<'a>(
     }
     // Changes without a scope come first, without a heading; then one heading per area.
     highlights.sort_by_key(|h| h.scope.is_some());
+    let item = |e: &Entry| match &e.scope {
+        Some(scope) if e.conventional => format!("{scope}: {}", e.description),
+        _ => plain(&e.description),
+    };
     let fixes = count("Fixed");
+    let fixed: Vec<String> = entries()
+        .filter(|e| !e.breaking && e.group.as_deref() == Some("Fixed"))
+        .take(MAX_ITEMS)
+        .map(item)
+        .collect();
+    let others = || {
+        entries().filter(|e| !e.breaking && !matches!(e.group.as_deref(), Some("Added" | "Fixed")))
+    };
+    let changes: Vec<String> = others().take(MAX_ITEMS).map(item).collect();
+    let listed =
+        highlights.iter().map(|h| h.items.len()).sum::<usize>() + fixed.len() + changes.len();
+    let unlisted = release_ref.count.saturating_sub(listed);
     let lede = lede(
+        &subject,
         name,
-        version,
         introducing,
         count("Added"),
         fixes,
+        others().count(),
         upgrade.len(),
     );
-    let related = surfaces
-        .iter()
-        .filter(|s| matches!(s, Surface::DevDocs | Surface::HelpCenter))
-        .map(|s| Related {
-            surface: s.as_str(),
-            label: match s {
-                Surface::DevDocs => format!("{name} API reference"),
-                _ => format!("How to use {name}"),
+    let mut related = Vec::new();
+    if let Some(url) = &release_ref.compare_url {
+        related.push(Related {
+            kind: "compare",
+            label: match (&release_ref.previous_tag, &release_ref.tag) {
+                (Some(from), Some(to)) => format!("Every change from {from} to {to}"),
+                (Some(from), None) => format!("Every change since {from}"),
+                _ => "Every change".to_string(),
             },
-            // The repository root (feature `.`) is the surface's index page.
-            href: match feature.id.as_str() {
-                "." => format!("../{}/index", s.as_str()),
-                id => format!("../{}/{}", s.as_str(), crate::forge::encode_segment(id)),
-            },
-        })
-        .collect();
-    Post {
+            href: url.clone(),
+        });
+    }
+    if let (Some(path), Some(forge)) = (&feature.path, forge)
+        && let Some(url) = forge.file_url(commit, path, None)
+    {
+        related.push(Related {
+            kind: "source",
+            label: format!("The source of {path}"),
+            href: url,
+        });
+    }
+    Some(Post {
         title,
         release,
         introducing,
@@ -136,25 +187,28 @@ pub(crate) fn post<'a>(
         highlights,
         upgrade,
         fixes,
-        contributors: release
-            .map(|r| r.contributors.iter().map(String::as_str).collect())
-            .unwrap_or_default(),
+        fixed,
+        changes,
+        unlisted,
+        contributors: release_ref
+            .contributors
+            .iter()
+            .map(String::as_str)
+            .collect(),
         related,
-    }
+    })
 }
 
+/// `subject`: "log 0.4.33", "src/macros.rs in log 0.4.33", or the name alone.
 fn lede(
+    subject: &str,
     name: &str,
-    version: Option<&str>,
     introducing: bool,
     added: usize,
     fixed: usize,
+    other: usize,
     breaking: usize,
 ) -> String {
-    let subject = match version {
-        Some(v) => format!("{name} {v}"),
-        None => format!("The latest {name}"),
-    };
     if introducing {
         return format!("{subject} is the first release of {name}.");
     }
@@ -165,10 +219,26 @@ fn lede(
     if fixed > 0 {
         parts.push(count_of(fixed, "fix", "fixes"));
     }
-    let mut lede = match parts.len() {
-        0 => format!("{subject} refines what you already use."),
-        _ => format!("{subject} brings {}.", parts.join(" and ")),
+    if other > 0 {
+        let words = if parts.is_empty() {
+            ("change", "changes")
+        } else {
+            ("other change", "other changes")
+        };
+        parts.push(count_of(other, words.0, words.1));
+    }
+    let list = match parts.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     };
+    if list.is_empty() {
+        return format!(
+            "{subject} brings {}: read how to upgrade below.",
+            count_of(breaking, "breaking change", "breaking changes")
+        );
+    }
+    let mut lede = format!("{subject} brings {list}.");
     if breaking > 0 {
         lede.push_str(&format!(
             " It has {}: read how to upgrade below.",

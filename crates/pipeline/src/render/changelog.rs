@@ -2,11 +2,18 @@
 //! them: Conventional Commits parsed by `git-conventional`, grouped by their type (never by
 //! the words of the subject), one section per release tag, breaking changes on top of each.
 //!
-//! What is left out: release commits, merge commits (collect never lists them) and bot
-//! authors, always; `chore`, `ci`, `build`, `test`, `style` and `docs` commits, and commits
-//! that are not Conventional Commits (git-cliff's `filter_unconventional = true`), unless the
-//! repository's `[changelog]` settings say otherwise. A revert and the commit it reverts both
-//! leave when both are in the range.
+//! Commits without a type are grouped by their leading verb, as git-cliff's
+//! `examples/keepachangelog.toml` does (Add/Support/Introduce → Added, Remove/Delete/Drop →
+//! Removed, Fix → Fixed, security words → Security, anything else → Changed), so that a
+//! repository that does not write Conventional Commits still gets its changelog.
+//!
+//! What is left out: release commits, merge commits (collect never lists them), bot
+//! authors and dependency updates, always; `chore`, `ci`, `build`, `test`, `style` and
+//! `docs` commits; commits without a type that only change documentation, tests, CI,
+//! tooling or lock files, or whose subject says they are such housekeeping (typos,
+//! formatting, review rounds); unless the repository's `[changelog]` settings say otherwise.
+//! A revert and the commit it reverts both leave when both are in the range; a revert of a
+//! revert re-applies the change and is listed as that change.
 
 use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
@@ -39,8 +46,12 @@ pub struct ChangelogConfig {
     pub tag_pattern: Option<String>,
     /// Whether pre-release tags (`1.2.0-rc.1`) are releases. Default true, as in git-cliff.
     pub prereleases: Option<bool>,
-    /// Commits that fit no group (not Conventional Commits, or of an unknown type) go to an
-    /// "Other" group instead of being left out. Default false.
+    /// Commits without a Conventional Commits type are listed, grouped by their leading
+    /// verb (git-cliff's keepachangelog.toml). `false`: left out (git-cliff's
+    /// `filter_unconventional`). Default true.
+    pub unconventional: Option<bool>,
+    /// Such commits whose verb says nothing go to an "Other" group instead of "Changed".
+    /// Default false.
     pub other: Option<bool>,
     /// Rules tried in order before the built-in ones, like git-cliff's `commit_parsers`.
     #[serde(default)]
@@ -79,6 +90,7 @@ struct Parser {
 pub(crate) struct Rules {
     pub releases: usize,
     pub tags: TagRule,
+    unconventional: bool,
     other: bool,
     parsers: Vec<Parser>,
     scopes: BTreeMap<String, String>,
@@ -132,6 +144,7 @@ impl Rules {
                 pattern,
                 prereleases: config.prereleases.unwrap_or(true),
             },
+            unconventional: config.unconventional.unwrap_or(true),
             other: config.other.unwrap_or(false),
             parsers,
             scopes: config.scopes.clone(),
@@ -148,6 +161,7 @@ impl Default for Rules {
                 pattern: None,
                 prereleases: true,
             },
+            unconventional: true,
             other: false,
             parsers: Vec::new(),
             scopes: BTreeMap::new(),
@@ -323,9 +337,22 @@ pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -
         email: commit.email.clone(),
         reverts: None,
     };
-    let mut security = false;
-    let mut deprecated = false;
-    if let Ok(parsed) = git_conventional::Commit::parse(message) {
+    let mut hints = Hints {
+        housekeeping: commit.housekeeping,
+        ..Hints::default()
+    };
+    let reverts = Reverts::of(&subject);
+    // A revert is read as the change it reverts (or, reverted twice, re-applies); its own
+    // message holds no footers of that change.
+    let text = match &reverts {
+        Some(r) => r.innermost.as_str(),
+        None => message,
+    };
+    // `kv::std_support …` is a path, not a type: the colon must end the type.
+    let parsed = git_conventional::Commit::parse(text)
+        .ok()
+        .filter(|p| !p.description().starts_with(':'));
+    if let Some(parsed) = parsed {
         let description = parsed.description().trim().to_string();
         let footer = parsed
             .breaking_description()
@@ -334,8 +361,8 @@ pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -
             .unwrap_or_default();
         for footer in parsed.footers() {
             let token = footer.token().as_str().to_ascii_lowercase();
-            security |= token == "security";
-            deprecated |= token == "deprecated";
+            hints.security |= token == "security";
+            hints.deprecated |= token == "deprecated";
         }
         entry.kind = parsed.type_().as_str().to_ascii_lowercase();
         entry.scope = parsed.scope().map(|s| s.as_str().to_string());
@@ -343,27 +370,25 @@ pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -
         entry.breaking_description = footer;
         entry.conventional = true;
         entry.description = description;
-    }
-    if entry.kind == "revert" || (!entry.conventional && subject.starts_with("Revert \"")) {
-        let reverted = if entry.conventional {
-            entry.description.clone()
-        } else {
-            subject["Revert \"".len()..]
-                .trim_end_matches('"')
-                .to_string()
-        };
-        let sha = REVERTS.captures(message).map(|c| c[1].to_ascii_lowercase());
-        // Listed as what was reverted, in its own words.
-        if let Ok(inner) = git_conventional::Commit::parse(&reverted) {
-            entry.description = inner.description().trim().to_string();
-            if entry.scope.is_none() {
-                entry.scope = inner.scope().map(|s| s.as_str().to_string());
-            }
-        } else if !entry.conventional {
-            entry.description = reverted.clone();
+        if !KNOWN_TYPES.contains(&entry.kind.as_str()) && entry.scope.is_none() {
+            // `macros: fix …`: the word before the colon names the area, not a type.
+            entry.scope = Some(parsed.type_().as_str().to_string());
         }
-        entry.kind = "revert".into();
-        entry.reverts = Some((sha, reverted));
+    } else {
+        entry.description = text.lines().next().unwrap_or("").trim().to_string();
+    }
+    if let Some(reverts) = reverts {
+        if entry.scope.is_none() {
+            entry.scope = reverts.scope.clone();
+        }
+        // Reverted an odd number of times, the change is undone; an even number, it is back.
+        if reverts.depth % 2 == 1 {
+            entry.kind = "revert".into();
+            entry.breaking = false;
+            entry.breaking_description.clear();
+        }
+        let sha = REVERTS.captures(message).map(|c| c[1].to_ascii_lowercase());
+        entry.reverts = Some((sha, reverts.reverted));
     }
     for caps in PULL.captures_iter(&entry.description) {
         if let Ok(number) = caps[1].parse::<u64>() {
@@ -374,17 +399,189 @@ pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -
         }
     }
     entry.description = PULL.replace_all(&entry.description, "").trim().to_string();
+    if !entry.conventional {
+        // A sentence's full stop is not part of a list item.
+        let trimmed = entry.description.trim_end_matches('.');
+        if !trimmed.ends_with('.') {
+            entry.description = trimmed.to_string();
+        }
+    }
     if let Some(scope) = &entry.scope
         && let Some(renamed) = rules.scopes.get(scope)
     {
         entry.scope = Some(renamed.clone());
     }
-    entry.group = classify(&entry, rules, security, deprecated);
+    entry.group = classify(&entry, rules, &hints);
     entry
 }
 
+/// What a commit says besides its type.
+#[derive(Default)]
+struct Hints {
+    /// A `Security:` footer.
+    security: bool,
+    /// A `Deprecated:` footer.
+    deprecated: bool,
+    /// Every file it changes is housekeeping (`collect::is_housekeeping_path`).
+    housekeeping: bool,
+}
+
+/// A revert's subject unwrapped: git's `Revert "…"` and Conventional Commits' `revert: …`,
+/// however deeply nested.
+#[derive(Debug, PartialEq, Eq)]
+struct Reverts {
+    /// How many reverts wrap the change: 1 undoes it, 2 re-applies it, …
+    depth: usize,
+    /// The subject of the change itself.
+    innermost: String,
+    /// The subject of the commit reverted: the subject without its outer layer.
+    reverted: String,
+    /// The scope of an outer `revert(scope): …`.
+    scope: Option<String>,
+}
+
+impl Reverts {
+    fn of(subject: &str) -> Option<Reverts> {
+        let mut depth = 0;
+        let mut text = subject.trim();
+        let mut reverted = None;
+        let mut scope = None;
+        // Bounded by the subject's length: each layer removes at least 7 bytes.
+        loop {
+            let inner = if let Some(rest) = text.strip_prefix("Revert \"") {
+                // One layer closes with one quote; git writes nothing after it.
+                rest.strip_suffix('"').unwrap_or(rest)
+            } else if let Some(caps) = CONVENTIONAL_REVERT.captures(text) {
+                if scope.is_none() {
+                    scope = caps.name("scope").map(|m| m.as_str().to_string());
+                }
+                caps.name("rest").map_or("", |m| m.as_str())
+            } else {
+                break;
+            };
+            depth += 1;
+            text = inner.trim();
+            if reverted.is_none() {
+                reverted = Some(text.to_string());
+            }
+        }
+        (depth > 0).then(|| Reverts {
+            depth,
+            innermost: text.to_string(),
+            reverted: reverted.unwrap_or_default(),
+            scope,
+        })
+    }
+}
+
+/// Conventional Commits' `revert: …` / `revert(scope): …`.
+static CONVENTIONAL_REVERT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(?is)^revert(?:\((?P<scope>[^)]*)\))?!?:\s*(?P<rest>.*)$"));
+
+/// Types of Conventional Commits the built-in rules know; another word before the colon
+/// (`macros: fix …`, `Review: …`) says nothing, and the subject's verb decides.
+const KNOWN_TYPES: &[&str] = &[
+    "feat",
+    "feature",
+    "fix",
+    "bugfix",
+    "hotfix",
+    "perf",
+    "refactor",
+    "revert",
+    "security",
+    "sec",
+    "deprecate",
+    "deprecated",
+    "deprecation",
+    "docs",
+    "doc",
+    "chore",
+    "ci",
+    "build",
+    "test",
+    "tests",
+    "style",
+    "release",
+    "deps",
+    "dep",
+];
+
+/// Subjects of commits that are not news whatever their files: dependency updates
+/// (Dependabot's and Renovate's wording, or by hand), typo and formatting fixes, work in
+/// progress and review rounds, documentation, CI and test chores named as such.
+static HOUSEKEEPING_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?ix)^(?:
+            bump\s+\S+\s+from\s+\S+\s+to\s+\S+
+          | (?:update|upgrade|bump|refresh)\s+(?:all\s+|the\s+|dev\s+|npm\s+|go\s+|cargo\s+|rust\s+)*(?:deps|dependencies|dependency|dev-?dependencies|lock\s*files?|crates?|modules?)\b
+          | (?:update|upgrade)\s+(?:rust\s+crate|module|npm\s+package|actions?)\s
+          | (?:fix(?:ed|es)?\s+)?(?:a\s+|some\s+|the\s+)?typos?\b
+          | (?:run\s+|apply\s+)?(?:cargo\s+)?(?:fmt|rustfmt|gofmt|prettier|clippy|lint|linting|formatting|reformat)\b
+          | (?:fix|update|improve|clean\s*up|add|remove)\s+(?:the\s+|some\s+|an?\s+|more\s+|missing\s+|obvious\s+|old\s+)*(?:docs?|documentation|readme|changelog|comments?|ci|tests?|test\s+cases?|benchmarks?|examples?|formatting|lints?|clippy\s+\w+|warnings?|badges?|typos?)\b
+          | (?:wip|fixup!|squash!|review\b|address\s+review|apply\s+review|code\s+review)
+          | merge\s+(?:branch|pull\s+request|remote-tracking)\b
+        )",
+    )
+});
+
+/// Git-cliff's keepachangelog.toml: the group of a commit without a type, by the verb it
+/// starts with; `None` when the verb says nothing (then "Changed", or "Other" with
+/// `other = true`).
+fn verb_group(text: &str) -> Option<&'static str> {
+    let lower = text.trim_start().to_ascii_lowercase();
+    let word: String = lower
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    // `removing` is `remove` + `ing`.
+    let without_ing = word.strip_suffix("ing").map(|w| format!("{w}e"));
+    let stem = |stems: &[&str]| {
+        stems.iter().any(|s| {
+            std::iter::once(word.as_str())
+                .chain(without_ing.as_deref())
+                .any(|w| {
+                    w.strip_prefix(s).is_some_and(|rest| {
+                        ["", "s", "es", "ed", "d", "ing", "ped", "ping"].contains(&rest)
+                    })
+                })
+        })
+    };
+    if SECURITY_WORDS.is_match(&lower) {
+        return Some("Security");
+    }
+    if stem(&[
+        "add",
+        "support",
+        "introduce",
+        "implement",
+        "impl",
+        "new",
+        "allow",
+        "enable",
+        "expose",
+        "create",
+    ]) {
+        Some("Added")
+    } else if stem(&["remove", "delete", "drop"]) {
+        Some("Removed")
+    } else if stem(&["fix", "correct", "resolve", "repair", "prevent"]) {
+        Some("Fixed")
+    } else if stem(&["deprecate"]) {
+        Some("Deprecated")
+    } else if stem(&["optimize", "optimise", "speed"]) {
+        Some("Performance")
+    } else {
+        None
+    }
+}
+
+/// A commit without a type that is about security.
+static SECURITY_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(?i)\bsecurity\b|\bcve-\d{4}-\d+|\bvulnerab|\bghsa-[0-9a-z]{4}-"));
+
 /// The group an entry is listed under, or `None` when it is left out.
-fn classify(entry: &Entry, rules: &Rules, security: bool, deprecated: bool) -> Option<String> {
+fn classify(entry: &Entry, rules: &Rules, hints: &Hints) -> Option<String> {
     if RELEASE.is_match(&entry.subject) || is_bot(&entry.author, &entry.email) {
         return None;
     }
@@ -404,21 +601,24 @@ fn classify(entry: &Entry, rules: &Rules, security: bool, deprecated: bool) -> O
             return parser.group.clone();
         }
     }
-    let group = match entry.kind.as_str() {
-        // Documentation about security is documentation.
-        "docs" | "doc" => None,
-        "security" | "sec" => Some("Security"),
-        _ if security => Some("Security"),
-        "deprecate" | "deprecated" | "deprecation" => Some("Deprecated"),
-        _ if deprecated => Some("Deprecated"),
-        "feat" | "feature" => Some("Added"),
-        "fix" | "bugfix" | "hotfix" => Some("Fixed"),
-        "perf" => Some("Performance"),
-        "refactor" => Some("Changed"),
-        "revert" => Some("Reverted"),
-        "chore" | "ci" | "build" | "test" | "tests" | "style" => None,
-        _ if rules.other => Some(OTHER),
-        _ => None,
+    let typed = entry.conventional && KNOWN_TYPES.contains(&entry.kind.as_str());
+    let group = if typed {
+        match entry.kind.as_str() {
+            // Documentation about security is documentation.
+            "docs" | "doc" => None,
+            "security" | "sec" => Some("Security"),
+            _ if hints.security => Some("Security"),
+            "deprecate" | "deprecated" | "deprecation" => Some("Deprecated"),
+            _ if hints.deprecated => Some("Deprecated"),
+            "feat" | "feature" => Some("Added"),
+            "fix" | "bugfix" | "hotfix" => Some("Fixed"),
+            "perf" => Some("Performance"),
+            "refactor" => Some("Changed"),
+            "revert" => Some("Reverted"),
+            _ => None,
+        }
+    } else {
+        untyped_group(entry, rules, hints)
     };
     // A breaking change is news whatever its type.
     match group {
@@ -429,10 +629,45 @@ fn classify(entry: &Entry, rules: &Rules, security: bool, deprecated: bool) -> O
     }
 }
 
+/// The group of a commit without a known type (git-cliff's keepachangelog.toml): by the
+/// word before its colon when that is a verb (`add: …`), else by its description's leading
+/// verb, else "Changed"; left out when it is housekeeping by its subject or by its files.
+fn untyped_group(entry: &Entry, rules: &Rules, hints: &Hints) -> Option<&'static str> {
+    if entry.kind == "revert" {
+        return Some("Reverted");
+    }
+    if !rules.unconventional {
+        return None;
+    }
+    if hints.housekeeping
+        || HOUSEKEEPING_SUBJECT.is_match(&entry.subject)
+        || HOUSEKEEPING_SUBJECT.is_match(&entry.description)
+    {
+        return None;
+    }
+    if hints.security {
+        return Some("Security");
+    }
+    let verb = if entry.conventional {
+        verb_group(&entry.kind).or_else(|| verb_group(&entry.description))
+    } else {
+        verb_group(&entry.description)
+    };
+    match verb {
+        Some(group) => Some(group),
+        None if rules.other => Some(OTHER),
+        None => Some("Changed"),
+    }
+}
+
 /// Drops every revert whose reverted commit is listed too, and that commit.
 fn cancel_reverts(entries: &mut Vec<Entry>) {
     let mut gone = BTreeSet::new();
     for (i, entry) in entries.iter().enumerate() {
+        // A revert already cancelled by a revert of itself undoes nothing.
+        if gone.contains(&i) {
+            continue;
+        }
         let Some((sha, subject)) = &entry.reverts else {
             continue;
         };
@@ -559,8 +794,50 @@ mod tests {
 
     #[test]
     fn built_in_patterns_compile() {
-        for pattern in [&RELEASE, &BOT_NAME, &BOT_EMAIL, &PULL, &REVERTS] {
+        for pattern in [
+            &RELEASE,
+            &BOT_NAME,
+            &BOT_EMAIL,
+            &PULL,
+            &REVERTS,
+            &CONVENTIONAL_REVERT,
+            &HOUSEKEEPING_SUBJECT,
+            &SECURITY_WORDS,
+        ] {
             LazyLock::force(pattern);
+        }
+    }
+
+    #[test]
+    fn reverts_unwrap_one_quote_per_layer() {
+        let r = Reverts::of("Revert \"Revert \"Remove build.rs file\"\"").unwrap();
+        assert_eq!(r.depth, 2);
+        assert_eq!(r.innermost, "Remove build.rs file");
+        assert_eq!(r.reverted, "Revert \"Remove build.rs file\"");
+        let r = Reverts::of("Revert \"say \"hi\"\"").unwrap();
+        assert_eq!((r.depth, r.innermost.as_str()), (1, "say \"hi\""));
+        let r = Reverts::of("revert(io): feat: use mmap").unwrap();
+        assert_eq!((r.depth, r.innermost.as_str()), (1, "feat: use mmap"));
+        assert_eq!(r.scope.as_deref(), Some("io"));
+        assert!(Reverts::of("Reverting is hard").is_none());
+    }
+
+    #[test]
+    fn leading_verbs_name_the_group() {
+        for (subject, group) in [
+            ("Add a flag", Some("Added")),
+            ("Supports `Value` conversions", Some("Added")),
+            ("introducing streams", Some("Added")),
+            ("Removed Node.js 18 support", Some("Removed")),
+            ("Drop the old API", Some("Removed")),
+            ("Deleting dead code", Some("Removed")),
+            ("Fixed key comparison", Some("Fixed")),
+            ("Reject CVE-2024-0001 payloads", Some("Security")),
+            ("Simplify the parser", None),
+            ("Address the issue", None),
+            ("kv::std_support may not need value-bag", None),
+        ] {
+            assert_eq!(verb_group(subject), group, "{subject}");
         }
     }
 }

@@ -355,8 +355,8 @@ pub(crate) struct Context<'a> {
     /// One section per release, newest first ("Unreleased" first when commits follow the
     /// newest release tag).
     pub releases: &'a [Release],
-    /// The blog post's parts.
-    pub post: &'a blog::Post<'a>,
+    /// The blog post's parts; none when the newest release lists nothing.
+    pub post: Option<&'a blog::Post<'a>>,
     pub highlights: Vec<&'a Entry>,
     pub contributors: Vec<&'a str>,
     pub steps: Vec<StepView<'a>>,

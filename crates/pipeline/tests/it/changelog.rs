@@ -69,6 +69,10 @@ fn changelog(repo: &Repo) -> String {
     body(repo, "src", None, Surface::Changelog)
 }
 
+fn changelog_since(repo: &Repo, since: &str) -> String {
+    body(repo, "src", Some(since), Surface::Changelog)
+}
+
 fn position(body: &str, s: &str) -> usize {
     body.find(s)
         .unwrap_or_else(|| panic!("missing {s:?}:\n{body}"))
@@ -197,8 +201,6 @@ fn commits_are_grouped_by_type_not_by_words() {
         "test: more cases",
         "style: format",
         "docs: typos",
-        "Remove the legacy path without a type",
-        "update: unknown type",
     ] {
         change(&mut repo, message);
     }
@@ -227,8 +229,6 @@ fn commits_are_grouped_by_type_not_by_words() {
         "more cases",
         "format",
         "typos",
-        "legacy path",
-        "unknown type",
     ] {
         assert!(!body.contains(gone), "{gone} listed:\n{body}");
     }
@@ -246,13 +246,153 @@ fn commits_are_grouped_by_type_not_by_words() {
     .collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{body}");
 
-    // `other = true`: what fits no group is listed under "Other".
+    // `other = true`: a commit without a type whose verb says nothing goes to "Other".
+    change(&mut repo, "Simplify the reader");
     with_manifest(&mut repo, "[changelog]\nother = true\n");
     let body = changelog(&repo);
     let other = position(&body, "## Other\n");
-    assert!(body[other..].contains("Remove the legacy path without a type"));
-    assert!(body[other..].contains("unknown type"));
+    assert!(body[other..].contains("- Simplify the reader"), "{body}");
     assert!(!body.contains("typos"));
+}
+
+/// A repository that does not write Conventional Commits (the `log` crate, Nano ID): its
+/// commits are grouped by their leading verb, as git-cliff's keepachangelog.toml does, and
+/// its housekeeping (by subject or by the files changed) is left out.
+#[test]
+fn commits_without_a_type_are_grouped_by_their_leading_verb() {
+    let mut repo = repo();
+    tag(&repo, "5.1.16");
+    for message in [
+        "Add `customAlphabet()` size check",
+        "Support Node.js 24",
+        "Removed Node.js 18 and 20 support",
+        "Drop the callback API",
+        "Fix alphabet duplication (#601)",
+        "Fix CVE-2024-0001 in the pool",
+        "Port nope-id optimizations.",
+        "macros: fix the level filter",
+        "Update dependencies",
+        "Bump fast-uri from 3.1.0 to 3.1.2",
+        "Update dependency eslint to v9",
+        "Fix typo",
+        "Review: fixed other comparisons",
+        "Release 6.0.0 version",
+        "prepare for 0.4.33 release",
+        "chore: tidy",
+    ] {
+        change(&mut repo, message);
+    }
+    // Commits that change documentation, CI or tests alone are housekeeping whatever they
+    // say.
+    repo.write("README.md", "# nanoid\n");
+    repo.commit("Add a benchmark table");
+    repo.write(".github/workflows/test.yml", "on: push\n");
+    repo.commit("Remove Node.js 18 from CI matrix");
+    repo.write("tests/pool.rs", "#[test]\nfn t() {}\n");
+    repo.commit("Fix flaky pool test");
+    change_as(&mut repo, "Fix the thing Renovate found", "renovate[bot]");
+    tag(&repo, "6.0.0");
+    let body = body(&repo, ".", None, Surface::Changelog);
+    let group = |title: &str| {
+        let start = position(&body, &format!("## {title}\n"));
+        let end = body[start + 3..]
+            .find("\n## ")
+            .map_or(body.len(), |e| start + 3 + e);
+        body[start..end].to_string()
+    };
+    assert!(body.contains("<Update label=\"6.0.0\""), "{body}");
+    assert!(
+        group("Added").contains("- Add `customAlphabet()` size check"),
+        "{body}"
+    );
+    assert!(group("Added").contains("- Support Node.js 24"));
+    assert!(group("Removed").contains("- Removed Node.js 18 and 20 support"));
+    assert!(group("Removed").contains("- Drop the callback API"));
+    assert!(
+        group("Fixed").contains("- Fix alphabet duplication (#601)"),
+        "{body}"
+    );
+    assert!(
+        group("Fixed").contains("- **macros:** fix the level filter"),
+        "{body}"
+    );
+    assert!(group("Security").contains("- Fix CVE-2024-0001 in the pool"));
+    assert!(
+        group("Changed").contains("- Port nope-id optimizations ("),
+        "{body}"
+    );
+    for gone in [
+        "Update dependencies",
+        "fast-uri",
+        "eslint",
+        "typo",
+        "other comparisons",
+        "Release 6.0.0",
+        "prepare for",
+        "tidy",
+        "benchmark table",
+        "CI matrix",
+        "flaky",
+        "Renovate",
+    ] {
+        assert!(!body.contains(gone), "{gone} listed:\n{body}");
+    }
+
+    // `unconventional = false`: git-cliff's `filter_unconventional`.
+    with_manifest(&mut repo, "[changelog]\nunconventional = false\n");
+    let body = changelog(&repo);
+    assert!(
+        !body.contains("Node.js") && !body.contains("macros"),
+        "{body}"
+    );
+    assert!(body.contains("- first version"), "{body}");
+}
+
+/// `Revert "Revert "…""` re-applies the change: listed as that change, its quotes balanced;
+/// a revert of a revert in range cancels that revert only.
+#[test]
+fn a_revert_of_a_revert_reapplies_the_change() {
+    let mut repo = repo();
+    tag(&repo, "v1.0.0");
+    let removal = change(&mut repo, "Remove build.rs file");
+    tag(&repo, "v1.1.0");
+    let revert = change(
+        &mut repo,
+        &format!("Revert \"Remove build.rs file\"\n\nThis reverts commit {removal}."),
+    );
+    tag(&repo, "v1.2.0");
+    change(
+        &mut repo,
+        &format!("Revert \"Revert \"Remove build.rs file\"\"\n\nThis reverts commit {revert}."),
+    );
+    change(&mut repo, "Revert \"Say \"hello\"\"");
+    tag(&repo, "v1.3.0");
+    // From the revert on: the second revert re-applies the removal.
+    let body = body(&repo, "src", Some(&revert), Surface::Changelog);
+    assert!(
+        body.contains("## Removed\n\n- Remove build.rs file ("),
+        "{body}"
+    );
+    assert!(body.contains("## Reverted\n\n- Say \"hello\" ("), "{body}");
+    assert!(
+        !body.contains("Revert \"") && !body.contains("label=\"1.2.0\""),
+        "{body}"
+    );
+
+    // From the removal on: the second revert cancels the first, and the removal, back as it
+    // was, is no change since.
+    let since_removal = changelog_since(&repo, &removal);
+    assert!(!since_removal.contains("build.rs"), "{since_removal}");
+
+    // All three in range: the second revert cancels the first, the removal stays.
+    let body = changelog(&repo);
+    assert_eq!(body.matches("Remove build.rs file").count(), 1, "{body}");
+    let v11 = &body[position(&body, "label=\"1.1.0\"")..];
+    assert!(
+        v11.contains("## Removed\n\n- Remove build.rs file ("),
+        "{body}"
+    );
+    assert!(!body.contains("## Reverted\n\n- Remove"), "{body}");
 }
 
 #[test]
@@ -491,29 +631,35 @@ fn the_blog_announces_the_newest_release() {
     change(&mut repo, "feat: not released yet");
     let (output, _) = generate(&repo, "src", None, Surface::Blog);
     let blog = &output.articles[0];
-    assert_eq!(blog.title, "What's new in Src 2.13.0");
+    // A folder is announced inside its package's release (the package here has no manifest:
+    // the repository folder's name).
+    assert_eq!(blog.title, "What's new in src in repo 2.13.0");
     let body = &blog.mdx_body;
     validate_mdx(body).unwrap();
     assert!(
-        body.contains("Src 2.13.0 brings 2 new features and one fix. It has one breaking change"),
+        body.contains(
+            "src in repo 2.13.0 brings 2 new features and one fix. It has one breaking change"
+        ),
         "{body}"
     );
     assert!(
         body.contains("## What's new\n\n- Faster startup\n\n### api\n\n- Rename Widget to Gadget\n\n### export\n\n- Add CSV export\n"),
         "{body}"
     );
-    assert!(body.contains("also fixes one bug"));
+    assert!(body.contains("## Fixes\n\n- One bug\n"), "{body}");
     assert!(
         body.contains("## How to upgrade\n\n- **api: rename Widget to Gadget**: use Gadget::new")
     );
+    // "Learn more" goes to addresses that resolve for any reader: the forge's comparison
+    // and the folder's source, never to sibling articles' guessed paths.
+    let head = repo.head();
     assert!(
-        body.contains("- [Src API reference](../dev-docs/src)"),
+        body.contains(&format!(
+            "## Learn more\n\n- [Every change from v2.12.0 to v2.13.0](https://github.com/acme/widgets/compare/v2.12.0...v2.13.0)\n- [The source of src](https://github.com/acme/widgets/blob/{head}/src)\n"
+        )),
         "{body}"
     );
-    assert!(
-        !body.contains("../help-center/"),
-        "nothing in the repository walks through Src, so it has no help-center article to link: {body}"
-    );
+    assert!(!body.contains("](../") && !body.contains("](./"), "{body}");
     assert!(
         body.contains("Thanks to Grace Hopper, Ada Lovelace."),
         "{body}"
@@ -536,16 +682,18 @@ fn the_blog_announces_the_newest_release() {
     assert!(
         output.articles[0]
             .mdx_body
-            .contains("(../dev-docs/src%2Fnew)")
+            .contains("(https://github.com/acme/widgets/blob/")
     );
-    assert_eq!(output.articles[0].title, "Introducing New");
+    assert_eq!(output.articles[0].title, "Introducing src/new");
     assert!(
         output.articles[0]
             .mdx_body
-            .contains("New 2.14.0 is the first release of New.")
+            .contains("src/new in repo 2.14.0 is the first release of src/new."),
+        "{}",
+        output.articles[0].mdx_body
     );
     let (output, _) = generate(&repo, "src", None, Surface::Blog);
-    assert_eq!(output.articles[0].title, "What's new in Src 2.14.0");
+    assert_eq!(output.articles[0].title, "What's new in src in repo 2.14.0");
 }
 
 #[test]
@@ -601,7 +749,7 @@ fn a_tag_on_an_amended_release_commit_still_ends_its_release() {
 }
 
 #[test]
-fn a_release_of_fixes_alone_says_so_once_and_the_root_links_its_index_pages() {
+fn a_release_of_fixes_alone_lists_them_and_links_nothing_it_cannot_know() {
     let mut repo = repo();
     tag(&repo, "v1.0.0");
     change(&mut repo, "fix: one bug");
@@ -610,11 +758,64 @@ fn a_release_of_fixes_alone_says_so_once_and_the_root_links_its_index_pages() {
     let (output, _) = generate(&repo, ".", None, Surface::Blog);
     let body = &output.articles[0].mdx_body;
     validate_mdx(body).unwrap();
-    assert!(body.contains("1.0.1 brings 2 fixes."), "{body}");
+    assert!(body.contains("repo 1.0.1 brings 2 fixes."), "{body}");
     assert!(
-        !body.contains("also fixes"),
-        "the lede already counts them: {body}"
+        body.contains("## Fixes\n\n- Another bug\n- One bug\n"),
+        "the body says what they fix: {body}"
     );
-    assert!(body.contains("](../dev-docs/index)"), "{body}");
-    assert!(!body.contains("/.)"), "{body}");
+    // No forge: no address is known that a reader of the published post could open.
+    assert!(
+        !body.contains("Learn more") && !body.contains("]("),
+        "{body}"
+    );
+
+    // With the package's own name, whatever the folder is called.
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"widgets\"\nversion = \"1.0.2\"\n",
+    );
+    repo.commit("Add the crate manifest");
+    change(&mut repo, "Fix the reader");
+    tag(&repo, "v1.0.2");
+    let (output, _) = generate(&repo, ".", None, Surface::Blog);
+    assert_eq!(output.articles[0].title, "What's new in widgets 1.0.2");
+    let body = &output.articles[0].mdx_body;
+    assert!(
+        body.contains("widgets 1.0.2 brings one new feature and one fix."),
+        "{body}"
+    );
+}
+
+/// A release with nothing listed has no post and its feature no changelog: no filler such as
+/// "refines what you already use" or "No changes".
+#[test]
+fn nothing_to_announce_writes_no_post_and_no_changelog() {
+    let mut repo = repo();
+    tag(&repo, "v1.0.0");
+    change(&mut repo, "chore: tidy");
+    change(&mut repo, "Update dependencies");
+    tag(&repo, "v1.0.1");
+    let since = repo.head();
+    let surfaces = [Surface::Changelog, Surface::Blog];
+    let mut log = Recorded::default();
+    let output = run(
+        &RunRequest {
+            since_commit: Some(&since),
+            surfaces: Some(&surfaces),
+            ..request(&repo.path, "src")
+        },
+        &mut log,
+    )
+    .unwrap();
+    assert!(output.articles.is_empty(), "{:?}", output.articles);
+    for surface in ["changelog", "blog"] {
+        assert!(
+            log.0
+                .iter()
+                .any(|(_, _, m, _)| m
+                    == &format!("no {surface} article: no listed change in the range")),
+            "{:?}",
+            log.0
+        );
+    }
 }

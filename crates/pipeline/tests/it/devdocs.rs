@@ -163,12 +163,13 @@ fn one_section_per_module_with_overview_and_members_beneath_their_type() {
         .collect();
     assert_eq!(
         anchors,
+        // In the order of the modules' names: a crate or package before its modules.
         [
             "pkg-a-Report",
-            "pkg-api-ts-Report",
             "pkg-b-Report",
+            "pkg-src-lib-rs-Report",
             "pkg-mod-py-Report",
-            "pkg-src-lib-rs-Report"
+            "pkg-api-ts-Report",
         ]
     );
 }
@@ -502,4 +503,142 @@ fn images_and_links_in_documents_resolve_against_the_document() {
     );
     assert!(body.contains("](/lib/docs/diagram.png)"), "{body}");
     assert!(!body.contains("](/diagram.png)"), "{body}");
+}
+
+#[test]
+fn rust_shows_what_rustdoc_shows_public_modules_reexports_and_exported_macros() {
+    let (body, symbols) = docs(
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"log\"\nversion = \"0.4.0\"\n",
+            ),
+            (
+                "src/lib.rs",
+                "//! A logging facade.\n\n#[macro_use]\nmod macros;\npub mod kv;\n\n#[doc(hidden)]\npub mod __private_api;\n\n/// Logs records.\npub trait Log {}\n",
+            ),
+            (
+                "src/macros.rs",
+                "/// Logs a message at the info level.\n#[macro_export]\nmacro_rules! info {\n    ($($arg:tt)+) => {};\n}\n\n#[doc(hidden)]\n#[macro_export]\nmacro_rules! __log_key {\n    () => {};\n}\n",
+            ),
+            (
+                "src/__private_api.rs",
+                "//! Not public API.\n\n#[cfg(feature = \"kv\")]\npub type Key = str;\n#[cfg(not(feature = \"kv\"))]\npub type Key = ();\n",
+            ),
+            (
+                "src/kv/mod.rs",
+                "//! Structured logging.\n\nmod error;\nmod value;\n\npub use self::error::Error;\npub use self::value::{ToValue, Value};\n",
+            ),
+            (
+                "src/kv/error.rs",
+                "/// An error of a [`Value`].\npub struct Error;\n\nimpl Error {\n    /// A message.\n    pub fn msg() {}\n}\n\n/// Not re-exported.\npub fn stray() {}\n",
+            ),
+            (
+                "src/kv/value.rs",
+                "//! This module defines the [`Value`] type.\n\n/// A value.\npub struct Value;\n\n/// Converts.\npub trait ToValue {}\n\nmod inner {\n    pub enum Inner { None }\n}\n\n#[cfg(test)]\npub enum Token { A }\n",
+            ),
+        ],
+        "src",
+    );
+    let mut found = names(&symbols);
+    found.sort();
+    assert_eq!(
+        found,
+        ["Error", "Error::msg", "Log", "ToValue", "Value", "info!"],
+        "{body}"
+    );
+    // Re-exported items sit under the module that re-exports them, named as rustdoc does.
+    assert!(body.contains("### `log::kv`\n"), "{body}");
+    assert!(body.contains("### `log`\n"), "{body}");
+    for absent in [
+        "log::kv::error",
+        "log::kv::value",
+        "__private_api",
+        "Not public API",
+    ] {
+        assert!(!body.contains(absent), "{absent} shown:\n{body}");
+    }
+    let kv = body.find("### `log::kv`").unwrap_or_default();
+    let error = body.find("#### Struct `Error`").unwrap_or_default();
+    assert!(kv < error, "{body}");
+    assert!(
+        body.contains("Defined in `src/kv/error.rs`, line 2."),
+        "{body}"
+    );
+    assert!(body.contains("An error of a `Value`."), "{body}");
+    // The macro: at the crate root, its rules as its signature.
+    assert!(
+        body.contains("#### Macro `info!`\n\nLogs a message at the info level."),
+        "{body}"
+    );
+    assert!(
+        body.contains("```rust\nmacro_rules! info {\n    ($($arg:tt)+) => { ... };\n}\n```"),
+        "{body}"
+    );
+
+    // A feature of one private file shows what it re-exports, under the re-exporting module.
+    let (body, symbols) = docs(
+        &[
+            ("src/lib.rs", "pub mod kv;\n"),
+            ("src/kv/mod.rs", "mod value;\npub use self::value::Value;\n"),
+            (
+                "src/kv/value.rs",
+                "/// A value.\npub struct Value;\n/// Internal.\npub struct Helper;\n",
+            ),
+        ],
+        "src/kv/value.rs",
+    );
+    assert_eq!(names(&symbols), ["Value"], "{body}");
+    assert!(body.contains("### `crate::kv`\n"), "{body}");
+}
+
+#[test]
+fn scripts_show_their_declarations_not_bundles_tests_or_duplicates() {
+    let (body, symbols) = docs(
+        &[
+            (
+                "index.d.ts",
+                "/** Generate secure unique ID with custom alphabet. */\nexport function customAlphabet(alphabet: string, size?: number): () => string\n",
+            ),
+            (
+                "index.js",
+                "export function customAlphabet(alphabet, size = 21) {\n  return () => ''\n}\n",
+            ),
+            (
+                "index.browser.js",
+                "export let customAlphabet = (alphabet, size = 21) => {\n  return () => ''\n}\n",
+            ),
+            (
+                "nanoid.js",
+                "let a=\"useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict\";export let nanoid=(e=21)=>{let t=\"\",r=crypto.getRandomValues(new Uint8Array(e|=0));for(;e--;)t+=a[63&r[e]];return t};\n",
+            ),
+            ("test/prebuild.js", "export async function prebuild() {}\n"),
+            (
+                "url-alphabet/index.js",
+                "/** The alphabet. */\nexport const urlAlphabet = 'abc'\n",
+            ),
+        ],
+        ".",
+    );
+    let mut found: Vec<(&str, &str)> = symbols
+        .iter()
+        .map(|s| (s.path.as_str(), s.name.as_str()))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("index.d.ts", "customAlphabet"),
+            ("url-alphabet/index.js", "urlAlphabet")
+        ],
+        "{body}"
+    );
+    assert!(
+        body.contains("```typescript\nexport function customAlphabet("),
+        "{body}"
+    );
+    assert!(
+        body.contains("```javascript\nexport const urlAlphabet = 'abc'\n```"),
+        "{body}"
+    );
 }

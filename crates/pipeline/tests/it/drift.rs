@@ -381,3 +381,44 @@ fn changed_steps_drift_the_walkthrough_only() {
         }]
     );
 }
+
+#[test]
+fn drift_reads_a_rust_file_as_the_run_documents_it() {
+    let mut repo = testkit::Repo::new();
+    repo.write("src/lib.rs", "pub mod kv;\n");
+    repo.write(
+        "src/kv/mod.rs",
+        "mod value;\npub use self::value::Value as Val;\n",
+    );
+    repo.write(
+        "src/kv/value.rs",
+        "/// A value.\npub struct Value;\n\n/// Not re-exported.\npub struct Helper;\n",
+    );
+    repo.commit("feat: kv");
+    let output = run(
+        &RunRequest {
+            surfaces: Some(&[Surface::DevDocs]),
+            ..request(&repo.path, "src/kv/value.rs")
+        },
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap();
+    let recorded = output.articles[0].provenance.clone();
+    let names: Vec<&str> = recorded.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["Val"]);
+    // A new item nothing re-exports, and a change to one, are no drift of the docs.
+    repo.write(
+        "src/kv/value.rs",
+        "/// A value.\npub struct Value;\n\n/// Not re-exported.\npub struct Helper(u8);\n\npub fn new_helper() {}\n",
+    );
+    repo.commit("refactor: helpers");
+    let checker = DriftChecker::open(&repo.path, &pipeline::Limits::default()).unwrap();
+    assert_eq!(checker.check(&recorded).unwrap(), Vec::<Change>::new());
+    // A change to the re-exported item is.
+    repo.write("src/kv/value.rs", "/// A value.\npub struct Value(u8);\n");
+    repo.commit("feat: value holds a byte");
+    let checker = DriftChecker::open(&repo.path, &pipeline::Limits::default()).unwrap();
+    let changes = checker.check(&recorded).unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].symbols, ["Val"]);
+}

@@ -196,9 +196,12 @@ fn a_parse_longer_than_max_parse_millis_fails_the_run() {
 fn unclosed_brackets_are_refused_at_once_or_read_in_linear_time() {
     let mut repo = Repo::new();
     repo.write("src/ok.rs", documented_fns(1));
-    for ext in ["rs", "py", "ts", "go"] {
+    for ext in ["rs", "py", "go"] {
         repo.write(&format!("src/hostile.{ext}"), "(".repeat(128_000));
     }
+    // One bracket per line: a script of one 128 K line would be skipped as minified before
+    // it reaches the parser.
+    repo.write("src/hostile.ts", "(\n".repeat(128_000));
     repo.write("big/hostile.rs", "{".repeat(1024 * 1024 - 1));
     repo.commit("feat: unclosed brackets");
 

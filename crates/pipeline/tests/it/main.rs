@@ -8,6 +8,7 @@ mod helpcenter;
 mod hostile;
 mod limits;
 mod mdx_js;
+mod prose;
 mod resolve;
 mod run;
 
