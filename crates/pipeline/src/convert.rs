@@ -26,6 +26,7 @@ use std::borrow::Cow;
 
 use percent_encoding::percent_decode_str;
 
+use crate::extract::atx_heading;
 use crate::forge::{self, Forge};
 use crate::mdx::{self, closes_fence, escape_line, find_closing_ticks, jsx_attribute, opens_fence};
 use crate::validate::{url_is_allowed, validate_mdx};
@@ -489,10 +490,10 @@ impl Blocks<'_, '_> {
                 .get(i + 1)
                 .and_then(|next| setext_level(next))
                 .filter(|_| {
-                    i == 0 || lines[i - 1].trim().is_empty() || heading(&lines[i - 1]).is_some()
+                    i == 0 || lines[i - 1].trim().is_empty() || atx_heading(&lines[i - 1]).is_some()
                 })
                 .filter(|_| !line.starts_with([' ', '\t', '>', '-', '*', '+', '<', '|']));
-            let atx = heading(line);
+            let atx = atx_heading(line);
             if let Some((level, text)) = setext.map(|level| (level, line.trim())).or(atx) {
                 if setext.is_some() {
                     i += 1;
@@ -612,23 +613,6 @@ fn setext_level(line: &str) -> Option<usize> {
     } else {
         None
     }
-}
-
-/// An ATX heading: its level and text.
-fn heading(line: &str) -> Option<(usize, &str)> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
-        return None;
-    }
-    let trimmed = &line[indent..];
-    let level = trimmed.chars().take_while(|c| *c == '#').count();
-    let rest = &trimmed[level..];
-    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return None;
-    }
-    let text = rest.trim();
-    let text = text.trim_end_matches('#').trim_end();
-    Some((level, text))
 }
 
 struct Callout {

@@ -27,8 +27,8 @@ pub struct DriftChecker {
     blobs: HashMap<String, Oid>,
     paths_by_blob: HashMap<Oid, Vec<String>>,
     symbols: Mutex<HashMap<(Oid, String), SymbolIndex>>,
-    /// The `mod` declarations and `pub use`s of Rust files at HEAD (`None`: no such file).
-    rust_modules: Mutex<HashMap<String, Option<extract::RustModuleFacts>>>,
+    /// The `mod` declarations and `pub use`s of Rust files at HEAD, read within a budget.
+    outside: Mutex<extract::OutsideFiles>,
     /// Hash of each feature's manifest steps at HEAD.
     steps: Mutex<HashMap<String, Option<String>>>,
     extractor: Mutex<Extractor>,
@@ -70,7 +70,7 @@ impl DriftChecker {
             blobs,
             paths_by_blob,
             symbols: Mutex::new(HashMap::new()),
-            rust_modules: Mutex::new(HashMap::new()),
+            outside: Mutex::new(extract::OutsideFiles::new(limits)),
             steps: Mutex::new(HashMap::new()),
             extractor: Mutex::new(Extractor::new(limits)),
             limits: limits.clone(),
@@ -233,6 +233,7 @@ impl DriftChecker {
                 if language == Language::Rust {
                     let mut facts = |file: &str| self.rust_module_facts(file);
                     symbols = extract::rust_public_api(symbols, [path], &mut facts).0;
+                    lock(&self.outside).finish()?;
                 }
                 symbols
                     .into_iter()
@@ -248,20 +249,11 @@ impl DriftChecker {
 
 impl DriftChecker {
     /// The module facts of the Rust file at `path` at HEAD, read once per checker.
-    fn rust_module_facts(&self, path: &str) -> Option<extract::RustModuleFacts> {
-        if let Some(found) = lock(&self.rust_modules).get(path) {
-            return found.clone();
-        }
-        let found = self.blobs.get(path).and_then(|blob| {
-            let text = extract::read_text(&lock(&self.repo), *blob, &self.limits).ok()?;
-            let FileText::Text(text) = text else {
-                return None;
-            };
-            let outline = lock(&self.extractor).outline(path, Language::Rust, &text);
-            outline.ok().map(|o| o.rust_modules)
-        });
-        lock(&self.rust_modules).insert(path.to_string(), found.clone());
-        found
+    fn rust_module_facts(&self, path: &str) -> Option<Arc<extract::RustModuleFacts>> {
+        let blob = *self.blobs.get(path)?;
+        let repo = lock(&self.repo);
+        let mut extractor = lock(&self.extractor);
+        lock(&self.outside).rust_facts(&repo, &mut extractor, path, blob)
     }
 }
 

@@ -36,8 +36,9 @@ const MIN_CUT_BYTES: usize = 512;
 /// At most this many left-out documents are listed by name.
 const MAX_LISTED: usize = 20;
 
-/// File names (stems as words) of documents about the project rather than a feature.
-const PROJECT_FILES: &[&str] = &[
+/// File names (stems as words) of documents about the project rather than a feature: left out
+/// of its prose, and never the source of a walkthrough.
+pub(crate) const PROJECT_FILES: &[&str] = &[
     "changelog",
     "changes",
     "history",
@@ -140,16 +141,21 @@ const LANGUAGES: &[&str] = &[
     "th", "tl", "tr", "uk", "ur", "uz", "vi", "zh",
 ];
 
-/// Why a document is no prose of the feature, or `None` when it is.
-pub(crate) fn left_out(path: &str, scope: &str, named: &[String]) -> Option<&'static str> {
-    if named.iter().any(|p| p == path) {
+/// Why a document is no prose of the feature, or `None` when it is. The feature is its id
+/// (an implicit feature's file or folder) and its declared paths (globs).
+pub(crate) fn left_out(path: &str, id: &str, paths: &[String]) -> Option<&'static str> {
+    if paths.iter().any(|p| p == path) {
         return None;
     }
-    // The feature's own folder may be one of these (feature `rfcs`): only folders below it
-    // are judged.
-    let inside = path
-        .strip_prefix(scope)
-        .and_then(|rest| rest.strip_prefix('/'))
+    // The feature's own folder may be one of these (feature `rfcs`, or `paths = ["rfcs/**"]`):
+    // only folders below the deepest one it names are judged.
+    let inside = std::iter::once(id.to_string())
+        .chain(paths.iter().map(|p| crate::paths::literal_prefix(p)))
+        .filter_map(|scope| {
+            let rest = path.strip_prefix(scope.as_str())?.strip_prefix('/')?;
+            Some(rest)
+        })
+        .min_by_key(|rest| rest.len())
         .unwrap_or(path);
     let mut folders: Vec<&str> = inside.split('/').collect();
     folders.pop();
@@ -369,7 +375,7 @@ fn boundaries(markdown: &str) -> Boundaries {
                 }
                 if let Some((ch, len, _)) = opens_fence(text) {
                     fence = Some((ch, len));
-                } else if let Some((level, title)) = walkthrough::heading(text) {
+                } else if let Some((level, title)) = crate::extract::atx_heading(text) {
                     out.headings.push((offset, level, title.to_string()));
                 }
             }
@@ -500,10 +506,10 @@ fn link_target(path: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn doc(path: &str, markdown: &str) -> Prose {
+    pub(crate) fn doc(path: &str, markdown: &str) -> Prose {
         Prose {
             path: path.into(),
             title: "T".into(),
@@ -544,6 +550,12 @@ mod tests {
             None
         );
         assert_eq!(left_out("rfcs/0001-x.md", "rfcs", none), None);
+        let declared = ["rfcs/**".to_string()];
+        assert_eq!(
+            left_out("rfcs/0001-x.md", "design-records", &declared),
+            None
+        );
+        assert!(left_out("docs/rfcs/0001-x.md", "design", &["docs/**".into()]).is_some());
     }
 
     #[test]

@@ -1,7 +1,8 @@
-use git2::{Commit, Repository};
+use git2::{Commit, ObjectType, Oid, Repository, Tree};
 use std::path::Path;
 
 use crate::error::PipelineError;
+use crate::paths::{MODE_LINK, MODE_SUBMODULE};
 
 /// True when `path` is an absolute path to a readable git repository (bare or not).
 pub fn is_git_repository(path: &Path) -> bool {
@@ -51,4 +52,14 @@ pub(crate) fn head_commit(repo: &Repository) -> Result<Commit<'_>, PipelineError
     head.peel_to_commit().map_err(|e| {
         PipelineError::Repository(format!("HEAD does not point to a commit: {}", e.message()))
     })
+}
+
+/// The blob at `path` of `tree`, if it is a regular file (not a symbolic link, a submodule or
+/// a folder).
+pub(crate) fn regular_file(tree: &Tree, path: &str) -> Option<Oid> {
+    let entry = tree.get_path(Path::new(path)).ok()?;
+    let regular = entry.kind() == Some(ObjectType::Blob)
+        && entry.filemode() != MODE_LINK
+        && entry.filemode() != MODE_SUBMODULE;
+    regular.then(|| entry.id())
 }

@@ -6,6 +6,7 @@ use git2::{ObjectType, Repository, Tree};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::collect::{self, FeatureMatcher, RepoFile};
@@ -528,7 +529,7 @@ fn extract_files(
             .filter(|p| extract::is_markdown(p)),
     );
     // The `mod` declarations and `pub use`s of each Rust file read (`None`: no such file).
-    let mut rust_modules: HashMap<String, Option<extract::RustModuleFacts>> = HashMap::new();
+    let mut rust_modules: HashMap<String, Option<Arc<extract::RustModuleFacts>>> = HashMap::new();
     let paths: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     for file in files {
         let language = Language::from_path(&file.path);
@@ -608,9 +609,10 @@ fn extract_files(
         }
         match language {
             Some(language) => {
-                let outline = extractor.outline(&file.path, language, &text)?;
+                let mut outline = extractor.outline(&file.path, language, &text)?;
                 if language == Language::Rust {
-                    rust_modules.insert(file.path.clone(), Some(outline.rust_modules.clone()));
+                    let facts = Arc::new(std::mem::take(&mut outline.rust_modules));
+                    rust_modules.insert(file.path.clone(), Some(facts));
                 }
                 let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
                 if test {
@@ -659,22 +661,14 @@ fn extract_files(
     }
     if !rust_modules.is_empty() {
         // Which Rust modules are public is said by their parents, read from the commit when
-        // they are outside the feature.
-        let mut facts = |path: &str| -> Option<extract::RustModuleFacts> {
+        // they are outside the feature (within a budget of their own).
+        let mut outside = extract::OutsideFiles::new(limits);
+        let mut facts = |path: &str| -> Option<Arc<extract::RustModuleFacts>> {
             if let Some(found) = rust_modules.get(path) {
                 return found.clone();
             }
-            let found = tree
-                .get_path(Path::new(path))
-                .ok()
-                .filter(|e| e.kind() == Some(ObjectType::Blob))
-                .and_then(|e| match extract::read_text(repo, e.id(), limits) {
-                    Ok(FileText::Text(text)) => extractor
-                        .outline(path, Language::Rust, &text)
-                        .ok()
-                        .map(|o| o.rust_modules),
-                    _ => None,
-                });
+            let found = repository::regular_file(tree, path)
+                .and_then(|blob| outside.rust_facts(repo, &mut extractor, path, blob));
             rust_modules.insert(path.to_string(), found.clone());
             found
         };
@@ -714,17 +708,15 @@ fn extract_files(
             let name = names
                 .entry(manifest)
                 .or_insert_with_key(|manifest| {
-                    let entry = tree.get_path(Path::new(manifest)).ok()?;
-                    match extract::read_text(repo, entry.id(), limits).ok()? {
-                        FileText::Text(text) => extract::rust_crate_name(&text),
-                        _ => None,
-                    }
+                    let blob = repository::regular_file(tree, manifest)?;
+                    extract::rust_crate_name(&outside.text(repo, manifest, blob)?)
                 })
                 .clone();
             let doc = out.module_docs.entry(module).or_default();
             doc.language = "rust";
             doc.package = name;
         }
+        outside.finish()?;
     }
     for (dir, example) in extract::attach_go_examples(&mut out.symbols, go_examples) {
         if let Some(doc) = out.module_docs.get_mut(&dir) {
@@ -746,12 +738,9 @@ fn captures(tree: &Tree, feature: &Feature) -> Vec<Capture> {
         .iter()
         .map(|step| {
             let path = feature.capture_path(step);
-            let blob = path.as_deref().and_then(|p| {
-                tree.get_path(Path::new(p))
-                    .ok()
-                    .filter(|e| e.kind() == Some(ObjectType::Blob) && e.filemode() != MODE_LINK)
-                    .map(|e| e.id())
-            });
+            let blob = path
+                .as_deref()
+                .and_then(|p| repository::regular_file(tree, p));
             Capture { path, blob }
         })
         .collect()

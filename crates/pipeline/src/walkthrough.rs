@@ -20,7 +20,7 @@
 
 use std::ops::Range;
 
-use crate::extract::Prose;
+use crate::extract::{Prose, atx_heading};
 use crate::mdx::{closes_fence, opens_fence};
 
 pub(crate) const MAX_STEPS: usize = 12;
@@ -48,7 +48,7 @@ pub(crate) const USAGE_HEADINGS: &[&str] = &[
 ];
 
 /// Heading words of sections about working on the project itself.
-pub(crate) const PROJECT_HEADINGS: &[&str] = &[
+const PROJECT_HEADINGS: &[&str] = &[
     "contributing",
     "contribute",
     "contributors",
@@ -71,22 +71,6 @@ pub(crate) const PROJECT_HEADINGS: &[&str] = &[
     "sponsors",
     "code of conduct",
     "security",
-];
-
-/// Names (file stems, as words) of documents about the project rather than its use.
-const PROJECT_FILES: &[&str] = &[
-    "code of conduct",
-    "code_of_conduct",
-    "authors",
-    "maintainers",
-    "governance",
-    "support",
-    "funding",
-    "history",
-    "news",
-    "roadmap",
-    "pull request template",
-    "issue template",
 ];
 
 /// Heading words over an ordered list that make it a procedure.
@@ -265,7 +249,9 @@ pub(crate) fn derive(docs: &[Prose]) -> Option<Walkthrough> {
         .iter()
         .filter_map(|doc| {
             let stem = stem(&doc.path);
-            if matches_words(&stem, PROJECT_HEADINGS) || matches_words(&stem, PROJECT_FILES) {
+            if matches_words(&stem, PROJECT_HEADINGS)
+                || matches_words(&stem, crate::prose::PROJECT_FILES)
+            {
                 None
             } else if translated.contains(&doc.path) {
                 Some((3, doc))
@@ -386,7 +372,7 @@ impl<'a> Outline<'a> {
                 fence = Some((ch, len));
                 continue;
             }
-            if let Some((level, text)) = heading(line) {
+            if let Some((level, text)) = atx_heading(line) {
                 headings.push(Heading {
                     line: i,
                     level,
@@ -613,7 +599,7 @@ impl<'a> Outline<'a> {
                 i += 1;
                 continue;
             }
-            if heading(line).is_some() {
+            if atx_heading(line).is_some() {
                 break;
             }
             if let Some((marker, text)) = list_item(line) {
@@ -662,7 +648,7 @@ impl<'a> Outline<'a> {
         let mut text_start = range.start;
         while i < range.end && steps.len() < MAX_STEPS {
             let line = self.lines[i];
-            if heading(line).is_some() {
+            if atx_heading(line).is_some() {
                 text_start = i + 1;
                 i += 1;
                 continue;
@@ -747,11 +733,6 @@ impl<'a> Outline<'a> {
     fn text(&self, range: Range<usize>) -> String {
         self.lines[range].join("\n").trim().to_string()
     }
-}
-
-/// A heading's level and text (outside fences; the caller knows).
-pub(crate) fn heading(line: &str) -> Option<(usize, &str)> {
-    crate::extract::atx_heading(line)
 }
 
 /// An ordered list item at the top level: the width of its marker and its text.
@@ -949,14 +930,7 @@ fn clean_title(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn doc(path: &str, markdown: &str) -> Prose {
-        Prose {
-            path: path.into(),
-            title: "T".into(),
-            markdown: markdown.into(),
-        }
-    }
+    use crate::prose::tests::doc;
 
     fn titles(w: &Walkthrough) -> Vec<&str> {
         w.steps.iter().map(|s| s.title.as_str()).collect()

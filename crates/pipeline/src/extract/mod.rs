@@ -5,6 +5,7 @@
 
 mod docs;
 mod languages;
+mod outside;
 mod public;
 
 use git2::{Oid, Repository};
@@ -21,6 +22,7 @@ use crate::mdx::{closes_fence, opens_fence};
 pub use docs::Example;
 pub(crate) use docs::first_sentence;
 pub(crate) use languages::Language;
+pub(crate) use outside::OutsideFiles;
 pub(crate) use public::{
     GoExample, RustModuleFacts, attach_go_examples, has_declaration_file, is_generated_script,
     is_hidden_internal, is_test_file, rust_crate_name, rust_manifest, rust_public_api,
@@ -241,42 +243,8 @@ impl Extractor {
         language: Language,
         source: &str,
     ) -> Result<Outline, PipelineError> {
-        if let Some(line) = nesting_exceeded(source, self.max_nesting_depth) {
-            return Err(PipelineError::LimitExceeded {
-                what: "the bracket nesting of a source file".into(),
-                limit: "max_nesting_depth",
-                value: self.max_nesting_depth as u64,
-                detail: format!("{path}, line {line}"),
-            });
-        }
-        let too_slow = || PipelineError::LimitExceeded {
-            what: "the time to parse a source file".into(),
-            limit: "max_parse_millis",
-            value: self.max_parse_millis,
-            detail: path.to_string(),
-        };
-        self.parser.set_language(&language.grammar()).map_err(|e| {
-            PipelineError::Repository(format!("cannot load the {} grammar: {e}", language.fence()))
-        })?;
-        let deadline = Instant::now() + Duration::from_millis(self.max_parse_millis);
-        let mut until_deadline = |_: &ParseState| {
-            if Instant::now() >= deadline {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let bytes = source.as_bytes();
-        let tree = self.parser.parse_with_options(
-            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-            None,
-            Some(ParseOptions::new().progress_callback(&mut until_deadline)),
-        );
-        let Some(tree) = tree else {
-            // A cancelled parse would otherwise resume on the parser's next call.
-            self.parser.reset();
-            return Err(too_slow());
-        };
+        let (tree, deadline) = self.parse(path, language, source)?;
+        let too_slow = || self.too_slow(path);
         let src = Source { text: source };
         let root = tree.root_node();
         let declarations = declarations(root, language, &src, deadline).ok_or_else(too_slow)?;
@@ -341,6 +309,71 @@ impl Extractor {
             go_examples,
             rust_modules,
         })
+    }
+
+    /// The `mod` declarations and `pub use` re-exports of a Rust file, and nothing else: what
+    /// a file outside a feature says about the feature's modules. Bounded as
+    /// [`Extractor::symbols`].
+    pub fn rust_module_facts(
+        &mut self,
+        path: &str,
+        source: &str,
+    ) -> Result<RustModuleFacts, PipelineError> {
+        let (tree, _) = self.parse(path, Language::Rust, source)?;
+        Ok(languages::rust_module_facts(
+            tree.root_node(),
+            &Source { text: source },
+        ))
+    }
+
+    /// The syntax tree of `source` and the deadline its reading must keep, or the limit the
+    /// file crosses (nesting before parsing, then parse time).
+    fn parse(
+        &mut self,
+        path: &str,
+        language: Language,
+        source: &str,
+    ) -> Result<(tree_sitter::Tree, Instant), PipelineError> {
+        if let Some(line) = nesting_exceeded(source, self.max_nesting_depth) {
+            return Err(PipelineError::LimitExceeded {
+                what: "the bracket nesting of a source file".into(),
+                limit: "max_nesting_depth",
+                value: self.max_nesting_depth as u64,
+                detail: format!("{path}, line {line}"),
+            });
+        }
+        self.parser.set_language(&language.grammar()).map_err(|e| {
+            PipelineError::Repository(format!("cannot load the {} grammar: {e}", language.fence()))
+        })?;
+        let deadline = Instant::now() + Duration::from_millis(self.max_parse_millis);
+        let mut until_deadline = |_: &ParseState| {
+            if Instant::now() >= deadline {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let bytes = source.as_bytes();
+        let tree = self.parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut until_deadline)),
+        );
+        let Some(tree) = tree else {
+            // A cancelled parse would otherwise resume on the parser's next call.
+            self.parser.reset();
+            return Err(self.too_slow(path));
+        };
+        Ok((tree, deadline))
+    }
+
+    fn too_slow(&self, path: &str) -> PipelineError {
+        PipelineError::LimitExceeded {
+            what: "the time to parse a source file".into(),
+            limit: "max_parse_millis",
+            value: self.max_parse_millis,
+            detail: path.to_string(),
+        }
     }
 }
 

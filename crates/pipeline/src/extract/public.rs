@@ -4,6 +4,7 @@
 //! the examples of the symbol they name, as pkg.go.dev shows them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::docs::Example;
 use super::{Symbol, SymbolKind};
@@ -257,12 +258,13 @@ enum Reach {
 pub(crate) fn rust_public_api<'p>(
     symbols: Vec<Symbol>,
     files: impl IntoIterator<Item = &'p str>,
-    facts: &mut dyn FnMut(&str) -> Option<RustModuleFacts>,
+    facts: &mut dyn FnMut(&str) -> Option<Arc<RustModuleFacts>>,
 ) -> (Vec<Symbol>, Vec<String>) {
     let mut reach: HashMap<String, Reach> = HashMap::new();
+    let mut resolved = HashMap::new();
     for path in files {
         if !reach.contains_key(path) {
-            reach.insert(path.to_string(), rust_reach(path, facts));
+            reach.insert(path.to_string(), rust_reach(path, facts, &mut resolved));
         }
     }
     let private_modules = reach
@@ -329,12 +331,19 @@ pub(crate) fn rust_public_api<'p>(
     (out, private_modules)
 }
 
-fn rust_reach(path: &str, facts: &mut dyn FnMut(&str) -> Option<RustModuleFacts>) -> Reach {
+/// A module file's re-exports resolved, by the module they name: (name, alias) in file order.
+type Resolved = HashMap<Vec<String>, Vec<(String, Option<String>)>>;
+
+fn rust_reach(
+    path: &str,
+    facts: &mut dyn FnMut(&str) -> Option<Arc<RustModuleFacts>>,
+    resolved: &mut HashMap<String, Arc<Resolved>>,
+) -> Reach {
     let Some((src_dir, segments)) = rust_module_path(path) else {
         return Reach::Public;
     };
-    // The files of the ancestors, the root first, with their facts.
-    let mut ancestors: Vec<(String, RustModuleFacts)> = Vec::new();
+    // The files of the ancestors, the root first.
+    let mut ancestors: Vec<String> = Vec::new();
     let mut first_private = None;
     for depth in 0..segments.len() {
         let parent = module_files(&src_dir, &segments[..depth])
@@ -357,7 +366,10 @@ fn rust_reach(path: &str, facts: &mut dyn FnMut(&str) -> Option<RustModuleFacts>
         } else {
             Link::Private
         };
-        ancestors.push((file, parent_facts));
+        resolved
+            .entry(file.clone())
+            .or_insert_with(|| Arc::new(resolve_reexports(&segments[..depth], &parent_facts)));
+        ancestors.push(file);
         match link {
             Link::Hidden => return Reach::Hidden,
             Link::Private if first_private.is_none() => first_private = Some(depth),
@@ -367,25 +379,38 @@ fn rust_reach(path: &str, facts: &mut dyn FnMut(&str) -> Option<RustModuleFacts>
     let Some(private_at) = first_private else {
         return Reach::Public;
     };
-    // Public ancestors are the root down to the module declaring the private one.
+    // Public ancestors are the root down to the module declaring the private one; the first
+    // to re-export a name is where it is shown.
     let mut names = HashMap::new();
-    for (depth, (file, ancestor)) in ancestors.iter().enumerate().take(private_at + 1) {
-        let module = &segments[..depth];
-        for reexport in &ancestor.reexports {
-            let Some(target) = resolve_use(module, ancestor, &reexport.path) else {
-                continue;
-            };
-            let Some((name, target_module)) = target.split_last() else {
-                continue;
-            };
-            if target_module == segments.as_slice() {
-                names
-                    .entry(name.clone())
-                    .or_insert_with(|| (file.clone(), reexport.alias.clone()));
-            }
+    for file in ancestors.iter().take(private_at + 1) {
+        let Some(found) = resolved.get(file).and_then(|r| r.get(segments.as_slice())) else {
+            continue;
+        };
+        for (name, alias) in found {
+            names
+                .entry(name.clone())
+                .or_insert_with(|| (file.clone(), alias.clone()));
         }
     }
     Reach::ReExported(names)
+}
+
+/// The re-exports of the file of `module`, resolved from the crate root and grouped by the
+/// module they name: computed once per file, however many files below it ask.
+fn resolve_reexports(module: &[String], facts: &RustModuleFacts) -> Resolved {
+    let mut out: Resolved = HashMap::new();
+    for reexport in &facts.reexports {
+        let Some(mut target) = resolve_use(module, facts, &reexport.path) else {
+            continue;
+        };
+        let Some(name) = target.pop() else {
+            continue;
+        };
+        out.entry(target)
+            .or_default()
+            .push((name, reexport.alias.clone()));
+    }
+    out
 }
 
 /// The absolute path (from the crate root) a `use` path names from `module`; `None` for
@@ -741,7 +766,7 @@ mod tests {
             "src/__private_api.rs",
             "src/macros.rs",
         ];
-        let mut facts = |path: &str| files.get(path).cloned();
+        let mut facts = |path: &str| files.get(path).cloned().map(Arc::new);
         let (shown, mut private) = rust_public_api(symbols, paths, &mut facts);
         let shown: Vec<(&str, &str, Option<&str>)> = shown
             .iter()

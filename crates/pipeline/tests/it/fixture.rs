@@ -5,8 +5,10 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use domain::Surface;
-use pipeline::{Limits, RunRequest};
+use pipeline::{GeneratedArticle, Limits, RunOutput, RunRequest, run, validate_mdx};
 use testkit::Repo;
+
+use crate::Recorded;
 
 /// A run of `feature` in `repo`: the feature's surfaces, its whole history, no earlier
 /// versions, the default limits. Tests change what they need with `..request(repo, feature)`.
@@ -21,6 +23,34 @@ pub fn request<'a>(repo: &'a Path, feature: &'a str) -> RunRequest<'a> {
         versions: &NO_VERSIONS,
         limits: &DEFAULT_LIMITS,
     }
+}
+
+/// A run of `feature` for its help-center and dev-docs articles, each checked to be valid MDX,
+/// with what it logged.
+pub fn help_and_dev_docs(repo: &Repo, feature: &str) -> (RunOutput, Recorded) {
+    let mut log = Recorded::default();
+    let output = run(
+        &RunRequest {
+            surfaces: Some(&[Surface::HelpCenter, Surface::DevDocs]),
+            ..request(&repo.path, feature)
+        },
+        &mut log,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for article in &output.articles {
+        validate_mdx(&article.mdx_body)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{}", article.surface, article.mdx_body));
+    }
+    (output, log)
+}
+
+/// The article a run wrote on `surface`.
+pub fn article(output: &RunOutput, surface: Surface) -> &GeneratedArticle {
+    output
+        .articles
+        .iter()
+        .find(|a| a.surface == surface)
+        .unwrap_or_else(|| panic!("no {surface} article"))
 }
 
 pub const MANIFEST: &str = r#"

@@ -3,11 +3,10 @@
 //! converted (admonitions, HTML, headings, links) rather than pasted.
 
 use domain::{LogLevel, LogStage, Surface};
-use pipeline::{RunOutput, run, validate_mdx};
+use pipeline::{RunOutput, run};
 use testkit::Repo;
 
-use crate::Recorded;
-use crate::fixture::request;
+use crate::fixture::{help_and_dev_docs, request};
 
 pub const README: &str = r#"# Widgets
 
@@ -57,23 +56,6 @@ Existing files are overwritten.
 MIT
 "#;
 
-fn help_center(repo: &Repo, feature: &str) -> (RunOutput, Recorded) {
-    let mut log = Recorded::default();
-    let output = run(
-        &pipeline::RunRequest {
-            surfaces: Some(&[Surface::HelpCenter, Surface::DevDocs]),
-            ..request(&repo.path, feature)
-        },
-        &mut log,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    for article in &output.articles {
-        validate_mdx(&article.mdx_body)
-            .unwrap_or_else(|e| panic!("{}: {e}\n{}", article.surface, article.mdx_body));
-    }
-    (output, log)
-}
-
 fn body(output: &RunOutput) -> Option<&str> {
     output
         .articles
@@ -105,7 +87,7 @@ fn a_readme_with_usage_gives_a_walkthrough_of_converted_steps() {
     repo.git
         .remote("origin", "git@github.com:acme/widgets.git")
         .unwrap();
-    let (output, log) = help_center(&repo, "widgets");
+    let (output, log) = help_and_dev_docs(&repo, "widgets");
     let commit = &output.commit;
     let body = body(&output).expect("a help-center article");
     assert_eq!(body.matches("<Steps>").count(), 1);
@@ -188,7 +170,7 @@ fn a_readme_with_usage_gives_a_walkthrough_of_converted_steps() {
 #[test]
 fn nothing_about_usage_means_no_help_center_article() {
     let repo = widgets();
-    let (output, log) = help_center(&repo, "plain");
+    let (output, log) = help_and_dev_docs(&repo, "plain");
     assert!(body(&output).is_none(), "no placeholder article");
     assert_eq!(output.articles.len(), 1, "the other surfaces are written");
     assert_eq!(output.articles[0].surface, Surface::DevDocs);
@@ -210,7 +192,7 @@ fn nothing_about_usage_means_no_help_center_article() {
 #[test]
 fn without_a_forge_links_and_captures_point_at_the_service() {
     let repo = widgets();
-    let (output, _) = help_center(&repo, "widgets");
+    let (output, _) = help_and_dev_docs(&repo, "widgets");
     let body = body(&output).unwrap();
     assert!(
         body.contains("![Result](/widgets/docs/result.png)"),
@@ -230,7 +212,7 @@ fn html_and_link_attacks_in_a_readme_are_refused_or_inert() {
         "# Evil\n\n## Usage\n\n1. Click <a href=\"javascript:alert(1)\">here</a>.\n   {globalThis.X=1}\n2. <img src=x onerror=alert(1)> <script>alert(1)</script>\n3. [x](javascript:alert(1)) <details ontoggle=alert(1)><summary>s</summary>\n",
     );
     repo.commit("docs: evil");
-    let (output, _) = help_center(&repo, "evil");
+    let (output, _) = help_and_dev_docs(&repo, "evil");
     let body = body(&output).unwrap();
     assert_eq!(body.matches("<Step title=").count(), 3, "{body}");
     // A step keeps its text as written, so the attacks may show, escaped, as inert text:
@@ -258,7 +240,7 @@ fn the_summary_is_the_description_and_is_not_repeated_in_the_body() {
              paths = [\"src/**\"]\n\n[[features.steps]]\ntitle = \"Add two numbers\"\nbody = \"Call `add(1, 2)`.\"\n",
         );
     repo.commit("feat: numbers");
-    let (output, _) = help_center(&repo, "numbers");
+    let (output, _) = help_and_dev_docs(&repo, "numbers");
     let body = body(&output).expect("a help-center article");
     assert!(
         body.contains("description: \"Small helpers for sums.\"")

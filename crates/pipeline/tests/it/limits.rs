@@ -338,3 +338,97 @@ fn the_drift_checker_parses_within_the_same_bounds() {
     );
     assert!(err.to_string().contains("src/a.rs, line 5"), "{err}");
 }
+
+/// `src/lib.rs` → `a` → `b` → `c` → `d`, every module public, only `d` in the feature: its
+/// four parents and the crate's manifest are read from outside it.
+fn deep_crate() -> Repo {
+    let mut repo = Repo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"deep\"\n")
+        .write("src/lib.rs", "pub mod a;\n")
+        .write("src/a.rs", "pub mod b;\n")
+        .write("src/a/b.rs", "pub mod c;\n")
+        .write("src/a/b/c.rs", "pub mod d;\n")
+        .write("src/a/b/c/d.rs", documented_fns(1));
+    repo.commit("feat: a deep module");
+    repo
+}
+
+#[test]
+fn files_read_outside_the_feature_for_its_modules_have_a_budget() {
+    let repo = deep_crate();
+    let limits = Limits {
+        max_feature_files: 4,
+        ..Limits::default()
+    };
+    assert_cap(
+        run_with(&repo, "src/a/b/c/d.rs", &limits),
+        "max_feature_files",
+        "files read outside the feature for its Rust module structure",
+        LogStage::Extract,
+    );
+    let limits = Limits {
+        max_feature_files: 5,
+        ..Limits::default()
+    };
+    let output = run_with(&repo, "src/a/b/c/d.rs", &limits).0.unwrap();
+    assert!(dev_docs(&output).mdx_body.contains("deep::a::b::c::d"));
+
+    let limits = Limits {
+        max_feature_bytes: 40,
+        ..Limits::default()
+    };
+    assert_cap(
+        run_with(&repo, "src/a/b/c/d.rs", &limits),
+        "max_feature_bytes",
+        "bytes read outside the feature",
+        LogStage::Extract,
+    );
+}
+
+#[test]
+fn a_parent_module_outside_the_feature_is_parsed_within_the_per_file_bounds() {
+    let mut repo = deep_crate();
+    let recorded = run_with(&repo, "src/a/b/c/d.rs", &Limits::default())
+        .0
+        .unwrap();
+    let recorded = dev_docs(&recorded).provenance.clone();
+    repo.write("src/a.rs", format!("pub mod b;\n{}", "(".repeat(10_000)));
+    repo.commit("chore: brackets in a parent");
+    assert_cap(
+        run_with(&repo, "src/a/b/c/d.rs", &Limits::default()),
+        "max_nesting_depth",
+        "src/a.rs, line 2",
+        LogStage::Extract,
+    );
+    // The drift check reads the same parents within the same bounds.
+    repo.write("src/a/b/c/d.rs", documented_fns(2));
+    repo.commit("feat: a second function");
+    let err = DriftChecker::open(&repo.path, &Limits::default())
+        .unwrap()
+        .check(&recorded)
+        .unwrap_err();
+    assert!(err.to_string().contains("src/a.rs, line 2"), "{err}");
+}
+
+#[test]
+fn a_parent_module_is_counted_once_per_content_however_many_paths_hold_it() {
+    let mut repo = Repo::new();
+    let mut lib = String::new();
+    for i in 0..6 {
+        lib.push_str(&format!("pub mod d{i};\n"));
+        repo.write(&format!("src/d{i}.rs"), "pub mod leaf;\n")
+            .write(&format!("src/d{i}/leaf.rs"), documented_fns(1));
+    }
+    repo.write("src/lib.rs", lib).write(
+        ".content-pipeline/features.toml",
+        "[[features]]\nid = \"leaves\"\ntitle = \"Leaves\"\nsummary = \"Leaves.\"\npaths = [\"src/*/leaf.rs\"]\n",
+    );
+    repo.commit("feat: six folders with a leaf each");
+    // Six files in the feature; outside it, lib.rs and one `pub mod leaf;` blob at six paths.
+    let limits = Limits {
+        max_feature_files: 6,
+        ..Limits::default()
+    };
+    let output = run_with(&repo, "leaves", &limits).0.unwrap();
+    assert!(dev_docs(&output).mdx_body.contains("d5::leaf"));
+}

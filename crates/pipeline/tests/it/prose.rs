@@ -3,11 +3,10 @@
 //! documents, a design record, forge templates and guides.
 
 use domain::{LogStage, Surface};
-use pipeline::{FileRole, GeneratedArticle, RunOutput, run, validate_mdx};
+use pipeline::{FileRole, GeneratedArticle};
 use testkit::Repo;
 
-use crate::Recorded;
-use crate::fixture::request;
+use crate::fixture::{article, help_and_dev_docs};
 
 const README: &str = "tinyid\n======\n\nA tiny ID generator.\n\n## Table of Contents\n\n- [Install](#install)\n\n## Comparison with UUID\n\nThere are two differences:\n\n1. It uses a bigger alphabet, so IDs\n   are shorter.\n2. It is faster than `crypto.randomUUID`.\n\n## Install\n\n```sh\nnpm install tinyid\n```\n\n## Usage\n\n1. Import `tinyid` in your module.\n2. Call `tinyid()`:\n\n   ```js\n   tinyid()\n   ```\n\nSecurity notes\n--------------\n\nIDs are random.\n\n## License\n\nMIT\n";
 
@@ -45,31 +44,6 @@ fn library() -> Repo {
     repo
 }
 
-fn generate(repo: &Repo, feature: &str) -> (RunOutput, Recorded) {
-    let mut log = Recorded::default();
-    let output = run(
-        &pipeline::RunRequest {
-            surfaces: Some(&[Surface::HelpCenter, Surface::DevDocs]),
-            ..request(&repo.path, feature)
-        },
-        &mut log,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    for article in &output.articles {
-        validate_mdx(&article.mdx_body)
-            .unwrap_or_else(|e| panic!("{}: {e}\n{}", article.surface, article.mdx_body));
-    }
-    (output, log)
-}
-
-fn article(output: &RunOutput, surface: Surface) -> &GeneratedArticle {
-    output
-        .articles
-        .iter()
-        .find(|a| a.surface == surface)
-        .unwrap_or_else(|| panic!("no {surface} article"))
-}
-
 fn prose_files(article: &GeneratedArticle) -> Vec<&str> {
     article
         .provenance
@@ -83,7 +57,7 @@ fn prose_files(article: &GeneratedArticle) -> Vec<&str> {
 #[test]
 fn project_documents_translations_and_records_are_no_prose() {
     let repo = library();
-    let (output, log) = generate(&repo, ".");
+    let (output, log) = help_and_dev_docs(&repo, ".");
     for surface in [Surface::HelpCenter, Surface::DevDocs] {
         let body = &article(&output, surface).mdx_body;
         for absent in [
@@ -147,7 +121,7 @@ fn project_documents_translations_and_records_are_no_prose() {
 #[test]
 fn the_primary_readme_usage_sections_give_the_steps() {
     let repo = library();
-    let (output, log) = generate(&repo, ".");
+    let (output, log) = help_and_dev_docs(&repo, ".");
     let derived = log
         .0
         .iter()
@@ -195,7 +169,7 @@ fn an_ordered_list_that_is_no_procedure_gives_no_steps() {
         "# Export\n\n1. Open **Reports**.\n2. Click `Export`.\n",
     );
     repo.commit("docs: lists");
-    let (output, _) = generate(&repo, "lib");
+    let (output, _) = help_and_dev_docs(&repo, "lib");
     assert!(
         output
             .articles
@@ -203,7 +177,7 @@ fn an_ordered_list_that_is_no_procedure_gives_no_steps() {
             .all(|a| a.surface != Surface::HelpCenter),
         "a comparison is no walkthrough"
     );
-    let (output, log) = generate(&repo, "howto");
+    let (output, log) = help_and_dev_docs(&repo, "howto");
     assert!(log.0.iter().any(
         |(_, _, m, d)| m.starts_with("derived the walkthrough") && d["rule"] == "ordered list"
     ));
@@ -233,7 +207,7 @@ fn prose_past_the_budget_is_cut_at_a_section_and_says_where_the_rest_is() {
         )
         .write("pkg/lib.py", "def run():\n    \"\"\"Runs.\"\"\"\n");
     repo.commit("docs: a long guide");
-    let (output, _) = generate(&repo, "pkg");
+    let (output, _) = help_and_dev_docs(&repo, "pkg");
     for surface in [Surface::HelpCenter, Surface::DevDocs] {
         let body = &article(&output, surface).mdx_body;
         assert!(body.len() < 24 * 1024, "{surface}: {} bytes", body.len());
@@ -257,7 +231,7 @@ fn a_root_go_package_says_no_filler_about_its_folder() {
         )
         .write("sub/sub.go", "package sub\n\n// X is x.\nfunc X() {}\n");
     repo.commit("feat: uuid");
-    let (output, _) = generate(&repo, ".");
+    let (output, _) = help_and_dev_docs(&repo, ".");
     let body = &article(&output, Surface::DevDocs).mdx_body;
     assert!(!body.contains("In `.`."), "{body}");
     assert!(body.contains("In `sub`."), "{body}");

@@ -1,10 +1,10 @@
 use domain::{ArticleStatus, LogLevel, LogStage, Surface};
-use pipeline::{GeneratedArticle, PipelineError, RunOutput, RunRequest, run, validate_mdx};
+use pipeline::{PipelineError, RunOutput, RunRequest, run, validate_mdx};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::Recorded;
-use crate::fixture::{Product, product, request};
+use crate::fixture::{Product, article, product, request};
 
 fn run_feature(
     repo: &Path,
@@ -40,14 +40,6 @@ fn changelog_since(p: &Product, since: &str) -> (RunOutput, Recorded) {
         Some(since),
         Some(&[Surface::Changelog]),
     )
-}
-
-fn article(output: &RunOutput, surface: Surface) -> &GeneratedArticle {
-    output
-        .articles
-        .iter()
-        .find(|a| a.surface == surface)
-        .unwrap_or_else(|| panic!("no {surface} article"))
 }
 
 #[test]
