@@ -319,7 +319,7 @@ pub(crate) fn is_hidden_container(
         && !is_pub(node, src)
         && node
             .child_by_field_name("name")
-            .is_none_or(|name| !reexported_in_file(src.of(name), src))
+            .is_none_or(|name| !src.reexports_from(src.of(name)))
 }
 
 /// The `mod` declarations and `pub use` re-exports at the top level of a Rust file.
@@ -367,21 +367,6 @@ pub(crate) fn rust_hidden(leading: &[Node], src: &Source) -> bool {
                 || text.contains("cfg(test)")
                 || text.contains("cfg(all(test,")
         })
-}
-
-/// Whether a `pub use` of the file names something inside its module `name`
-/// (`pub use self::inner::X`, `pub use inner::*`).
-fn reexported_in_file(name: &str, src: &Source) -> bool {
-    let through_self = format!("self::{name}::");
-    let direct = format!("{name}::");
-    src.text.lines().any(|line| {
-        line.trim_start()
-            .strip_prefix("pub use ")
-            .is_some_and(|path| {
-                let path = path.trim_start();
-                path.starts_with(&direct) || path.contains(&through_self)
-            })
-    })
 }
 
 /// Whether `node` starts with the `pub` visibility (not `pub(crate)`).

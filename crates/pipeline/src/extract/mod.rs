@@ -245,7 +245,7 @@ impl Extractor {
     ) -> Result<Outline, PipelineError> {
         let (tree, deadline) = self.parse(path, language, source)?;
         let too_slow = || self.too_slow(path);
-        let src = Source { text: source };
+        let src = Source::new(source);
         let root = tree.root_node();
         let declarations = declarations(root, language, &src, deadline).ok_or_else(too_slow)?;
         let module = match language {
@@ -322,7 +322,7 @@ impl Extractor {
         let (tree, _) = self.parse(path, Language::Rust, source)?;
         Ok(languages::rust_module_facts(
             tree.root_node(),
-            &Source { text: source },
+            &Source::new(source),
         ))
     }
 
@@ -564,9 +564,45 @@ fn declarations<'t>(
 /// The text of the file being read.
 pub(crate) struct Source<'a> {
     pub text: &'a str,
+    /// Rust: the modules `pub use` lines of the file reach into, found on first use.
+    reexported: std::cell::OnceCell<std::collections::HashSet<&'a str>>,
 }
 
 impl<'a> Source<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            reexported: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Whether a `pub use` line of the file names something inside its module `name`
+    /// (`pub use self::inner::X`, `pub use inner::*`): the file is scanned once, however many
+    /// modules ask.
+    pub fn reexports_from(&self, name: &str) -> bool {
+        self.reexported
+            .get_or_init(|| {
+                let mut found = std::collections::HashSet::new();
+                for line in self.text.lines() {
+                    let Some(path) = line.trim_start().strip_prefix("pub use ") else {
+                        continue;
+                    };
+                    let path = path.trim_start();
+                    if let Some((first, _)) = path.split_once("::") {
+                        found.insert(first);
+                    }
+                    for (at, _) in path.match_indices("self::") {
+                        let rest = &path[at + "self::".len()..];
+                        if let Some((module, _)) = rest.split_once("::") {
+                            found.insert(module);
+                        }
+                    }
+                }
+                found
+            })
+            .contains(name)
+    }
+
     pub fn of(&self, node: Node) -> &'a str {
         self.text.get(node.byte_range()).unwrap_or("")
     }
