@@ -16,6 +16,9 @@ use crate::paths::{MODE_LINK, MODE_SUBMODULE, check_link_entry, has_glob_syntax,
 pub const MAX_COMMITS: usize = 500;
 /// Never walk more history than this looking for commits that touch a feature.
 const MAX_WALKED: usize = 100_000;
+/// A pull request of more commits than this (GitHub lists at most 250) is not grouped: its
+/// commits are listed one by one.
+const MAX_PULL_COMMITS: usize = 250;
 
 #[derive(Clone, Debug)]
 pub(crate) struct RepoFile {
@@ -253,8 +256,10 @@ pub(crate) struct Range<'a> {
 /// The commits reachable from `head` and not from `since` that change a path of the feature
 /// (or an earlier path of one of its files, renames followed), newest first and split at the
 /// release tags, at most [`MAX_COMMITS`]. Merge commits are left out: the commits they merge
-/// are listed. Messages and author names are cut to `max_message_bytes`, so that a commit
-/// subject of megabytes never reaches an article.
+/// are listed, except that the commits of a GitHub pull request (a merge "Merge pull request
+/// #N from …" whose body is the pull request's title) are one entry, "<title> (#N)", where the
+/// newest of them is, as GitHub's release notes list them. Messages and author names are cut
+/// to `max_message_bytes`, so that a commit subject of megabytes never reaches an article.
 pub(crate) fn history(
     repo: &Repository,
     head: &Commit,
@@ -295,6 +300,9 @@ pub(crate) fn history(
     let mut truncated = false;
     let mut walked = 0;
     let mut cut = 0;
+    let mut pulls = Pulls::default();
+    // Where each pull request's entry is: (index in `releases` once pushed, index in it).
+    let mut pull_entries: std::collections::HashMap<usize, (usize, usize)> = Default::default();
     for oid in walk {
         let oid = oid?;
         walked += 1;
@@ -328,12 +336,30 @@ pub(crate) fn history(
                 releases.push(previous);
             }
         }
-        // A merge brings in commits that are listed themselves; its own message is noise.
+        // A merge brings in commits that are listed themselves; its own message is noise,
+        // but for a pull request's title.
         if commit.parent_count() > 1 {
+            pulls.merged(repo, &commit, max_message_bytes)?;
             continue;
         }
         if let Some(changed) = touches(repo, &commit, matcher, &mut renamed)? {
-            let (message, message_cut) = cut_text(commit.message_bytes(), max_message_bytes);
+            if let Some(pull) = pulls.of(oid) {
+                if let Some(&(release, index)) = pull_entries.get(&pull) {
+                    let entry = match releases.get_mut(release) {
+                        Some(earlier) => earlier.commits.get_mut(index),
+                        None => current.commits.get_mut(index),
+                    };
+                    if let Some(entry) = entry {
+                        entry.housekeeping &= changed.housekeeping;
+                    }
+                    continue;
+                }
+                pull_entries.insert(pull, (releases.len(), current.commits.len()));
+            }
+            let (message, message_cut) = match pulls.of(oid) {
+                Some(pull) => (pulls.title(pull).to_string(), false),
+                None => cut_text(commit.message_bytes(), max_message_bytes),
+            };
             let author = commit.author();
             let (name, name_cut) = cut_text(author.name_bytes(), max_message_bytes);
             let (email, email_cut) = cut_text(author.email_bytes(), max_message_bytes);
@@ -362,6 +388,113 @@ pub(crate) fn history(
         cut,
         renames: renamed.paths.len(),
     })
+}
+
+/// The pull requests merged by the merges a history walk meets, and which commits are theirs.
+/// Finding them is bounded: the main line (the first parents from the first merge met) and
+/// each pull request's commits (the first parents from its merged commit down to the main
+/// line) together walk at most [`MAX_WALKED`] commits; past that, commits are listed alone.
+#[derive(Default)]
+struct Pulls {
+    /// "<title> (#N)" of each pull request found.
+    titles: Vec<String>,
+    /// Each commit of a pull request, with the pull request's index.
+    members: std::collections::HashMap<Oid, usize>,
+    /// Commits of the main line walked so far, and the next one to walk.
+    main_line: std::collections::HashSet<Oid>,
+    main_next: Option<Oid>,
+    steps: usize,
+}
+
+impl Pulls {
+    fn of(&self, commit: Oid) -> Option<usize> {
+        self.members.get(&commit).copied()
+    }
+
+    fn title(&self, pull: usize) -> &str {
+        self.titles.get(pull).map_or("", String::as_str)
+    }
+
+    /// Records the pull request `merge` merges, if it merges one.
+    fn merged(
+        &mut self,
+        repo: &Repository,
+        merge: &Commit,
+        max_message_bytes: usize,
+    ) -> Result<(), PipelineError> {
+        let (message, _) = cut_text(merge.message_bytes(), max_message_bytes);
+        let Some((number, title)) = pull_request_merge(&message) else {
+            return Ok(());
+        };
+        let (Ok(main), Ok(merged)) = (merge.parent_id(0), merge.parent_id(1)) else {
+            return Ok(());
+        };
+        if self.main_next.is_none() && self.main_line.is_empty() {
+            self.main_next = Some(main);
+        }
+        let mut members = Vec::new();
+        let mut next = Some(merged);
+        while let Some(oid) = next {
+            if self.steps >= MAX_WALKED || members.len() > MAX_PULL_COMMITS {
+                return Ok(());
+            }
+            self.steps += 1;
+            let commit = repo.find_commit(oid)?;
+            if self.on_main_line(repo, oid, commit.time().seconds())? {
+                break;
+            }
+            members.push(oid);
+            next = commit.parent_id(0).ok();
+        }
+        let pull = self.titles.len();
+        self.titles.push(format!("{title} (#{number})"));
+        for oid in members {
+            self.members.entry(oid).or_insert(pull);
+        }
+        Ok(())
+    }
+
+    /// Whether `oid` is a first parent of the main line, walked down to commits of its time.
+    fn on_main_line(
+        &mut self,
+        repo: &Repository,
+        oid: Oid,
+        time: i64,
+    ) -> Result<bool, PipelineError> {
+        while !self.main_line.contains(&oid) {
+            let Some(next) = self.main_next else {
+                return Ok(false);
+            };
+            if self.steps >= MAX_WALKED {
+                return Ok(false);
+            }
+            self.steps += 1;
+            let commit = repo.find_commit(next)?;
+            self.main_line.insert(next);
+            self.main_next = commit.parent_id(0).ok();
+            if commit.time().seconds() < time && next != oid {
+                // Older than the commit asked about: it can only be further down if clocks
+                // disagree; the next question walks on.
+                return Ok(self.main_line.contains(&oid));
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The number and title of a GitHub pull request merge: "Merge pull request #12 from
+/// owner/branch", a blank line, the title.
+fn pull_request_merge(message: &str) -> Option<(u64, &str)> {
+    let mut lines = message.lines();
+    let subject = lines.next()?.trim();
+    let rest = subject.strip_prefix("Merge pull request #")?;
+    let (number, from) = rest.split_once(' ')?;
+    if !from.starts_with("from ") {
+        return None;
+    }
+    let number = number.parse().ok()?;
+    let title = lines.map(str::trim).find(|l| !l.is_empty())?;
+    Some((number, title))
 }
 
 /// Never read more tag references than this; the newest versions are kept.
@@ -727,4 +860,25 @@ pub(crate) fn is_housekeeping_path(path: &str) -> bool {
         || stem.ends_with(".test")
         || stem.ends_with(".spec")
         || (extension == "py" && (stem.starts_with("test_") || stem == "conftest"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pull_request_merge;
+
+    #[test]
+    fn a_pull_request_merge_is_read_from_its_message() {
+        assert_eq!(
+            pull_request_merge("Merge pull request #732 from me/fix\n\nFixed key comparison\n"),
+            Some((732, "Fixed key comparison"))
+        );
+        for other in [
+            "Merge pull request #732 from me/fix",
+            "Merge branch 'main' into fix\n\nFixed",
+            "Merge pull request #x from me/fix\n\nTitle",
+            "Merge pull request #7 into main\n\nTitle",
+        ] {
+            assert_eq!(pull_request_merge(other), None, "{other}");
+        }
+    }
 }

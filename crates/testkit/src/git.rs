@@ -113,6 +113,52 @@ impl Repo {
             .to_string()
     }
 
+    /// Moves the current branch (and the working tree) to `commit`: the commits after it are
+    /// then on no branch, as a pull request's are before it is merged.
+    pub fn reset_to(&mut self, commit: &str) {
+        let oid = git2::Oid::from_str(commit).expect("a commit id");
+        let target = self.git.find_object(oid, None).expect("the commit");
+        self.git
+            .reset(&target, git2::ResetType::Hard, None)
+            .expect("reset");
+    }
+
+    /// A merge commit of `other` into HEAD, with `other`'s tree (the main line has not moved
+    /// since `other` forked from it, as with `git merge --no-ff`); returns its id.
+    pub fn merge(&mut self, other: &str, message: &str) -> String {
+        let other = self
+            .git
+            .find_commit(git2::Oid::from_str(other).expect("a commit id"))
+            .expect("the merged commit");
+        let head = self
+            .git
+            .head()
+            .and_then(|h| h.peel_to_commit())
+            .expect("HEAD");
+        self.clock += 3600;
+        let signature = Signature::new(
+            "Grace Hopper",
+            "merge@example.com",
+            &Time::new(self.clock, 0),
+        )
+        .expect("signature");
+        let tree = other.tree().expect("tree");
+        let id = self
+            .git
+            .commit(
+                Some("HEAD"),
+                &signature,
+                &signature,
+                message,
+                &tree,
+                &[&head, &other],
+            )
+            .expect("merge commit");
+        drop((tree, other, head));
+        self.reset_to(&id.to_string());
+        id.to_string()
+    }
+
     /// The commit HEAD points at.
     pub fn head(&self) -> String {
         self.git

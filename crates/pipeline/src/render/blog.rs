@@ -121,7 +121,7 @@ pub(crate) fn post<'a>(
         .filter(|e| e.breaking || e.group.as_deref() == Some("Added"))
         .take(MAX_HIGHLIGHTS)
     {
-        let item = plain(&entry.description);
+        let item = super::upper_first(&entry.description);
         match highlights.iter_mut().find(|h| h.scope == entry.scope) {
             Some(h) => h.items.push(item),
             None => highlights.push(Highlights {
@@ -134,7 +134,7 @@ pub(crate) fn post<'a>(
     highlights.sort_by_key(|h| h.scope.is_some());
     let item = |e: &Entry| match &e.scope {
         Some(scope) if e.conventional => format!("{scope}: {}", e.description),
-        _ => plain(&e.description),
+        _ => super::upper_first(&e.description),
     };
     let fixes = count("Fixed");
     let fixed: Vec<String> = entries()
@@ -253,14 +253,5 @@ fn count_of(n: usize, one: &str, many: &str) -> String {
         format!("one {one}")
     } else {
         format!("{n} {many}")
-    }
-}
-
-/// `add CSV export` → `Add CSV export`.
-fn plain(description: &str) -> String {
-    let mut chars = description.trim().chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }

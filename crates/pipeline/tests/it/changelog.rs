@@ -109,7 +109,7 @@ fn a_first_run_has_one_section_per_release_newest_first_and_the_last_three_only(
     let v3 = position(&body, "<Update label=\"0.3.0\"");
     let v2 = position(&body, "<Update label=\"0.2.0\"");
     assert!(unreleased < v4 && v4 < v3 && v3 < v2, "{body}");
-    assert!(body.contains("- after the newest tag"));
+    assert!(body.contains("- After the newest tag"));
     assert!(!body.contains("0.3.1") && !body.contains("elsewhere"));
     assert!(!body.contains("0.3.2") && !body.contains("tidy"));
     assert!(
@@ -151,7 +151,7 @@ fn monorepo_tags_are_read_with_their_prefix() {
     assert!(!body.contains("2.0.0"));
     let section = &body[position(&body, "label=\"1.1.0\"")..position(&body, "label=\"1.0.0\"")];
     assert!(
-        section.contains("two") && section.contains("three"),
+        section.contains("Two") && section.contains("Three"),
         "{body}"
     );
 
@@ -164,7 +164,7 @@ fn monorepo_tags_are_read_with_their_prefix() {
     );
     let body = changelog(&repo);
     assert!(!body.contains("label=\"1.1.0-rc.1\"") && body.contains("label=\"1.0.0\""));
-    assert!(position(&body, "label=\"Unreleased\"") < position(&body, "- before pkg-v1.1.0-rc.1"));
+    assert!(position(&body, "label=\"Unreleased\"") < position(&body, "- Before pkg-v1.1.0-rc.1"));
 }
 
 /// One `feat` commit per tag, with `[changelog] tag_prefix = prefix`.
@@ -212,19 +212,19 @@ fn commits_are_grouped_by_type_not_by_words() {
             .map_or(body.len(), |e| start + 3 + e);
         body[start..end].to_string()
     };
-    assert!(group("Added").contains("**cli:** remove the confirmation prompt"));
-    assert!(group("Added").contains("- new flag") || group("Deprecated").contains("new flag"));
-    assert!(group("Fixed").contains("parse empty files"));
-    assert!(group("Performance").contains("cache the index"));
-    assert!(group("Changed").contains("split the parser"));
-    assert!(group("Deprecated").contains("the v1 API"));
-    assert!(group("Deprecated").contains("new flag"), "{body}");
-    assert!(group("Security").contains("reject path traversal"));
-    assert!(group("Security").contains("bump zlib"));
+    assert!(group("Added").contains("**cli:** Remove the confirmation prompt"));
+    assert!(group("Added").contains("- New flag") || group("Deprecated").contains("New flag"));
+    assert!(group("Fixed").contains("Parse empty files"));
+    assert!(group("Performance").contains("Cache the index"));
+    assert!(group("Changed").contains("Split the parser"));
+    assert!(group("Deprecated").contains("The v1 API"));
+    assert!(group("Deprecated").contains("New flag"), "{body}");
+    assert!(group("Security").contains("Reject path traversal"));
+    assert!(group("Security").contains("Bump zlib"));
     for gone in [
         "threat model",
         "tidy",
-        "- cache (",
+        "- Cache (",
         "toolchain",
         "more cases",
         "format",
@@ -313,7 +313,7 @@ fn commits_without_a_type_are_grouped_by_their_leading_verb() {
         "{body}"
     );
     assert!(
-        group("Fixed").contains("- **macros:** fix the level filter"),
+        group("Fixed").contains("- **macros:** Fix the level filter"),
         "{body}"
     );
     assert!(group("Security").contains("- Fix CVE-2024-0001 in the pool"));
@@ -345,7 +345,7 @@ fn commits_without_a_type_are_grouped_by_their_leading_verb() {
         !body.contains("Node.js") && !body.contains("macros"),
         "{body}"
     );
-    assert!(body.contains("- first version"), "{body}");
+    assert!(body.contains("- First version"), "{body}");
 }
 
 /// `Revert "Revert "…""` re-applies the change: listed as that change, its quotes balanced;
@@ -418,7 +418,7 @@ fn release_commits_merges_and_bots_are_always_left_out() {
     change_as(&mut repo, "feat: generated", "github-actions[bot]");
     change(&mut repo, "feat: kept");
     let body = changelog(&repo);
-    assert!(body.contains("- kept"), "{body}");
+    assert!(body.contains("- Kept"), "{body}");
     for gone in [
         "1.2.0",
         "1.2.4",
@@ -451,7 +451,7 @@ fn a_revert_cancels_the_reverted_commit_in_range_and_is_listed_otherwise() {
     let body = body(&repo, "src", Some(&old), Surface::Changelog);
     assert!(!body.contains("mmap"), "{body}");
     let reverted = position(&body, "## Reverted");
-    assert!(body[reverted..].contains("- old option"), "{body}");
+    assert!(body[reverted..].contains("- Old option"), "{body}");
     assert!(!body.contains("## Removed"));
 }
 
@@ -469,14 +469,14 @@ fn breaking_changes_keep_their_subject_with_the_footer_beneath_on_top() {
     let breaking = position(&body, "## Breaking changes");
     assert!(breaking < position(&body, "## Added"));
     assert!(
-        body.contains("- **api:** take options by value (`"),
+        body.contains("- **api:** Take options by value (`"),
         "{body}"
     );
     assert!(
         body.contains("\n\n  Writer::new now takes WriterOptions.\n"),
         "{body}"
     );
-    assert!(body[breaking..].contains("- drop Node 16"));
+    assert!(body[breaking..].contains("- Drop Node 16"));
 }
 
 #[test]
@@ -491,7 +491,7 @@ fn links_go_to_the_commit_the_pull_request_and_the_comparison() {
     let body = changelog(&repo);
     assert!(
         body.contains(&format!(
-            "- add [brackets] and \\<tags\\> ([#42](https://github.com/acme/widgets/pull/42)) ([`{}`](https://github.com/acme/widgets/commit/{sha}))",
+            "- Add [brackets] and \\<tags\\> ([#42](https://github.com/acme/widgets/pull/42)) ([`{}`](https://github.com/acme/widgets/commit/{sha}))",
             &sha[..7]
         )),
         "{body}"
@@ -538,8 +538,8 @@ skip = true
     change_as(&mut repo, "fix: by Grace", "Grace Hopper");
     let body = changelog(&repo);
     assert!(position(&body, "## Added") < position(&body, "## Dependencies"));
-    assert!(body.contains("- bump regex to 1.11"));
-    assert!(body.contains("- **Command line:** add --quiet"), "{body}");
+    assert!(body.contains("- Bump regex to 1.11"));
+    assert!(body.contains("- **Command line:** Add --quiet"), "{body}");
     assert!(
         !body.contains("parser") && !body.contains("by Grace"),
         "{body}"
@@ -599,8 +599,8 @@ fn a_file_moved_into_the_feature_keeps_its_history() {
     repo.commit("refactor: move the parser");
     let (output, log) = generate(&repo, "src", None, Surface::Changelog);
     let body = &output.articles[0].mdx_body;
-    assert!(body.contains("the parser, before the move"), "{body}");
-    assert!(body.contains("the parser, still at its old path"));
+    assert!(body.contains("The parser, before the move"), "{body}");
+    assert!(body.contains("The parser, still at its old path"));
     assert!(!body.contains("unrelated file"));
     let collect = log
         .0
@@ -648,7 +648,7 @@ fn the_blog_announces_the_newest_release() {
     );
     assert!(body.contains("## Fixes\n\n- One bug\n"), "{body}");
     assert!(
-        body.contains("## How to upgrade\n\n- **api: rename Widget to Gadget**: use Gadget::new")
+        body.contains("## How to upgrade\n\n- **api: Rename Widget to Gadget**: use Gadget::new")
     );
     // "Learn more" goes to addresses that resolve for any reader: the forge's comparison
     // and the folder's source, never to sibling articles' guessed paths.
@@ -707,7 +707,7 @@ fn tags_are_read_up_to_a_cap_and_the_log_says_so() {
         .collect();
     std::fs::write(repo.git.path().join("packed-refs"), packed).unwrap();
     let (output, log) = generate(&repo, "src", None, Surface::Changelog);
-    assert!(output.articles[0].mdx_body.contains("tagged many times"));
+    assert!(output.articles[0].mdx_body.contains("Tagged many times"));
     assert!(
         log.0
             .iter()
@@ -744,8 +744,8 @@ fn a_tag_on_an_amended_release_commit_still_ends_its_release() {
     let body = changelog(&repo);
     let unreleased = position(&body, "label=\"Unreleased\"");
     let v11 = position(&body, "label=\"1.1.0\"");
-    assert!(unreleased < position(&body, "after 1.1") && position(&body, "after 1.1") < v11);
-    assert!(v11 < position(&body, "- in 1.1"), "{body}");
+    assert!(unreleased < position(&body, "After 1.1") && position(&body, "After 1.1") < v11);
+    assert!(v11 < position(&body, "- In 1.1"), "{body}");
 }
 
 #[test]
@@ -818,4 +818,37 @@ fn nothing_to_announce_writes_no_post_and_no_changelog() {
             log.0
         );
     }
+}
+
+#[test]
+fn a_merged_pull_request_is_one_entry_under_its_title() {
+    let mut repo = repo();
+    let base = change(&mut repo, "feat: base");
+    tag(&repo, "v1.0.0");
+    // A pull request of three commits, one about tests only, merged from GitHub.
+    change_as(&mut repo, "Fixed key comparison", "Matteo");
+    repo.write("tests/keys.rs", "#[test]\nfn keys() {}\n");
+    repo.commit_as("Review: test the comparison", "Matteo");
+    let last = change_as(&mut repo, "Review: fixed other comparisons", "Matteo");
+    repo.reset_to(&base);
+    repo.merge(
+        &last,
+        "Merge pull request #732 from someone/fix-key-comparison\n\nFix key comparison",
+    );
+    // A merge that is no pull request groups nothing.
+    let before = repo.head();
+    let side = change(&mut repo, "feat: side branch work");
+    repo.reset_to(&before);
+    repo.merge(&side, "Merge branch 'side'");
+    change(&mut repo, "fix: after the merges");
+    let body = changelog(&repo);
+    assert!(
+        body.contains("- Fix key comparison (#732) ("),
+        "the pull request's title:\n{body}"
+    );
+    for member in ["Fixed key comparison", "Review:"] {
+        assert!(!body.contains(member), "{member} listed alone:\n{body}");
+    }
+    assert!(body.contains("- Side branch work"), "{body}");
+    assert!(body.contains("- After the merges"), "{body}");
 }

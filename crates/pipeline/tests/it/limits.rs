@@ -263,11 +263,11 @@ fn long_commit_messages_and_authors_are_cut_at_a_character_boundary() {
     // "feat: x" is 7 bytes: 496 whole characters fit in the next 993.
     let kept = "é".repeat(496);
     assert!(
-        changelog.mdx_body.contains(&format!("x{kept}")),
+        changelog.mdx_body.contains(&format!("X{kept}")),
         "{}",
         changelog.mdx_body
     );
-    assert!(!changelog.mdx_body.contains(&format!("x{kept}é")));
+    assert!(!changelog.mdx_body.contains(&format!("X{kept}é")));
     let blog = output
         .articles
         .iter()

@@ -201,15 +201,15 @@ fn changelog_groups_conventional_commits_with_breaking_changes_first() {
     let added = position("## Added");
     let fixed = position("## Fixed");
     assert!(breaking < added && added < fixed);
-    assert!(body.contains("- drop the legacy XLS path (`"));
-    assert!(body.contains("- **export:** add CSV writer for \\<Report\\> \\{rows\\} (`"));
+    assert!(body.contains("- Drop the legacy XLS path (`"));
+    assert!(body.contains("- **export:** Add CSV writer for \\<Report\\> \\{rows\\} (`"));
     assert!(
         body[added..fixed].contains("- Add the Go export handler (`"),
         "not a Conventional Commit: grouped by its verb, as git-cliff's keepachangelog.toml does: {body}"
     );
-    assert!(body.contains("- quote cells containing commas (`"));
+    assert!(body.contains("- Quote cells containing commas (`"));
     // A scope is no type: `fix(security)` is a fix.
-    assert!(body[fixed..].contains("- **security:** escape formula cells (`"));
+    assert!(body[fixed..].contains("- **security:** Escape formula cells (`"));
     assert!(!body.contains("## Security") && !body.contains("## Changed"));
     assert!(
         !body.contains("unrelated change"),
@@ -231,8 +231,8 @@ fn changelog_since_a_commit_lists_only_later_commits() {
     let since = p.commits[2].as_str();
     let (output, _) = changelog_since(&p, since);
     let body = &output.articles[0].mdx_body;
-    assert!(body.contains("drop the legacy XLS path"), "{body}");
-    assert!(body.contains("escape formula cells"));
+    assert!(body.contains("Drop the legacy XLS path"), "{body}");
+    assert!(body.contains("Escape formula cells"));
     assert!(!body.contains("quote cells containing commas"));
     assert!(!body.contains("add CSV writer"));
 
@@ -247,7 +247,7 @@ fn changelog_since_a_commit_lists_only_later_commits() {
 
     // An unknown previous commit falls back to the whole history, with a warning.
     let (output, log) = changelog_since(&p, "0123456789012345678901234567890123456789");
-    assert!(output.articles[0].mdx_body.contains("add CSV writer"));
+    assert!(output.articles[0].mdx_body.contains("Add CSV writer"));
     assert!(
         log.0
             .iter()
@@ -332,7 +332,7 @@ fn blog_announces_the_feature() {
         body.contains("- Add CSV writer for \\<Report\\> \\{rows\\}"),
         "{body}"
     );
-    assert!(body.contains("## How to upgrade\n\n- **drop the legacy XLS path**"));
+    assert!(body.contains("## How to upgrade\n\n- **Drop the legacy XLS path**"));
     assert!(
         body.contains("Thanks to Ada Lovelace, Grace Hopper.")
             || body.contains("Thanks to Grace Hopper, Ada Lovelace."),
@@ -550,7 +550,7 @@ fn merged_branches_list_their_commits_not_the_merge() {
 
     let (output, _) = csv_export(&p, &[Surface::Changelog, Surface::DevDocs]);
     let changelog = &article(&output, Surface::Changelog).mdx_body;
-    assert!(changelog.contains("- **branch:** side work"), "{changelog}");
+    assert!(changelog.contains("- **branch:** Side work"), "{changelog}");
     assert!(!changelog.contains("Merge branch"));
     assert!(has_heading(
         &article(&output, Surface::DevDocs).mdx_body,
