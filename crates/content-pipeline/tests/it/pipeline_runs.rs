@@ -57,7 +57,7 @@ async fn a_run_writes_four_articles_with_log_and_events() {
         changelog["mdx_body"]
             .as_str()
             .unwrap()
-            .contains("add numbers")
+            .contains("Add numbers")
     );
 
     let log = app

@@ -397,7 +397,7 @@ async fn the_index_lists_published_articles_and_the_feed_has_the_changelog() {
     assert_eq!(content.content_type(), Some("html"));
     let body = content.value().expect("html");
     assert!(body.contains("<section class=\"update\""), "{body}");
-    assert!(body.contains("add numbers"), "{body}");
+    assert!(body.contains("Add numbers"), "{body}");
 
     // The page of an article that is not published is not found, as a page and as MDX.
     page(&app, &format!("/published/{dev}"), 404).await;

@@ -683,6 +683,10 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
     let mut kept = Vec::new();
     for line in atx_headings(body) {
         let Some((level, text)) = line.heading else {
+            // Status badges speak to the project's visitors, not to the feature's readers.
+            if !line.fenced && is_badge_line(line.text) {
+                continue;
+            }
             kept.push(line.text.to_string());
             continue;
         };
@@ -707,9 +711,33 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
 }
 
 /// A line of Markdown, with its level and text when it is a heading.
+/// A line of nothing but status badges: images (linked or not) whose address names a badge
+/// service or a `badge` file (shields.io, badgen, pkg.go.dev/badge, docs.rs/…/badge.svg, a CI's
+/// `badge.svg`). A screenshot on a line of its own is no badge.
+fn is_badge_line(line: &str) -> bool {
+    static IMAGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\[?!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)(?:\]\([^)\n]*\))?")
+            .expect("a valid pattern")
+    });
+    let mut images = 0;
+    for found in IMAGE.captures_iter(line) {
+        let source = found.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
+        if !["badge", "shields.io", "badgen.net"]
+            .iter()
+            .any(|mark| source.contains(mark))
+        {
+            return false;
+        }
+        images += 1;
+    }
+    images > 0 && IMAGE.replace_all(line, "").trim().is_empty()
+}
+
 struct MarkdownLine<'a> {
     text: &'a str,
     heading: Option<(usize, String)>,
+    /// Inside a fenced code block (its fences included).
+    fenced: bool,
 }
 
 /// The lines of `markdown` with its headings recognised, ATX (`## T`) and setext (a paragraph
@@ -728,6 +756,7 @@ fn atx_headings(markdown: &str) -> Vec<MarkdownLine<'_>> {
             out.push(MarkdownLine {
                 text: line,
                 heading: None,
+                fenced: true,
             });
             continue;
         }
@@ -737,6 +766,7 @@ fn atx_headings(markdown: &str) -> Vec<MarkdownLine<'_>> {
             out.push(MarkdownLine {
                 text: line,
                 heading: None,
+                fenced: true,
             });
             continue;
         }
@@ -750,6 +780,7 @@ fn atx_headings(markdown: &str) -> Vec<MarkdownLine<'_>> {
             out.push(MarkdownLine {
                 text: "",
                 heading: Some((level, text.trim_end_matches('\\').trim().to_string())),
+                fenced: false,
             });
             paragraph = None;
             continue;
@@ -763,6 +794,7 @@ fn atx_headings(markdown: &str) -> Vec<MarkdownLine<'_>> {
         out.push(MarkdownLine {
             text: line,
             heading: heading.map(|(level, text)| (level, text.to_string())),
+            fenced: false,
         });
     }
     out
@@ -1037,6 +1069,28 @@ macro_rules! __log_key { () => {} }
         assert!(p.markdown.contains("#### Usage"));
         assert!(p.markdown.contains("# not a heading"));
         assert_eq!(prose("docs/csv_tips.md", "Hi").title, "Csv tips");
+    }
+
+    #[test]
+    fn status_badges_are_left_out_of_prose_and_screenshots_kept() {
+        let readme = "# uuid\n\n[![Build](https://github.com/o/r/actions/workflows/ci.yml/badge.svg)](https://github.com/o/r/actions) [![Latest](https://img.shields.io/crates/v/log.svg)](https://crates.io/crates/log)\n![License](https://img.shields.io/crates/l/log.svg)\n\nThe uuid package.\n\n### Documentation\n[![Go Reference](https://pkg.go.dev/badge/github.com/google/uuid.svg)](https://pkg.go.dev/github.com/google/uuid)\n\n![The dashboard](docs/dashboard.png)\n\nSee ![badge](https://img.shields.io/x.svg) inline.\n\n```md\n[![Build](https://x/badge.svg)](https://x)\n```\n";
+        let p = prose("README.md", readme);
+        for gone in [
+            "actions/workflows",
+            "img.shields.io/crates",
+            "pkg.go.dev/badge",
+        ] {
+            assert!(!p.markdown.contains(gone), "{gone}:\n{}", p.markdown);
+        }
+        for kept in [
+            "The uuid package.",
+            "### Documentation",
+            "docs/dashboard.png",
+            "See ![badge]",
+            "[![Build](https://x/badge.svg)](https://x)",
+        ] {
+            assert!(p.markdown.contains(kept), "{kept}:\n{}", p.markdown);
+        }
     }
 
     #[test]

@@ -225,7 +225,7 @@ fn every_article_the_pipeline_writes_renders() {
                     html,
                     &[
                         "<section class=\"update\"",
-                        "handle {overflow} in &lt;add&gt;",
+                        "Handle {overflow} in &lt;add&gt;",
                     ],
                 );
             }
