@@ -33,6 +33,8 @@ use crate::validate::{url_is_allowed, validate_mdx};
 
 /// Longest HTML tag read; `<` followed by more than this is text.
 const MAX_TAG_CHARS: usize = 1024;
+/// Lines one HTML tag may span ([`join_split_tags`]).
+const MAX_TAG_LINES: usize = 8;
 /// Admonitions inside admonitions deeper than this are left as text.
 const MAX_CALLOUT_DEPTH: usize = 4;
 const MAX_DETAILS_DEPTH: usize = 8;
@@ -112,6 +114,68 @@ struct Doc<'a> {
     links: &'a Links,
 }
 
+/// Lines read whole: an HTML tag a README splits over several lines (`<img src="logo.svg"`,
+/// then `alt="Logo" width="180">`) joined into one, outside fenced code, when it closes
+/// within [`MAX_TAG_LINES`] lines and [`MAX_TAG_CHARS`] characters; else left as it is.
+fn join_split_tags(markdown: &str) -> Vec<String> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut out = Vec::with_capacity(lines.len());
+    let mut fence = None;
+    let mut index = 0;
+    while let Some(&line) = lines.get(index) {
+        index += 1;
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            out.push(line.to_string());
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            fence = Some((ch, len));
+            out.push(line.to_string());
+            continue;
+        }
+        let mut joined = line.to_string();
+        if opens_unclosed_tag(line) {
+            let rest = lines.get(index..).unwrap_or_default();
+            let closing = rest
+                .iter()
+                .take(MAX_TAG_LINES)
+                .position(|l| l.contains('>'));
+            if let Some(last) = closing {
+                let tag: Vec<&str> = rest[..=last].iter().map(|l| l.trim()).collect();
+                if tag.iter().map(|l| l.len() + 1).sum::<usize>() <= MAX_TAG_CHARS {
+                    joined.push(' ');
+                    joined.push_str(&tag.join(" "));
+                    index += last + 1;
+                }
+            }
+        }
+        out.push(joined);
+    }
+    out
+}
+
+/// Whether the line's last `<` starts an element tag (`<img`, `<a`, a wrapper) left open.
+fn opens_unclosed_tag(line: &str) -> bool {
+    let Some(at) = line.rfind('<') else {
+        return false;
+    };
+    let rest = &line[at + 1..];
+    if rest.contains('>') {
+        return false;
+    }
+    let name = rest
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(name.as_str(), "img" | "a" | "br")
+        || PHRASING.contains(&name.as_str())
+        || WRAPPERS.contains(&name.as_str())
+}
+
 /// A line of the converted document: Markdown still to escape, or JSX written here.
 enum Piece {
     Text(String),
@@ -120,7 +184,7 @@ enum Piece {
 
 impl Doc<'_> {
     fn convert(&self, markdown: &str, html: bool, top: usize) -> String {
-        let lines: Vec<String> = markdown.lines().map(str::to_string).collect();
+        let lines = join_split_tags(markdown);
         let mut blocks = Blocks {
             doc: self,
             html,
@@ -1008,6 +1072,23 @@ mod tests {
         assert_eq!(
             convert("<img src=\"https://x.y/a.svg\" width=\"260\"alt=\"A\">"),
             "<img src=\"https://x.y/a.svg\" alt=\"A\" />"
+        );
+        // A tag over several lines is read whole; one that never closes stays text.
+        assert_eq!(
+            convert(
+                "<img src=\"https://x.y/logo.svg\" align=\"right\"\n     alt=\"Logo by A\" width=\"180\" height=\"94\">\n\nA tiny library."
+            ),
+            "<img src=\"https://x.y/logo.svg\" alt=\"Logo by A\" />\n\nA tiny library."
+        );
+        let unclosed = convert("<img src=\"a.png\"\n\nNo end.");
+        assert!(unclosed.contains("No end."), "{unclosed}");
+        assert!(
+            unclosed.starts_with("\\<img"),
+            "escaped as text: {unclosed}"
+        );
+        assert_eq!(
+            convert("```html\n<img src=\"a.png\"\n  alt=\"A\">\n```"),
+            "```html\n<img src=\"a.png\"\n  alt=\"A\">\n```"
         );
         // Unpaired, unknown or unclosed details: escaped or closed, never broken.
         assert_eq!(convert("a <b>bold"), "a \\<b\\>bold");

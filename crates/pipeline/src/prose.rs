@@ -183,6 +183,57 @@ pub(crate) fn left_out(path: &str, id: &str, paths: &[String]) -> Option<&'stati
     None
 }
 
+/// A line of a README that is about the repository page, not the software: status badges or
+/// a menu of the document's translations (`**English** | [日本語](README.ja.md) | …`).
+pub(crate) fn is_chrome(line: &str) -> bool {
+    is_badge_line(line) || is_language_menu(line)
+}
+
+/// A line of nothing but status badges: images (linked or not) whose address names a badge
+/// service or a `badge` file (shields.io, badgen, pkg.go.dev/badge, docs.rs/…/badge.svg, a CI's
+/// `badge.svg`). A screenshot on a line of its own is no badge.
+fn is_badge_line(line: &str) -> bool {
+    static IMAGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\[?!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)(?:\]\([^)\n]*\))?")
+            .expect("a valid pattern")
+    });
+    let mut images = 0;
+    for found in IMAGE.captures_iter(line) {
+        let source = found.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
+        if !["badge", "shields.io", "badgen.net"]
+            .iter()
+            .any(|mark| source.contains(mark))
+        {
+            return false;
+        }
+        images += 1;
+    }
+    images > 0 && IMAGE.replace_all(line, "").trim().is_empty()
+}
+
+/// At least two links, each to a translation of a document (`README.ja.md`), and between
+/// them nothing but separators and the current language's name.
+fn is_language_menu(line: &str) -> bool {
+    static LINK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?\s*\)").expect("a valid pattern")
+    });
+    let mut links = 0;
+    for found in LINK.captures_iter(line) {
+        let target = found.get(1).map_or("", |m| m.as_str());
+        let path = target.split(['#', '?']).next().unwrap_or("");
+        if file_tag(path.trim_start_matches("./")).is_none() {
+            return false;
+        }
+        links += 1;
+    }
+    let rest: String = LINK
+        .replace_all(line, "")
+        .chars()
+        .filter(|c| !c.is_whitespace() && !"|·•/,*_".contains(*c))
+        .collect();
+    links >= 2 && rest.chars().count() <= 30
+}
+
 /// The paths among `paths` that translate a document also present in its primary language:
 /// `README.ja.md` when `README.md` exists, `docs/ja/x.md` when `docs/x.md` or `docs/en/x.md`
 /// does. Of language versions without an untagged one, English (else the first tag) is
@@ -514,6 +565,24 @@ pub(crate) mod tests {
             path: path.into(),
             title: "T".into(),
             markdown: markdown.into(),
+        }
+    }
+
+    #[test]
+    fn language_menus_and_badges_are_chrome() {
+        assert!(is_chrome(
+            "**English** | [日本語](./README.ja.md) | [Русский](./README.ru.md) | [简体中文](./README.zh-CN.md)"
+        ));
+        assert!(is_chrome(
+            "[![CI](https://github.com/o/r/actions/workflows/ci.yml/badge.svg)](https://github.com/o/r/actions)"
+        ));
+        for text in [
+            "See [the guide](docs/guide.md) and [日本語](README.ja.md).",
+            "[日本語](README.ja.md)",
+            "![The dashboard](docs/dashboard.png)",
+            "Read [this](README.ja.md) or [that](README.ru.md) before you install the package anywhere.",
+        ] {
+            assert!(!is_chrome(text), "{text}");
         }
     }
 

@@ -683,8 +683,9 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
     let mut kept = Vec::new();
     for line in atx_headings(body) {
         let Some((level, text)) = line.heading else {
-            // Status badges speak to the project's visitors, not to the feature's readers.
-            if !line.fenced && is_badge_line(line.text) {
+            // Status badges and language menus speak to the project's visitors, not to the
+            // feature's readers.
+            if !line.fenced && crate::prose::is_chrome(line.text) {
                 continue;
             }
             kept.push(line.text.to_string());
@@ -711,28 +712,6 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
 }
 
 /// A line of Markdown, with its level and text when it is a heading.
-/// A line of nothing but status badges: images (linked or not) whose address names a badge
-/// service or a `badge` file (shields.io, badgen, pkg.go.dev/badge, docs.rs/…/badge.svg, a CI's
-/// `badge.svg`). A screenshot on a line of its own is no badge.
-fn is_badge_line(line: &str) -> bool {
-    static IMAGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\[?!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)(?:\]\([^)\n]*\))?")
-            .expect("a valid pattern")
-    });
-    let mut images = 0;
-    for found in IMAGE.captures_iter(line) {
-        let source = found.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
-        if !["badge", "shields.io", "badgen.net"]
-            .iter()
-            .any(|mark| source.contains(mark))
-        {
-            return false;
-        }
-        images += 1;
-    }
-    images > 0 && IMAGE.replace_all(line, "").trim().is_empty()
-}
-
 struct MarkdownLine<'a> {
     text: &'a str,
     heading: Option<(usize, String)>,
