@@ -88,8 +88,17 @@ impl DriftChecker {
             return Ok(Vec::new());
         }
         let recorded: BTreeSet<&str> = provenance.files.iter().map(|f| f.path.as_str()).collect();
+        // A Rust module file that changed (outside the feature, or in it) can change which
+        // items of the feature's other Rust files are public: those are compared again.
+        let modules_changed = provenance.files.iter().any(|f| {
+            (f.role == FileRole::Module || (f.role == FileRole::Code && f.path.ends_with(".rs")))
+                && self.blobs.get(&f.path).map(|b| b.to_string()) != Some(f.blob.clone())
+        });
         let mut changes = Vec::new();
         for file in &provenance.files {
+            if file.role == FileRole::Module {
+                continue;
+            }
             let blob = Oid::from_str(&file.blob).map_err(|_| {
                 PipelineError::Repository(format!(
                     "provenance of '{}' holds an invalid blob id '{}'",
@@ -106,9 +115,11 @@ impl DriftChecker {
                 names.dedup();
                 names
             };
+            let compared_again = modules_changed && file.path.ends_with(".rs");
             match self.blobs.get(&file.path) {
-                Some(current) if *current == blob => {}
+                Some(current) if *current == blob && !compared_again => {}
                 Some(current) => match file.role {
+                    FileRole::Module => {}
                     FileRole::Prose | FileRole::Capture => changes.push(Change {
                         path: file.path.clone(),
                         kind: ChangeKind::Modified,

@@ -82,6 +82,11 @@ pub enum FileRole {
     Prose,
     /// A step's capture image: any change is drift.
     Capture,
+    /// A Rust module file outside the feature whose `mod` and `pub use` say which of the
+    /// feature's items are public: when it changes, the feature's Rust files are compared
+    /// again, so that an item made private (or public) drifts although its own file did not
+    /// change.
+    Module,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]

@@ -487,6 +487,8 @@ fn run_stages(
 
 struct Extracted {
     code: Vec<RepoFile>,
+    /// Rust module files outside the feature read for the visibility of its items.
+    module_files: Vec<(String, git2::Oid)>,
     prose_files: Vec<RepoFile>,
     symbols: Vec<Symbol>,
     prose: Vec<Prose>,
@@ -512,6 +514,7 @@ fn extract_files(
     let mut extractor = Extractor::new(limits);
     let mut out = Extracted {
         code: Vec::new(),
+        module_files: Vec::new(),
         prose_files: Vec::new(),
         symbols: Vec::new(),
         prose: Vec::new(),
@@ -717,6 +720,7 @@ fn extract_files(
             doc.package = name;
         }
         outside.finish()?;
+        out.module_files = outside.modules().to_vec();
     }
     for (dir, example) in extract::attach_go_examples(&mut out.symbols, go_examples) {
         if let Some(doc) = out.module_docs.get_mut(&dir) {
@@ -839,6 +843,11 @@ fn provenance(
             };
         }
     };
+    let modules: &[(String, git2::Oid)] = if code.is_empty() {
+        &[]
+    } else {
+        &extracted.module_files
+    };
     let mut files: Vec<FileSource> = code
         .iter()
         .map(|f| (f, FileRole::Code))
@@ -855,6 +864,13 @@ fn provenance(
             role,
         })
         .collect();
+    for (path, blob) in modules {
+        files.push(FileSource {
+            path: path.clone(),
+            blob: blob.to_string(),
+            role: FileRole::Module,
+        });
+    }
     for capture in captures {
         if let (Some(path), Some(blob)) = (&capture.path, capture.blob)
             && !files.iter().any(|f| &f.path == path)

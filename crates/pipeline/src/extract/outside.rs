@@ -24,6 +24,8 @@ pub(crate) struct OutsideFiles {
     facts: HashMap<Oid, Option<Arc<RustModuleFacts>>>,
     /// The blobs counted against the budget.
     counted: HashSet<Oid>,
+    /// The Rust files whose module facts were read, by path, in the order read.
+    modules: Vec<(String, Oid)>,
     /// The first limit crossed or read that failed; every later read answers `None`.
     failed: Option<PipelineError>,
 }
@@ -36,6 +38,7 @@ impl OutsideFiles {
             bytes_left: limits.max_feature_bytes,
             facts: HashMap::new(),
             counted: HashSet::new(),
+            modules: Vec::new(),
             failed: None,
         }
     }
@@ -50,6 +53,9 @@ impl OutsideFiles {
         path: &str,
         blob: Oid,
     ) -> Option<Arc<RustModuleFacts>> {
+        if !self.modules.iter().any(|(p, _)| p == path) {
+            self.modules.push((path.to_string(), blob));
+        }
         if let Some(found) = self.facts.get(&blob) {
             return found.clone();
         }
@@ -86,6 +92,12 @@ impl OutsideFiles {
                 None
             }
         }
+    }
+
+    /// The Rust files read for their module facts (path, blob), in the order read: what the
+    /// visibility of the feature's items depends on outside it.
+    pub fn modules(&self) -> &[(String, Oid)] {
+        &self.modules
     }
 
     /// Ok when every read stayed within the budget and the per-file limits.

@@ -422,3 +422,47 @@ fn drift_reads_a_rust_file_as_the_run_documents_it() {
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!(changes[0].symbols, ["Val"]);
 }
+
+#[test]
+fn a_module_made_private_outside_the_feature_is_drift_of_its_items() {
+    let mut repo = testkit::Repo::new();
+    repo.write("src/lib.rs", "pub mod kv;\n")
+        .write("src/kv.rs", "/// A key.\npub struct Key;\n");
+    repo.commit("feat: kv");
+    let output = run(
+        &RunRequest {
+            surfaces: Some(&[Surface::DevDocs]),
+            ..request(&repo.path, "src/kv.rs")
+        },
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap();
+    let recorded = output.articles[0].provenance.clone();
+    assert!(
+        recorded
+            .files
+            .iter()
+            .any(|f| f.path == "src/lib.rs" && f.role == pipeline::FileRole::Module),
+        "{recorded:?}"
+    );
+    assert_eq!(recorded.symbols.len(), 1);
+    // A comment in the crate root changes no item's visibility.
+    repo.write("src/lib.rs", "//! The crate.\npub mod kv;\n");
+    repo.commit("docs: crate comment");
+    let checker = DriftChecker::open(&repo.path, &pipeline::Limits::default()).unwrap();
+    assert_eq!(checker.check(&recorded).unwrap(), Vec::<Change>::new());
+    // `pub mod kv` → `mod kv`: `Key` is no longer public, though src/kv.rs did not change.
+    repo.write("src/lib.rs", "//! The crate.\nmod kv;\n");
+    repo.commit("refactor: kv is private");
+    let checker = DriftChecker::open(&repo.path, &pipeline::Limits::default()).unwrap();
+    let changes = checker.check(&recorded).unwrap();
+    assert_eq!(
+        changes,
+        vec![Change {
+            path: "src/kv.rs".into(),
+            kind: ChangeKind::Modified,
+            symbols: vec!["Key".into()],
+            new_path: None,
+        }]
+    );
+}
