@@ -767,6 +767,7 @@ const HOUSEKEEPING_FOLDERS: &[&str] = &[
     ".idea",
     ".husky",
     ".changeset",
+    "requirements",
 ];
 
 /// Files that are documentation, CI, tooling configuration or lock files.
@@ -809,6 +810,25 @@ const HOUSEKEEPING_FILES: &[&str] = &[
     "go.sum",
     "poetry.lock",
     "uv.lock",
+    "tox.ini",
+    "noxfile.py",
+    ".flake8",
+    ".pylintrc",
+    "mypy.ini",
+    "pytest.ini",
+    ".coveragerc",
+    "ruff.toml",
+    ".ruff.toml",
+    ".readthedocs.yaml",
+    ".readthedocs.yml",
+    ".pre-commit-config.yml",
+    ".pre-commit-hooks.yaml",
+    ".nvmrc",
+    ".node-version",
+    ".python-version",
+    ".tool-versions",
+    ".dockerignore",
+    ".prettierrc",
 ];
 
 /// Whether a change to `path` alone is housekeeping: documentation (Markdown and other text

@@ -689,12 +689,22 @@ impl<'a> Outline<'a> {
                 } else {
                     fallback
                 };
-                let (title, rest) = if intro.is_empty() {
+                let (mut title, rest) = if intro.is_empty() {
                     (clean_title(fallback), String::new())
                 } else {
                     title_and_lead(&intro.join(" "), false)
                 };
                 let mut body = rest;
+                // A sentence too long to be a title, over the section's only example: the
+                // section's heading names the step better ("A simple example"), and the
+                // sentence stays whole in its text.
+                if title.ends_with('…') && steps.is_empty() && !intro.is_empty() {
+                    let rest_has_block = (end..range.end).any(|l| self.fenced[l]);
+                    if !rest_has_block {
+                        title = clean_title(fallback);
+                        body = intro.join("\n");
+                    }
+                }
                 if !body.is_empty() {
                     body.push_str("\n\n");
                 }
@@ -1063,6 +1073,18 @@ mod tests {
         assert_eq!(step_number("Steps"), None);
         assert_eq!(step_number("2) Go"), Some("Go"));
         assert_eq!(step_number("2024 plans"), None);
+    }
+
+    #[test]
+    fn one_example_under_a_heading_is_named_by_the_heading() {
+        let readme = "# Signer\n\nSigns data.\n\n## A Simple Example\n\nHere's how you could generate a token for transmitting a user's id and name between web requests.\n\n```python\nfrom signer import sign\nsign(5)\n```\n\n## Donate\n\nPlease.\n";
+        let w = derive(&[doc("README.md", readme)]).expect("a walkthrough");
+        assert_eq!(titles(&w), ["A Simple Example"]);
+        assert!(
+            w.steps[0].body.starts_with("Here's how you could generate a token for transmitting a user's id and name between web requests.\n\n```python"),
+            "{}",
+            w.steps[0].body
+        );
     }
 
     #[test]

@@ -211,7 +211,7 @@ static RELEASE: LazyLock<Regex> = LazyLock::new(|| {
           | (?:chore|build|ci|release)(?:\([^)]*\))?!?:\s*(?:release|prepare\s+(?:for\s+)?(?:a\s+)?release|bump\s+(?:the\s+)?version|version\s+bump|publish)\b
           | release(?:\([^)]*\))?!?:
           | bump(?:\([^)]*\))?!?:\s*version\b
-          | (?:release|bump|version|prepare)\s+(?:(?:version|to|for|release)\s+)*v?\d+\.\d+
+          | (?:release|bump|version|prepare|start|begin|open)\s+(?:(?:version|to|for|release|the)\s+)*v?\d+\.\d+
           | v?\d+\.\d+(?:\.\d+)?\S*$
         )",
     )

@@ -278,6 +278,7 @@ fn commits_without_a_type_are_grouped_by_their_leading_verb() {
         "Review: fixed other comparisons",
         "Release 6.0.0 version",
         "prepare for 0.4.33 release",
+        "start version 2.1.2",
         "chore: tidy",
     ] {
         change(&mut repo, message);
@@ -290,6 +291,10 @@ fn commits_without_a_type_are_grouped_by_their_leading_verb() {
     repo.commit("Remove Node.js 18 from CI matrix");
     repo.write("tests/pool.rs", "#[test]\nfn t() {}\n");
     repo.commit("Fix flaky pool test");
+    repo.write("tox.ini", "[tox]\n")
+        .write("requirements/tests.txt", "pytest\n")
+        .write(".readthedocs.yaml", "version: 2\n");
+    repo.commit("Test with Python 3.13");
     change_as(&mut repo, "Fix the thing Renovate found", "renovate[bot]");
     tag(&repo, "6.0.0");
     let body = body(&repo, ".", None, Surface::Changelog);
@@ -329,6 +334,8 @@ fn commits_without_a_type_are_grouped_by_their_leading_verb() {
         "other comparisons",
         "Release 6.0.0",
         "prepare for",
+        "start version",
+        "Python 3.13",
         "tidy",
         "benchmark table",
         "CI matrix",
