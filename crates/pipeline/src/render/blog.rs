@@ -133,7 +133,7 @@ pub(crate) fn post<'a>(
     // Changes without a scope come first, without a heading; then one heading per area.
     highlights.sort_by_key(|h| h.scope.is_some());
     let item = |e: &Entry| match &e.scope {
-        Some(scope) if e.conventional => format!("{scope}: {}", e.description),
+        Some(scope) if e.conventional => format!("{scope}: {}", super::upper_first(&e.description)),
         _ => super::upper_first(&e.description),
     };
     let fixes = count("Fixed");

@@ -334,6 +334,10 @@ fn blog_announces_the_feature() {
     );
     assert!(body.contains("## How to upgrade\n\n- **Drop the legacy XLS path**"));
     assert!(
+        body.contains("- security: Escape formula cells\n"),
+        "a scoped fix reads as a sentence too: {body}"
+    );
+    assert!(
         body.contains("Thanks to Ada Lovelace, Grace Hopper.")
             || body.contains("Thanks to Grace Hopper, Ada Lovelace."),
         "{body}"
