@@ -47,6 +47,19 @@ pub(crate) const USAGE_HEADINGS: &[&str] = &[
     "examples",
 ];
 
+/// Heading words of a README's API reference, whose examples show one call each.
+const REFERENCE_HEADINGS: &[&str] = &[
+    "api",
+    "api reference",
+    "reference",
+    "methods",
+    "functions",
+    "options",
+    "parameters",
+    "arguments",
+    "props",
+];
+
 /// Heading words of sections about working on the project itself.
 const PROJECT_HEADINGS: &[&str] = &[
     "contributing",
@@ -344,6 +357,9 @@ struct Heading {
     end: usize,
     /// Inside (or itself) a section about working on the project.
     project: bool,
+    /// Inside an API reference (`## API`, `## Options`): its examples illustrate one call
+    /// each, they are no steps.
+    reference: bool,
 }
 
 struct Outline<'a> {
@@ -379,6 +395,7 @@ impl<'a> Outline<'a> {
                     text: text.to_string(),
                     end: lines.len(),
                     project: false,
+                    reference: false,
                 });
             }
         }
@@ -396,6 +413,9 @@ impl<'a> Outline<'a> {
             let inherited = stack.last().is_some_and(|&open| headings[open].project);
             headings[index].project =
                 inherited || matches_words(&headings[index].text, PROJECT_HEADINGS);
+            let in_reference = stack.last().is_some_and(|&open| headings[open].reference);
+            headings[index].reference =
+                in_reference || matches_words(&headings[index].text, REFERENCE_HEADINGS);
             stack.push(index);
         }
         Self {
@@ -457,7 +477,11 @@ impl<'a> Outline<'a> {
         let mut found = Found::default();
         let mut covered = 0;
         for h in &self.headings {
-            if h.line < covered || h.project || !matches_words(&h.text, USAGE_HEADINGS) {
+            if h.line < covered
+                || h.project
+                || h.reference
+                || !matches_words(&h.text, USAGE_HEADINGS)
+            {
                 continue;
             }
             covered = h.end;
@@ -1085,6 +1109,13 @@ mod tests {
             "{}",
             w.steps[0].body
         );
+    }
+
+    #[test]
+    fn examples_of_an_api_reference_are_no_steps() {
+        let readme = "# slugify\n\n## Install\n\n```sh\nnpm install slugify\n```\n\n## API\n\n### slugify(string, options?)\n\n#### Example\n\n```js\nslugify('a b')\n```\n\n### slugifyWithCounter()\n\n#### Use-case example of counter\n\nIf, for example, you have a document with multiple sections where each subsection has an example.\n\n```md\n## Section 1\n```\n";
+        let w = derive(&[doc("README.md", readme)]).expect("a walkthrough");
+        assert_eq!(titles(&w), ["Install"]);
     }
 
     #[test]
