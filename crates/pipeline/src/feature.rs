@@ -321,13 +321,13 @@ fn implicit_feature(
 }
 
 /// Feature `.`: every file of the repository (still bounded by the limits), titled with
-/// [`product_name`].
+/// [`product_name`] and summarised by the package's own description.
 fn root_feature(repo: &Repository, tree: &Tree, feature_id: &str) -> Feature {
-    let product = product_name(repo, tree);
+    let (product, summary) = package(repo, tree);
     Feature {
         id: feature_id.to_string(),
         title: product.clone(),
-        summary: String::new(),
+        summary,
         paths: vec!["**".to_owned()],
         surfaces: Surface::ALL.to_vec(),
         captures: None,
@@ -346,6 +346,14 @@ const MAX_PACKAGE_MANIFEST_BYTES: usize = 256 * 1024;
 /// `[tool.poetry] name`), else the repository folder's name. The `origin` remote is not
 /// used: a service's local mirror names it after itself.
 pub(crate) fn product_name(repo: &Repository, tree: &Tree) -> String {
+    package(repo, tree).0
+}
+
+/// The package's name ([`product_name`]) and the one-line description its manifest gives
+/// (`Cargo.toml` `[package] description`, `package.json` `description`, `pyproject.toml`
+/// `[project] description` or `[tool.poetry] description`; empty when it gives none, as
+/// `go.mod` never does).
+fn package(repo: &Repository, tree: &Tree) -> (String, String) {
     let read = |path: &str| -> Option<String> {
         let entry = tree.get_path(Path::new(path)).ok()?;
         if entry.filemode() == MODE_LINK || entry.kind() != Some(ObjectType::Blob) {
@@ -357,18 +365,25 @@ pub(crate) fn product_name(repo: &Repository, tree: &Tree) -> String {
         }
         String::from_utf8(blob.content().to_vec()).ok()
     };
-    let toml_name = |text: String, tables: &[&[&str]]| -> Option<String> {
+    // The string at the first of `tables` that holds one, then the same key's sibling
+    // `description`.
+    let toml_package = |text: String, tables: &[&[&str]]| -> Option<(String, Option<String>)> {
         let value: toml::Value = toml::from_str(&text).ok()?;
         tables.iter().find_map(|keys| {
-            let mut v = &value;
+            let mut table = &value;
             for key in *keys {
-                v = v.get(key)?;
+                table = table.get(key)?;
             }
-            v.as_str().map(str::to_string)
+            let name = table.get("name")?.as_str()?.to_string();
+            let description = table
+                .get("description")
+                .and_then(|d| d.as_str())
+                .map(str::to_string);
+            Some((name, description))
         })
     };
     let declared = read("Cargo.toml")
-        .and_then(|t| toml_name(t, &[&["package", "name"]]))
+        .and_then(|t| toml_package(t, &[&["package"]]))
         .or_else(|| {
             let text = read("go.mod")?;
             let module = text
@@ -381,32 +396,46 @@ pub(crate) fn product_name(repo: &Repository, tree: &Tree) -> String {
             let major = last.len() > 1
                 && last.starts_with('v')
                 && last[1..].bytes().all(|b| b.is_ascii_digit());
-            Some(if major { parts.next()? } else { last }.to_string())
+            Some((if major { parts.next()? } else { last }.to_string(), None))
         })
         .or_else(|| {
             let value: serde_json::Value = serde_json::from_str(&read("package.json")?).ok()?;
-            value.get("name")?.as_str().map(str::to_string)
+            let name = value.get("name")?.as_str()?.to_string();
+            let description = value
+                .get("description")
+                .and_then(|d| d.as_str())
+                .map(str::to_string);
+            Some((name, description))
         })
         .or_else(|| {
             read("pyproject.toml")
-                .and_then(|t| toml_name(t, &[&["project", "name"], &["tool", "poetry", "name"]]))
+                .and_then(|t| toml_package(t, &[&["project"], &["tool", "poetry"]]))
         });
     let from_folder = || {
         let folder = repo.workdir().unwrap_or_else(|| repo.path());
         let name = folder.file_name()?.to_str()?;
         Some(name.strip_suffix(".git").unwrap_or(name).to_owned())
     };
-    let clean = |n: String| {
-        // Repository content: bounded, and one line.
-        let n: String = n.chars().filter(|c| !c.is_control()).take(100).collect();
-        let n = n.trim().to_string();
-        (!n.is_empty()).then_some(n)
+    // Repository content: bounded, and one line.
+    let clean = |text: String, max: usize| {
+        let text: String = text.chars().filter(|c| !c.is_control()).take(max).collect();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!text.is_empty()).then_some(text)
     };
-    declared
-        .and_then(clean)
-        .or_else(|| from_folder().and_then(clean))
-        .unwrap_or_else(|| "Repository".to_owned())
+    let (name, description) = declared.unzip();
+    let name = name
+        .and_then(|n| clean(n, 100))
+        .or_else(|| from_folder().and_then(|n| clean(n, 100)))
+        .unwrap_or_else(|| "Repository".to_owned());
+    let description = description
+        .flatten()
+        .and_then(|d| clean(d, MAX_PACKAGE_DESCRIPTION_CHARS))
+        .unwrap_or_default();
+    (name, description)
 }
+
+/// A package description longer than this is cut (a README pasted into `description`).
+const MAX_PACKAGE_DESCRIPTION_CHARS: usize = 300;
 
 /// `csv_export` → `Csv export`.
 pub(crate) fn humanize(name: &str) -> String {

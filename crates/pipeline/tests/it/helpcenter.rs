@@ -249,3 +249,47 @@ fn the_summary_is_the_description_and_is_not_repeated_in_the_body() {
     );
     assert_eq!(body.matches("Small helpers for sums.").count(), 1, "{body}");
 }
+
+/// The repository's own feature (`.`) is described as its package describes itself.
+#[test]
+fn the_repository_is_described_by_its_package_manifest() {
+    let mut repo = Repo::new();
+    repo.write(
+        "README.md",
+        "# tinyid\n\n## Usage\n\n```sh\nnpm install tinyid\n```\n",
+    )
+    .write(
+        "package.json",
+        r#"{"name": "tinyid", "description": "A tiny,\n secure ID generator. Works anywhere <b>{x}</b>."}"#,
+    )
+    .write("index.js", "export function tinyid() {}\n");
+    repo.commit("feat: tinyid");
+    let (output, _) = help_and_dev_docs(&repo, ".");
+    let help = crate::fixture::article(&output, Surface::HelpCenter);
+    assert_eq!(help.title, "tinyid");
+    assert_eq!(help.description, "A tiny, secure ID generator.");
+    assert!(
+        help.mdx_body
+            .contains("A tiny, secure ID generator. Works anywhere \\<b\\>\\{x\\}\\</b\\>."),
+        "the whole description, escaped: {}",
+        help.mdx_body
+    );
+
+    // pyproject.toml when there is no package.json; none at all: the generic sentence.
+    repo.remove("package.json").write(
+        "pyproject.toml",
+        "[project]\nname = \"itsdangerous\"\ndescription = \"Safely pass data to untrusted environments and back.\"\n",
+    );
+    repo.commit("build: python");
+    let (output, _) = help_and_dev_docs(&repo, ".");
+    let help = crate::fixture::article(&output, Surface::HelpCenter);
+    assert_eq!(
+        help.description,
+        "Safely pass data to untrusted environments and back."
+    );
+    repo.remove("pyproject.toml");
+    repo.commit("build: no manifest");
+    let (output, _) = help_and_dev_docs(&repo, ".");
+    let help = crate::fixture::article(&output, Surface::HelpCenter);
+    assert_eq!(help.description, "How to use repo.");
+}
