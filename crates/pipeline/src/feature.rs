@@ -427,9 +427,17 @@ fn package(repo: &Repository, tree: &Tree) -> (String, String) {
         .and_then(|n| clean(n, 100))
         .or_else(|| from_folder().and_then(|n| clean(n, 100)))
         .unwrap_or_else(|| "Repository".to_owned());
+    // A sentence in the article: "A lightweight logging facade for Rust" ends with a period.
     let description = description
         .flatten()
         .and_then(|d| clean(d, MAX_PACKAGE_DESCRIPTION_CHARS))
+        .map(|d| {
+            if d.ends_with(['.', '!', '?', '…']) {
+                d
+            } else {
+                format!("{d}.")
+            }
+        })
         .unwrap_or_default();
     (name, description)
 }

@@ -278,7 +278,7 @@ fn the_repository_is_described_by_its_package_manifest() {
     // pyproject.toml when there is no package.json; none at all: the generic sentence.
     repo.remove("package.json").write(
         "pyproject.toml",
-        "[project]\nname = \"itsdangerous\"\ndescription = \"Safely pass data to untrusted environments and back.\"\n",
+        "[project]\nname = \"itsdangerous\"\ndescription = \"Safely pass data to untrusted environments and back\"\n",
     );
     repo.commit("build: python");
     let (output, _) = help_and_dev_docs(&repo, ".");
