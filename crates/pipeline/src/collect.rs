@@ -258,7 +258,8 @@ pub(crate) struct Range<'a> {
 /// release tags, at most [`MAX_COMMITS`]. Merge commits are left out: the commits they merge
 /// are listed, except that the commits of a GitHub pull request (a merge "Merge pull request
 /// #N from …" whose body is the pull request's title) are one entry, "<title> (#N)", where the
-/// newest of them is, as GitHub's release notes list them. Messages and author names are cut
+/// newest of them is, as GitHub's release notes list them, unless one of them is a
+/// Conventional Commit (then they are listed one by one, as git-cliff lists them). Messages and author names are cut
 /// to `max_message_bytes`, so that a commit subject of megabytes never reaches an article.
 pub(crate) fn history(
     repo: &Repository,
@@ -442,6 +443,13 @@ impl Pulls {
             let commit = repo.find_commit(oid)?;
             if self.on_main_line(repo, oid, commit.time().seconds())? {
                 break;
+            }
+            // Conventional Commits say more than the pull request's title: listed one by one,
+            // as git-cliff lists them.
+            let first_line = commit.message_bytes().split(|b| *b == b'\n').next();
+            let (subject, _) = cut_text(first_line.unwrap_or_default(), 256);
+            if crate::render::changelog::has_known_type(&subject) {
+                return Ok(());
             }
             members.push(oid);
             next = commit.parent_id(0).ok();
@@ -885,6 +893,22 @@ pub(crate) fn is_housekeeping_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::pull_request_merge;
+
+    #[test]
+    fn a_known_conventional_type_is_told_from_a_word_before_a_colon() {
+        use crate::render::changelog::has_known_type;
+        for typed in ["feat: x", "fix(io)!: y", "Docs: z", "perf(a,b): w"] {
+            assert!(has_known_type(typed), "{typed}");
+        }
+        for untyped in [
+            "Review: fixed",
+            "macros: fix",
+            "Fixed key comparison",
+            "v1.2: x",
+        ] {
+            assert!(!has_known_type(untyped), "{untyped}");
+        }
+    }
 
     #[test]
     fn a_pull_request_merge_is_read_from_its_message() {

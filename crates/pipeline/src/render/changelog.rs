@@ -478,6 +478,17 @@ impl Reverts {
 static CONVENTIONAL_REVERT: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"(?is)^revert(?:\((?P<scope>[^)]*)\))?!?:\s*(?P<rest>.*)$"));
 
+/// Whether `subject` is a Conventional Commit of a type the built-in rules know (`feat: …`,
+/// `fix(io)!: …`), not merely a word before a colon (`Review: …`).
+pub(crate) fn has_known_type(subject: &str) -> bool {
+    let Some((head, _)) = subject.split_once(':') else {
+        return false;
+    };
+    let head = head.trim_end_matches('!');
+    let kind = head.split_once('(').map_or(head, |(kind, _)| kind);
+    KNOWN_TYPES.contains(&kind.trim().to_ascii_lowercase().as_str())
+}
+
 /// Types of Conventional Commits the built-in rules know; another word before the colon
 /// (`macros: fix …`, `Review: …`) says nothing, and the subject's verb decides.
 const KNOWN_TYPES: &[&str] = &[

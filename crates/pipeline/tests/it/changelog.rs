@@ -858,4 +858,19 @@ fn a_merged_pull_request_is_one_entry_under_its_title() {
     }
     assert!(body.contains("- Side branch work"), "{body}");
     assert!(body.contains("- After the merges"), "{body}");
+
+    // A pull request of Conventional Commits: its commits say more than its title, and are
+    // listed one by one, as git-cliff lists them.
+    let before = repo.head();
+    change(&mut repo, "feat(io): read from stdin");
+    let last = change(&mut repo, "fix(io): close the file");
+    repo.reset_to(&before);
+    repo.merge(
+        &last,
+        "Merge pull request #733 from someone/io\n\nStdin support",
+    );
+    let body = changelog(&repo);
+    assert!(body.contains("- **io:** Read from stdin ("), "{body}");
+    assert!(body.contains("- **io:** Close the file ("), "{body}");
+    assert!(!body.contains("Stdin support"), "{body}");
 }
