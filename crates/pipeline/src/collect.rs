@@ -344,7 +344,8 @@ pub(crate) fn history(
             continue;
         }
         if let Some(changed) = touches(repo, &commit, matcher, &mut renamed)? {
-            if let Some(pull) = pulls.of(oid) {
+            let pull = pulls.of(oid);
+            if let Some(pull) = pull {
                 if let Some(&(release, index)) = pull_entries.get(&pull) {
                     let entry = match releases.get_mut(release) {
                         Some(earlier) => earlier.commits.get_mut(index),
@@ -357,7 +358,7 @@ pub(crate) fn history(
                 }
                 pull_entries.insert(pull, (releases.len(), current.commits.len()));
             }
-            let (message, message_cut) = match pulls.of(oid) {
+            let (message, message_cut) = match pull {
                 Some(pull) => (pulls.title(pull).to_string(), false),
                 None => cut_text(commit.message_bytes(), max_message_bytes),
             };
@@ -462,7 +463,9 @@ impl Pulls {
         Ok(())
     }
 
-    /// Whether `oid` is a first parent of the main line, walked down to commits of its time.
+    /// Whether `oid` is a first parent of the main line. The main line is walked on demand,
+    /// down to commits older than `oid` (`time`): further down it cannot be, but for clocks
+    /// that disagree.
     fn on_main_line(
         &mut self,
         repo: &Repository,
@@ -480,10 +483,8 @@ impl Pulls {
             let commit = repo.find_commit(next)?;
             self.main_line.insert(next);
             self.main_next = commit.parent_id(0).ok();
-            if commit.time().seconds() < time && next != oid {
-                // Older than the commit asked about: it can only be further down if clocks
-                // disagree; the next question walks on.
-                return Ok(self.main_line.contains(&oid));
+            if next != oid && commit.time().seconds() < time {
+                return Ok(false);
             }
         }
         Ok(true)
@@ -884,10 +885,11 @@ pub(crate) fn is_housekeeping_path(path: &str) -> bool {
         || prefixed(".prettierrc")
         || prefixed("eslint.config.")
         || prefixed(".size-limit")
+        || crate::extract::is_test_file(path)
+        // Test files of languages the extractor does not read (`x_test.rb`, `x.spec.rb`).
         || stem.ends_with("_test")
         || stem.ends_with(".test")
         || stem.ends_with(".spec")
-        || (extension == "py" && (stem.starts_with("test_") || stem == "conftest"))
 }
 
 #[cfg(test)]

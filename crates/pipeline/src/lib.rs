@@ -39,3 +39,9 @@ pub use provenance::{FileRole, FileSource, Provenance, StepsSource, SymbolSource
 pub use repository::{head_commit_id, is_git_repository, limit_pack_mappings};
 pub use run::{GeneratedArticle, RunOutput, RunRequest, run};
 pub use validate::{ALLOWED_COMPONENTS, ParseRefusal, parse_mdx, url_is_allowed, validate_mdx};
+
+/// A regular expression of the pipeline's own, a constant pattern: only those reach this, and
+/// the tests of each module that declares one use it.
+pub(crate) fn builtin_regex(pattern: &str) -> regex::Regex {
+    regex::Regex::new(pattern).unwrap_or_else(|e| unreachable!("built-in pattern {pattern}: {e}"))
+}

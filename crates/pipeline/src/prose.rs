@@ -194,8 +194,9 @@ pub(crate) fn is_chrome(line: &str) -> bool {
 /// `badge.svg`). A screenshot on a line of its own is no badge.
 fn is_badge_line(line: &str) -> bool {
     static IMAGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\[?!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)(?:\]\([^)\n]*\))?")
-            .expect("a valid pattern")
+        crate::builtin_regex(
+            r"\[?!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)(?:\]\([^)\n]*\))?",
+        )
     });
     let mut images = 0;
     for found in IMAGE.captures_iter(line) {
@@ -214,9 +215,8 @@ fn is_badge_line(line: &str) -> bool {
 /// At least two links, each to a translation of a document (`README.ja.md`), and between
 /// them nothing but separators and the current language's name.
 fn is_language_menu(line: &str) -> bool {
-    static LINK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?\s*\)").expect("a valid pattern")
-    });
+    static LINK: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| crate::builtin_regex(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?\s*\)"));
     let mut links = 0;
     for found in LINK.captures_iter(line) {
         let target = found.get(1).map_or("", |m| m.as_str());

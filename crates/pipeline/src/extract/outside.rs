@@ -26,6 +26,7 @@ pub(crate) struct OutsideFiles {
     counted: HashSet<Oid>,
     /// The Rust files whose module facts were read, by path, in the order read.
     modules: Vec<(String, Oid)>,
+    module_paths: HashSet<String>,
     /// The first limit crossed or read that failed; every later read answers `None`.
     failed: Option<PipelineError>,
 }
@@ -39,6 +40,7 @@ impl OutsideFiles {
             facts: HashMap::new(),
             counted: HashSet::new(),
             modules: Vec::new(),
+            module_paths: HashSet::new(),
             failed: None,
         }
     }
@@ -53,7 +55,7 @@ impl OutsideFiles {
         path: &str,
         blob: Oid,
     ) -> Option<Arc<RustModuleFacts>> {
-        if !self.modules.iter().any(|(p, _)| p == path) {
+        if self.module_paths.insert(path.to_string()) {
             self.modules.push((path.to_string(), blob));
         }
         if let Some(found) = self.facts.get(&blob) {
