@@ -32,7 +32,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore, watch};
+use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 use tower::ServiceExt as _;
 
@@ -166,9 +166,12 @@ enum Phase {
     Busy { requests: usize },
 }
 
+/// What the watchdog reads. Phase changes do not wake it: a wake-up per change would cost every
+/// request a task switch, and on a multi-threaded runtime a thread woken for nothing. It wakes
+/// at the deadline of the phase it last saw, or after `recheck` at the latest, and reads the
+/// phase again; since each phase starts its clock when it begins, no deadline is missed.
 struct Activity {
     phase: Mutex<Phase>,
-    changed: Notify,
 }
 
 impl Activity {
@@ -177,14 +180,12 @@ impl Activity {
             phase: Mutex::new(Phase::AwaitingHead {
                 since: Instant::now(),
             }),
-            changed: Notify::new(),
         }
     }
 
     fn update(&self, change: impl FnOnce(Phase) -> Phase) {
         let mut phase = self.phase.lock().unwrap_or_else(PoisonError::into_inner);
         *phase = change(*phase);
-        self.changed.notify_one();
     }
 
     /// Bytes arrived: on an idle connection they start the next request's head.
@@ -194,17 +195,18 @@ impl Activity {
             *phase = Phase::AwaitingHead {
                 since: Instant::now(),
             };
-            self.changed.notify_one();
         }
     }
 
     /// Resolves when the connection has been idle or slow for too long, or is waiting for a
     /// request head while the server stops. (Idle connections are hyper's to close then: it
     /// does so once the last response has been flushed.)
+    ///
+    /// It never sleeps longer than the shorter of the two timeouts, so a phase that began
+    /// while it slept is seen before that phase's own deadline.
     async fn expired(&self, limits: ConnectionLimits, mut stopping: watch::Receiver<bool>) {
+        let recheck = limits.header_timeout.min(limits.idle_timeout);
         loop {
-            // Created before reading the phase: a change in between leaves a permit behind.
-            let changed = self.changed.notified();
             let phase = *self.phase.lock().unwrap_or_else(PoisonError::into_inner);
             let draining = *stopping.borrow_and_update();
             let deadline = match phase {
@@ -213,18 +215,13 @@ impl Activity {
                 Phase::Idle { since } => Some(since + limits.idle_timeout),
                 Phase::Busy { .. } => None,
             };
-            if deadline.is_some_and(|d| d <= Instant::now()) {
+            let now = Instant::now();
+            if deadline.is_some_and(|d| d <= now) {
                 return;
             }
-            let timeout = async {
-                match deadline {
-                    Some(deadline) => tokio::time::sleep_until(deadline).await,
-                    None => std::future::pending().await,
-                }
-            };
+            let wake = deadline.map_or(now + recheck, |d| d.min(now + recheck));
             tokio::select! {
-                () = changed => {}
-                () = timeout => {}
+                () = tokio::time::sleep_until(wake) => {}
                 _ = stopping.changed(), if !draining => {}
             }
         }

@@ -117,6 +117,54 @@ async fn a_client_sending_its_headers_slowly_is_cut_after_the_header_timeout() {
     assert!(healthz_within(&app, Duration::from_secs(5)).await);
 }
 
+/// The watchdog is not woken by each request (that would cost every request a task switch):
+/// it looks again at least once per header timeout, so a head that starts trickling on an idle
+/// keep-alive connection is cut by the header timeout, not after the much longer idle one.
+#[tokio::test]
+async fn a_slow_second_request_head_is_cut_after_the_header_timeout_not_the_idle_one() {
+    let app = app!(limits(1, 30, 100));
+    let mut stream = connect(&app).await;
+    let first = healthz_on(&mut stream).await;
+    assert!(first.starts_with(b"HTTP/1.1 200"), "{first:?}");
+    // Longer than the header timeout: the watchdog has seen the connection idle.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let started = Instant::now();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\n")
+        .await
+        .expect("write");
+    let (mut reader, mut writer) = stream.into_split();
+    let drip = tokio::spawn(async move {
+        for i in 0..100 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if writer
+                .write_all(format!("X-Drip-{i}: x\r\n").as_bytes())
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let mut buf = [0u8; 1024];
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match reader.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    drip.abort();
+    let elapsed = started.elapsed();
+    assert!(closed.is_ok(), "the slow head was still open after 10 s");
+    assert!(
+        elapsed >= Duration::from_millis(900) && elapsed < Duration::from_secs(3),
+        "closed {elapsed:?} after the second head began, expected about the 1 s header timeout"
+    );
+}
+
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
     let app = app!(limits(30, 1, 100));
