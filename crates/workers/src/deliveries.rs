@@ -72,8 +72,8 @@ struct Caps {
 }
 
 /// Attempts in flight in this process, per subscription and per workspace.
-#[derive(Default)]
-struct InFlight(Mutex<Counts>);
+#[derive(Clone, Default)]
+struct InFlight(Arc<Mutex<Counts>>);
 
 #[derive(Default)]
 struct Counts {
@@ -137,8 +137,143 @@ fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K) {
     }
 }
 
+/// Deliveries this worker claimed beyond their subscription's or workspace's cap. They start
+/// here as soon as a slot frees, rather than going back to the queue through the outcome
+/// recorder to be claimed again: in a burst to one workspace that round trip through the
+/// database was most of the recorder's work and most of the lag. A held delivery is still
+/// leased to this worker; it goes back to the queue after `HOLD_LIMIT`, past `MAX_HELD`, or
+/// when the worker stops.
+#[derive(Default)]
+struct Held(std::collections::VecDeque<(ClaimedDelivery, String, std::time::Instant)>);
+
+impl Held {
+    /// Their subscriptions and workspaces are full: the next claim leaves them alone too.
+    fn add_to(&self, saturated: &mut Saturated) {
+        for (d, _, _) in &self.0 {
+            saturated.subscriptions.push(d.subscription_id);
+            saturated.workspaces.push(d.workspace_id);
+        }
+        saturated.subscriptions.sort_unstable();
+        saturated.subscriptions.dedup();
+        saturated.workspaces.sort_unstable();
+        saturated.workspaces.dedup();
+    }
+
+    /// When the oldest goes back to the queue.
+    fn next_expiry(&self) -> Option<std::time::Instant> {
+        self.0.front().map(|(_, _, since)| *since + HOLD_LIMIT)
+    }
+}
+
+/// What starting an attempt takes: a slot of the process, room under its subscription's and
+/// workspace's caps, and where its outcome goes.
+struct Slots {
+    permits: Arc<Semaphore>,
+    in_flight: InFlight,
+    caps: Caps,
+    outcomes: mpsc::UnboundedSender<AttemptRecord>,
+    finished: Arc<Notify>,
+}
+
+/// Whether an attempt may start now.
+enum Admission {
+    /// Every slot of the process is taken.
+    NoSlot,
+    /// Its subscription or workspace is at its cap.
+    Full,
+    Admitted(tokio::sync::OwnedSemaphorePermit),
+}
+
+impl Slots {
+    fn admit(&self, d: &ClaimedDelivery) -> Admission {
+        let Ok(permit) = self.permits.clone().try_acquire_owned() else {
+            return Admission::NoSlot;
+        };
+        match self.in_flight.try_enter(d, self.caps) {
+            true => Admission::Admitted(permit),
+            false => Admission::Full,
+        }
+    }
+
+    /// Starts a claimed delivery's attempt, or holds it until its subscription and workspace
+    /// have room (back to the queue when the hold is full). False when no slot of the process
+    /// was free.
+    fn start_claimed(
+        &self,
+        worker: &Arc<DeliveryWorker>,
+        delivery: ClaimedDelivery,
+        lease_owner: String,
+        held: &mut Held,
+    ) -> bool {
+        match self.admit(&delivery) {
+            Admission::Admitted(permit) => self.spawn(worker, delivery, lease_owner, permit),
+            Admission::Full if held.0.len() < MAX_HELD => {
+                held.0
+                    .push_back((delivery, lease_owner, std::time::Instant::now()));
+            }
+            Admission::Full => {
+                let _ = self.outcomes.send(worker.defer(&delivery, lease_owner));
+            }
+            Admission::NoSlot => return false,
+        }
+        true
+    }
+
+    /// Starts the held deliveries that now have room, oldest first, and sends those held too
+    /// long back to the queue.
+    fn start_held(&self, worker: &Arc<DeliveryWorker>, held: &mut Held) {
+        let now = std::time::Instant::now();
+        for (delivery, lease_owner, since) in std::mem::take(&mut held.0) {
+            if now.duration_since(since) >= HOLD_LIMIT {
+                let _ = self.outcomes.send(worker.defer(&delivery, lease_owner));
+                continue;
+            }
+            match self.admit(&delivery) {
+                Admission::Admitted(permit) => self.spawn(worker, delivery, lease_owner, permit),
+                Admission::Full | Admission::NoSlot => {
+                    held.0.push_back((delivery, lease_owner, since))
+                }
+            }
+        }
+    }
+
+    fn spawn(
+        &self,
+        worker: &Arc<DeliveryWorker>,
+        delivery: ClaimedDelivery,
+        lease_owner: String,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) {
+        let worker = Arc::clone(worker);
+        let outcomes = self.outcomes.clone();
+        let in_flight = self.in_flight.clone();
+        let finished = Arc::clone(&self.finished);
+        tokio::spawn(async move {
+            let (subscription, workspace) = (delivery.subscription_id, delivery.workspace_id);
+            let record = worker.attempt(delivery, lease_owner).await;
+            let _ = outcomes.send(record);
+            in_flight.leave(subscription, workspace);
+            drop(permit);
+            finished.notify_one();
+        });
+    }
+}
+
+/// Resolves at `at`, or never.
+async fn sleep_until(at: Option<std::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// How long a delivery left out of a claim by its subscription's or workspace's cap waits.
 const DEFERRAL: Duration = Duration::from_millis(50);
+/// How long a claimed delivery over its subscription's or workspace's cap waits in this
+/// worker for a slot before it goes back to the queue (far inside its lease).
+const HOLD_LIMIT: Duration = Duration::from_secs(1);
+/// Most deliveries waiting in this worker for a slot; past it they go back to the queue.
+const MAX_HELD: usize = 2 * CLAIM_BATCH;
 /// Most deliveries claimed in one statement.
 const CLAIM_BATCH: usize = 200;
 /// Most outcomes recorded in one transaction.
@@ -177,7 +312,7 @@ impl DeliveryWorker {
             self.clock.clone(),
             inbox,
         ));
-        let in_flight = Arc::new(InFlight::default());
+        let in_flight = InFlight::default();
         let caps = Caps {
             subscription: self.settings.per_subscription.max(1),
             workspace: self.settings.per_workspace.max(1),
@@ -191,7 +326,16 @@ impl DeliveryWorker {
         let mut wakeup = this.store.wakeup(Queue::Deliveries);
         // Told each time an attempt ends, freeing its subscription's and workspace's slot.
         let finished = Arc::new(Notify::new());
+        let slots = Slots {
+            permits: permits.clone(),
+            in_flight,
+            caps,
+            outcomes: outcomes.clone(),
+            finished: finished.clone(),
+        };
+        let mut held = Held::default();
         while !shutdown.is_triggered() {
+            slots.start_held(&this, &mut held);
             let free = permits.available_permits().min(CLAIM_BATCH);
             if free == 0 {
                 // Every slot is busy: wait for one to free up.
@@ -215,18 +359,22 @@ impl DeliveryWorker {
             match due {
                 Some(at) if at <= now => {}
                 next => {
-                    // Nothing is due: sleep until the next one is, or until new ones come.
+                    // Nothing is due: sleep until the next one is, until new ones come, or
+                    // until an attempt ends while deliveries are held for its slot.
                     let safety = this.settings.safety_poll;
                     let until = next.map_or(safety, |at| at.duration_since(now).min(safety));
                     tokio::select! {
                         () = wakeup.woken() => {}
                         () = tokio::time::sleep(until) => {}
+                        () = finished.notified(), if !held.0.is_empty() => {}
+                        () = sleep_until(held.next_expiry()) => {}
                         () = shutdown.wait() => {}
                     }
                     continue;
                 }
             }
-            let saturated = in_flight.saturated(caps);
+            let mut saturated = slots.in_flight.saturated(caps);
+            held.add_to(&mut saturated);
             let claimed = match this.claim(now, free, &saturated).await {
                 Ok(c) => c,
                 Err(e) => {
@@ -238,29 +386,11 @@ impl DeliveryWorker {
             let full = claimed.len() == free;
             let none = claimed.is_empty();
             for (delivery, lease_owner) in claimed {
-                let Ok(permit) = permits.clone().try_acquire_owned() else {
+                if !slots.start_claimed(&this, delivery, lease_owner, &mut held) {
                     // Only this loop takes permits, and it claimed no more than were free.
                     tracing::error!("delivery slot accounting is off; the lease will expire");
                     break;
-                };
-                if !in_flight.try_enter(&delivery, caps) {
-                    drop(permit);
-                    let _ = outcomes.send(this.defer(&delivery, lease_owner));
-                    continue;
                 }
-                let worker = Arc::clone(&this);
-                let outcomes = outcomes.clone();
-                let in_flight = Arc::clone(&in_flight);
-                let finished = Arc::clone(&finished);
-                tokio::spawn(async move {
-                    let (subscription, workspace) =
-                        (delivery.subscription_id, delivery.workspace_id);
-                    let record = worker.attempt(delivery, lease_owner).await;
-                    let _ = outcomes.send(record);
-                    in_flight.leave(subscription, workspace);
-                    drop(permit);
-                    finished.notify_one();
-                });
             }
             if none && !full {
                 // Due deliveries this claim could not take: their subscriptions or workspaces
@@ -274,7 +404,12 @@ impl DeliveryWorker {
                 }
             }
         }
-        // Wait for the attempts in flight, then let the recorder drain and stop.
+        // What waits here for a slot goes back to the queue; wait for the attempts in flight,
+        // then let the recorder drain and stop.
+        for (delivery, lease_owner, _) in held.0.drain(..) {
+            let _ = outcomes.send(this.defer(&delivery, lease_owner));
+        }
+        drop(slots);
         let _ = permits.acquire_many(concurrency as u32).await;
         drop(outcomes);
         let _ = recorder.await;

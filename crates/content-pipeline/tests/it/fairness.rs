@@ -67,6 +67,37 @@ async fn hanging_receivers_of_one_workspace_leave_slots_to_another() {
     );
 }
 
+/// A claim that brings more deliveries than a subscription's cap allows holds the rest in the
+/// worker, and each starts as soon as the slot frees: they do not go back to the queue (where a
+/// later one could overtake them) to be claimed again.
+#[tokio::test]
+async fn deliveries_over_a_subscriptions_cap_start_in_turn_as_its_slot_frees() {
+    // 4 slots: 1 per subscription, 2 per workspace.
+    let app = app!(
+        TestApp::builder()
+            .workers()
+            .webhook_allowed_cidrs("127.0.0.0/8")
+            .webhook_concurrency(4)
+    );
+    let ws = app.workspace("ordered").await;
+    let receiver = Receiver::start_with(Reply::status(200).after(Duration::from_millis(20))).await;
+    app.webhook(&ws, &receiver.url, &["run.failed"]).await;
+    let count = 12;
+    for n in 0..count {
+        app.record_event(&ws, EventType::RunFailed, json!({ "n": n }))
+            .await;
+    }
+    let received = receiver.wait_for(count, Duration::from_secs(20)).await;
+    let order: Vec<i64> = received
+        .iter()
+        .map(|r| {
+            let body: serde_json::Value = serde_json::from_slice(&r.body).expect("json");
+            body["data"]["n"].as_i64().expect("n")
+        })
+        .collect();
+    assert_eq!(order, (0..count as i64).collect::<Vec<_>>());
+}
+
 /// A queued run (no workers here, so it stays queued) of a fresh workspace.
 async fn queued_run(app: &TestApp) -> (String, String) {
     let ws = app.workspace("live").await;
