@@ -53,6 +53,36 @@ async fn until_closed(stream: &mut TcpStream, patience: Duration) -> Option<Vec<
     .map(|()| received)
 }
 
+/// Sends one header line every 200 ms (each byte well inside any per-read timeout, the head
+/// never complete) until the server closes the connection; false if it is still open after 10 s.
+async fn drip_until_closed(stream: TcpStream) -> bool {
+    let (mut reader, mut writer) = stream.into_split();
+    let drip = tokio::spawn(async move {
+        for i in 0..100 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if writer
+                .write_all(format!("X-Drip-{i}: x\r\n").as_bytes())
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let mut buf = [0u8; 1024];
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match reader.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    drip.abort();
+    closed.is_ok()
+}
+
 /// A client that connects anew for every request, as a health checker does.
 fn fresh_client() -> reqwest::Client {
     reqwest::Client::builder()
@@ -79,37 +109,9 @@ async fn a_client_sending_its_headers_slowly_is_cut_after_the_header_timeout() {
         .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n")
         .await
         .expect("write");
-    let (mut reader, mut writer) = stream.into_split();
-    // One header line every 200 ms: each byte arrives well inside any per-read timeout, the
-    // head never completes.
-    let drip = tokio::spawn(async move {
-        for i in 0..100 {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            if writer
-                .write_all(format!("X-Drip-{i}: x\r\n").as_bytes())
-                .await
-                .is_err()
-            {
-                return;
-            }
-        }
-    });
-    let mut buf = [0u8; 1024];
-    let closed = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            match reader.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-        }
-    })
-    .await;
-    drip.abort();
+    let closed = drip_until_closed(stream).await;
     let elapsed = started.elapsed();
-    assert!(
-        closed.is_ok(),
-        "the slow client was still connected after 10 s"
-    );
+    assert!(closed, "the slow client was still connected after 10 s");
     assert!(
         elapsed >= Duration::from_millis(900) && elapsed < Duration::from_secs(5),
         "closed after {elapsed:?}, expected about the 1 s header timeout"
@@ -133,32 +135,9 @@ async fn a_slow_second_request_head_is_cut_after_the_header_timeout_not_the_idle
         .write_all(b"GET /healthz HTTP/1.1\r\n")
         .await
         .expect("write");
-    let (mut reader, mut writer) = stream.into_split();
-    let drip = tokio::spawn(async move {
-        for i in 0..100 {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            if writer
-                .write_all(format!("X-Drip-{i}: x\r\n").as_bytes())
-                .await
-                .is_err()
-            {
-                return;
-            }
-        }
-    });
-    let mut buf = [0u8; 1024];
-    let closed = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            match reader.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-        }
-    })
-    .await;
-    drip.abort();
+    let closed = drip_until_closed(stream).await;
     let elapsed = started.elapsed();
-    assert!(closed.is_ok(), "the slow head was still open after 10 s");
+    assert!(closed, "the slow head was still open after 10 s");
     assert!(
         elapsed >= Duration::from_millis(900) && elapsed < Duration::from_secs(3),
         "closed {elapsed:?} after the second head began, expected about the 1 s header timeout"
