@@ -231,6 +231,51 @@ fn sample(text: &str, name: &str, label: &str) -> Option<f64> {
         .and_then(|n| n.parse().ok())
 }
 
+/// Any token is a valid HTTP method, and the client chooses it: counted under its own name,
+/// each new one would be a series kept for the life of the process.
+#[tokio::test]
+async fn metrics_count_methods_outside_the_standard_ones_as_other() {
+    let app = app!();
+    let client = reqwest::Client::new();
+    for name in ["FOOA", "FOOB", "FOOC"] {
+        let method = reqwest::Method::from_bytes(name.as_bytes()).expect("method");
+        let res = client
+            .request(method, app.url("/v1/workspaces"))
+            .send()
+            .await
+            .expect("send");
+        // Without a token: anyone can send them.
+        assert_eq!(res.status(), 401);
+    }
+    let text = app
+        .get("/metrics")
+        .anonymous()
+        .send()
+        .await
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        !text.contains("FOO"),
+        "a client's method became a label:\n{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| {
+            l.starts_with("http_requests_total{")
+                && l.contains("method=\"other\"")
+                && l.contains("route=\"/v1/workspaces\"")
+                && l.contains("status=\"401\"")
+        })
+        .unwrap_or_else(|| panic!("no sample for the other methods:\n{text}"));
+    let count: f64 = line
+        .rsplit(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a number");
+    assert!(count >= 3.0, "{line}");
+}
+
 #[tokio::test]
 async fn metrics_count_finished_runs_and_delivery_attempts() {
     let app = app!(
