@@ -142,23 +142,12 @@ fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K) {
 /// recorder to be claimed again: in a burst to one workspace that round trip through the
 /// database was most of the recorder's work and most of the lag. A held delivery is still
 /// leased to this worker; it goes back to the queue after `HOLD_LIMIT`, past `MAX_HELD`, or
-/// when the worker stops.
+/// when the worker stops. (Held for its subscription's cap, it does not hold up the rest of its
+/// workspace: only what is at its cap is left out of claims.)
 #[derive(Default)]
 struct Held(std::collections::VecDeque<(ClaimedDelivery, String, std::time::Instant)>);
 
 impl Held {
-    /// Their subscriptions and workspaces are full: the next claim leaves them alone too.
-    fn add_to(&self, saturated: &mut Saturated) {
-        for (d, _, _) in &self.0 {
-            saturated.subscriptions.push(d.subscription_id);
-            saturated.workspaces.push(d.workspace_id);
-        }
-        saturated.subscriptions.sort_unstable();
-        saturated.subscriptions.dedup();
-        saturated.workspaces.sort_unstable();
-        saturated.workspaces.dedup();
-    }
-
     /// When the oldest goes back to the queue.
     fn next_expiry(&self) -> Option<std::time::Instant> {
         self.0.front().map(|(_, _, since)| *since + HOLD_LIMIT)
@@ -373,8 +362,9 @@ impl DeliveryWorker {
                     continue;
                 }
             }
-            let mut saturated = slots.in_flight.saturated(caps);
-            held.add_to(&mut saturated);
+            // What is still held after `start_held` waits for a subscription or workspace at its
+            // cap, so it is in here too: the claim takes no more of them.
+            let saturated = slots.in_flight.saturated(caps);
             let claimed = match this.claim(now, free, &saturated).await {
                 Ok(c) => c,
                 Err(e) => {

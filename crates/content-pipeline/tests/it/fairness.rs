@@ -98,6 +98,60 @@ async fn deliveries_over_a_subscriptions_cap_start_in_turn_as_its_slot_frees() {
     assert_eq!(order, (0..count as i64).collect::<Vec<_>>());
 }
 
+/// Deliveries held for their subscription's cap do not hold up their workspace: another
+/// subscription of the same workspace, with room, is claimed and served at once.
+#[tokio::test]
+async fn deliveries_held_for_one_subscription_leave_its_workspace_served() {
+    // 8 slots: 2 per subscription, 4 per workspace.
+    let app = app!(
+        TestApp::builder()
+            .workers()
+            .webhook_allowed_cidrs("127.0.0.0/8")
+            .webhook_retry_schedule("0s,5s")
+            .webhook_timeout(Duration::from_secs(30))
+            .webhook_concurrency(8)
+    );
+    let ws = app.workspace("busy").await;
+    let slow = Receiver::start_with(Reply::status(200).after(Duration::from_secs(30))).await;
+    let fast = Receiver::start().await;
+    app.webhook(&ws, &slow.url, &["run.failed"]).await;
+    app.webhook(&ws, &fast.url, &["run.completed"]).await;
+    // In one transaction, so that one claim brings them all: two start, the rest are held.
+    let workspace = ws.parse().expect("workspace id");
+    let mut tx = app.store.begin().await.expect("tx");
+    for _ in 0..8 {
+        tx.record_event(
+            workspace,
+            EventType::RunFailed,
+            json!({}),
+            app.clock.timestamp(),
+        )
+        .await
+        .expect("event");
+    }
+    tx.commit().await.expect("commit");
+    eventually(
+        Duration::from_secs(5),
+        "the slow receiver's attempts started",
+        || async { (slow.count() >= 2).then_some(()) },
+    )
+    .await;
+    let started = Instant::now();
+    app.record_event(&ws, EventType::RunCompleted, json!({}))
+        .await;
+    fast.wait_for(1, Duration::from_secs(5)).await;
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_millis(500),
+        "the workspace's other subscription waited {waited:?} behind the held deliveries"
+    );
+    assert_eq!(
+        slow.count(),
+        2,
+        "at most 2 attempts in flight to one subscription"
+    );
+}
+
 /// A queued run (no workers here, so it stays queued) of a fresh workspace.
 async fn queued_run(app: &TestApp) -> (String, String) {
     let ws = app.workspace("live").await;
