@@ -56,9 +56,9 @@ impl DeliverySettings {
         self.timeout * 2 + Duration::from_secs(5)
     }
 
-    /// How long a delivery waits when one claim brought more deliveries for its subscription
-    /// (or workspace) than it has free slots. Saturated subscriptions and workspaces are left
-    /// out of claims, so this only happens in the claim where one reaches its cap.
+    /// How long a delivery goes back to the queue for when it could not start in this worker:
+    /// it waited for its subscription's (or workspace's) slot longer than `HOLD_LIMIT`, found
+    /// the hold full (`MAX_HELD`), or the worker stopped (see `Held`).
     fn deferral(&self) -> Duration {
         DEFERRAL
     }

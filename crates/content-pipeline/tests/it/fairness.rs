@@ -16,18 +16,22 @@ use crate::receiver::{Receiver, Reply};
 /// other's reads.
 static LIVE_LOG_TESTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+/// Workers with 8 delivery slots (2 per subscription, 4 per workspace), a retry 5 s after a
+/// failure and a 30 s attempt timeout, delivering to loopback receivers.
+fn eight_delivery_slots() -> crate::helpers::Builder {
+    TestApp::builder()
+        .workers()
+        .webhook_allowed_cidrs("127.0.0.0/8")
+        .webhook_retry_schedule("0s,5s")
+        .webhook_timeout(Duration::from_secs(30))
+        .webhook_concurrency(8)
+}
+
 #[tokio::test]
 async fn hanging_receivers_of_one_workspace_leave_slots_to_another() {
     // 8 slots, 2 per subscription, 4 per workspace: four hanging subscriptions of one tenant
     // would hold all 8 with only the subscription cap.
-    let app = app!(
-        TestApp::builder()
-            .workers()
-            .webhook_allowed_cidrs("127.0.0.0/8")
-            .webhook_retry_schedule("0s,5s")
-            .webhook_timeout(Duration::from_secs(30))
-            .webhook_concurrency(8)
-    );
+    let app = app!(eight_delivery_slots());
     let noisy = app.workspace("noisy").await;
     let mut hanging = Vec::new();
     for _ in 0..4 {
@@ -103,14 +107,7 @@ async fn deliveries_over_a_subscriptions_cap_start_in_turn_as_its_slot_frees() {
 #[tokio::test]
 async fn deliveries_held_for_one_subscription_leave_its_workspace_served() {
     // 8 slots: 2 per subscription, 4 per workspace.
-    let app = app!(
-        TestApp::builder()
-            .workers()
-            .webhook_allowed_cidrs("127.0.0.0/8")
-            .webhook_retry_schedule("0s,5s")
-            .webhook_timeout(Duration::from_secs(30))
-            .webhook_concurrency(8)
-    );
+    let app = app!(eight_delivery_slots());
     let ws = app.workspace("busy").await;
     let slow = Receiver::start_with(Reply::status(200).after(Duration::from_secs(30))).await;
     let fast = Receiver::start().await;
