@@ -362,7 +362,7 @@ impl Claim {
         let claim = format!(
             "WITH d AS ({lease} RETURNING id, subscription_id, workspace_id, event_id, attempts,
                                          created_at, next_attempt_at)
-             SELECT {CLAIMED_COLUMNS} FROM d {CLAIMED_JOINS} ORDER BY d.next_attempt_at"
+             SELECT {CLAIMED_COLUMNS} FROM d {CLAIMED_JOINS} ORDER BY d.next_attempt_at, d.id"
         );
         let claimed = bind_lease!(sqlx::query_as(sqlx::AssertSqlSafe(claim)), self)
             .fetch_all(conn)
@@ -401,7 +401,7 @@ impl Claim {
         let select = format!(
             "SELECT {CLAIMED_COLUMNS} FROM deliveries d {CLAIMED_JOINS}
              WHERE d.status = 'delivering' AND d.lease_owner = $1
-             ORDER BY d.next_attempt_at"
+             ORDER BY d.next_attempt_at, d.id"
         );
         let rows: Vec<ClaimedDelivery> =
             on_tx!(tx, |c| sqlx::query_as(sqlx::AssertSqlSafe(select))

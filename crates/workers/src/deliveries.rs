@@ -148,6 +148,13 @@ fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K) {
 struct Held(std::collections::VecDeque<(ClaimedDelivery, String, std::time::Instant)>);
 
 impl Held {
+    /// True when a delivery of `subscription` is held: a later one of it waits behind.
+    fn holds(&self, subscription: WebhookId) -> bool {
+        self.0
+            .iter()
+            .any(|(d, _, _)| d.subscription_id == subscription)
+    }
+
     /// When the oldest goes back to the queue.
     fn next_expiry(&self) -> Option<std::time::Instant> {
         self.0.front().map(|(_, _, since)| *since + HOLD_LIMIT)
@@ -194,7 +201,13 @@ impl Slots {
         lease_owner: String,
         held: &mut Held,
     ) -> bool {
-        match self.admit(&delivery) {
+        // A delivery of a subscription with one held goes behind it, even if the slot freed
+        // while this was being claimed: the held one is older.
+        let admission = match held.holds(delivery.subscription_id) {
+            true => Admission::Full,
+            false => self.admit(&delivery),
+        };
+        match admission {
             Admission::Admitted(permit) => self.spawn(worker, delivery, lease_owner, permit),
             Admission::Full if held.0.len() < MAX_HELD => {
                 held.0
