@@ -9,6 +9,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteSynchronous};
 
 use crate::StoreError;
+use crate::direct::SqliteTx;
 use crate::hot::HotReads;
 use crate::lent::{Lent, LentPool};
 use crate::principals::Principals;
@@ -31,7 +32,8 @@ pub(crate) enum Pools {
     Sqlite {
         reader: LentPool<SqliteConnection>,
         writer: LentPool<SqliteConnection>,
-        /// In-thread point reads on the request path (see `hot`); `None` for `:memory:`.
+        /// In-thread point reads on the request path (see `hot`); `None` for `:memory:`, which
+        /// also runs no statement in place on the writer (see `direct`).
         hot: Option<Arc<HotReads>>,
         /// Where hot write transactions run (see `writer`).
         runtime: Arc<WriterRuntime>,
@@ -92,7 +94,7 @@ pub struct Tx {
 /// dropped before either (an error, a caller gone mid-statement, even mid-`BEGIN`), it is
 /// closed, so the transaction ends with it and never goes back to a pool half done.
 pub(crate) enum TxInner {
-    Sqlite(Lent<SqliteConnection>),
+    Sqlite(SqliteTx),
     Postgres(Lent<PgConnection>),
 }
 
@@ -358,6 +360,28 @@ impl Store {
         .await?
     }
 
+    /// On SQLite, runs `work` on the writer connection in place, as one autocommit statement
+    /// or more (see `direct`); `None` on PostgreSQL, where the caller runs its sqlx statements.
+    /// For work already on the writer thread (see [`Store::detached`]): it blocks its thread.
+    pub(crate) async fn write_direct<T>(
+        &self,
+        work: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        // In place on a file only, as `hot` (see `SqliteTx::in_place`).
+        let Pools::Sqlite {
+            writer,
+            hot: Some(_),
+            ..
+        } = &self.pools
+        else {
+            return Ok(None);
+        };
+        let mut lent = writer.lend().await?;
+        let value = work(lent.direct().await?)?;
+        lent.settled();
+        Ok(Some(value))
+    }
+
     /// Runs `work` to its end in a task of its own, in the caller's tracing span: on the
     /// SQLite writer thread, where the writer answers fastest (see `writer`), or on the
     /// runtime for PostgreSQL. Dropping the returned future detaches the work instead of
@@ -398,12 +422,8 @@ impl Store {
         postgres_begin: Option<&'static str>,
     ) -> Result<Tx, StoreError> {
         let inner = match &self.pools {
-            Pools::Sqlite { writer, .. } => {
-                let mut lent = writer.lend().await?;
-                sqlx::raw_sql("BEGIN IMMEDIATE")
-                    .execute(lent.conn()?)
-                    .await?;
-                TxInner::Sqlite(lent)
+            Pools::Sqlite { writer, hot, .. } => {
+                TxInner::Sqlite(SqliteTx::begin(writer.lend().await?, hot.is_some()).await?)
             }
             Pools::Postgres { tx, .. } => {
                 let mut lent = tx.lend().await?;
@@ -546,10 +566,7 @@ impl TxInner {
     /// Ends the transaction with `statement` and, when that worked, settles its connection.
     async fn end(self, statement: &'static str) -> Result<(), StoreError> {
         match self {
-            TxInner::Sqlite(mut lent) => {
-                sqlx::raw_sql(statement).execute(lent.conn()?).await?;
-                lent.settled();
-            }
+            TxInner::Sqlite(tx) => tx.end(statement).await?,
             TxInner::Postgres(mut lent) => {
                 sqlx::raw_sql(statement).execute(lent.conn()?).await?;
                 lent.settled();
@@ -583,6 +600,15 @@ impl Tx {
     /// Undoes the transaction; its connection is lent again.
     pub async fn rollback(self) -> Result<(), StoreError> {
         self.inner.end("ROLLBACK").await
+    }
+
+    /// On SQLite, the transaction's connection for statements run in place on this thread
+    /// (see `direct`); `None` on PostgreSQL, where the caller runs its sqlx statements.
+    pub(crate) async fn direct(&mut self) -> Result<Option<&rusqlite::Connection>, StoreError> {
+        match &mut self.inner {
+            TxInner::Sqlite(tx) => tx.direct().await,
+            TxInner::Postgres(_) => Ok(None),
+        }
     }
 
     /// Marks `queue` as given work by this transaction.

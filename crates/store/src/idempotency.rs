@@ -8,8 +8,9 @@
 use domain::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use crate::direct::numbered;
 use crate::engine::{on_tx, read, write_pool};
-use crate::{JsonText, Store, StoreError, Tx};
+use crate::{Engine, JsonText, Store, StoreError, Tx};
 
 /// A key this request owns until it completes or releases it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,15 +80,51 @@ impl Store {
     ) -> Result<ClaimOutcome, StoreError> {
         // One autocommit statement on the writer: insert the claim, or take over a record that
         // expired or was abandoned. Anything else is left alone and read back from a reader.
-        const CLAIM: &str =
-            "INSERT INTO idempotency_keys (owner, idempotency_key, fingerprint, created_at)
-             VALUES ($1, $2, $3, $4)
-             ON CONFLICT (owner, idempotency_key) DO UPDATE SET
-                 fingerprint = excluded.fingerprint, status_code = NULL,
-                 response_headers = NULL, response_body = NULL, created_at = excluded.created_at
-             WHERE idempotency_keys.created_at < $5
-                OR (idempotency_keys.status_code IS NULL AND idempotency_keys.created_at < $6)";
-        let claimed = write_pool!(self, |c| sqlx::query(CLAIM)
+        macro_rules! claim {
+            ($values:literal) => {
+                concat!(
+                    "INSERT INTO idempotency_keys (owner, idempotency_key, fingerprint, created_at) ",
+                    $values,
+                    " ON CONFLICT (owner, idempotency_key) DO UPDATE SET
+                         fingerprint = excluded.fingerprint, status_code = NULL,
+                         response_headers = NULL, response_body = NULL,
+                         created_at = excluded.created_at
+                     WHERE idempotency_keys.created_at < $5
+                        OR (idempotency_keys.status_code IS NULL
+                            AND idempotency_keys.created_at < $6)"
+                )
+            };
+        }
+        const CLAIM: &str = claim!("VALUES ($1, $2, $3, $4)");
+        // On PostgreSQL the claim's commit does not wait for its WAL to reach the disk
+        // (`synchronous_commit` off for this one statement's transaction, as `SET LOCAL`
+        // would): a claim lost to a crash of the database server is a key not claimed, which
+        // the retry claims again, and the transaction that stores the answer commits
+        // synchronously, which flushes the WAL up to it, the claim included. One WAL flush per
+        // keyed request instead of two.
+        const CLAIM_RELAXED: &str = claim!(
+            "SELECT $1, $2, $3, $4
+             FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed"
+        );
+        let direct = self
+            .write_direct(|c| {
+                let params = numbered(&[
+                    &claim.owner,
+                    &claim.key,
+                    &fingerprint,
+                    &now,
+                    &expired_before,
+                    &abandoned_before,
+                ]);
+                Ok(c.prepare_cached(CLAIM)?.execute(&*params)?)
+            })
+            .await?;
+        let claimed = match direct {
+            Some(n) => n as u64,
+            None => write_pool!(self, |c| sqlx::query(match self.engine() {
+                Engine::Postgres => CLAIM_RELAXED,
+                Engine::Sqlite => CLAIM,
+            })
             .bind(&claim.owner)
             .bind(&claim.key)
             .bind(fingerprint)
@@ -96,7 +133,8 @@ impl Store {
             .bind(abandoned_before)
             .execute(c)
             .await?
-            .rows_affected());
+            .rows_affected()),
+        };
         if claimed == 1 {
             return Ok(ClaimOutcome::Claimed(claim));
         }
@@ -173,18 +211,30 @@ impl Tx {
         claim: &Claim,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
+        const COMPLETE: &str = "UPDATE idempotency_keys
+             SET status_code = $3, response_headers = $4, response_body = $5
+             WHERE owner = $1 AND idempotency_key = $2";
+        if let Some(c) = self.direct().await? {
+            let headers = serde_json::to_string(&response.headers)?;
+            c.prepare_cached(COMPLETE)?.execute(&*numbered(&[
+                &claim.owner,
+                &claim.key,
+                &i64::from(response.status),
+                &headers,
+                &response.body,
+            ]))?;
+            return Ok(());
+        }
         on_tx!(self, |c| {
-            sqlx::query(
-            "UPDATE idempotency_keys SET status_code = $3, response_headers = $4, response_body = $5
-             WHERE owner = $1 AND idempotency_key = $2"
-        )
-        .bind(&claim.owner)
-        .bind(&claim.key)
-        .bind(i64::from(response.status))
-        .bind(JsonText(&response.headers))
-        .bind(&response.body)
-        .execute(c)
-        .await?.rows_affected()
+            sqlx::query(COMPLETE)
+                .bind(&claim.owner)
+                .bind(&claim.key)
+                .bind(i64::from(response.status))
+                .bind(JsonText(&response.headers))
+                .bind(&response.body)
+                .execute(c)
+                .await?
+                .rows_affected()
         });
         Ok(())
     }

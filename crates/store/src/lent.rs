@@ -20,6 +20,7 @@ use deadpool::managed::{self, Metrics, Object, RecycleError, RecycleResult};
 use sqlx::{ConnectOptions, Connection};
 
 use crate::StoreError;
+use crate::direct::Direct;
 
 /// A connection idle for this long is pinged before it is lent again.
 pub(crate) const PING_IDLE_AFTER: Duration = Duration::from_secs(10);
@@ -29,16 +30,40 @@ pub(crate) struct Manager<C: Connection> {
     options: C::Options,
 }
 
-/// A pooled connection; `None` once work that did not end well dropped it.
-#[derive(Debug)]
-pub(crate) struct Pooled<C>(Option<C>);
+/// A pooled connection; `conn` is `None` once work that did not end well dropped it.
+pub(crate) struct Pooled<C> {
+    // Declared before `conn`, so dropped before it: it refers to the connection.
+    /// SQLite's writer: the handle taken from sqlx's thread (see `direct`), kept while the
+    /// connection is idle so that the next transaction finds it, and its prepared statements,
+    /// in place. Always `None` on other connections.
+    direct: Option<Direct>,
+    conn: Option<C>,
+}
+
+impl<C> Pooled<C> {
+    /// The connection for sqlx, its handle given back to sqlx's thread first (a statement
+    /// sent while this thread holds it would wait forever).
+    fn for_sqlx(&mut self) -> Option<&mut C> {
+        self.direct = None;
+        self.conn.as_mut()
+    }
+
+    /// Drops the connection (and first what refers to it).
+    fn discard(&mut self) {
+        self.direct = None;
+        self.conn = None;
+    }
+}
 
 impl<C: Connection> managed::Manager for Manager<C> {
     type Type = Pooled<C>;
     type Error = sqlx::Error;
 
     async fn create(&self) -> Result<Pooled<C>, sqlx::Error> {
-        Ok(Pooled(Some(self.options.connect().await?)))
+        Ok(Pooled {
+            direct: None,
+            conn: Some(self.options.connect().await?),
+        })
     }
 
     async fn recycle(
@@ -46,12 +71,14 @@ impl<C: Connection> managed::Manager for Manager<C> {
         pooled: &mut Pooled<C>,
         metrics: &Metrics,
     ) -> RecycleResult<sqlx::Error> {
-        let Some(conn) = pooled.0.as_mut() else {
+        if pooled.conn.is_none() {
             return Err(RecycleError::message(
                 "dropped after an error or mid-statement",
             ));
-        };
-        if metrics.last_used() >= PING_IDLE_AFTER {
+        }
+        if metrics.last_used() >= PING_IDLE_AFTER
+            && let Some(conn) = pooled.for_sqlx()
+        {
             conn.ping().await?;
         }
         Ok(())
@@ -124,8 +151,9 @@ impl<C: Connection> LentPool<C> {
     pub(crate) async fn close(&self) {
         let idle = self.0.retain(|_, _| false).removed;
         self.0.close();
-        for Pooled(conn) in idle {
-            if let Some(conn) = conn {
+        for mut pooled in idle {
+            pooled.direct = None;
+            if let Some(conn) = pooled.conn.take() {
                 let _ = conn.close().await;
             }
         }
@@ -141,10 +169,10 @@ pub(crate) struct Lent<C: Connection> {
 }
 
 impl<C: Connection> Lent<C> {
+    /// The connection, for sqlx.
     pub(crate) fn conn(&mut self) -> Result<&mut C, StoreError> {
         self.pooled
-            .0
-            .as_mut()
+            .for_sqlx()
             .ok_or(StoreError::Database(sqlx::Error::PoolClosed))
     }
 
@@ -157,8 +185,32 @@ impl<C: Connection> Lent<C> {
 impl<C: Connection> Drop for Lent<C> {
     fn drop(&mut self) {
         if !self.settled {
-            drop(self.pooled.0.take());
+            self.pooled.discard();
         }
+    }
+}
+
+impl Lent<sqlx::sqlite::SqliteConnection> {
+    /// The connection for statements run in place on this thread (see `direct`): one trip to
+    /// sqlx's thread to take its handle, none when it was taken already.
+    pub(crate) async fn direct(&mut self) -> Result<&rusqlite::Connection, StoreError> {
+        let pooled = &mut *self.pooled;
+        if pooled.direct.is_none() {
+            let conn = pooled
+                .conn
+                .as_mut()
+                .ok_or(StoreError::Database(sqlx::Error::PoolClosed))?;
+            pooled.direct = Some(Direct::take(conn).await?);
+        }
+        match &pooled.direct {
+            Some(direct) => Ok(direct.conn()),
+            None => Err(StoreError::Database(sqlx::Error::PoolClosed)),
+        }
+    }
+
+    /// True when this thread holds the connection's handle (see `direct`).
+    pub(crate) fn is_direct(&self) -> bool {
+        self.pooled.direct.is_some()
     }
 }
 

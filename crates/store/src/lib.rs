@@ -9,6 +9,7 @@ mod accounts;
 mod articles;
 mod attempts;
 mod deliveries;
+mod direct;
 mod drift;
 mod engine;
 mod error;

@@ -2,6 +2,7 @@ use domain::{
     LogLevel, LogStage, RunId, RunSource, RunStatus, Surface, Tier, Timestamp, WorkspaceId,
 };
 
+use crate::direct::{self, numbered};
 use crate::engine::{on_tx, read, write_pool};
 use crate::{JsonText, KeysetPage, RunEventRecord, RunRecord, Store, StoreError, Tx};
 
@@ -27,6 +28,16 @@ pub enum TriggerOutcome {
 }
 
 impl TriggerOutcome {
+    /// What an upsert that tried to create run `created` returned: that run, or the one
+    /// already queued.
+    fn of(created: RunId, run: RunRecord) -> Self {
+        if run.id == created {
+            TriggerOutcome::Created(run)
+        } else {
+            TriggerOutcome::Coalesced(run)
+        }
+    }
+
     pub fn run(&self) -> &RunRecord {
         match self {
             TriggerOutcome::Created(r) | TriggerOutcome::Coalesced(r) => r,
@@ -343,12 +354,26 @@ impl Tx {
     /// limited to some surfaces (a regenerate) inserts behind a savepoint: when a concurrent
     /// trigger of the same feature commits first, the insert meets the "one queued run per
     /// feature" index, rolls back to the savepoint and joins that run instead.
+    ///
+    /// Only a run created wakes the workers: joining one already queued adds no work (on
+    /// PostgreSQL, `runs_queued` notifies for inserted rows only, migration `0011`).
     pub async fn trigger_run(
         &mut self,
         new: NewRun,
         now: Timestamp,
     ) -> Result<TriggerOutcome, StoreError> {
-        self.wake(crate::Queue::Runs);
+        let outcome = self.create_or_join(new, now).await?;
+        if let TriggerOutcome::Created(_) = outcome {
+            self.wake(crate::Queue::Runs);
+        }
+        Ok(outcome)
+    }
+
+    async fn create_or_join(
+        &mut self,
+        new: NewRun,
+        now: Timestamp,
+    ) -> Result<TriggerOutcome, StoreError> {
         if new.surfaces.is_none() {
             return self.trigger_all_surfaces(new, now).await;
         }
@@ -458,6 +483,26 @@ impl Tx {
              RETURNING {RUN_COLUMNS}"
         );
         let id = RunId::generate();
+        if let Some(c) = self.direct().await? {
+            let run = c
+                .prepare_cached(&upsert)
+                .and_then(|mut statement| {
+                    statement.query_row(
+                        &*numbered(&[
+                            &id,
+                            &new.workspace_id,
+                            &new.feature_id,
+                            &new.source,
+                            &new.tier,
+                            &new.notify_on_complete,
+                            &now,
+                        ]),
+                        RunRecord::from_sqlite,
+                    )
+                })
+                .map_err(direct::from_write)?;
+            return Ok(TriggerOutcome::of(id, run));
+        }
         let run: RunRecord = on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(upsert))
             .bind(id)
             .bind(new.workspace_id)
@@ -469,11 +514,7 @@ impl Tx {
             .fetch_one(c)
             .await
             .map_err(StoreError::from_write)?);
-        Ok(if run.id == id {
-            TriggerOutcome::Created(run)
-        } else {
-            TriggerOutcome::Coalesced(run)
-        })
+        Ok(TriggerOutcome::of(id, run))
     }
 
     /// Appends one structured log event to a run, numbering it after the last one.

@@ -112,6 +112,12 @@ async fn committed_work_wakes_its_queue_here_and_on_other_nodes(store: Db) {
         .run()
         .id;
     runs.woken("a queued run").await;
+    let joined = trigger(&store, new_run(ws, "f", Tier::Priority, false), at(4))
+        .await
+        .expect("trigger again");
+    assert_eq!(joined.run().id, run, "joins the queued run");
+    runs.quiet("a trigger that joins the queued run adds no work")
+        .await;
     let claimed = store
         .claim_run("w1", at(600), at(5), 3)
         .await
