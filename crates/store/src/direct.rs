@@ -35,13 +35,17 @@ pub(crate) struct Direct {
 impl Direct {
     /// Takes `conn`'s handle: one trip to sqlx's thread, which then waits until this is
     /// dropped.
-    pub(crate) async fn take(conn: &mut SqliteConnection) -> Result<Self, StoreError> {
+    ///
+    /// # Safety
+    ///
+    /// The caller drops the returned value before `conn`, and before it uses `conn` again.
+    pub(crate) async unsafe fn take(conn: &mut SqliteConnection) -> Result<Self, StoreError> {
         let handle = conn.lock_handle().await?;
         // SAFETY: the guard borrows the connection and, through it, the worker state that the
         // connection shares with its thread (in an `Arc`, so it does not move when the
-        // connection does). Its owner (`lent::Pooled`) declares it before the connection, so
-        // it is dropped first, and drops it before it lends the connection to sqlx again
-        // (`Pooled::for_sqlx`): nothing else uses the connection while the guard lives, and
+        // connection does). The caller drops it before the connection and before using the
+        // connection again (`lent::Pooled` declares it before the connection and drops it in
+        // `Pooled::for_sqlx`): nothing else uses the connection while the guard lives, and
         // the guard never outlives the connection.
         let mut guard = unsafe {
             std::mem::transmute::<LockedSqliteHandle<'_>, LockedSqliteHandle<'static>>(handle)
@@ -65,9 +69,11 @@ impl Direct {
 /// A write transaction's SQLite connection: its statements run in place or on sqlx's thread.
 pub(crate) struct SqliteTx {
     lent: Lent<SqliteConnection>,
-    /// False for an in-memory database: it lives in SQLite's shared cache, where a reader's
-    /// table lock fails a write at once (`SQLITE_LOCKED`) instead of waiting, unless sqlx's
-    /// unlock-notify loop runs the statement.
+    /// True on the writer thread only (`writer::on_writer_thread`): a transaction begun
+    /// elsewhere (`Store::begin` in a test, say) must not wait for SQLite's locks on a runtime
+    /// thread. False for an in-memory database too: it lives in SQLite's shared cache, where
+    /// a reader's table lock fails a write at once (`SQLITE_LOCKED`) instead of waiting,
+    /// unless sqlx's unlock-notify loop runs the statement.
     in_place: bool,
 }
 
@@ -129,13 +135,14 @@ pub(crate) fn from_write(e: rusqlite::Error) -> StoreError {
 
 /// Binds `values` to the parameters `$1`, `$2`… of a statement written for both engines.
 /// SQLite numbers `$N` parameters by first appearance, not by `N`, so they are bound by name.
-pub(crate) fn numbered<'a>(
-    values: &[&'a dyn rusqlite::ToSql],
+/// (rusqlite does not check that every parameter was bound: one left out reads as NULL.)
+pub(crate) fn numbered<'a, const N: usize>(
+    values: &[&'a dyn rusqlite::ToSql; N],
 ) -> Vec<(&'static str, &'a dyn rusqlite::ToSql)> {
     const NAMES: [&str; 16] = [
         "$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "$10", "$11", "$12", "$13", "$14",
         "$15", "$16",
     ];
-    debug_assert!(values.len() <= NAMES.len(), "more parameters than names");
+    const { assert!(N <= NAMES.len(), "more parameters than names") };
     NAMES.iter().copied().zip(values.iter().copied()).collect()
 }

@@ -362,12 +362,13 @@ impl Store {
 
     /// On SQLite, runs `work` on the writer connection in place, as one autocommit statement
     /// or more (see `direct`); `None` on PostgreSQL, where the caller runs its sqlx statements.
-    /// For work already on the writer thread (see [`Store::detached`]): it blocks its thread.
+    /// `None` off the writer thread too (see [`Store::detached`]): a statement in place blocks
+    /// its thread.
     pub(crate) async fn write_direct<T>(
         &self,
         work: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
     ) -> Result<Option<T>, StoreError> {
-        // In place on a file only, as `hot` (see `SqliteTx::in_place`).
+        // In place on a file only, as `hot`, and on the writer thread (see `SqliteTx::in_place`).
         let Pools::Sqlite {
             writer,
             hot: Some(_),
@@ -376,6 +377,9 @@ impl Store {
         else {
             return Ok(None);
         };
+        if !crate::writer::on_writer_thread() {
+            return Ok(None);
+        }
         let mut lent = writer.lend().await?;
         let value = work(lent.direct().await?)?;
         lent.settled();
@@ -423,7 +427,8 @@ impl Store {
     ) -> Result<Tx, StoreError> {
         let inner = match &self.pools {
             Pools::Sqlite { writer, hot, .. } => {
-                TxInner::Sqlite(SqliteTx::begin(writer.lend().await?, hot.is_some()).await?)
+                let in_place = hot.is_some() && crate::writer::on_writer_thread();
+                TxInner::Sqlite(SqliteTx::begin(writer.lend().await?, in_place).await?)
             }
             Pools::Postgres { tx, .. } => {
                 let mut lent = tx.lend().await?;

@@ -173,9 +173,11 @@ impl Store {
         claim: &Claim,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin().await?;
-        tx.complete_idempotency(claim, response).await?;
-        tx.commit().await
+        let (claim, response) = (claim.clone(), response.clone());
+        self.write(move |tx| {
+            Box::pin(async move { tx.complete_idempotency(&claim, &response).await })
+        })
+        .await
     }
 
     /// Forgets an unfinished claim so that a retry runs again (after a 5xx, 401, 403 or 429).

@@ -200,7 +200,9 @@ impl Lent<sqlx::sqlite::SqliteConnection> {
                 .conn
                 .as_mut()
                 .ok_or(StoreError::Database(sqlx::Error::PoolClosed))?;
-            pooled.direct = Some(Direct::take(conn).await?);
+            // SAFETY: `Pooled` declares `direct` before `conn`, and drops it before lending
+            // `conn` to sqlx (`for_sqlx`) or dropping it (`discard`, `close`).
+            pooled.direct = Some(unsafe { Direct::take(conn) }.await?);
         }
         match &pooled.direct {
             Some(direct) => Ok(direct.conn()),

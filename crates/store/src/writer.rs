@@ -15,6 +15,17 @@ use tokio::sync::oneshot;
 
 use crate::StoreError;
 
+thread_local! {
+    static ON_WRITER_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True on the writer thread: where SQLite statements may run in place (see `direct`), since
+/// a statement that waits there (for a lock another process holds, up to the busy timeout; for
+/// a WAL checkpoint) holds up only other writes, never a runtime thread serving requests.
+pub(crate) fn on_writer_thread() -> bool {
+    ON_WRITER_THREAD.get()
+}
+
 #[derive(Debug)]
 pub(crate) struct WriterRuntime {
     handle: Handle,
@@ -33,6 +44,7 @@ impl WriterRuntime {
         thread::Builder::new()
             .name("sqlite-writer".into())
             .spawn(move || {
+                ON_WRITER_THREAD.set(true);
                 runtime.block_on(async {
                     let _ = stopped.await;
                 })

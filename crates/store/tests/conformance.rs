@@ -1791,83 +1791,110 @@ async fn a_transaction_that_does_not_commit_leaves_nothing_behind(store: Db) {
 
 /// On SQLite a transaction's hot statements run in place on the writer thread and the others on
 /// sqlx's thread (`store::direct`): whichever order they come in, they are one transaction,
-/// committed or undone together, and a transaction dropped while it holds the handle (its last
-/// statement ran in place) is undone with its connection and frees the writer at once. The same
-/// sequences on PostgreSQL, where every statement runs on sqlx.
+/// committed or undone together, and a transaction dropped while it holds the handle (its work
+/// panicked right after a statement in place) is undone with its connection and frees the
+/// writer at once. The same sequences on PostgreSQL, where every statement runs on sqlx.
 async fn statements_run_in_place_and_on_sqlx_share_one_transaction(store: Db) {
     let now = at(0);
     let ws = workspace(&store, "mixed", now).await;
-    let queued = |store: &Store| {
-        let store = store.clone();
-        async move {
-            let mut features: Vec<String> = store
-                .runs(ws, &KeysetPage::first(100))
-                .await
-                .expect("runs")
-                .into_iter()
-                .map(|r| r.feature_id)
-                .collect();
-            features.sort();
-            features
-        }
-    };
 
     // In place, sqlx, in place again, then COMMIT (in place).
-    let (tx, second) = in_place_sqlx_in_place(&store, ws, ["a", "b"], "second").await;
-    tx.commit().await.expect("commit");
-    assert_eq!(queued(&store).await, ["a", "b"]);
-    assert!(store.workspace(second.id).await.expect("read").is_some());
-
-    // The same, rolled back: nothing of either kind stays.
-    let (tx, undone) = in_place_sqlx_in_place(&store, ws, ["c", "d"], "undone").await;
-    tx.rollback().await.expect("rollback");
-
-    // sqlx last, then COMMIT on sqlx.
-    let mut tx = store.begin().await.expect("begin");
-    tx.trigger_run(new_run(ws, "e", Tier::Standard, false), now)
+    mixed(&store, ws, ["a", "b"], "second", End::Commit)
         .await
-        .expect("e");
-    tx.insert_workspace("third", None, now)
-        .await
-        .expect("insert");
-    tx.commit().await.expect("commit");
-
-    // Dropped right after a statement in place, twice in a row.
-    for feature in ["f", "g"] {
-        let mut tx = store.begin().await.expect("begin");
-        tx.trigger_run(new_run(ws, feature, Tier::Standard, false), now)
+        .expect("committed");
+    // The same, failed: ROLLBACK in place, and nothing of either kind stays.
+    assert!(
+        mixed(&store, ws, ["c", "d"], "failed", End::Fail)
             .await
-            .expect("trigger");
-        drop(tx);
+            .is_err()
+    );
+    // sqlx last, then COMMIT on sqlx.
+    store
+        .write(move |tx| {
+            Box::pin(async move {
+                tx.trigger_run(new_run(ws, "e", Tier::Standard, false), now)
+                    .await?;
+                tx.insert_workspace("third", None, now).await?;
+                Ok::<_, StoreError>(())
+            })
+        })
+        .await
+        .expect("committed");
+    // Dropped right after a statement in place, twice in a row.
+    for features in [["f", "g"], ["i", "j"]] {
+        assert!(
+            mixed(&store, ws, features, "dropped", End::Panic)
+                .await
+                .is_err()
+        );
     }
     let started = std::time::Instant::now();
-    trigger(&store, new_run(ws, "h", Tier::Standard, false), now)
+    store
+        .write(move |tx| {
+            Box::pin(async move {
+                tx.trigger_run(new_run(ws, "h", Tier::Standard, false), now)
+                    .await
+            })
+        })
         .await
         .expect("h");
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "the writer was free again at once"
     );
-    assert_eq!(queued(&store).await, ["a", "b", "e", "h"]);
-    assert!(store.workspace(undone.id).await.expect("read").is_none());
+
+    let page = KeysetPage::first(100);
+    let runs = store.runs(ws, &page).await.expect("runs");
+    let workspaces = store.workspaces(None, &page).await.expect("workspaces");
+    assert_eq!(
+        sorted(runs.into_iter().map(|r| r.feature_id)),
+        ["a", "b", "e", "h"]
+    );
+    assert_eq!(
+        sorted(workspaces.into_iter().map(|w| w.name)),
+        ["mixed", "second", "third"]
+    );
 }
 
-/// A transaction that triggers `features[0]` (in place on SQLite), inserts workspace `name` (on
-/// sqlx) and triggers `features[1]` (in place again), left open.
-async fn in_place_sqlx_in_place(
+fn sorted(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut items: Vec<String> = items.collect();
+    items.sort();
+    items
+}
+
+/// How [`mixed`]'s work ends.
+#[derive(Clone, Copy)]
+enum End {
+    Commit,
+    Fail,
+    Panic,
+}
+
+/// One `Store::write` (on SQLite, on the writer thread, where the hot statements run in place)
+/// that triggers `features[0]` (in place), inserts workspace `name` (on sqlx), triggers
+/// `features[1]` (in place again), and ends as `end` says.
+async fn mixed(
     store: &Store,
     ws: WorkspaceId,
-    features: [&str; 2],
-    name: &str,
-) -> (store::Tx, store::WorkspaceRecord) {
+    features: [&'static str; 2],
+    name: &'static str,
+    end: End,
+) -> Result<(), StoreError> {
     let now = at(0);
-    let mut tx = store.begin().await.expect("begin");
-    tx.trigger_run(new_run(ws, features[0], Tier::Standard, false), now)
+    store
+        .write(move |tx| {
+            Box::pin(async move {
+                tx.trigger_run(new_run(ws, features[0], Tier::Standard, false), now)
+                    .await?;
+                tx.insert_workspace(name, None, now).await?;
+                tx.trigger_run(new_run(ws, features[1], Tier::Standard, false), now)
+                    .await?;
+                match end {
+                    End::Commit => Ok(()),
+                    End::Fail => Err(StoreError::Corrupt("the work failed".into())),
+                    End::Panic => panic!("the work panicked holding the writer's handle"),
+                }
+            })
+        })
         .await
-        .expect("first trigger");
-    let inserted = tx.insert_workspace(name, None, now).await.expect("insert");
-    tx.trigger_run(new_run(ws, features[1], Tier::Standard, false), now)
-        .await
-        .expect("second trigger");
-    (tx, inserted)
 }
