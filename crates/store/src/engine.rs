@@ -368,22 +368,24 @@ impl Store {
         &self,
         work: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
     ) -> Result<Option<T>, StoreError> {
-        // In place on a file only, as `hot`, and on the writer thread (see `SqliteTx::in_place`).
-        let Pools::Sqlite {
-            writer,
-            hot: Some(_),
-            ..
-        } = &self.pools
-        else {
+        let Pools::Sqlite { writer, .. } = &self.pools else {
             return Ok(None);
         };
-        if !crate::writer::on_writer_thread() {
+        if !self.writes_in_place() {
             return Ok(None);
         }
         let mut lent = writer.lend().await?;
         let value = work(lent.direct().await?)?;
         lent.settled();
         Ok(Some(value))
+    }
+
+    /// True where SQLite writer statements may run in place (see `direct`): on a file (not
+    /// `:memory:`, which has no `hot` reader either; see `SqliteTx::in_place`) and on the
+    /// writer thread.
+    fn writes_in_place(&self) -> bool {
+        matches!(&self.pools, Pools::Sqlite { hot: Some(_), .. })
+            && crate::writer::on_writer_thread()
     }
 
     /// Runs `work` to its end in a task of its own, in the caller's tracing span: on the
@@ -426,8 +428,8 @@ impl Store {
         postgres_begin: Option<&'static str>,
     ) -> Result<Tx, StoreError> {
         let inner = match &self.pools {
-            Pools::Sqlite { writer, hot, .. } => {
-                let in_place = hot.is_some() && crate::writer::on_writer_thread();
+            Pools::Sqlite { writer, .. } => {
+                let in_place = self.writes_in_place();
                 TxInner::Sqlite(SqliteTx::begin(writer.lend().await?, in_place).await?)
             }
             Pools::Postgres { tx, .. } => {
