@@ -350,16 +350,20 @@ fn run_stages(
         }
         // Nothing to announce or list: no article rather than one that says so (a later run
         // with nothing new writes no new version).
-        let nothing = match surface {
-            Surface::Changelog => notes.releases.is_empty(),
-            Surface::Blog => post.is_none(),
-            _ => false,
+        let nothing = match (surface, &post) {
+            (Surface::Changelog, _) if notes.releases.is_empty() => {
+                Some(blog::NoPost::NothingListed)
+            }
+            (Surface::Blog, Err(why)) => Some(*why),
+            _ => None,
         };
-        if nothing && !renderer.is_overridden(*surface) {
+        if let Some(why) = nothing
+            && !renderer.is_overridden(*surface)
+        {
             log.log(
                 LogLevel::Info,
                 LogStage::Render,
-                &format!("no {surface} article: no listed change in the range"),
+                &format!("no {surface} article: {}", why.reason()),
                 json!({ "surface": surface.as_str(), "commits": history.commits().count() }),
             );
             continue;
@@ -374,7 +378,7 @@ fn run_stages(
         }
         let version = req.versions.get(surface).copied().unwrap_or(1);
         let (title, description) =
-            title_and_description(*surface, &feature, &extracted, entries, post.as_ref());
+            title_and_description(*surface, &feature, &extracted, entries, post.as_ref().ok());
         let context = Context {
             feature: &feature,
             surface: surface.as_str(),
@@ -404,7 +408,7 @@ fn run_stages(
             commits: entries,
             changelog: &notes.all,
             releases: &notes.releases,
-            post: post.as_ref(),
+            post: post.as_ref().ok(),
             highlights: highlights(entries),
             contributors: contributors(entries),
             steps: steps.clone(),

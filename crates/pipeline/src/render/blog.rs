@@ -1,8 +1,10 @@
 //! The blog post of a run: an announcement of the feature's newest release, as a release post
 //! (the Rust release announcements) has it: what users gain, the highlights in plain words,
 //! the fixes and other changes, how to upgrade past breaking changes, where to read more, who
-//! made it. A release with nothing listed has no post (`post` is `None`): a body of counts
-//! alone is filler.
+//! made it. A release with nothing listed has no post, and neither has a release of internal
+//! changes only (refactors: the changelog lists them, a reader of the blog has nothing to
+//! try); refactors are left out of a post's lists as well (counted with what only the
+//! changelog lists). A body of counts alone, or a post about code moving, is filler.
 //!
 //! "Learn more" links only to addresses that exist whoever reads the post: the forge's
 //! comparison of the release with the one before and the feature's source at the run's
@@ -65,21 +67,55 @@ pub(crate) struct Related {
     pub href: String,
 }
 
+/// Why a run writes no post.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoPost {
+    /// The newest release lists nothing.
+    NothingListed,
+    /// Everything the newest release lists is internal (see [`internal`]).
+    InternalOnly,
+}
+
+impl NoPost {
+    /// For the run's log: "no blog article: …".
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            NoPost::NothingListed => "no listed change in the range",
+            NoPost::InternalOnly => {
+                "the release holds internal changes only (refactors), which the changelog lists"
+            }
+        }
+    }
+}
+
+/// A change readers of a release post have no use for: a refactor that breaks nothing, by
+/// its Conventional Commits type or, without one, by its first word.
+fn internal(entry: &Entry) -> bool {
+    !entry.breaking
+        && (entry.kind == "refactor"
+            || (!entry.conventional
+                && entry
+                    .description
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.to_ascii_lowercase().starts_with("refactor"))))
+}
+
 /// `introducing`: whether the release is the feature's first (decided by the caller, which
-/// can look at the repository). `None` when the newest release lists nothing.
+/// can look at the repository).
 pub(crate) fn post<'a>(
     feature: &Feature,
     releases: &'a [Release],
     introducing: bool,
     forge: Option<&Forge>,
     commit: &str,
-) -> Option<Post<'a>> {
+) -> Result<Post<'a>, NoPost> {
     let release = releases
         .iter()
         .find(|r| r.version.is_some())
         .or_else(|| releases.first())
         .filter(|r| r.count > 0);
-    let release_ref = release?;
+    let release_ref = release.ok_or(NoPost::NothingListed)?;
     // A file or folder is announced inside its package's release: "src/macros.rs in log".
     let (name, product) = match &feature.path {
         Some(path) if !feature.product.is_empty() => (path.clone(), feature.product.clone()),
@@ -98,19 +134,23 @@ pub(crate) fn post<'a>(
         _ => format!("What's new in {subject}"),
     };
     let entries = || {
-        release.into_iter().flat_map(|r| {
-            r.breaking
-                .iter()
-                .chain(r.groups.iter().flat_map(|g| &g.entries))
-        })
+        release
+            .into_iter()
+            .flat_map(|r| {
+                r.breaking
+                    .iter()
+                    .chain(r.groups.iter().flat_map(|g| &g.entries))
+            })
+            .filter(|e| !internal(e))
     };
     let count = |group: &str| {
         release.map_or(0, |r| {
             r.groups
                 .iter()
                 .filter(|g| g.title == group)
-                .map(|g| g.entries.len())
-                .sum()
+                .flat_map(|g| &g.entries)
+                .filter(|e| !internal(e))
+                .count()
         })
     };
     let upgrade: Vec<&Entry> = release
@@ -148,6 +188,9 @@ pub(crate) fn post<'a>(
     let changes: Vec<String> = others().take(MAX_ITEMS).map(item).collect();
     let listed =
         highlights.iter().map(|h| h.items.len()).sum::<usize>() + fixed.len() + changes.len();
+    if listed == 0 && upgrade.is_empty() && !introducing {
+        return Err(NoPost::InternalOnly);
+    }
     let unlisted = release_ref.count.saturating_sub(listed);
     let lede = lede(
         &subject,
@@ -179,7 +222,7 @@ pub(crate) fn post<'a>(
             href: url,
         });
     }
-    Some(Post {
+    Ok(Post {
         title,
         release,
         introducing,

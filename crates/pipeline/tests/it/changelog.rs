@@ -827,6 +827,50 @@ fn nothing_to_announce_writes_no_post_and_no_changelog() {
     }
 }
 
+/// A release of refactors alone has no post (the changelog lists them), and a post leaves
+/// refactors out of its lists: moving code around is nothing a reader of the blog can try.
+#[test]
+fn refactors_are_not_news() {
+    let mut repo = repo();
+    tag(&repo, "v1.0.0");
+    change(&mut repo, "refactor: split the reader into two modules");
+    change(&mut repo, "Refactoring of the writer");
+    change(&mut repo, "chore: tidy");
+    tag(&repo, "v1.0.1");
+    let (output, log) = generate(&repo, "src", None, Surface::Blog);
+    assert!(output.articles.is_empty(), "{:?}", output.articles);
+    assert!(
+        log.0.iter().any(|(_, _, m, _)| m
+            == "no blog article: the release holds internal changes only (refactors), which the changelog lists"),
+        "{:?}",
+        log.0
+    );
+    let body = changelog(&repo);
+    assert!(body.contains("Split the reader into two modules"), "{body}");
+
+    // With a feature beside them, the post announces the feature and counts the refactors
+    // among what only the changelog lists.
+    change(&mut repo, "feat: read TOML");
+    change(&mut repo, "refactor: inline the buffer");
+    change(&mut repo, "refactor!: rename Reader to Source");
+    tag(&repo, "v1.1.0");
+    let (output, _) = generate(&repo, "src", None, Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    validate_mdx(body).unwrap();
+    assert!(
+        body.contains("src in repo 1.1.0 brings one new feature. It has one breaking change"),
+        "{body}"
+    );
+    assert!(body.contains("- Read TOML"), "{body}");
+    // A breaking refactor is news: readers must change their code.
+    assert!(body.contains("Rename Reader to Source"), "{body}");
+    assert!(!body.contains("nline the buffer"), "{body}");
+    assert!(
+        body.contains("One more change is in the changelog."),
+        "{body}"
+    );
+}
+
 #[test]
 fn a_merged_pull_request_is_one_entry_under_its_title() {
     let mut repo = repo();
