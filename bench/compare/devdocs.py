@@ -6,7 +6,10 @@ that folder's public API, computed here independently of the pipeline:
   and UPPER_CASE constants, public methods, properties and class attributes of public
   classes.
 - Rust: `pub` items (not `pub(crate)`), outside `tests/`, `benches/` and `#[cfg(test)]`
-  modules; `pub` fields of `pub struct`s.
+  modules; `pub` fields of `pub struct`s. As docs.rs: an item right under
+  `#[cfg(feature = "x")]` counts only when docs.rs builds the crate with `x` (its default
+  features and `[package.metadata.docs.rs]` `features`, closed over `[features]`, or
+  `all-features`), read here with `tomllib`.
 - Go: exported identifiers outside `_test.go` files and `internal/` packages; exported
   fields of exported structs; methods of exported types.
 - TypeScript/JavaScript: exported names outside test files, public members of exported
@@ -125,14 +128,50 @@ def strip_rust_tests(text):
     return "".join(out)
 
 
-def rust_api(text):
+def docs_rs_features(manifest_text):
+    """The features docs.rs builds a crate with, or None for all of them."""
+    import tomllib
+    try:
+        table = tomllib.loads(manifest_text)
+    except Exception:
+        return None
+    docs_rs = table.get("package", {}).get("metadata", {}).get("docs", {}).get("rs", {})
+    if docs_rs.get("all-features"):
+        return None
+    pending = list(docs_rs.get("features", []))
+    if not docs_rs.get("no-default-features"):
+        pending.append("default")
+    features, enabled = table.get("features", {}), set()
+    while pending:
+        name = pending.pop()
+        if name.startswith("dep:") or "/" in name or name in enabled:
+            continue
+        enabled.add(name)
+        pending.extend(features.get(name, []))
+    return enabled
+
+
+def rust_api(text, enabled=None):
     text = strip_rust_tests(text)
     names, members = set(), set()
     impl_type = None
     depth = 0
     struct = None
+    gated_off = False
     for line in text.splitlines():
         stripped = line.strip()
+        g = re.match(r'#\[cfg\(feature\s*=\s*"([^"]+)"\)\]$', stripped)
+        if g:
+            gated_off = gated_off or (enabled is not None and g.group(1) not in enabled)
+            continue
+        if stripped.startswith("#[") or stripped.startswith("///"):
+            pass
+        elif gated_off:
+            gated_off = False
+            depth += line.count("{") - line.count("}")
+            # The gated item is skipped, and with it the members of an impl block it opens.
+            impl_type = None
+            continue
         m = re.match(r"impl(?:<[^>]*>)?\s+(?:(\S+)\s+for\s+)?([A-Za-z_][\w]*)", stripped)
         if m and depth == 0:
             impl_type = None if m.group(1) else m.group(2)
@@ -221,13 +260,33 @@ def ts_api(text):
 API = {"py": python_api, "rs": rust_api, "go": go_api, "ts": ts_api, "tsx": ts_api, "js": ts_api, "mjs": ts_api}
 
 
+def rust_enabled(clone, path):
+    """docs.rs's features for the crate of `path` (its nearest Cargo.toml with a package)."""
+    parts = path.split("/")[:-1]
+    while True:
+        manifest = "/".join(parts + ["Cargo.toml"])
+        try:
+            text = git(clone, "show", f"HEAD:{manifest}")
+        except Exception:
+            text = ""
+        if "[package]" in text:
+            return docs_rs_features(text)
+        if not parts:
+            return None
+        parts.pop()
+
+
 def reference(clone, feature):
     by_file = {}
     for path in files_of(clone, feature):
         if is_test(path) or hidden_internal(path, feature):
             continue
         text = git(clone, "show", f"HEAD:{path}")
-        by_file[path] = API[path.rsplit(".", 1)[-1]](text)
+        ext = path.rsplit(".", 1)[-1]
+        if ext == "rs":
+            by_file[path] = rust_api(text, rust_enabled(clone, path))
+        else:
+            by_file[path] = API[ext](text)
     return by_file
 
 

@@ -694,6 +694,23 @@ fn extract_files(
         for module in private_modules {
             out.module_docs.remove(&module);
         }
+        // Items behind features docs.rs does not build the crate with are not in its docs.
+        let mut builds: HashMap<String, Option<extract::DocsFeatures>> = HashMap::new();
+        out.symbols.retain(|symbol| {
+            let (Some(requires), Some(manifest)) =
+                (&symbol.requires, extract::rust_manifest(&symbol.path))
+            else {
+                return true;
+            };
+            builds
+                .entry(manifest)
+                .or_insert_with_key(|manifest| {
+                    let blob = repository::regular_file(tree, manifest)?;
+                    extract::DocsFeatures::of_manifest(&outside.text(repo, manifest, blob)?)
+                })
+                .as_ref()
+                .is_none_or(|docs_rs| docs_rs.shows(requires))
+        });
         // Rust paths start with the crate's name, as rustdoc shows them.
         let mut names: HashMap<String, Option<String>> = HashMap::new();
         let modules: BTreeSet<String> = out

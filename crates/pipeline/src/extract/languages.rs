@@ -490,6 +490,7 @@ fn rust<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<Declar
         def.end_byte()
     };
     Some(Declaration {
+        requires: None,
         kind,
         name: qualified,
         signature,
@@ -587,6 +588,7 @@ fn rust_macro<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<
         bounded(&format!("macro_rules! {name} {{\n{}\n}}", rules.join("\n")))
     };
     Some(Declaration {
+        requires: None,
         kind: SymbolKind::Macro,
         name: format!("{name}!"),
         signature,
@@ -614,6 +616,7 @@ fn rust_member<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option
     let name = def.child_by_field_name("name")?;
     let owner_name = src.of(owner.child_by_field_name("name")?).to_string();
     Some(Declaration {
+        requires: None,
         kind: SymbolKind::Field,
         name: format!("{owner_name}::{}", src.of(name)),
         signature: clean(def, def.start_byte(), def.end_byte(), src),
@@ -767,6 +770,7 @@ fn python_definition<'t>(
         def.end_byte()
     };
     Some(Declaration {
+        requires: None,
         kind,
         name: qualified,
         signature,
@@ -827,6 +831,7 @@ fn python_assignment<'t>(
     };
     let comments = preceding_comments(def, place.leading, src, true);
     Some(Declaration {
+        requires: None,
         kind,
         name: qualified,
         signature: bounded(&clean(def, def.start_byte(), def.end_byte(), src)),
@@ -949,6 +954,7 @@ fn typescript<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<
         _ => return None,
     };
     Some(Declaration {
+        requires: None,
         kind,
         name: base,
         signature,
@@ -1019,6 +1025,7 @@ fn typescript_member<'t>(
         _ => header(def, def.start_byte(), src),
     };
     Some(Declaration {
+        requires: None,
         kind,
         name: format!("{owner}.{base}"),
         signature: signature.trim_end_matches([';', ',']).trim().to_string(),
@@ -1090,6 +1097,7 @@ fn go_declaration<'t>(
         return None;
     }
     let simple = |kind, name, signature, parent| Declaration {
+        requires: None,
         kind,
         name,
         signature,
@@ -1255,6 +1263,7 @@ fn go_fields<'t>(
     let signature = clean(def, def.start_byte(), def.end_byte(), src);
     for name in names.into_iter().filter(|n| is_exported(n)) {
         out.push(Declaration {
+            requires: None,
             kind: SymbolKind::Field,
             name: format!("{owner}.{name}"),
             signature: signature.clone(),
@@ -1396,6 +1405,7 @@ fn go_constants<'t>(
             };
             signature = bounded(&signature);
             out.push(Declaration {
+                requires: None,
                 kind: SymbolKind::Constant,
                 name: base.to_string(),
                 signature,

@@ -3,6 +3,7 @@
 //! the Markdown files used as prose. Work per file is bounded by [`Limits`]: its size, its
 //! bracket nesting, and a parse deadline.
 
+mod cfg;
 mod docs;
 mod languages;
 mod outside;
@@ -14,6 +15,8 @@ use sha2::{Digest, Sha256};
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, ParseOptions, ParseState, Parser};
+
+pub use cfg::{DocsFeatures, Requires};
 
 use crate::error::PipelineError;
 use crate::feature::humanize;
@@ -134,6 +137,10 @@ pub struct Symbol {
     /// Normalised token hash: changes when the declaration's tokens or doc comment change,
     /// not when whitespace, ordinary comments or its position in the file change.
     pub hash: String,
+    /// Rust: the crate features the item is compiled with only, by its `#[cfg]` attributes
+    /// and those of what encloses it in its file (docs.rs's "Available on crate feature …").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Requires>,
 }
 
 /// A Markdown file used as prose.
@@ -289,6 +296,7 @@ impl Extractor {
                     name: decl.name,
                     signature: languages::truncate(&decl.signature, MAX_SIGNATURE_CHARS),
                     line: decl.node.start_position().row + 1,
+                    requires: decl.requires,
                 },
                 stub,
             ));
@@ -449,6 +457,10 @@ fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol
                 if kept.doc.is_empty() {
                     kept.doc = symbol.doc;
                 }
+                // Variants under different gates: what one needs, another may not.
+                if kept.requires != symbol.requires {
+                    kept.requires = None;
+                }
                 kept.examples.extend(symbol.examples);
                 let mut hasher = Sha256::new();
                 hasher.update(&kept.hash);
@@ -535,7 +547,21 @@ fn declarations<'t>(
                 ancestors: &ancestors,
                 leading: &leading,
             };
+            let before = found.len();
             languages::describe(language, node, &place, src, &mut found);
+            if language == Language::Rust && found.len() > before {
+                let requires = cfg::requires(
+                    ancestors
+                        .iter()
+                        .flat_map(|frame| &frame.leading)
+                        .chain(&leading)
+                        .filter(|n| n.kind() == "attribute_item")
+                        .map(|n| src.of(*n)),
+                );
+                for declaration in &mut found[before..] {
+                    declaration.requires.clone_from(&requires);
+                }
+            }
             if language.holds_declarations(kind)
                 && !languages::is_hidden_container(language, node, &leading, src)
                 && cursor.goto_first_child()
@@ -626,6 +652,8 @@ pub(crate) struct Declaration<'tree> {
     /// The tokens of this node, up to `hash_end` (a byte offset), make the symbol's hash.
     pub node: Node<'tree>,
     pub hash_end: usize,
+    /// Rust: the crate features it is compiled with only (set by [`declarations`]).
+    pub requires: Option<Requires>,
 }
 
 fn token_hash(decl: &Declaration, src: &Source) -> String {
@@ -958,6 +986,44 @@ pub type Key = ();
         assert_eq!(names(&found), ["Key"]);
         assert_eq!(found.symbols[0].signature, "pub type Key = str;");
         assert_eq!(found.symbols[0].doc, "A key.");
+        // Under different gates, one variant or the other is there: no label.
+        assert_eq!(found.symbols[0].requires, None);
+    }
+
+    #[test]
+    fn rust_items_behind_crate_features_say_which() {
+        let source = r#"
+/// Logs with key-values.
+#[macro_export]
+#[cfg(feature = "kv")]
+macro_rules! log_kv { () => {} }
+
+#[cfg(all(feature = "std", not(feature = "alloc")))]
+pub fn odd() {}
+
+pub struct Logger;
+
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[cfg(feature = "std")]
+impl Logger {
+    pub fn flush(&self) {}
+    #[cfg(any(feature = "serde", feature = "sval"))]
+    pub fn serialize(&self) {}
+}
+"#;
+        let found = outline("src/lib.rs", source);
+        let requires = |name: &str| {
+            let symbol = found.symbols.iter().find(|s| s.name == name).unwrap();
+            symbol
+                .requires
+                .as_ref()
+                .map(|r| (r.features.join(","), r.any))
+        };
+        assert_eq!(requires("log_kv!"), Some(("kv".into(), false)));
+        assert_eq!(requires("odd"), None);
+        assert_eq!(requires("Logger"), None);
+        assert_eq!(requires("Logger::flush"), Some(("std".into(), false)));
+        assert_eq!(requires("Logger::serialize"), None);
     }
 
     #[test]

@@ -693,6 +693,7 @@ mod tests {
             examples: Vec::new(),
             line: 1,
             hash: String::new(),
+            requires: None,
         }
     }
 

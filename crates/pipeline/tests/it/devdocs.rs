@@ -642,3 +642,92 @@ fn scripts_show_their_declarations_not_bundles_tests_or_duplicates() {
         "{body}"
     );
 }
+
+/// An item compiled only with some crate features says so under its heading, as docs.rs
+/// does ("Available on crate feature `kv` only."); cfg variants and other conditions do not.
+#[test]
+fn rust_items_behind_crate_features_say_which() {
+    let (body, _) = docs(
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"logs\"\nversion = \"1.0.0\"\n\n[package.metadata.docs.rs]\nall-features = true\n",
+            ),
+            (
+                "src/lib.rs",
+                r#"//! Logging.
+
+/// Logs key-values.
+#[macro_export]
+#[cfg(feature = "kv")]
+macro_rules! log_kv { () => {} }
+
+/// Serializes.
+#[cfg(any(feature = "serde", feature = "sval"))]
+pub fn serialize() {}
+
+/// Both.
+#[cfg(all(feature = "std", feature = "kv", feature = "serde"))]
+pub fn both() {}
+
+/// Everywhere.
+pub fn plain() {}
+"#,
+            ),
+        ],
+        ".",
+    );
+    assert!(
+        body.contains(
+            "#### Macro `log_kv!`\n\nAvailable on crate feature `kv` only.\n\nLogs key-values."
+        ),
+        "{body}"
+    );
+    assert!(
+        body.contains(
+            "Available on crate feature `serde` or crate feature `sval` only.\n\nSerializes."
+        ),
+        "{body}"
+    );
+    assert!(
+        body.contains("Available on crate features `kv`, `serde` and `std` only.\n\nBoth."),
+        "{body}"
+    );
+    assert_eq!(body.matches("Available on").count(), 3, "{body}");
+}
+
+/// docs.rs builds a crate with its default features and those its
+/// `[package.metadata.docs.rs]` lists (and what they enable): an item behind any other
+/// feature is not in its docs, nor in ours.
+#[test]
+fn rust_items_behind_features_docs_rs_leaves_off_are_left_out() {
+    let lib = r#"//! Logging.
+
+/// Needs std.
+#[cfg(feature = "std")]
+pub fn flush() {}
+
+/// Key-values.
+#[cfg(feature = "kv")]
+pub fn key_values() {}
+
+/// Unstable.
+#[cfg(feature = "kv_unstable")]
+pub fn unstable() {}
+
+/// Either.
+#[cfg(any(feature = "kv_unstable", feature = "kv"))]
+pub fn either() {}
+"#;
+    let manifest = |docs_rs: &str| {
+        format!(
+            "[package]\nname = \"logs\"\nversion = \"1.0.0\"\n{docs_rs}\n[features]\ndefault = [\"std\"]\nstd = []\nkv = []\nkv_serde = [\"kv\", \"dep:serde\"]\nkv_unstable = [\"kv\"]\n"
+        )
+    };
+    let listed = manifest("[package.metadata.docs.rs]\nfeatures = [\"kv_serde\"]\n");
+    let (_, symbols) = docs(&[("Cargo.toml", &listed), ("src/lib.rs", lib)], ".");
+    assert_eq!(names(&symbols), ["flush", "key_values", "either"]);
+    let bare = manifest("");
+    let (_, symbols) = docs(&[("Cargo.toml", &bare), ("src/lib.rs", lib)], ".");
+    assert_eq!(names(&symbols), ["flush"]);
+}
