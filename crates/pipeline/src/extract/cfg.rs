@@ -164,6 +164,30 @@ pub(crate) fn requires<'a>(attributes: impl IntoIterator<Item = &'a str>) -> Opt
     Some(Requires { features, any })
 }
 
+/// What an item needs that `more` also gates (an enclosing module): every feature of both,
+/// or the one of them that says anything; `None` (no label, nothing hidden) when an `any(…)`
+/// would have to be combined with other features.
+pub(crate) fn both(item: Option<Requires>, more: &Requires) -> Option<Requires> {
+    let Some(item) = item else {
+        return Some(more.clone());
+    };
+    if item == *more {
+        return Some(item);
+    }
+    let plain = |r: &Requires| !r.any || r.features.len() == 1;
+    if !plain(&item) || !plain(more) {
+        return None;
+    }
+    let mut features = item.features;
+    features.extend(more.features.iter().cloned());
+    features.sort();
+    features.dedup();
+    (features.len() <= MAX_FEATURES).then_some(Requires {
+        features,
+        any: false,
+    })
+}
+
 /// Features that must all be on, from the items of an `all(…)`.
 fn conjunction(items: Vec<Predicate>) -> Option<Vec<String>> {
     let mut out = Vec::new();

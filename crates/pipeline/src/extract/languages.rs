@@ -340,6 +340,7 @@ pub(crate) fn rust_module_facts(root: Node, src: &Source) -> RustModuleFacts {
                         name: src.of(name).to_string(),
                         public: is_pub(item, src),
                         hidden: rust_hidden(&attributes, src),
+                        requires: super::cfg::requires(attributes.iter().map(|a| src.of(*a))),
                     });
                 }
             }

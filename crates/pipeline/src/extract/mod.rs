@@ -936,22 +936,26 @@ pub mod api {
                 ModDecl {
                     name: "__private_api".into(),
                     public: true,
-                    hidden: true
+                    hidden: true,
+                    requires: None
                 },
                 ModDecl {
                     name: "inner".into(),
                     public: false,
-                    hidden: false
+                    hidden: false,
+                    requires: None
                 },
                 ModDecl {
                     name: "reexported".into(),
                     public: false,
-                    hidden: false
+                    hidden: false,
+                    requires: None
                 },
                 ModDecl {
                     name: "api".into(),
                     public: true,
-                    hidden: false
+                    hidden: false,
+                    requires: None
                 },
             ]
         );

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::cfg::{self, Requires};
 use super::docs::Example;
 use super::{Symbol, SymbolKind};
 
@@ -162,6 +163,8 @@ pub(crate) struct ModDecl {
     pub public: bool,
     /// `#[doc(hidden)]` or `#[cfg(test)]`.
     pub hidden: bool,
+    /// The crate features the module is compiled with only (see `cfg`).
+    pub requires: Option<Requires>,
 }
 
 /// One name of a `pub use`: the path as written, its last segment the name or `*`.
@@ -261,10 +264,16 @@ pub(crate) fn rust_public_api<'p>(
     facts: &mut dyn FnMut(&str) -> Option<Arc<RustModuleFacts>>,
 ) -> (Vec<Symbol>, Vec<String>) {
     let mut reach: HashMap<String, Reach> = HashMap::new();
+    // The features the modules from the crate root down to a file are compiled with only.
+    let mut gates: HashMap<String, Requires> = HashMap::new();
     let mut resolved = HashMap::new();
     for path in files {
         if !reach.contains_key(path) {
-            reach.insert(path.to_string(), rust_reach(path, facts, &mut resolved));
+            let (found, gate) = rust_reach(path, facts, &mut resolved);
+            reach.insert(path.to_string(), found);
+            if let Some(gate) = gate {
+                gates.insert(path.to_string(), gate);
+            }
         }
     }
     let private_modules = reach
@@ -272,6 +281,12 @@ pub(crate) fn rust_public_api<'p>(
         .filter(|(_, r)| !matches!(r, Reach::Public))
         .map(|(path, _)| path.clone())
         .collect();
+    let symbols = symbols.into_iter().map(|mut symbol| {
+        if let Some(gate) = gates.get(&symbol.path) {
+            symbol.requires = cfg::both(symbol.requires.take(), gate);
+        }
+        symbol
+    });
     // Each type's new home and name, for its members.
     let mut moved: HashMap<(String, String), Option<(String, String)>> = HashMap::new();
     let mut out = Vec::with_capacity(symbols.len());
@@ -334,10 +349,23 @@ pub(crate) fn rust_public_api<'p>(
 /// A module file's re-exports resolved, by the module they name: (name, alias) in file order.
 type Resolved = HashMap<Vec<String>, Vec<(String, Option<String>)>>;
 
+/// Where the file's items are shown, and the features its modules need (the gates of every
+/// module declaration from the crate root down, when its declarations agree on one).
 fn rust_reach(
     path: &str,
     facts: &mut dyn FnMut(&str) -> Option<Arc<RustModuleFacts>>,
     resolved: &mut HashMap<String, Arc<Resolved>>,
+) -> (Reach, Option<Requires>) {
+    let mut gate: Option<Requires> = None;
+    let reach = reach_gated(path, facts, resolved, &mut gate);
+    (reach, gate)
+}
+
+fn reach_gated(
+    path: &str,
+    facts: &mut dyn FnMut(&str) -> Option<Arc<RustModuleFacts>>,
+    resolved: &mut HashMap<String, Arc<Resolved>>,
+    gate: &mut Option<Requires>,
 ) -> Reach {
     let Some((src_dir, segments)) = rust_module_path(path) else {
         return Reach::Public;
@@ -357,6 +385,13 @@ fn rust_reach(
             .iter()
             .filter(|m| m.name == segments[depth])
             .collect();
+        let shown: Vec<&&ModDecl> = decls.iter().filter(|m| !m.hidden).collect();
+        if let Some(first) = shown.first()
+            && let Some(needs) = &first.requires
+            && shown.iter().all(|m| m.requires == first.requires)
+        {
+            *gate = cfg::both(gate.take(), needs);
+        }
         let link = if decls.is_empty() {
             Link::Unknown
         } else if decls.iter().all(|m| m.hidden) {
@@ -704,6 +739,7 @@ mod tests {
             name: name.into(),
             public,
             hidden,
+            requires: None,
         };
         let reexport = |path: &str, alias: Option<&str>| ReExport {
             path: path.split("::").map(str::to_string).collect(),

@@ -731,3 +731,35 @@ pub fn either() {}
     let (_, symbols) = docs(&[("Cargo.toml", &bare), ("src/lib.rs", lib)], ".");
     assert_eq!(names(&symbols), ["flush"]);
 }
+
+/// A module declared under a feature gate gates every item of its file, as docs.rs builds
+/// the crate: labelled when the feature is on, left out when it is off.
+#[test]
+fn rust_modules_behind_crate_features_gate_their_items() {
+    let manifest = "[package]\nname = \"logs\"\nversion = \"1.0.0\"\n\n[package.metadata.docs.rs]\nfeatures = [\"kv_std\"]\n\n[features]\nkv = []\nkv_std = [\"kv\"]\nkv_unstable = [\"kv\"]\n";
+    let (body, symbols) = docs(
+        &[
+            ("Cargo.toml", manifest),
+            (
+                "src/lib.rs",
+                "//! Logging.\n\n#[cfg(feature = \"kv\")]\npub mod kv;\n#[cfg(feature = \"kv_unstable\")]\npub mod unstable;\n\n/// Everywhere.\npub fn plain() {}\n",
+            ),
+            (
+                "src/kv.rs",
+                "/// Gets.\npub fn get() {}\n\n/// With std.\n#[cfg(feature = \"kv_std\")]\npub fn std_only() {}\n",
+            ),
+            ("src/unstable.rs", "/// Unstable.\npub fn try_it() {}\n"),
+        ],
+        ".",
+    );
+    assert_eq!(names(&symbols), ["get", "std_only", "plain"]);
+    assert!(
+        body.contains("Available on crate feature `kv` only.\n\nGets."),
+        "{body}"
+    );
+    assert!(
+        body.contains("Available on crate features `kv` and `kv_std` only.\n\nWith std."),
+        "{body}"
+    );
+    assert_eq!(body.matches("Available on").count(), 2, "{body}");
+}
