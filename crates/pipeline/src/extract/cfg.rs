@@ -80,16 +80,38 @@ impl DocsFeatures {
             pending.push("default".to_string());
         }
         let features = table.get("features");
+        // An optional dependency is a feature of its own name, unless `dep:` names it.
+        let explicit: BTreeSet<&str> = features
+            .and_then(toml::Value::as_table)
+            .into_iter()
+            .flat_map(|t| t.values())
+            .filter_map(toml::Value::as_array)
+            .flatten()
+            .filter_map(toml::Value::as_str)
+            .filter_map(|v| v.strip_prefix("dep:"))
+            .collect();
         let mut enabled = BTreeSet::new();
         while let Some(name) = pending.pop() {
             if enabled.len() >= MAX_ENABLED {
-                break;
+                // A partial set would hide items docs.rs shows: read no set at all.
+                return None;
             }
-            // `dep:x` names a dependency, `x/y` and `x?/y` a feature of one.
-            if name.starts_with("dep:") || name.contains('/') || !enabled.insert(name.clone()) {
-                continue;
+            // `dep:x` enables a dependency alone; `x/y` the dependency `x` (and so its
+            // implicit feature) and its feature `y`; `x?/y` only `y`, if `x` is on anyway.
+            let name = match name.split_once('/') {
+                Some((dependency, _)) if !dependency.ends_with('?') => {
+                    if explicit.contains(dependency) {
+                        continue;
+                    }
+                    dependency.to_string()
+                }
+                Some(_) => continue,
+                None if name.starts_with("dep:") => continue,
+                None => name,
+            };
+            if enabled.insert(name.clone()) {
+                pending.extend(names(features.and_then(|f| f.get(&name))));
             }
-            pending.extend(names(features.and_then(|f| f.get(&name))));
         }
         Some(Self {
             all: false,
@@ -117,75 +139,130 @@ enum Predicate {
 const MAX_DEPTH: usize = 8;
 /// Features named in one label at most.
 const MAX_FEATURES: usize = 16;
+/// Feature names a gate keeps while it is read (repeats included).
+const MAX_GATE_FEATURES: usize = 64;
 
-/// What the attributes (the text of each `#[…]`) ask of crate features together, when it can
-/// be said: every feature of every attribute, or the one `any(…)` when it stands alone.
-pub(crate) fn requires<'a>(attributes: impl IntoIterator<Item = &'a str>) -> Option<Requires> {
-    let mut all: Vec<String> = Vec::new();
-    let mut any: Option<Vec<String>> = None;
-    let mut gated = false;
-    for text in attributes {
-        let Some(predicate) = gate(text) else {
-            continue;
-        };
-        gated = true;
-        match predicate {
-            Predicate::Feature(name) => all.push(name),
-            Predicate::All(items) => all.extend(conjunction(items)?),
-            Predicate::Any(items) => {
-                let names = items
-                    .into_iter()
-                    .map(|p| match p {
-                        Predicate::Feature(name) => Some(name),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                if any.replace(names).is_some() {
-                    return None;
+/// What the gates read so far ask of crate features together: every feature of `all`, and
+/// one of `any` (at most one `any(…)` can be said in a label); `unknown` once a condition
+/// that is not features alone (or that could not be read) is among them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Gate {
+    all: Vec<String>,
+    any: Option<Vec<String>>,
+    unknown: bool,
+}
+
+impl Gate {
+    /// The gates among `attributes` (the text of each `#[…]`).
+    pub(crate) fn of<'a>(attributes: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut gate = Gate::default();
+        for text in attributes {
+            let Some(predicate) = gate_of(text) else {
+                continue;
+            };
+            match predicate {
+                Predicate::Feature(name) => gate.all.push(name),
+                Predicate::All(items) => match conjunction(items) {
+                    Some(names) => gate.all.extend(names),
+                    None => gate.unknown = true,
+                },
+                Predicate::Any(items) => {
+                    let names = items
+                        .into_iter()
+                        .map(|p| match p {
+                            Predicate::Feature(name) => Some(name),
+                            _ => None,
+                        })
+                        .collect::<Option<Vec<_>>>();
+                    match names {
+                        Some(names) => gate.and_any(names),
+                        None => gate.unknown = true,
+                    }
                 }
+                Predicate::Other => gate.unknown = true,
             }
-            Predicate::Other => return None,
+            gate.bound();
+        }
+        gate
+    }
+
+    /// Once nothing can be said (an unknown condition, or past [`MAX_GATE_FEATURES`] names)
+    /// no name is kept: an enclosing item's gate is copied for each item inside it.
+    fn bound(&mut self) {
+        let named = self.all.len() + self.any.as_ref().map_or(0, Vec::len);
+        if self.unknown || named > MAX_GATE_FEATURES {
+            self.all.clear();
+            self.any = None;
+            self.unknown = true;
         }
     }
-    if !gated {
-        return None;
+
+    fn and_any(&mut self, names: Vec<String>) {
+        if names.len() == 1 {
+            self.all.extend(names);
+        } else if self.any.replace(names).is_some() {
+            self.unknown = true;
+        }
     }
-    let (mut features, any) = match any {
-        Some(names) if all.is_empty() => (names, true),
-        Some(_) => return None,
-        None => (all, false),
-    };
-    features.sort();
-    features.dedup();
-    if features.is_empty() || features.len() > MAX_FEATURES {
-        return None;
+
+    /// Both gates (an item's and what encloses it).
+    pub(crate) fn and(&self, other: &Gate) -> Gate {
+        let mut out = self.clone();
+        out.all.extend(other.all.iter().cloned());
+        out.unknown |= other.unknown;
+        if let Some(names) = &other.any {
+            out.and_any(names.clone());
+        }
+        out.bound();
+        out
     }
-    let any = any && features.len() > 1;
-    Some(Requires { features, any })
+
+    /// The label, when the gates can be said as one.
+    pub(crate) fn requires(&self) -> Option<Requires> {
+        if self.unknown {
+            return None;
+        }
+        let (names, any) = match &self.any {
+            Some(names) if self.all.is_empty() => (names, true),
+            Some(_) => return None,
+            None => (&self.all, false),
+        };
+        // In source order, as rustdoc lists them, once each.
+        let mut features: Vec<String> = Vec::with_capacity(names.len());
+        for name in names {
+            if !features.contains(name) {
+                features.push(name.clone());
+            }
+        }
+        if features.is_empty() || features.len() > MAX_FEATURES {
+            return None;
+        }
+        Some(Requires { features, any })
+    }
+}
+
+/// The label of what `attributes` gate on, when it can be said (see [`Gate`]).
+pub(crate) fn requires<'a>(attributes: impl IntoIterator<Item = &'a str>) -> Option<Requires> {
+    Gate::of(attributes).requires()
 }
 
 /// What an item needs that `more` also gates (an enclosing module): every feature of both,
 /// or the one of them that says anything; `None` (no label, nothing hidden) when an `any(…)`
 /// would have to be combined with other features.
 pub(crate) fn both(item: Option<Requires>, more: &Requires) -> Option<Requires> {
+    let as_gate = |r: &Requires| Gate {
+        all: if r.any {
+            Vec::new()
+        } else {
+            r.features.clone()
+        },
+        any: r.any.then(|| r.features.clone()),
+        unknown: false,
+    };
     let Some(item) = item else {
         return Some(more.clone());
     };
-    if item == *more {
-        return Some(item);
-    }
-    let plain = |r: &Requires| !r.any || r.features.len() == 1;
-    if !plain(&item) || !plain(more) {
-        return None;
-    }
-    let mut features = item.features;
-    features.extend(more.features.iter().cloned());
-    features.sort();
-    features.dedup();
-    (features.len() <= MAX_FEATURES).then_some(Requires {
-        features,
-        any: false,
-    })
+    as_gate(more).and(&as_gate(&item)).requires()
 }
 
 /// Features that must all be on, from the items of an `all(…)`.
@@ -202,8 +279,28 @@ fn conjunction(items: Vec<Predicate>) -> Option<Vec<String>> {
 }
 
 /// The predicate of a `#[cfg(…)]` or `#[cfg_attr(docsrs, doc(cfg(…)))]` attribute; `None` for
-/// any other attribute (a `cfg_attr` that is not the docs.rs label, `derive`, …).
-fn gate(attribute: &str) -> Option<Predicate> {
+/// any other attribute (a `cfg_attr` that is not the docs.rs label, `derive`, …), told by its
+/// first characters; [`Predicate::Other`] for one that cannot be read or is longer than
+/// [`MAX_ATTRIBUTE_BYTES`].
+fn gate_of(attribute: &str) -> Option<Predicate> {
+    let head: String = attribute
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .take(32)
+        .collect();
+    if !head.starts_with("#[cfg(") && !head.starts_with("#[cfg_attr(docsrs,doc(cfg(") {
+        return None;
+    }
+    if attribute.len() > MAX_ATTRIBUTE_BYTES {
+        return Some(Predicate::Other);
+    }
+    Some(parse(attribute).unwrap_or(Predicate::Other))
+}
+
+/// A gating attribute longer than this is not read (its item gets no label and stays).
+const MAX_ATTRIBUTE_BYTES: usize = 4096;
+
+fn parse(attribute: &str) -> Option<Predicate> {
     let tokens = tokens(attribute)?;
     let mut at = 0;
     let inner = |at: &mut usize| -> Option<()> {
@@ -373,7 +470,7 @@ mod tests {
         assert_eq!(of(&["#[cfg(feature = \"kv\")]"]), Some((vec!["kv"], false)));
         assert_eq!(
             of(&["#[cfg(all(feature = \"std\", feature = \"kv\"))]"]),
-            Some((vec!["kv", "std"], false))
+            Some((vec!["std", "kv"], false))
         );
         assert_eq!(
             of(&["#[cfg(any(feature = \"a\", feature = \"b\",))]"]),
@@ -390,7 +487,7 @@ mod tests {
         // An item and what encloses it: both apply.
         assert_eq!(
             of(&["#[cfg(feature = \"std\")]", "#[cfg(feature = \"kv\")]"]),
-            Some((vec!["kv", "std"], false))
+            Some((vec!["std", "kv"], false))
         );
         assert_eq!(
             of(&["#[cfg(any(feature = \"kv\"))]"]),
@@ -444,6 +541,26 @@ kv_unstable = ["kv"]
         )
         .unwrap();
         assert!(cycle.shows(&needs(&["a", "b"], false)));
+        // `serde/std` turns on the optional dependency serde, so its implicit feature; not
+        // when `dep:serde` takes the name away, nor through `serde?/std`.
+        let implicit = |features: &str| {
+            DocsFeatures::of_manifest(&format!(
+                "[package]\nname = \"x\"\n[features]\ndefault = [\"std\"]\n{features}"
+            ))
+        };
+        let serde = needs(&["serde"], false);
+        assert!(implicit("std = [\"serde/std\"]\n").unwrap().shows(&serde));
+        assert!(
+            !implicit("std = [\"serde/std\"]\nserde = [\"dep:serde\"]\n")
+                .unwrap()
+                .shows(&serde)
+        );
+        assert!(!implicit("std = [\"serde?/std\"]\n").unwrap().shows(&serde));
+        // Past the cap no set is read (a partial one would hide what docs.rs shows).
+        let many: String = (0..5000)
+            .map(|i| format!("f{i} = [\"f{}\"]\n", i + 1))
+            .collect();
+        assert_eq!(implicit(&format!("std = [\"f0\"]\n{many}")), None);
     }
 
     #[test]
@@ -474,5 +591,19 @@ kv_unstable = ["kv"]
             ")".repeat(50)
         );
         assert_eq!(of(&[deep.as_str()]), None);
+        // A gate that cannot be read makes the others unsayable, not the whole story.
+        assert_eq!(of(&[deep.as_str(), "#[cfg(feature = \"kv\")]"]), None);
+        let long = format!(
+            "#[cfg(any({}feature = \"a\"))]",
+            "feature = \"b\", ".repeat(400)
+        );
+        assert_eq!(of(&[long.as_str(), "#[cfg(feature = \"kv\")]"]), None);
+        // Many features: nothing said, and the gate keeps no more of them.
+        let mut gate = Gate::of(["#[cfg(feature = \"a\")]"]);
+        for _ in 0..100 {
+            gate = gate.and(&Gate::of(["#[cfg(feature = \"b\")]"]));
+        }
+        assert_eq!(gate.requires(), None);
+        assert!(gate.all.is_empty());
     }
 }

@@ -487,6 +487,8 @@ pub(crate) struct Frame<'t> {
     pub node: Node<'t>,
     /// The comment and attribute siblings right before it, in file order.
     pub leading: Vec<Node<'t>>,
+    /// Rust: the `cfg` gates of this node and of every ancestor (see `cfg`).
+    pub gate: cfg::Gate,
 }
 
 /// Where the walk found a node.
@@ -549,15 +551,20 @@ fn declarations<'t>(
             };
             let before = found.len();
             languages::describe(language, node, &place, src, &mut found);
-            if language == Language::Rust && found.len() > before {
-                let requires = cfg::requires(
-                    ancestors
+            // Rust: the gates of the node, with those of its ancestors; read only for a
+            // declaration or a container (each attribute once).
+            let holds = language.holds_declarations(kind);
+            let gate = (language == Language::Rust && (found.len() > before || holds)).then(|| {
+                let enclosing = ancestors.last().map(|f| f.gate.clone()).unwrap_or_default();
+                enclosing.and(&cfg::Gate::of(
+                    leading
                         .iter()
-                        .flat_map(|frame| &frame.leading)
-                        .chain(&leading)
                         .filter(|n| n.kind() == "attribute_item")
                         .map(|n| src.of(*n)),
-                );
+                ))
+            });
+            if let Some(gate) = &gate {
+                let requires = gate.requires();
                 for declaration in &mut found[before..] {
                     declaration.requires.clone_from(&requires);
                 }
@@ -569,6 +576,7 @@ fn declarations<'t>(
                 ancestors.push(Frame {
                     node,
                     leading: std::mem::take(&mut leading),
+                    gate: gate.unwrap_or_default(),
                 });
                 previous_end_row = None;
                 continue;

@@ -89,11 +89,12 @@ impl NoPost {
 }
 
 /// A change readers of a release post have no use for: a refactor that breaks nothing, by
-/// its Conventional Commits type or, without one, by its first word.
+/// its Conventional Commits type or, without a known one (`rt: refactor …`, `Refactoring
+/// …`), by the first word of its description.
 fn internal(entry: &Entry) -> bool {
     !entry.breaking
         && (entry.kind == "refactor"
-            || (!entry.conventional
+            || (!super::changelog::has_known_type(&entry.subject)
                 && entry
                     .description
                     .split_whitespace()

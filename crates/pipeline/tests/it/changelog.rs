@@ -835,6 +835,7 @@ fn refactors_are_not_news() {
     tag(&repo, "v1.0.0");
     change(&mut repo, "refactor: split the reader into two modules");
     change(&mut repo, "Refactoring of the writer");
+    change(&mut repo, "rt: refactor the scheduler");
     change(&mut repo, "chore: tidy");
     tag(&repo, "v1.0.1");
     let (output, log) = generate(&repo, "src", None, Surface::Blog);

@@ -684,13 +684,11 @@ pub fn plain() {}
         "{body}"
     );
     assert!(
-        body.contains(
-            "Available on crate feature `serde` or crate feature `sval` only.\n\nSerializes."
-        ),
+        body.contains("Available on crate features `serde` or `sval` only.\n\nSerializes."),
         "{body}"
     );
     assert!(
-        body.contains("Available on crate features `kv`, `serde` and `std` only.\n\nBoth."),
+        body.contains("Available on crate features `std` and `kv` and `serde` only.\n\nBoth."),
         "{body}"
     );
     assert_eq!(body.matches("Available on").count(), 3, "{body}");
