@@ -694,25 +694,28 @@ fn extract_files(
         for module in private_modules {
             out.module_docs.remove(&module);
         }
-        // Items behind features docs.rs does not build the crate with are not in its docs.
-        let mut builds: HashMap<String, Option<extract::DocsFeatures>> = HashMap::new();
-        out.symbols.retain(|symbol| {
-            let (Some(requires), Some(manifest)) =
-                (&symbol.requires, extract::rust_manifest(&symbol.path))
-            else {
-                return true;
-            };
-            builds
+        // Each crate's `Cargo.toml`, read and parsed once for both of its uses below.
+        let mut manifests: HashMap<String, Option<Arc<extract::CrateManifest>>> = HashMap::new();
+        let mut manifest_of = |path: &str| -> Option<Arc<extract::CrateManifest>> {
+            let manifest = extract::rust_manifest(path)?;
+            manifests
                 .entry(manifest)
                 .or_insert_with_key(|manifest| {
                     let blob = repository::regular_file(tree, manifest)?;
-                    extract::DocsFeatures::of_manifest(&outside.text(repo, manifest, blob)?)
+                    extract::CrateManifest::parse(&outside.text(repo, manifest, blob)?)
+                        .map(Arc::new)
                 })
-                .as_ref()
-                .is_none_or(|docs_rs| docs_rs.shows(requires))
+                .clone()
+        };
+        // Items behind features docs.rs does not build the crate with are not in its docs.
+        out.symbols.retain(|symbol| {
+            let Some(requires) = &symbol.requires else {
+                return true;
+            };
+            manifest_of(&symbol.path)
+                .is_none_or(|m| m.docs_rs.as_ref().is_none_or(|d| d.shows(requires)))
         });
         // Rust paths start with the crate's name, as rustdoc shows them.
-        let mut names: HashMap<String, Option<String>> = HashMap::new();
         let modules: BTreeSet<String> = out
             .symbols
             .iter()
@@ -726,16 +729,10 @@ fn extract_files(
             )
             .collect();
         for module in modules {
-            let Some(manifest) = extract::rust_manifest(&module) else {
+            if extract::rust_manifest(&module).is_none() {
                 continue;
-            };
-            let name = names
-                .entry(manifest)
-                .or_insert_with_key(|manifest| {
-                    let blob = repository::regular_file(tree, manifest)?;
-                    extract::rust_crate_name(&outside.text(repo, manifest, blob)?)
-                })
-                .clone();
+            }
+            let name = manifest_of(&module).and_then(|m| m.name.clone());
             let doc = out.module_docs.entry(module).or_default();
             doc.language = "rust";
             doc.package = name;

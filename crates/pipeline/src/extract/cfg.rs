@@ -44,9 +44,8 @@ pub struct DocsFeatures {
 const MAX_ENABLED: usize = 4096;
 
 impl DocsFeatures {
-    /// From the text of a `Cargo.toml`; `None` when it is no TOML or has no `[package]`.
-    pub fn of_manifest(manifest: &str) -> Option<Self> {
-        let table: toml::Table = toml::from_str(manifest).ok()?;
+    /// From a parsed `Cargo.toml`; `None` when it has no `[package]`.
+    pub fn of_table(table: &toml::Table) -> Option<Self> {
         let package = table.get("package")?;
         // `[package.metadata.docs.rs]` is the table `rs` in `docs`; a quoted key also works.
         let metadata = package.get("metadata");
@@ -452,6 +451,12 @@ fn tokens(text: &str) -> Option<Vec<Token>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl DocsFeatures {
+        fn of_manifest(manifest: &str) -> Option<Self> {
+            Self::of_table(&toml::from_str(manifest).ok()?)
+        }
+    }
 
     fn of(attributes: &[&str]) -> Option<(Vec<&'static str>, bool)> {
         requires(attributes.iter().copied()).map(|r| {

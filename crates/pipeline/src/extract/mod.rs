@@ -16,7 +16,7 @@ use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, ParseOptions, ParseState, Parser};
 
-pub use cfg::{DocsFeatures, Requires};
+pub use cfg::Requires;
 
 use crate::error::PipelineError;
 use crate::feature::humanize;
@@ -27,8 +27,8 @@ pub(crate) use docs::first_sentence;
 pub(crate) use languages::Language;
 pub(crate) use outside::OutsideFiles;
 pub(crate) use public::{
-    GoExample, RustModuleFacts, attach_go_examples, has_declaration_file, is_generated_script,
-    is_hidden_internal, is_test_file, rust_crate_name, rust_manifest, rust_public_api,
+    CrateManifest, GoExample, RustModuleFacts, attach_go_examples, has_declaration_file,
+    is_generated_script, is_hidden_internal, is_test_file, rust_manifest, rust_public_api,
 };
 
 /// A signature is shown whole in the developer docs (its members are also listed one by one

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::cfg::{self, Requires};
+use super::cfg::{self, DocsFeatures, Requires};
 use super::docs::Example;
 use super::{Symbol, SymbolKind};
 
@@ -210,11 +210,29 @@ pub(crate) fn rust_manifest(path: &str) -> Option<String> {
     })
 }
 
-/// The name a crate's paths start with (`log::kv`): its `[package]` name with `-` as `_`.
-pub(crate) fn rust_crate_name(manifest: &str) -> Option<String> {
-    let table: toml::Table = toml::from_str(manifest).ok()?;
-    let name = table.get("package")?.get("name")?.as_str()?;
-    Some(name.replace('-', "_"))
+/// What the docs take from a crate's `Cargo.toml`, parsed once.
+#[derive(Clone, Debug)]
+pub(crate) struct CrateManifest {
+    /// The name its paths start with (`log::kv`): its `[package]` name with `-` as `_`.
+    pub name: Option<String>,
+    /// The features docs.rs builds it with; `None` without a `[package]`.
+    pub docs_rs: Option<DocsFeatures>,
+}
+
+impl CrateManifest {
+    /// `None` when the text is no TOML.
+    pub fn parse(manifest: &str) -> Option<Self> {
+        let table: toml::Table = toml::from_str(manifest).ok()?;
+        let name = table
+            .get("package")
+            .and_then(|p| p.get("name"))
+            .and_then(toml::Value::as_str)
+            .map(|name| name.replace('-', "_"));
+        Some(Self {
+            name,
+            docs_rs: DocsFeatures::of_table(&table),
+        })
+    }
 }
 
 /// The files a module can be in: `a/b.rs` or `a/b/mod.rs`; the crate root `lib.rs`.
@@ -269,7 +287,8 @@ pub(crate) fn rust_public_api<'p>(
     let mut resolved = HashMap::new();
     for path in files {
         if !reach.contains_key(path) {
-            let (found, gate) = rust_reach(path, facts, &mut resolved);
+            let mut gate = None;
+            let found = rust_reach(path, facts, &mut resolved, &mut gate);
             reach.insert(path.to_string(), found);
             if let Some(gate) = gate {
                 gates.insert(path.to_string(), gate);
@@ -349,19 +368,9 @@ pub(crate) fn rust_public_api<'p>(
 /// A module file's re-exports resolved, by the module they name: (name, alias) in file order.
 type Resolved = HashMap<Vec<String>, Vec<(String, Option<String>)>>;
 
-/// Where the file's items are shown, and the features its modules need (the gates of every
-/// module declaration from the crate root down, when its declarations agree on one).
+/// Where the file's items are shown; `gate` gets the features its modules need (the gates of
+/// every module declaration from the crate root down, when its declarations agree on one).
 fn rust_reach(
-    path: &str,
-    facts: &mut dyn FnMut(&str) -> Option<Arc<RustModuleFacts>>,
-    resolved: &mut HashMap<String, Arc<Resolved>>,
-) -> (Reach, Option<Requires>) {
-    let mut gate: Option<Requires> = None;
-    let reach = reach_gated(path, facts, resolved, &mut gate);
-    (reach, gate)
-}
-
-fn reach_gated(
     path: &str,
     facts: &mut dyn FnMut(&str) -> Option<Arc<RustModuleFacts>>,
     resolved: &mut HashMap<String, Arc<Resolved>>,
@@ -848,11 +857,12 @@ mod tests {
             Some("crates/x/Cargo.toml")
         );
         assert_eq!(rust_manifest("src/lib.rs").as_deref(), Some("Cargo.toml"));
+        let name = |text: &str| CrateManifest::parse(text).and_then(|m| m.name);
         assert_eq!(
-            rust_crate_name("[package]\nname = \"git-cliff-core\"\n").as_deref(),
+            name("[package]\nname = \"git-cliff-core\"\n").as_deref(),
             Some("git_cliff_core")
         );
-        assert_eq!(rust_crate_name("[workspace]\n"), None);
+        assert_eq!(name("[workspace]\n"), None);
     }
 
     #[test]
