@@ -11,12 +11,12 @@ use std::sync::{Arc, Mutex};
 use domain::{Change, ChangeKind};
 
 use crate::error::PipelineError;
-use crate::extract::{self, Extractor, FileText, Language};
-use crate::feature::{self, MANIFEST_PATH};
 use crate::limits::Limits;
-use crate::paths::{MODE_LINK, MODE_SUBMODULE};
 use crate::provenance::{FileRole, Provenance, StepsSource};
-use crate::repository;
+use crate::source::code::{self, Extractor, FileText, Language};
+use crate::source::manifest::{self, MANIFEST_PATH};
+use crate::source::paths::{MODE_LINK, MODE_SUBMODULE};
+use crate::source::repository;
 
 type SymbolIndex = Arc<Vec<(String, String, String)>>;
 
@@ -28,7 +28,7 @@ pub struct DriftChecker {
     paths_by_blob: HashMap<Oid, Vec<String>>,
     symbols: Mutex<HashMap<(Oid, String), SymbolIndex>>,
     /// The `mod` declarations and `pub use`s of Rust files at HEAD, read within a budget.
-    outside: Mutex<extract::OutsideFiles>,
+    outside: Mutex<code::OutsideFiles>,
     /// Hash of each feature's manifest steps at HEAD.
     steps: Mutex<HashMap<String, Option<String>>>,
     extractor: Mutex<Extractor>,
@@ -70,7 +70,7 @@ impl DriftChecker {
             blobs,
             paths_by_blob,
             symbols: Mutex::new(HashMap::new()),
-            outside: Mutex::new(extract::OutsideFiles::new(limits)),
+            outside: Mutex::new(code::OutsideFiles::new(limits)),
             steps: Mutex::new(HashMap::new()),
             extractor: Mutex::new(Extractor::new(limits)),
             limits: limits.clone(),
@@ -213,7 +213,7 @@ impl DriftChecker {
             let head = Oid::from_str(&self.head)
                 .and_then(|id| repo.find_commit(id))
                 .and_then(|commit| commit.tree())?;
-            match feature::resolve_in_tree(&repo, &head, feature) {
+            match manifest::resolve_in_tree(&repo, &head, feature) {
                 Ok(resolved) => StepsSource::of(&resolved).map(|s| s.hash),
                 Err(PipelineError::UnknownFeature { .. }) => None,
                 // A manifest that no longer reads is a change of the steps, not a failure of
@@ -236,14 +236,14 @@ impl DriftChecker {
         if let Some(found) = lock(&self.symbols).get(&key) {
             return Ok(found.clone());
         }
-        let text = extract::read_text(&lock(&self.repo), blob, &self.limits)?;
+        let text = code::read_text(&lock(&self.repo), blob, &self.limits)?;
         let index = match text {
             FileText::TooLarge(_) | FileText::Binary => Vec::new(),
             FileText::Text(text) => {
                 let mut symbols = lock(&self.extractor).symbols(path, language, &text)?;
                 if language == Language::Rust {
                     let mut facts = |file: &str| self.rust_module_facts(file);
-                    symbols = extract::rust_public_api(symbols, [path], &mut facts).0;
+                    symbols = code::rust_public_api(symbols, [path], &mut facts).0;
                     lock(&self.outside).finish()?;
                 }
                 symbols
@@ -260,7 +260,7 @@ impl DriftChecker {
 
 impl DriftChecker {
     /// The module facts of the Rust file at `path` at HEAD, read once per checker.
-    fn rust_module_facts(&self, path: &str) -> Option<Arc<extract::RustModuleFacts>> {
+    fn rust_module_facts(&self, path: &str) -> Option<Arc<code::RustModuleFacts>> {
         let blob = *self.blobs.get(path)?;
         let repo = lock(&self.repo);
         let mut extractor = lock(&self.extractor);

@@ -16,7 +16,8 @@ use git2::{Oid, Repository};
 
 use crate::drift::lock;
 use crate::error::PipelineError;
-use crate::{feature, repository};
+use crate::source::manifest;
+use crate::source::repository;
 
 /// Remembered outcomes are dropped wholesale beyond this many (a bound, not an LRU).
 const MAX_OUTCOMES: usize = 16_384;
@@ -56,7 +57,7 @@ impl FeatureCache {
                 .find_commit(head)
                 .and_then(|c| c.tree())
                 .map_err(PipelineError::from)
-                .and_then(|tree| feature::resolve_in_tree(handle, &tree, feature_id)),
+                .and_then(|tree| manifest::resolve_in_tree(handle, &tree, feature_id)),
             None => return Err("the repository cannot be opened".into()),
         };
         let outcome = match resolved {

@@ -30,7 +30,7 @@ pub struct StepsSource {
 }
 
 impl StepsSource {
-    pub(crate) fn of(feature: &crate::Feature) -> Option<Self> {
+    pub(crate) fn of(feature: &crate::source::manifest::Feature) -> Option<Self> {
         if feature.steps.is_empty() {
             return None;
         }

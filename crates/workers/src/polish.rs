@@ -43,14 +43,6 @@ pub struct Polisher {
     client: reqwest::Client,
 }
 
-/// Splits `---\n…\n---\n` frontmatter from the body.
-fn split_frontmatter(mdx: &str) -> Option<(&str, &str)> {
-    let rest = mdx.strip_prefix("---\n")?;
-    let end = rest.find("\n---\n")?;
-    let cut = 4 + end + 5;
-    Some((&mdx[..cut], &mdx[cut..]))
-}
-
 impl Polisher {
     pub fn new(config: PolishConfig) -> Result<Self, String> {
         let client = reqwest::Client::builder()
@@ -63,7 +55,8 @@ impl Polisher {
 
     /// The polished article, or `Err` with why the deterministic text was kept.
     pub async fn polish(&self, mdx: &str) -> Result<String, String> {
-        let (frontmatter, body) = split_frontmatter(mdx).ok_or("the article has no frontmatter")?;
+        let (frontmatter, body) =
+            pipeline::Frontmatter::split(mdx).ok_or("the article has no frontmatter")?;
         let mut request = self.client.post(self.config.url.clone()).json(&json!({
             "model": self.config.model,
             "messages": [
@@ -99,14 +92,6 @@ impl Polisher {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frontmatter_is_kept_apart() {
-        let (fm, body) = split_frontmatter("---\ntitle: x\n---\n\n# Hi\n").unwrap();
-        assert_eq!(fm, "---\ntitle: x\n---\n");
-        assert_eq!(body, "\n# Hi\n");
-        assert!(split_frontmatter("# no frontmatter").is_none());
-    }
 
     #[test]
     fn debug_hides_the_url_password() {

@@ -14,9 +14,10 @@
 
 use serde::Serialize;
 
-use super::changelog::{Entry, Release};
-use crate::feature::Feature;
-use crate::forge::Forge;
+use super::text::upper_first;
+use crate::source::forge::Forge;
+use crate::source::history::{Entry, ReleaseNotes, has_known_type};
+use crate::source::manifest::Feature;
 
 /// Highlights listed at most (the changelog has the rest).
 const MAX_HIGHLIGHTS: usize = 12;
@@ -27,7 +28,7 @@ const MAX_ITEMS: usize = 10;
 pub(crate) struct Post<'a> {
     pub title: String,
     /// The release announced: the newest tagged one, else the changes after the newest tag.
-    pub release: Option<&'a Release>,
+    pub release: Option<&'a ReleaseNotes>,
     /// This release is the first that contains the feature's files.
     pub introducing: bool,
     /// One paragraph of what users gain, in plain words.
@@ -94,7 +95,7 @@ impl NoPost {
 fn internal(entry: &Entry) -> bool {
     !entry.breaking
         && (entry.kind == "refactor"
-            || (!super::changelog::has_known_type(&entry.subject)
+            || (!has_known_type(&entry.subject)
                 && entry
                     .description
                     .split_whitespace()
@@ -106,7 +107,7 @@ fn internal(entry: &Entry) -> bool {
 /// can look at the repository).
 pub(crate) fn post<'a>(
     feature: &Feature,
-    releases: &'a [Release],
+    releases: &'a [ReleaseNotes],
     introducing: bool,
     forge: Option<&Forge>,
     commit: &str,
@@ -162,7 +163,7 @@ pub(crate) fn post<'a>(
         .filter(|e| e.breaking || e.group.as_deref() == Some("Added"))
         .take(MAX_HIGHLIGHTS)
     {
-        let item = super::upper_first(&entry.description);
+        let item = upper_first(&entry.description);
         match highlights.iter_mut().find(|h| h.scope == entry.scope) {
             Some(h) => h.items.push(item),
             None => highlights.push(Highlights {
@@ -174,8 +175,8 @@ pub(crate) fn post<'a>(
     // Changes without a scope come first, without a heading; then one heading per area.
     highlights.sort_by_key(|h| h.scope.is_some());
     let item = |e: &Entry| match &e.scope {
-        Some(scope) if e.conventional => format!("{scope}: {}", super::upper_first(&e.description)),
-        _ => super::upper_first(&e.description),
+        Some(scope) if e.conventional => format!("{scope}: {}", upper_first(&e.description)),
+        _ => upper_first(&e.description),
     };
     let fixes = count("Fixed");
     let fixed: Vec<String> = entries()

@@ -12,7 +12,6 @@
 //! what an article shows.
 
 mod diff;
-mod front;
 mod highlight;
 mod html;
 mod paths;

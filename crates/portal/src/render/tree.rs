@@ -13,7 +13,6 @@ use std::fmt::Write;
 
 use markdown::mdast::{AlignKind, AttributeContent, AttributeValue, Node};
 
-use super::front;
 use super::highlight;
 use super::html::escape_into;
 use super::paths::repository_path;
@@ -26,7 +25,7 @@ const CALLOUTS: &[(&str, &str, &str)] = &[
     ("Info", "callout-info", "Info"),
     ("Check", "callout-check", "Check"),
 ];
-/// Elements kept as themselves (what repository Markdown keeps as HTML, `convert.rs`).
+/// Elements kept as themselves (what repository Markdown keeps as HTML, `pipeline`'s `render/mdx/convert/`).
 const PHRASING: &[&str] = &[
     "b", "strong", "i", "em", "kbd", "sup", "sub", "s", "del", "ins", "mark", "small", "u", "code",
     "details", "summary",
@@ -432,7 +431,7 @@ impl<'a> Walk<'a> {
     /// The article's header from its frontmatter: title, description, the other fields.
     #[inline(never)]
     fn header(&mut self, yaml: &str) {
-        self.front = front::fields(yaml);
+        self.front = pipeline::Frontmatter::fields(yaml);
         let mut header = String::from("<header class=\"article-header\">");
         let field = |name: &str| self.front.iter().find(|(k, _)| k == name).map(|(_, v)| v);
         if let Some(title) = field("title") {

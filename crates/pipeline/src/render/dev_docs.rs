@@ -1,0 +1,289 @@
+//! The developer docs' layout, as rustdoc, pkg.go.dev and TypeDoc lay an API out: one
+//! section per module (a Go package's folder, else a file) with its overview; in it each
+//! type with its members beneath it, then free functions, constants and variables. Every
+//! section and symbol has an anchor made from its qualified name, unique in the article.
+
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::source::code::{Example, ModuleDoc, Symbol, SymbolKind};
+
+#[derive(Debug, Serialize)]
+pub(crate) struct ModuleView<'a> {
+    /// The file, or a Go package's folder (`.` for the repository root).
+    pub path: String,
+    /// As the language names it: `crate_name::module`, `package.module`, `package name`.
+    pub name: String,
+    pub language: &'static str,
+    pub anchor: String,
+    pub overview: String,
+    pub examples: Vec<Example>,
+    /// Rust `#[macro_export]` macros, listed first as rustdoc lists them.
+    pub macros: Vec<SymbolView<'a>>,
+    pub types: Vec<TypeView<'a>>,
+    pub functions: Vec<SymbolView<'a>>,
+    pub constants: Vec<SymbolView<'a>>,
+    pub variables: Vec<SymbolView<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct TypeView<'a> {
+    #[serde(flatten)]
+    pub symbol: SymbolView<'a>,
+    /// Fields, struct and interface members, class attributes, enum variants.
+    pub fields: Vec<SymbolView<'a>>,
+    pub constructors: Vec<SymbolView<'a>>,
+    pub properties: Vec<SymbolView<'a>>,
+    pub methods: Vec<SymbolView<'a>>,
+    /// Associated constants and types.
+    pub associated: Vec<SymbolView<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct SymbolView<'a> {
+    #[serde(flatten)]
+    pub symbol: &'a Symbol,
+    /// The name within its type (`parse` of `Parser::parse`), else the name.
+    pub short_name: &'a str,
+    /// The signature on one line, for lists of fields.
+    pub inline: String,
+    pub anchor: String,
+    /// The declaration on the repository's web host at the run's commit, when it is known.
+    pub url: Option<String>,
+}
+
+/// The modules of `symbols`, sorted by their name as the language writes it (a crate or
+/// package before its modules, `log` before `log::kv`, as docs.rs lists them; ties by path);
+/// `docs` by module path; `link` makes the URL of a (path, line).
+pub(crate) fn modules<'a>(
+    symbols: &'a [Symbol],
+    docs: &BTreeMap<String, ModuleDoc>,
+    link: &dyn Fn(&str, usize) -> Option<String>,
+) -> Vec<ModuleView<'a>> {
+    let mut by_module: BTreeMap<&str, Vec<&'a Symbol>> = BTreeMap::new();
+    for symbol in symbols {
+        by_module.entry(&symbol.module).or_default().push(symbol);
+    }
+    // A module without public symbols is listed when it documents itself.
+    for (module, doc) in docs {
+        if !doc.overview.is_empty() {
+            by_module.entry(module).or_default();
+        }
+    }
+    let mut anchors = Anchors::default();
+    let mut out = Vec::with_capacity(by_module.len());
+    for (module, mut members) in by_module {
+        members.sort_by(|a, b| {
+            a.name
+                .cmp(&b.name)
+                .then(a.path.cmp(&b.path))
+                .then(a.line.cmp(&b.line))
+        });
+        let doc = docs.get(module).cloned().unwrap_or_default();
+        let language = members.first().map_or(doc.language, |s| s.language);
+        let module_anchor = anchors.unique(&slug(if module.is_empty() { "root" } else { module }));
+        let mut view = |symbol: &'a Symbol| SymbolView {
+            short_name: short_name(symbol),
+            inline: symbol
+                .signature
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            anchor: anchors.unique(&format!("{module_anchor}-{}", slug(&symbol.name))),
+            url: link(&symbol.path, symbol.line),
+            symbol,
+        };
+        let mut types: Vec<TypeView<'a>> = Vec::new();
+        let mut macros = Vec::new();
+        let mut functions = Vec::new();
+        let mut constants = Vec::new();
+        let mut variables = Vec::new();
+        for symbol in members
+            .iter()
+            .filter(|s| s.kind.is_type() && s.parent.is_none())
+        {
+            types.push(TypeView {
+                symbol: view(symbol),
+                fields: Vec::new(),
+                constructors: Vec::new(),
+                properties: Vec::new(),
+                methods: Vec::new(),
+                associated: Vec::new(),
+            });
+        }
+        let type_index: HashMap<&'a str, usize> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let symbol: &'a Symbol = t.symbol.symbol;
+                (symbol.name.as_str(), i)
+            })
+            .collect();
+        for symbol in members
+            .iter()
+            .filter(|s| !(s.kind.is_type() && s.parent.is_none()))
+        {
+            let owner = symbol
+                .parent
+                .as_deref()
+                .and_then(|p| type_index.get(p).copied());
+            let member = view(symbol);
+            match (owner, symbol.kind) {
+                (Some(at), SymbolKind::Field) => types[at].fields.push(member),
+                (Some(at), SymbolKind::Constructor) => types[at].constructors.push(member),
+                (Some(at), SymbolKind::Property) => types[at].properties.push(member),
+                (Some(at), SymbolKind::Method) => types[at].methods.push(member),
+                (Some(at), _) => types[at].associated.push(member),
+                // Members whose type is defined elsewhere (a Rust `impl` in another file)
+                // are listed with the functions under their qualified name.
+                (None, SymbolKind::Macro) => macros.push(member),
+                (None, SymbolKind::Constant) => constants.push(member),
+                (None, SymbolKind::Variable) => variables.push(member),
+                (None, _) => functions.push(member),
+            }
+        }
+        for ty in &mut types {
+            // Fields read in declaration order, as the type declares them.
+            ty.fields
+                .sort_by_key(|f| (f.symbol.path.as_str(), f.symbol.line));
+        }
+        out.push(ModuleView {
+            name: module_name(module, language, doc.package.as_deref()),
+            path: if module.is_empty() {
+                ".".into()
+            } else {
+                module.to_string()
+            },
+            language,
+            anchor: module_anchor,
+            overview: doc.overview,
+            examples: doc.examples,
+            macros,
+            types,
+            functions,
+            constants,
+            variables,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
+    out
+}
+
+fn short_name(symbol: &Symbol) -> &str {
+    match &symbol.parent {
+        Some(parent) => symbol
+            .name
+            .strip_prefix(parent.as_str())
+            .map(|rest| rest.trim_start_matches([':', '.']))
+            .filter(|rest| !rest.is_empty())
+            .unwrap_or(&symbol.name),
+        None => &symbol.name,
+    }
+}
+
+/// How the language names a module at `path`.
+fn module_name(path: &str, language: &str, package: Option<&str>) -> String {
+    let without = |ext: &str| path.strip_suffix(ext).unwrap_or(path).to_string();
+    match language {
+        "go" => match package {
+            Some(package) => format!("package {package}"),
+            None => path.to_string(),
+        },
+        "rust" => {
+            let (krate, rest) = match path.rsplit_once("src/") {
+                Some((before, rest)) => (before.trim_end_matches('/'), rest),
+                None => return path.to_string(),
+            };
+            let krate = krate.rsplit('/').next().unwrap_or("");
+            let krate = match package {
+                Some(name) => name,
+                None if krate.is_empty() => "crate",
+                None => krate,
+            };
+            let mut parts: Vec<String> = vec![krate.replace('-', "_")];
+            let rest = rest.strip_suffix(".rs").unwrap_or(rest);
+            for part in rest.split('/') {
+                if !matches!(part, "lib" | "main" | "mod") {
+                    parts.push(part.to_string());
+                }
+            }
+            parts.join("::")
+        }
+        "python" => {
+            let stem = without(".pyi");
+            let stem = stem.strip_suffix(".py").unwrap_or(&stem);
+            let stem = stem.strip_prefix("src/").unwrap_or(stem);
+            let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+            stem.replace('/', ".")
+        }
+        _ => path.to_string(),
+    }
+}
+
+/// An id made of ASCII letters, digits, `_` and `-`: what follows `#` in a link without
+/// escaping, and what every site generator keeps as written.
+fn slug(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let trimmed = out.trim_matches('-');
+    if trimmed.is_empty() {
+        "symbol".into()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// Anchors handed out in one article: a repeated one gets `-2`, `-3`, … in the order the
+/// article lists them, which is sorted and so the same from run to run.
+#[derive(Default)]
+struct Anchors {
+    used: HashSet<String>,
+}
+
+impl Anchors {
+    fn unique(&mut self, base: &str) -> String {
+        let mut candidate = base.to_string();
+        let mut n = 2;
+        while !self.used.insert(candidate.clone()) {
+            candidate = format!("{base}-{n}");
+            n += 1;
+        }
+        candidate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names_per_language() {
+        assert_eq!(
+            module_name("crates/git-cliff-core/src/changelog.rs", "rust", None),
+            "git_cliff_core::changelog"
+        );
+        assert_eq!(module_name("src/lib.rs", "rust", None), "crate");
+        assert_eq!(module_name("src/a/mod.rs", "rust", None), "crate::a");
+        assert_eq!(module_name("src/kv/mod.rs", "rust", Some("log")), "log::kv");
+        assert_eq!(module_name("src/pkg/__init__.py", "python", None), "pkg");
+        assert_eq!(module_name("pkg/cli.py", "python", None), "pkg.cli");
+        assert_eq!(module_name("x/y", "go", Some("y")), "package y");
+        assert_eq!(module_name("src/a.ts", "typescript", None), "src/a.ts");
+    }
+
+    #[test]
+    fn anchors_are_slugs_and_unique() {
+        assert_eq!(slug("src/a.rs-Parser::parse"), "src-a-rs-Parser-parse");
+        assert_eq!(slug("<>"), "symbol");
+        let mut anchors = Anchors::default();
+        assert_eq!(anchors.unique("a"), "a");
+        assert_eq!(anchors.unique("a"), "a-2");
+        assert_eq!(anchors.unique("a"), "a-3");
+    }
+}

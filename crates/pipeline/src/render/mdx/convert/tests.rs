@@ -1,0 +1,261 @@
+//! Repository Markdown converted, shape by shape.
+
+use super::doc::*;
+use super::html::*;
+use super::links::served_url;
+use super::*;
+use crate::render::mdx::validate::ALLOWED_COMPONENTS;
+use crate::source::forge::Forge;
+
+const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+fn github() -> Links {
+    Links {
+        commit: COMMIT.into(),
+        forge: Forge::from_remote("https://github.com/acme/widgets.git"),
+    }
+}
+
+fn convert(markdown: &str) -> String {
+    let out = markdown_to_mdx(markdown, "docs/guide/export.md", &github(), 3);
+    if let Err(e) = validate_mdx(&out) {
+        panic!("invalid MDX ({e}):\n{out}");
+    }
+    out
+}
+
+#[test]
+fn admonitions_of_three_dialects_become_callouts() {
+    let out =
+        convert(":::note Before you start\nYou need `git`.\n:::\n\n:::danger\nData {loss}.\n:::");
+    assert_eq!(
+        out,
+        "<Note>\n\n**Before you start**\n\nYou need `git`.\n\n</Note>\n\n<Warning>\n\nData \\{loss\\}.\n\n</Warning>"
+    );
+    let out = convert("!!! tip \"Faster\"\n    Use `--jobs 4`.\n\n    More.\n\nAfter.");
+    assert_eq!(
+        out,
+        "<Tip>\n\n**Faster**\n\nUse `--jobs 4`.\n\nMore.\n\n</Tip>\n\nAfter."
+    );
+    let out =
+        convert("> [!WARNING]\n> Breaks <b>old</b> files.\n> ```sh\n> rm -rf x\n> ```\n\nAfter.");
+    assert_eq!(
+        out,
+        "<Warning>\n\nBreaks <b>old</b> files.\n```sh\nrm -rf x\n```\n\n</Warning>\n\nAfter."
+    );
+    for (kind, component) in [
+        ("NOTE", "Note"),
+        ("TIP", "Tip"),
+        ("IMPORTANT", "Note"),
+        ("CAUTION", "Warning"),
+    ] {
+        assert!(convert(&format!("> [!{kind}]\n> x")).starts_with(&format!("<{component}>")));
+    }
+    // Plain block quotes and unknown kinds stay what they are.
+    assert_eq!(convert("> quoted"), "> quoted");
+    assert_eq!(convert(":::unknown\nx\n:::"), ":::unknown\nx\n:::");
+    // Nested: four colons outside, three inside; a fence hides its `:::`.
+    let out = convert("::::note\nA\n:::tip\nB\n:::\n```\n::::\n```\n::::");
+    assert!(
+        out.starts_with("<Note>\n\nA\n\n<Tip>\n\nB\n\n</Tip>\n\n```\n::::\n```\n\n</Note>"),
+        "{out}"
+    );
+}
+
+#[test]
+fn admonitions_nest_only_so_deep() {
+    let deep: String = (0..50)
+        .map(|d| format!("{}> [!NOTE]\n", "> ".repeat(d)))
+        .collect();
+    let deep = deep + &"> ".repeat(50) + "x";
+    let out = convert(&deep);
+    assert_eq!(out.matches("<Note>").count(), MAX_CALLOUT_DEPTH);
+}
+
+#[test]
+fn well_formed_html_becomes_jsx() {
+    let out =
+        convert("<details><summary>More <kbd>Ctrl</kbd></summary>\n\nHidden *text*.\n\n</details>");
+    assert_eq!(
+        out,
+        "<details>\n\n<summary>More <kbd>Ctrl</kbd></summary>\n\nHidden *text*.\n\n</details>"
+    );
+    assert_eq!(
+        convert("Press <kbd>Ctrl</kbd>+<kbd>C</kbd><br>x<sup>2</sup> H<sub>2</sub>O"),
+        "Press <kbd>Ctrl</kbd>+<kbd>C</kbd><br />x<sup>2</sup> H<sub>2</sub>O"
+    );
+    assert_eq!(
+        convert("<p align=\"center\">\n  <img src=\"logo.png\" width=200 alt='Logo'>\n</p>"),
+        format!("\n  <img src=\"https://github.com/acme/widgets/raw/{COMMIT}/docs/guide/logo.png\" alt=\"Logo\" />").trim()
+    );
+    assert_eq!(
+        convert("See <a href=\"../api.md#usage\">the API</a>."),
+        format!("See [the API](https://github.com/acme/widgets/blob/{COMMIT}/docs/api.md#usage).")
+    );
+    assert_eq!(
+        convert("<img src=\"https://x.y/a.svg\" width=\"260\"alt=\"A\">"),
+        "<img src=\"https://x.y/a.svg\" alt=\"A\" />"
+    );
+    // A tag over several lines is read whole; one that never closes stays text.
+    assert_eq!(
+        convert(
+            "<img src=\"https://x.y/logo.svg\" align=\"right\"\n     alt=\"Logo by A\" width=\"180\" height=\"94\">\n\nA tiny library."
+        ),
+        "<img src=\"https://x.y/logo.svg\" alt=\"Logo by A\" />\n\nA tiny library."
+    );
+    let unclosed = convert("<img src=\"a.png\"\n\nNo end.");
+    assert!(unclosed.contains("No end."), "{unclosed}");
+    assert!(
+        unclosed.starts_with("\\<img"),
+        "escaped as text: {unclosed}"
+    );
+    assert_eq!(
+        convert("```html\n<img src=\"a.png\"\n  alt=\"A\">\n```"),
+        "```html\n<img src=\"a.png\"\n  alt=\"A\">\n```"
+    );
+    // Unpaired, unknown or unclosed details: escaped or closed, never broken.
+    assert_eq!(convert("a <b>bold"), "a \\<b\\>bold");
+    assert_eq!(
+        convert("<custom-el>x</custom-el>"),
+        "\\<custom-el\\>x\\</custom-el\\>"
+    );
+    let out = convert("<details>\n<summary>S</summary>\n\nbody");
+    assert!(out.ends_with("</details>"), "{out}");
+    assert_eq!(convert("`<kbd>` stays code"), "`<kbd>` stays code");
+}
+
+#[test]
+fn html_attacks_stay_inert() {
+    for attack in [
+        "<script>alert(1)</script>",
+        "<img src=x onerror=\"alert(1)\">",
+        "<img src=\"javascript:alert(1)\" alt=x>",
+        "<a href=\"javascript:alert(1)\">click</a>",
+        "<a href=\"java&#115;cript:alert(1)\">click</a>",
+        "<details ontoggle=\"alert(1)\"><summary>s</summary>x</details>",
+        "<b onclick=\"alert(1)\">x</b>",
+        "<kbd style=\"x\">{globalThis.X=1}</kbd>",
+        "<iframe src=\"https://evil.example\"></iframe>",
+        "[x](javascript:alert(1)) ![y](javascript:alert(1))",
+        "<svg><script>alert(1)</script></svg>",
+    ] {
+        // `convert` checks that validate accepts it: no JSX but the allowed elements,
+        // without event handlers; and no tag other than those is left unescaped.
+        let out = convert(attack);
+        for live in [
+            "<script",
+            "<iframe",
+            "<svg",
+            "](javascript",
+            "src=\"javascript",
+        ] {
+            let unescaped = out
+                .match_indices(live)
+                .any(|(i, _)| !out[..i].ends_with('\\'));
+            assert!(!unescaped, "{attack} → {out}");
+        }
+        for handler in ["onerror", "onclick", "ontoggle", "style"] {
+            assert!(
+                !out.contains(handler) || out.contains("\\<"),
+                "{attack} → {out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn headings_nest_under_the_article_without_jumps() {
+    assert_eq!(
+        convert("# A\n\n### B\n\n###### C\n\n## D\n\n#### E\n\n```\n# not a heading\n```"),
+        "### A\n\n#### B\n\n##### C\n\n#### D\n\n##### E\n\n```\n# not a heading\n```"
+    );
+    assert_eq!(convert("#### Only\n\ntext"), "### Only\n\ntext");
+    assert_eq!(
+        convert("ignore\n======\nText.\n\nUsage\n-----\n\nMore\ntext\n---\n\n---"),
+        "### ignore\nText.\n\n#### Usage\n\nMore\ntext\n---\n\n---"
+    );
+    assert_eq!(
+        markdown_to_mdx("# A\n## B", "", &github(), 2),
+        "## A\n### B"
+    );
+    let deep: String = (1..=6)
+        .map(|l| format!("{} h{l}\n", "#".repeat(l)))
+        .collect();
+    assert!(convert(&deep).ends_with("###### h4\n###### h5\n###### h6"));
+}
+
+#[test]
+fn relative_links_and_images_point_at_the_forge_at_the_commit() {
+    let blob = format!("https://github.com/acme/widgets/blob/{COMMIT}");
+    let raw = format!("https://github.com/acme/widgets/raw/{COMMIT}");
+    assert_eq!(
+        convert(
+            "See [setup](../setup.md#install), [root](/README.md), [here](#top), [web](https://x.y/a.md) and ![shot](img/a%20b.png \"t\")."
+        ),
+        format!(
+            "See [setup]({blob}/docs/setup.md#install), [root]({blob}/README.md), [here](#top), [web](https://x.y/a.md) and ![shot]({raw}/docs/guide/img/a%20b.png \"t\")."
+        )
+    );
+    assert_eq!(
+        convert("[![badge](badge.svg)](../LICENSE)"),
+        format!("[![badge]({raw}/docs/guide/badge.svg)]({blob}/docs/LICENSE)")
+    );
+    assert_eq!(
+        convert("[ref]: ./other.md\n\nUse [ref]."),
+        format!("[ref]: {blob}/docs/guide/other.md\n\nUse [ref].")
+    );
+    // A path leaving the repository is not rewritten; code is not either.
+    assert_eq!(
+        convert("[x](../../../a.md) `[y](b.md)`"),
+        "[x](../../../a.md) `[y](b.md)`"
+    );
+}
+
+#[test]
+fn without_a_forge_files_are_served_by_the_service() {
+    let links = Links {
+        commit: COMMIT.into(),
+        forge: None,
+    };
+    assert_eq!(
+        markdown_to_mdx(
+            "![a](shots/one%201.png) [b](../b.md)",
+            "docs/x.md",
+            &links,
+            3
+        ),
+        "![a](/docs/shots/one%201.png) [b](/b.md)"
+    );
+    assert_eq!(
+        links.file("docs/a b.png", true),
+        served_url("docs/a b.png", COMMIT)
+    );
+}
+
+#[test]
+fn what_does_not_parse_as_mdx_is_escaped_instead() {
+    // An inline element across emphasis does not nest in MDX: that line's HTML is
+    // escaped, the rest of the document keeps its own.
+    let out = convert("*a <b>c* d</b>\n\nx<br>y");
+    assert_eq!(out, "*a \\<b\\>c* d\\</b\\>\n\nx<br />y");
+}
+
+#[test]
+fn every_element_kept_is_allowed_by_validate() {
+    for name in PHRASING.iter().chain(&["details", "summary", "br", "img"]) {
+        assert!(ALLOWED_COMPONENTS.iter().any(|(n, _)| n == name), "{name}");
+    }
+}
+
+#[test]
+fn long_hostile_lines_stay_linear() {
+    let line = "<a ".repeat(50_000) + &"<kbd>".repeat(20_000) + &"[".repeat(20_000);
+    let started = std::time::Instant::now();
+    let _ = escape::sanitize_markdown(&line);
+    let escaping = started.elapsed();
+    let started = std::time::Instant::now();
+    let _ = markdown_to_mdx(&line, "a.md", &github(), 3);
+    let converting = started.elapsed();
+    eprintln!("escaping {escaping:?}, converting {converting:?}");
+    assert!(converting < escaping * 8 + std::time::Duration::from_secs(1));
+}

@@ -1,0 +1,106 @@
+//! Stage `collect`: the feature's files at the commit, and the commits that touched them,
+//! split at the release tags.
+
+use domain::{LogLevel, LogStage};
+use git2::Repository;
+use serde_json::json;
+
+use super::request::RunRequest;
+use super::resolve::Resolved;
+use crate::error::PipelineError;
+use crate::log::LogSink;
+use crate::source::files::{self, FeatureMatcher, RepoFile};
+use crate::source::history::{self, History, MAX_TAGS, Range, Tags};
+
+pub(super) struct Collected {
+    pub matcher: FeatureMatcher,
+    pub files: Vec<RepoFile>,
+    pub history: History,
+}
+
+pub(super) fn collect(
+    repo: &Repository,
+    resolved: &Resolved,
+    req: &RunRequest,
+    log: &mut dyn LogSink,
+) -> Result<Collected, PipelineError> {
+    let Resolved {
+        head,
+        tree,
+        feature,
+        rules,
+        ..
+    } = resolved;
+    let matcher = FeatureMatcher::new(feature, tree)?;
+    let files = files::files(repo, tree, &matcher, &feature.id, req.limits)?;
+    if files.is_empty() {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Collect,
+            "no file of the repository matches the feature's paths",
+            json!({ "paths": feature.paths }),
+        );
+    }
+    let tags = Tags::read(repo, &rules.tags)?;
+    if tags.capped {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Collect,
+            "the repository has more tags than are read; releases are found among the first",
+            json!({ "max_tags": MAX_TAGS }),
+        );
+    }
+    let range = Range {
+        since: req.since_commit,
+        releases: rules.releases,
+        tags: &tags,
+        listed: &|commit| history::entry(commit, rules, None).group.is_some(),
+    };
+    let history = history::history(
+        repo,
+        head,
+        &range,
+        &matcher,
+        req.limits.max_commit_message_bytes,
+    )?;
+    if !history.since_found {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Collect,
+            "the previous run's commit is not in the repository; reading the whole history",
+            json!({ "since_commit": req.since_commit }),
+        );
+    }
+    if history.cut > 0 {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Collect,
+            "cut commit messages or author names longer than max_commit_message_bytes",
+            json!({
+                "commits": history.cut,
+                "max_commit_message_bytes": req.limits.max_commit_message_bytes,
+            }),
+        );
+    }
+    log.log(
+        LogLevel::Info,
+        LogStage::Collect,
+        "collected files and commits",
+        json!({
+            "files": files.len(),
+            "bytes": files.iter().map(|f| f.bytes).sum::<u64>(),
+            "commits": history.commits().count(),
+            "commits_walked": history.walked,
+            "truncated": history.truncated,
+            "release_tags": tags.count,
+            "releases": history.releases.iter().filter(|r| r.tag.is_some()).count(),
+            "renames_followed": history.renames,
+            "since_commit": req.since_commit.filter(|_| history.since_found),
+        }),
+    );
+    Ok(Collected {
+        matcher,
+        files,
+        history,
+    })
+}

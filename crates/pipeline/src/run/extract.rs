@@ -1,0 +1,375 @@
+//! Stage `extract`: the feature's files read for their public symbols and their prose, Rust
+//! module files outside the feature read for visibility, and the steps' captures looked up.
+
+use domain::{LogLevel, LogStage};
+use git2::{Repository, Tree};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use super::collect::Collected;
+use super::request::RunRequest;
+use super::resolve::Resolved;
+use crate::error::PipelineError;
+use crate::log::LogSink;
+use crate::source::code::{
+    self, CrateManifest, Extractor, FileText, GoExample, Language, ModuleDoc, OutsideFiles,
+    RustModuleFacts, Symbol,
+};
+use crate::source::docs::{self, Prose};
+use crate::source::files::{self, RepoFile};
+use crate::source::manifest::Feature;
+use crate::source::repository;
+
+pub(super) struct Extracted {
+    pub code: Vec<RepoFile>,
+    /// Rust module files outside the feature read for the visibility of its items.
+    pub module_files: Vec<(String, git2::Oid)>,
+    pub prose_files: Vec<RepoFile>,
+    pub symbols: Vec<Symbol>,
+    pub prose: Vec<Prose>,
+    /// Markdown files that are no prose of the feature (see `source::files::project_document`), and why.
+    pub prose_left_out: Vec<(String, &'static str)>,
+    /// Overviews and package examples, by module (a Go package's folder, else a file).
+    pub module_docs: BTreeMap<String, ModuleDoc>,
+    pub skipped: usize,
+    /// Test files and Go `internal/` packages: not API, left out of the developer docs.
+    pub test_files: usize,
+    pub internal_files: usize,
+    /// Each manifest step's capture.
+    pub captures: Vec<Capture>,
+    /// Every manifest step has a capture file at the commit.
+    pub grounded: bool,
+}
+
+pub(super) fn extract(
+    repo: &Repository,
+    resolved: &Resolved,
+    collected: &Collected,
+    req: &RunRequest,
+    log: &mut dyn LogSink,
+) -> Result<Extracted, PipelineError> {
+    let Resolved { tree, feature, .. } = resolved;
+    let extracted = extract_files(
+        repo,
+        tree,
+        &collected.files,
+        &feature.id,
+        &feature.paths,
+        req.limits,
+        log,
+    )?;
+    let captures = captures(tree, feature);
+    let grounded = !feature.steps.is_empty() && captures.iter().all(|c| c.blob.is_some());
+    log.log(
+        LogLevel::Info,
+        LogStage::Extract,
+        "extracted symbols and prose",
+        json!({
+            "source_files": extracted.code.len(),
+            "symbols": extracted.symbols.len(),
+            "symbols_by_kind": count_by(extracted.symbols.iter().map(|s| s.kind.as_str())),
+            "symbols_by_language": count_by(extracted.symbols.iter().map(|s| s.language)),
+            "prose_files": extracted.prose.len(),
+            "prose_left_out": extracted.prose_left_out.len(),
+            "skipped_files": extracted.skipped,
+            "test_files": extracted.test_files,
+            "internal_files": extracted.internal_files,
+            "steps": feature.steps.len(),
+            "captures_found": captures.iter().filter(|c| c.blob.is_some()).count(),
+            "capture_grounded": grounded,
+        }),
+    );
+
+    if !extracted.prose_left_out.is_empty() {
+        let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (path, why) in &extracted.prose_left_out {
+            by_reason.entry(why).or_default().push(path);
+        }
+        for paths in by_reason.values_mut() {
+            paths.truncate(20);
+        }
+        log.log(
+            LogLevel::Info,
+            LogStage::Extract,
+            "left Markdown files out of the prose: documents about the project, translations, design records",
+            json!({ "files": extracted.prose_left_out.len(), "by_reason": by_reason }),
+        );
+    }
+    Ok(Extracted {
+        captures,
+        grounded,
+        ..extracted
+    })
+}
+
+fn extract_files(
+    repo: &Repository,
+    tree: &Tree,
+    files: &[RepoFile],
+    feature_id: &str,
+    feature_paths: &[String],
+    limits: &crate::limits::Limits,
+    log: &mut dyn LogSink,
+) -> Result<Extracted, PipelineError> {
+    let mut extractor = Extractor::new(limits);
+    let mut out = Extracted {
+        code: Vec::new(),
+        module_files: Vec::new(),
+        prose_files: Vec::new(),
+        symbols: Vec::new(),
+        prose: Vec::new(),
+        prose_left_out: Vec::new(),
+        module_docs: BTreeMap::new(),
+        skipped: 0,
+        test_files: 0,
+        internal_files: 0,
+        captures: Vec::new(),
+        grounded: false,
+    };
+    let mut go_examples: Vec<GoExample> = Vec::new();
+    let translations = docs::translations(
+        files
+            .iter()
+            .map(|f| f.path.as_str())
+            .filter(|p| files::is_markdown(p)),
+    );
+    // The `mod` declarations and `pub use`s of each Rust file read (`None`: no such file).
+    let mut rust_modules: HashMap<String, Option<Arc<RustModuleFacts>>> = HashMap::new();
+    let paths: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    for file in files {
+        let language = Language::from_path(&file.path);
+        let markdown = files::is_markdown(&file.path);
+        if language.is_none() && !markdown {
+            out.skipped += 1;
+            continue;
+        }
+        if language.is_none() {
+            let why = if translations.contains(&file.path) {
+                Some("a translation of a document in its primary language")
+            } else {
+                files::project_document(&file.path, feature_id, feature_paths)
+            };
+            if let Some(why) = why {
+                out.prose_left_out.push((file.path.clone(), why));
+                continue;
+            }
+        }
+        // Go test files are read for their examples only.
+        let test = language.is_some() && files::is_test_file(&file.path);
+        if test && language != Some(Language::Go) {
+            out.test_files += 1;
+            continue;
+        }
+        if language.is_some()
+            && std::iter::once(feature_id)
+                .chain(feature_paths.iter().map(String::as_str))
+                .all(|scope| files::is_hidden_internal(&file.path, scope))
+        {
+            out.internal_files += 1;
+            continue;
+        }
+        // The `.d.ts` beside a `.js` file is what TypeDoc documents: the same API, typed.
+        if language.is_some() && files::has_declaration_file(&file.path, |p| paths.contains(p)) {
+            out.skipped += 1;
+            continue;
+        }
+        let text = match code::read_text(repo, file.blob, limits)? {
+            FileText::Text(text) => text,
+            // One oversized file (a bundle, generated code) is left out, not fatal: the
+            // feature's totals are bounded by collect.
+            FileText::TooLarge(bytes) => {
+                out.skipped += 1;
+                log.log(
+                    LogLevel::Warn,
+                    LogStage::Extract,
+                    "skipped a file larger than max_file_bytes",
+                    json!({
+                        "path": file.path,
+                        "bytes": bytes,
+                        "max_file_bytes": limits.max_file_bytes,
+                    }),
+                );
+                continue;
+            }
+            FileText::Binary => {
+                out.skipped += 1;
+                log.log(
+                    LogLevel::Warn,
+                    LogStage::Extract,
+                    "skipped a binary file",
+                    json!({ "path": file.path }),
+                );
+                continue;
+            }
+        };
+        if files::is_generated_script(&file.path, &text) {
+            out.skipped += 1;
+            log.log(
+                LogLevel::Info,
+                LogStage::Extract,
+                "skipped a generated or minified script",
+                json!({ "path": file.path }),
+            );
+            continue;
+        }
+        match language {
+            Some(language) => {
+                let mut outline = extractor.outline(&file.path, language, &text)?;
+                if language == Language::Rust {
+                    let facts = Arc::new(std::mem::take(&mut outline.rust_modules));
+                    rust_modules.insert(file.path.clone(), Some(facts));
+                }
+                let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
+                if test {
+                    out.test_files += 1;
+                    go_examples.extend(outline.go_examples.into_iter().map(|(name, example)| {
+                        GoExample {
+                            dir: dir.to_string(),
+                            name,
+                            example,
+                        }
+                    }));
+                    continue;
+                }
+                let module = if language == Language::Go {
+                    dir
+                } else {
+                    file.path.as_str()
+                };
+                let doc = out.module_docs.entry(module.to_string()).or_default();
+                doc.language = language.fence_for(&file.path);
+                // A Go package documents itself in one file, by convention `doc.go`.
+                if !outline.overview.is_empty()
+                    && (doc.overview.is_empty() || file.path.rsplit('/').next() == Some("doc.go"))
+                {
+                    doc.overview = outline.overview;
+                }
+                if doc.package.is_none() {
+                    doc.package = outline.package;
+                }
+                out.symbols.extend(outline.symbols);
+                if out.symbols.len() > limits.max_feature_symbols {
+                    return Err(PipelineError::LimitExceeded {
+                        what: "the number of symbols extracted from the feature".into(),
+                        limit: "max_feature_symbols",
+                        value: limits.max_feature_symbols as u64,
+                        detail: format!("feature '{feature_id}', crossed at {}", file.path),
+                    });
+                }
+                out.code.push(file.clone());
+            }
+            None => {
+                out.prose.push(docs::prose(&file.path, &text));
+                out.prose_files.push(file.clone());
+            }
+        }
+    }
+    if !rust_modules.is_empty() {
+        // Which Rust modules are public is said by their parents, read from the commit when
+        // they are outside the feature (within a budget of their own).
+        let mut outside = OutsideFiles::new(limits);
+        let mut facts = |path: &str| -> Option<Arc<RustModuleFacts>> {
+            if let Some(found) = rust_modules.get(path) {
+                return found.clone();
+            }
+            let found = repository::regular_file(tree, path)
+                .and_then(|blob| outside.rust_facts(repo, &mut extractor, path, blob));
+            rust_modules.insert(path.to_string(), found.clone());
+            found
+        };
+        let read: Vec<String> = out
+            .code
+            .iter()
+            .filter(|f| Language::from_path(&f.path) == Some(Language::Rust))
+            .map(|f| f.path.clone())
+            .collect();
+        let (symbols, private_modules) = code::rust_public_api(
+            std::mem::take(&mut out.symbols),
+            read.iter().map(String::as_str),
+            &mut facts,
+        );
+        out.symbols = symbols;
+        for module in private_modules {
+            out.module_docs.remove(&module);
+        }
+        // Each crate's `Cargo.toml`, read and parsed once for both of its uses below.
+        let mut manifests: HashMap<String, Option<Arc<CrateManifest>>> = HashMap::new();
+        let mut manifest_of = |path: &str| -> Option<Arc<CrateManifest>> {
+            let manifest = code::rust_manifest(path)?;
+            manifests
+                .entry(manifest)
+                .or_insert_with_key(|manifest| {
+                    let blob = repository::regular_file(tree, manifest)?;
+                    CrateManifest::parse(&outside.text(repo, manifest, blob)?).map(Arc::new)
+                })
+                .clone()
+        };
+        // Items behind features docs.rs does not build the crate with are not in its docs.
+        out.symbols.retain(|symbol| {
+            let Some(requires) = &symbol.requires else {
+                return true;
+            };
+            manifest_of(&symbol.path)
+                .is_none_or(|m| m.docs_rs.as_ref().is_none_or(|d| d.shows(requires)))
+        });
+        // Rust paths start with the crate's name, as rustdoc shows them.
+        let modules: BTreeSet<String> = out
+            .symbols
+            .iter()
+            .filter(|s| s.language == "rust")
+            .map(|s| s.module.clone())
+            .chain(
+                out.module_docs
+                    .iter()
+                    .filter(|(_, d)| d.language == "rust")
+                    .map(|(m, _)| m.clone()),
+            )
+            .collect();
+        for module in modules {
+            if code::rust_manifest(&module).is_none() {
+                continue;
+            }
+            let name = manifest_of(&module).and_then(|m| m.name.clone());
+            let doc = out.module_docs.entry(module).or_default();
+            doc.language = "rust";
+            doc.package = name;
+        }
+        outside.finish()?;
+        out.module_files = outside.modules().to_vec();
+    }
+    for (dir, example) in code::attach_go_examples(&mut out.symbols, go_examples) {
+        if let Some(doc) = out.module_docs.get_mut(&dir) {
+            doc.examples.push(example);
+        }
+    }
+    Ok(out)
+}
+
+pub(super) struct Capture {
+    pub path: Option<String>,
+    pub blob: Option<git2::Oid>,
+}
+
+/// Each step's capture, and its blob when it exists as a regular file at the commit.
+fn captures(tree: &Tree, feature: &Feature) -> Vec<Capture> {
+    feature
+        .steps
+        .iter()
+        .map(|step| {
+            let path = feature.capture_path(step);
+            let blob = path
+                .as_deref()
+                .and_then(|p| repository::regular_file(tree, p));
+            Capture { path, blob }
+        })
+        .collect()
+}
+
+fn count_by<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<&'a str, usize> {
+    let mut counts = BTreeMap::new();
+    for item in items {
+        *counts.entry(item).or_insert(0) += 1;
+    }
+    counts
+}

@@ -1,0 +1,434 @@
+//! Stage `render`: one article per surface from the model the earlier stages read, with its
+//! frontmatter and its provenance.
+
+use domain::{LogLevel, LogStage, Surface};
+use git2::{ObjectType, Repository, Tree};
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::collect::Collected;
+use super::extract::{Capture, Extracted};
+use super::provenance::{body_hash, provenance};
+use super::request::{GeneratedArticle, RunRequest};
+use super::resolve::Resolved;
+use crate::error::PipelineError;
+use crate::log::LogSink;
+use crate::provenance::StepsSource;
+use crate::render::mdx::convert::Links;
+use crate::render::mdx::frontmatter::Frontmatter;
+use crate::render::{self, Context, Renderer, StepView, blog, dev_docs};
+use crate::source::code::first_sentence;
+use crate::source::docs::walkthrough::{self, Walkthrough};
+use crate::source::docs::{self, Prose};
+use crate::source::files::FeatureMatcher;
+use crate::source::history::{self, Entry, ReleaseNotes};
+use crate::source::manifest::Feature;
+use crate::source::paths::MODE_LINK;
+
+/// Template overrides larger than this are refused.
+const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
+
+pub(super) fn render(
+    repo: &Repository,
+    resolved: &Resolved,
+    collected: &Collected,
+    extracted: &Extracted,
+    req: &RunRequest,
+    log: &mut dyn LogSink,
+) -> Result<Vec<GeneratedArticle>, PipelineError> {
+    let Resolved {
+        head,
+        commit,
+        tree,
+        feature,
+        forge,
+        rules,
+        surfaces,
+    } = resolved;
+    let overrides = template_overrides(repo, tree, surfaces)?;
+    let overridden: Vec<&str> = overrides.iter().map(|(s, _)| s.as_str()).collect();
+    if !overridden.is_empty() {
+        log.log(
+            LogLevel::Info,
+            LogStage::Render,
+            "using the repository's templates",
+            json!({ "surfaces": overridden }),
+        );
+    }
+    let links = Links {
+        commit: commit.clone(),
+        forge: forge.clone(),
+    };
+    let walkthrough = if feature.steps.is_empty() && surfaces.contains(&Surface::HelpCenter) {
+        walkthrough::derive(&extracted.prose)
+    } else {
+        None
+    };
+    // The help center shows the documents without the part its steps already walk through.
+    let help_docs: Vec<Prose> = extracted
+        .prose
+        .iter()
+        .map(|doc| match &walkthrough {
+            Some(w) if w.path == doc.path => Prose {
+                markdown: walkthrough::without(&doc.markdown, &w.used),
+                ..doc.clone()
+            },
+            _ => doc.clone(),
+        })
+        .filter(|doc| !doc.markdown.is_empty())
+        .collect();
+    let help_prose = docs::for_help_center(&help_docs);
+    let dev_prose = docs::for_dev_docs(&extracted.prose);
+    for (surface, shown) in [
+        (Surface::HelpCenter, &help_prose),
+        (Surface::DevDocs, &dev_prose),
+    ] {
+        if surfaces.contains(&surface) && shown.iter().any(|doc| doc.path.is_empty()) {
+            log.log(
+                LogLevel::Info,
+                LogStage::Render,
+                &format!("the {surface} article lists, without showing them, the documents past its prose budget"),
+                json!({ "surface": surface.as_str(), "max_prose_bytes": docs::MAX_PROSE_BYTES }),
+            );
+        }
+    }
+    let steps = step_views(feature, walkthrough.as_ref(), &extracted.captures, &links);
+    let renderer = Renderer::new(overrides, req.limits, links)?;
+    let notes = history::notes(&collected.history, rules, forge.as_ref(), commit);
+    let entries = &notes.entries;
+    let introducing = first_release(repo, &notes.releases, &collected.matcher);
+    // A help-center article only when something walks the reader through the feature.
+    let writes_help_center = !steps.is_empty() || renderer.is_overridden(Surface::HelpCenter);
+    let post = blog::post(
+        feature,
+        &notes.releases,
+        introducing,
+        forge.as_ref(),
+        commit,
+    );
+    let since_commit = req.since_commit.filter(|_| collected.history.since_found);
+    let link = |path: &str, line: usize| {
+        forge
+            .as_ref()?
+            .file_url(commit, path, u32::try_from(line).ok())
+    };
+    let symbol_groups = render::group_symbols(&extracted.symbols);
+    let mut articles = Vec::with_capacity(surfaces.len());
+    for surface in surfaces {
+        let help_center = *surface == Surface::HelpCenter;
+        if help_center && !writes_help_center {
+            log.log(
+                LogLevel::Info,
+                LogStage::Render,
+                "no help-center article: nothing in the feature's documents describes how to use it (no manifest steps, no usage section, ordered procedure or shell commands)",
+                json!({ "surface": surface.as_str(), "prose_files": extracted.prose.len() }),
+            );
+            continue;
+        }
+        // Nothing to announce or list: no article rather than one that says so (a later run
+        // with nothing new writes no new version).
+        let nothing = match (surface, &post) {
+            (Surface::Changelog, _) if notes.releases.is_empty() => {
+                Some(blog::NoPost::NothingListed)
+            }
+            (Surface::Blog, Err(why)) => Some(*why),
+            _ => None,
+        };
+        if let Some(why) = nothing
+            && !renderer.is_overridden(*surface)
+        {
+            log.log(
+                LogLevel::Info,
+                LogStage::Render,
+                &format!("no {surface} article: {}", why.reason()),
+                json!({ "surface": surface.as_str(), "commits": collected.history.commits().count() }),
+            );
+            continue;
+        }
+        if help_center && let Some(w) = &walkthrough {
+            log.log(
+                LogLevel::Info,
+                LogStage::Render,
+                &format!("derived the walkthrough from {}", w.path),
+                json!({ "path": w.path, "rule": w.rule, "steps": w.steps.len() }),
+            );
+        }
+        let version = req.versions.get(surface).copied().unwrap_or(1);
+        let (title, description) =
+            title_and_description(*surface, feature, extracted, entries, post.as_ref().ok());
+        let context = Context {
+            feature,
+            surface: surface.as_str(),
+            version,
+            title: title.clone(),
+            description: description.clone(),
+            commit,
+            short_commit: short(commit),
+            date: history::date(head.time().seconds()),
+            since_commit,
+            since_short: since_commit.map(short),
+            range_label: range_label(entries.len(), since_commit, collected.history.truncated),
+            files: extracted
+                .code
+                .iter()
+                .chain(&extracted.prose_files)
+                .map(|f| f.path.as_str())
+                .collect(),
+            symbol_count: extracted.symbols.len(),
+            symbol_groups: &symbol_groups,
+            modules: if *surface == Surface::DevDocs {
+                dev_docs::modules(&extracted.symbols, &extracted.module_docs, &link)
+            } else {
+                Vec::new()
+            },
+            prose: if help_center { &help_prose } else { &dev_prose },
+            commits: entries,
+            changelog: &notes.all,
+            releases: &notes.releases,
+            post: post.as_ref().ok(),
+            highlights: highlights(entries),
+            contributors: contributors(entries),
+            steps: steps.clone(),
+            capture_grounded: extracted.grounded,
+            steps_source: walkthrough.as_ref().map(|w| w.path.as_str()),
+        };
+        let body = renderer.render(*surface, &context)?;
+        let frontmatter = Frontmatter {
+            title: title.clone(),
+            description: description.clone(),
+            feature: feature.id.clone(),
+            surface: *surface,
+            version,
+            source_commit: commit.clone(),
+        };
+        let mdx_body = format!("{}\n{body}\n", frontmatter.render());
+        if mdx_body.len() > req.limits.max_article_bytes {
+            return Err(PipelineError::LimitExceeded {
+                what: format!("the rendered {surface} article"),
+                limit: "max_article_bytes",
+                value: req.limits.max_article_bytes as u64,
+                detail: "with its frontmatter".into(),
+            });
+        }
+        log.log(
+            LogLevel::Info,
+            LogStage::Render,
+            &format!("rendered the {surface} article"),
+            json!({
+                "surface": surface.as_str(),
+                "version": version,
+                "bytes": mdx_body.len(),
+                "template": if renderer.is_overridden(*surface) { "repository" } else { "built-in" },
+            }),
+        );
+        // The documents the article shows (in whole or in part), and the walkthrough's.
+        let shown: BTreeSet<&str> = if help_center {
+            help_prose
+                .iter()
+                .map(|d| d.path.as_str())
+                .chain(walkthrough.as_ref().map(|w| w.path.as_str()))
+                .collect()
+        } else {
+            dev_prose.iter().map(|d| d.path.as_str()).collect()
+        };
+        let mut provenance = provenance(*surface, commit, extracted, &shown, &extracted.captures);
+        if *surface == Surface::HelpCenter {
+            provenance.steps = StepsSource::of(feature);
+        }
+        provenance.body_hash = Some(body_hash(&mdx_body, version));
+        articles.push(GeneratedArticle {
+            surface: *surface,
+            title,
+            description,
+            mdx_body,
+            capture_grounded: *surface == Surface::HelpCenter && extracted.grounded,
+            provenance,
+        });
+    }
+    Ok(articles)
+}
+
+/// The manifest's steps with their captures, else the walkthrough derived from the docs.
+fn step_views<'a>(
+    feature: &'a Feature,
+    derived: Option<&'a Walkthrough>,
+    captures: &[Capture],
+    links: &Links,
+) -> Vec<StepView<'a>> {
+    if let Some(walkthrough) = derived.filter(|_| feature.steps.is_empty()) {
+        return walkthrough
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| StepView {
+                number: i + 1,
+                title: &step.title,
+                body: &step.body,
+                source: &walkthrough.path,
+                capture: None,
+                image: None,
+            })
+            .collect();
+    }
+    feature
+        .steps
+        .iter()
+        .zip(captures)
+        .enumerate()
+        .map(|(i, (step, capture))| StepView {
+            number: i + 1,
+            title: &step.title,
+            body: &step.body,
+            source: "",
+            capture: capture.path.clone(),
+            image: capture
+                .blob
+                .and(capture.path.as_ref())
+                .map(|p| links.file(p, true)),
+        })
+        .collect()
+}
+
+fn template_overrides(
+    repo: &Repository,
+    tree: &Tree,
+    surfaces: &[Surface],
+) -> Result<Vec<(Surface, String)>, PipelineError> {
+    let mut overrides = Vec::new();
+    for surface in surfaces {
+        let path = render::template_path(*surface);
+        let Ok(entry) = tree.get_path(Path::new(&path)) else {
+            continue;
+        };
+        if entry.kind() != Some(ObjectType::Blob) || entry.filemode() == MODE_LINK {
+            return Err(PipelineError::InvalidTemplate(format!(
+                "{path}: must be a regular file"
+            )));
+        }
+        let blob = repo.find_blob(entry.id())?;
+        if blob.size() > MAX_TEMPLATE_BYTES {
+            return Err(PipelineError::InvalidTemplate(format!(
+                "{path}: larger than {MAX_TEMPLATE_BYTES} bytes"
+            )));
+        }
+        let source = String::from_utf8(blob.content().to_vec())
+            .map_err(|_| PipelineError::InvalidTemplate(format!("{path}: not valid UTF-8")))?;
+        overrides.push((*surface, source));
+    }
+    Ok(overrides)
+}
+
+/// What `surface`'s content depends on, which is what can make it drift (contract, Drift):
+/// dev-docs the symbols they document and the prose they show; help-center its prose and its
+/// steps' captures; changelog and blog record a range of history and depend on no file.
+fn title_and_description(
+    surface: Surface,
+    feature: &Feature,
+    extracted: &Extracted,
+    entries: &[Entry],
+    post: Option<&blog::Post>,
+) -> (String, String) {
+    let summary = first_sentence(std::slice::from_ref(&feature.summary));
+    let or = |fallback: String| {
+        if summary.is_empty() {
+            fallback
+        } else {
+            summary.clone()
+        }
+    };
+    let title = &feature.title;
+    match surface {
+        Surface::HelpCenter => (title.clone(), or(format!("How to use {title}."))),
+        Surface::DevDocs => (
+            format!("{title} reference"),
+            format!(
+                "Public API of {title}: {} in {}.",
+                plural(extracted.symbols.len(), "symbol"),
+                plural(extracted.code.len() + extracted.prose_files.len(), "file"),
+            ),
+        ),
+        Surface::Changelog => (
+            format!("{title} changelog"),
+            format!(
+                "What changed in {title}: {}.",
+                plural(entries.len(), "change")
+            ),
+        ),
+        Surface::Blog => match post {
+            Some(post) => (post.title.clone(), or(post.lede.clone())),
+            // A repository's own template writes a post with nothing to announce.
+            None => (
+                format!("What's new in {title}"),
+                or(format!("News of {title}.")),
+            ),
+        },
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn short(sha: &str) -> String {
+    sha.chars().take(7).collect()
+}
+
+fn range_label(count: usize, since: Option<&str>, truncated: bool) -> String {
+    let mut label = plural(count, "commit");
+    if let Some(since) = since {
+        label.push_str(&format!(" since {}", short(since)));
+    }
+    if truncated {
+        label.push_str(" (latest only)");
+    }
+    label
+}
+
+/// Whether the newest tagged release is the feature's first: no earlier release tag holds a
+/// file of the feature.
+fn first_release(repo: &Repository, releases: &[ReleaseNotes], matcher: &FeatureMatcher) -> bool {
+    let Some(release) = releases.iter().find(|r| r.version.is_some()) else {
+        return false;
+    };
+    let Some(previous) = &release.previous_tag else {
+        return true;
+    };
+    let earlier = repo
+        .find_reference(&format!("refs/tags/{previous}"))
+        .and_then(|r| r.peel_to_commit())
+        .and_then(|c| c.tree());
+    match earlier {
+        Ok(tree) => !matcher.matches_any(&tree),
+        // An unreadable tag says nothing: no claim that the feature is new.
+        Err(_) => false,
+    }
+}
+
+/// The feature commits worth announcing: new features first, else the latest changes.
+fn highlights(entries: &[Entry]) -> Vec<&Entry> {
+    let features: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.kind == "feat" || e.kind == "feature")
+        .take(8)
+        .collect();
+    if features.is_empty() {
+        entries.iter().take(5).collect()
+    } else {
+        features
+    }
+}
+
+fn contributors(entries: &[Entry]) -> Vec<&str> {
+    let mut seen = BTreeSet::new();
+    entries
+        .iter()
+        .map(|e| e.author.as_str())
+        .filter(|a| !a.is_empty() && seen.insert(*a))
+        .take(10)
+        .collect()
+}

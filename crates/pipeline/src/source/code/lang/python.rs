@@ -1,0 +1,245 @@
+//! Python, as Sphinx autodoc shows it: module-level functions, classes and constants, the
+//! members of classes, docstrings (attribute docstrings and `#:` comments too), decorators.
+
+use tree_sitter::Node;
+
+use super::common::*;
+use crate::source::code::symbol::SymbolKind;
+use crate::source::code::tree::{Declaration, Place, Source};
+
+/// What a Python decorator names: `property` for `@property`, `functools.cache` for
+/// `@functools.cache(maxsize=1)`.
+fn decorator_name<'s>(decorator: Node, src: &Source<'s>) -> &'s str {
+    let text = src.of(decorator).trim_start_matches('@');
+    text.split(['(', ' ', '\n']).next().unwrap_or("").trim()
+}
+
+/// Python: module-level functions, classes and constants; the methods (with `__init__` as
+/// the constructor), properties and attributes of module-level classes; decorators kept.
+pub(crate) fn python<'t>(
+    def: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+    out: &mut Vec<Declaration<'t>>,
+) {
+    if def.kind() == "expression_statement" {
+        if let Some(string) = def.named_child(0).filter(|s| s.kind() == "string") {
+            attribute_docstring(def, string, src, out);
+            return;
+        }
+        out.extend(python_assignment(def, place, src));
+        return;
+    }
+    out.extend(python_definition(def, place, src));
+}
+
+/// A string right under an attribute or constant documents it (Sphinx's attribute
+/// docstrings).
+fn attribute_docstring(stmt: Node, string: Node, src: &Source, out: &mut [Declaration]) {
+    if let Some(last) = out.last_mut()
+        && matches!(last.kind, SymbolKind::Field | SymbolKind::Constant)
+        && last.doc.is_empty()
+        && last.node.end_position().row + 1 == stmt.start_position().row
+    {
+        last.doc = docstring_lines(src.of(string));
+    }
+}
+
+fn python_definition<'t>(
+    def: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+) -> Option<Declaration<'t>> {
+    if !matches!(def.kind(), "function_definition" | "class_definition") {
+        return None;
+    }
+    let base = src.of(name_of(def, &["identifier"])?).to_string();
+    let is_constructor = base == "__init__";
+    if base.starts_with('_') && !is_constructor {
+        return None;
+    }
+    // How many levels up the definition's container is (past a decorated_definition).
+    let decorated = place
+        .up(0)
+        .filter(|f| f.node.kind() == "decorated_definition");
+    let container = usize::from(decorated.is_some());
+    let decorators: Vec<&str> = decorated
+        .map(|f| {
+            let mut cursor = f.node.walk();
+            f.node
+                .children(&mut cursor)
+                .filter(|c| c.kind() == "decorator")
+                .map(|d| decorator_name(d, src))
+                .collect()
+        })
+        .unwrap_or_default();
+    let has = |names: &[&str]| decorators.iter().any(|d| names.contains(d));
+    // The setter and deleter of a property are the property's: one entry.
+    if decorators
+        .iter()
+        .any(|d| *d == format!("{base}.setter") || *d == format!("{base}.deleter"))
+    {
+        return None;
+    }
+    let (mut kind, qualified, parent) = match place.kind_up(container) {
+        "module" => {
+            if is_constructor {
+                return None;
+            }
+            let kind = if def.kind() == "class_definition" {
+                SymbolKind::Class
+            } else {
+                SymbolKind::Function
+            };
+            (kind, base.clone(), None)
+        }
+        "block" => {
+            if def.kind() != "function_definition" {
+                return None;
+            }
+            let class_name = python_class(place, container + 1, src)?;
+            let kind = if is_constructor {
+                SymbolKind::Constructor
+            } else {
+                SymbolKind::Method
+            };
+            (kind, format!("{class_name}.{base}"), Some(class_name))
+        }
+        _ => return None,
+    };
+    let from = decorated.map_or(def.start_byte(), |f| f.node.start_byte());
+    let mut signature = header(def, from, src)
+        .trim_end_matches(':')
+        .trim()
+        .to_string();
+    let property = [
+        "property",
+        "cached_property",
+        "functools.cached_property",
+        "abc.abstractproperty",
+        "abstractproperty",
+    ];
+    if kind == SymbolKind::Method && has(&property) {
+        // A property reads as an attribute: `name: type`, its other decorators above.
+        kind = SymbolKind::Property;
+        let annotation = def
+            .child_by_field_name("return_type")
+            .map(|t| format!(": {}", src.of(t).trim()))
+            .unwrap_or_default();
+        let mut lines: Vec<String> = decorated
+            .map(|f| {
+                let mut cursor = f.node.walk();
+                f.node
+                    .children(&mut cursor)
+                    .filter(|c| c.kind() == "decorator")
+                    .filter(|d| !property.contains(&decorator_name(*d, src)))
+                    .map(|d| clean(d, d.start_byte(), d.end_byte(), src))
+                    .collect()
+            })
+            .unwrap_or_default();
+        lines.push(format!("{base}{annotation}"));
+        signature = lines.join("\n");
+    }
+    let doc = def
+        .child_by_field_name("body")
+        .and_then(|body| body.named_child(0))
+        .filter(|first| first.kind() == "expression_statement")
+        .and_then(|stmt| stmt.named_child(0))
+        .filter(|s| s.kind() == "string")
+        .map(|s| docstring_lines(src.of(s)))
+        .unwrap_or_default();
+    let hash_end = if kind == SymbolKind::Class {
+        body_start(def)
+    } else {
+        def.end_byte()
+    };
+    Some(Declaration {
+        requires: None,
+        kind,
+        name: qualified,
+        signature,
+        doc,
+        node: def,
+        hash_end,
+        parent,
+        stub: has(&["overload", "typing.overload", "typing_extensions.overload"]),
+    })
+}
+
+/// The name of the public module-level class whose body is `up` levels above (the class
+/// definition itself), when it is one.
+fn python_class(place: &Place, up: usize, src: &Source) -> Option<String> {
+    let class = place
+        .up(up)
+        .map(|f| f.node)
+        .filter(|c| c.kind() == "class_definition")?;
+    let class_container = up + 1 + usize::from(place.kind_up(up + 1) == "decorated_definition");
+    let class_name = class.child_by_field_name("name").map(|n| src.of(n))?;
+    if class_name.starts_with('_') || place.kind_up(class_container) != "module" {
+        return None;
+    }
+    Some(class_name.to_string())
+}
+
+/// `NAME = value` at module level (the name in capitals), or a public attribute of a
+/// module-level class (`name: type = default`, dataclass fields).
+fn python_assignment<'t>(
+    def: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+) -> Option<Declaration<'t>> {
+    let assignment = def.named_child(0).filter(|a| a.kind() == "assignment")?;
+    let name = assignment
+        .child_by_field_name("left")
+        .filter(|n| n.kind() == "identifier")?;
+    let base = src.of(name).to_string();
+    if base.starts_with('_') {
+        return None;
+    }
+    let (kind, qualified, parent) = match place.kind_up(0) {
+        "module" => {
+            let constant = base
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && base.chars().any(|c| c.is_ascii_uppercase());
+            if !constant {
+                return None;
+            }
+            (SymbolKind::Constant, base, None)
+        }
+        "block" => {
+            let class = python_class(place, 1, src)?;
+            (SymbolKind::Field, format!("{class}.{base}"), Some(class))
+        }
+        _ => return None,
+    };
+    let comments = preceding_comments(def, place.leading, src, true);
+    Some(Declaration {
+        requires: None,
+        kind,
+        name: qualified,
+        signature: bounded(&clean(def, def.start_byte(), def.end_byte(), src)),
+        doc: comment_lines(&comments)
+            .into_iter()
+            .map(|l| l.strip_prefix(':').unwrap_or(&l).trim().to_string())
+            .collect(),
+        node: def,
+        hash_end: def.end_byte(),
+        parent,
+        stub: false,
+    })
+}
+
+pub(crate) fn docstring_lines(literal: &str) -> Vec<String> {
+    let text = literal.trim_start_matches(|c: char| "rRuUbBfF".contains(c));
+    let text = ["\"\"\"", "'''", "\"", "'"]
+        .iter()
+        .find_map(|q| text.strip_prefix(q).and_then(|t| t.strip_suffix(q)))
+        .unwrap_or(text);
+    let lines: Vec<&str> = text.lines().collect();
+    // The first line sits right after the quotes; the others share the body's indentation.
+    let rest = crate::source::code::comments::dedent(lines.get(1..).unwrap_or_default());
+    let mut out = vec![lines.first().map_or("", |l| l.trim()).to_string()];
+    out.extend(rest.lines().map(str::to_string));
+    out
+}

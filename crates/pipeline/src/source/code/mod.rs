@@ -1,0 +1,25 @@
+//! What the repository's code says: the public symbols of its source files with their
+//! signatures, doc comments and examples, one module per language under `lang`.
+
+pub(crate) mod comments;
+mod extractor;
+pub(crate) mod lang;
+mod outside;
+pub(crate) mod symbol;
+mod text;
+pub(crate) mod tree;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+pub use comments::Example;
+pub(crate) use comments::first_sentence;
+pub(crate) use extractor::Extractor;
+pub(crate) use lang::Language;
+pub(crate) use lang::go::{GoExample, attach_go_examples};
+pub(crate) use lang::rust::{CrateManifest, RustModuleFacts, rust_manifest, rust_public_api};
+pub(crate) use outside::OutsideFiles;
+pub(crate) use symbol::ModuleDoc;
+pub use symbol::{Symbol, SymbolKind};
+pub(crate) use text::{FileText, read_text};

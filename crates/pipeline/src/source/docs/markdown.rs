@@ -1,0 +1,368 @@
+//! The Markdown model of a repository's documents: a document read as prose (its title, its
+//! headings nested under the article's), ATX and setext headings, fenced blocks, frontmatter,
+//! and the lines of a README that are about the repository page rather than the software
+//! (badges, a menu of translations).
+
+use serde::Serialize;
+
+use super::translations::file_tag;
+use crate::source::manifest::humanize;
+
+/// A Markdown file used as prose.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Prose {
+    pub path: String,
+    pub title: String,
+    /// The Markdown without its frontmatter and first-level title, headings moved two levels
+    /// down so they nest under the article's own sections. Not yet escaped for MDX.
+    pub markdown: String,
+}
+
+/// First headings that name a section rather than the document (an RFC starts with
+/// `# Summary`): such a document takes its title from its file name.
+const SECTION_TITLES: &[&str] = &[
+    "summary",
+    "overview",
+    "introduction",
+    "intro",
+    "abstract",
+    "motivation",
+    "background",
+    "contents",
+    "table of contents",
+];
+
+/// Reads a Markdown file as prose: its title is its first level-1 heading (ATX `# T` or
+/// setext `T` over `===`) unless that heading names a section, else its file name.
+pub(crate) fn prose(path: &str, text: &str) -> Prose {
+    let body = strip_frontmatter(text);
+    let mut title = None;
+    let mut first_heading_seen = false;
+    let mut kept = Vec::new();
+    for line in atx_headings(body) {
+        let Some((level, text)) = line.heading else {
+            // Status badges and language menus speak to the project's visitors, not to the
+            // feature's readers.
+            if !line.fenced && is_chrome(line.text) {
+                continue;
+            }
+            kept.push(line.text.to_string());
+            continue;
+        };
+        if level == 1 && !first_heading_seen {
+            first_heading_seen = true;
+            if !SECTION_TITLES.contains(&text.to_lowercase().as_str()) {
+                title = Some(text);
+                continue;
+            }
+        }
+        kept.push(format!("{} {text}", "#".repeat((level + 2).min(6))));
+    }
+    let stem = path.rsplit('/').next().unwrap_or(path);
+    let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
+    // `0296-structured-logging` → `Structured logging`.
+    let stem = stem.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
+    Prose {
+        path: path.to_string(),
+        title: title.unwrap_or_else(|| humanize(if stem.is_empty() { "document" } else { stem })),
+        markdown: kept.join("\n").trim().to_string(),
+    }
+}
+
+/// A line of Markdown, with its level and text when it is a heading.
+struct MarkdownLine<'a> {
+    text: &'a str,
+    heading: Option<(usize, String)>,
+    /// Inside a fenced code block (its fences included).
+    fenced: bool,
+}
+
+/// The lines of `markdown` with its headings recognised, ATX (`## T`) and setext (a paragraph
+/// over a line of `=` or `-`), outside fenced blocks. A setext heading's paragraph becomes one
+/// heading line and its underline is dropped.
+fn atx_headings(markdown: &str) -> Vec<MarkdownLine<'_>> {
+    let mut out: Vec<MarkdownLine> = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    // Where the paragraph that is open in `out` starts, when one is.
+    let mut paragraph: Option<usize> = None;
+    for line in markdown.lines() {
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            out.push(MarkdownLine {
+                text: line,
+                heading: None,
+                fenced: true,
+            });
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            fence = Some((ch, len));
+            paragraph = None;
+            out.push(MarkdownLine {
+                text: line,
+                heading: None,
+                fenced: true,
+            });
+            continue;
+        }
+        if let (Some(start), Some(level)) = (paragraph, setext_underline(line)) {
+            let text = out[start..]
+                .iter()
+                .map(|l| l.text.trim())
+                .collect::<Vec<_>>()
+                .join(" ");
+            out.truncate(start);
+            out.push(MarkdownLine {
+                text: "",
+                heading: Some((level, text.trim_end_matches('\\').trim().to_string())),
+                fenced: false,
+            });
+            paragraph = None;
+            continue;
+        }
+        let heading = atx_heading(line);
+        if heading.is_some() || line.trim().is_empty() || !starts_paragraph(line) {
+            paragraph = None;
+        } else if paragraph.is_none() {
+            paragraph = Some(out.len());
+        }
+        out.push(MarkdownLine {
+            text: line,
+            heading: heading.map(|(level, text)| (level, text.to_string())),
+            fenced: false,
+        });
+    }
+    out
+}
+
+/// An ATX heading's level and text (at most three spaces of indentation, as CommonMark).
+pub(crate) fn atx_heading(line: &str) -> Option<(usize, &str)> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let level = trimmed.chars().take_while(|c| *c == '#').count();
+    let rest = &trimmed[level..];
+    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    Some((level, rest.trim().trim_end_matches('#').trim()))
+}
+
+/// The level of the setext heading `line` underlines: 1 for `===`, 2 for `---`.
+fn setext_underline(line: &str) -> Option<usize> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let marks = trimmed.trim_end();
+    let level = match marks.chars().next()? {
+        '=' => 1,
+        '-' => 2,
+        _ => return None,
+    };
+    let ch = if level == 1 { '=' } else { '-' };
+    marks.chars().all(|c| c == ch).then_some(level)
+}
+
+/// Whether `line` starts a paragraph that a setext underline could turn into a heading: not
+/// a list item, quote, table row, HTML block or indented code.
+fn starts_paragraph(line: &str) -> bool {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 || line.starts_with('\t') {
+        return false;
+    }
+    let bullet = trimmed
+        .strip_prefix(['-', '*', '+'])
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']));
+    let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+    let numbered = digits > 0 && trimmed[digits..].starts_with(['.', ')']);
+    !(bullet || numbered || trimmed.starts_with(['>', '|', '<']))
+}
+
+fn strip_frontmatter(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return text;
+    };
+    match rest.find("\n---") {
+        Some(end) => {
+            let after = &rest[end + 4..];
+            after.split_once('\n').map_or("", |(_, body)| body)
+        }
+        None => text,
+    }
+}
+
+/// A line opening a fence: its char, length and info string. MDX has no indented code, so
+/// any indentation is allowed.
+pub(crate) fn opens_fence(line: &str) -> Option<(char, usize, &str)> {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    let ch = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = trimmed.chars().take_while(|c| *c == ch).count();
+    let info = &trimmed[len..];
+    if len < 3 || (ch == '`' && info.contains('`')) {
+        return None;
+    }
+    Some((ch, len, info))
+}
+
+/// MDX has no indented code, so a closing fence may be indented by any amount.
+pub(crate) fn closes_fence(line: &str, ch: char, len: usize) -> bool {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    let run = trimmed.chars().take_while(|c| *c == ch).count();
+    run >= len && trimmed[run * ch.len_utf8()..].trim().is_empty()
+}
+
+/// A line of a README that is about the repository page, not the software: status badges or
+/// a menu of the document's translations (`**English** | [日本語](README.ja.md) | …`).
+fn is_chrome(line: &str) -> bool {
+    is_badge_line(line) || is_language_menu(line)
+}
+
+/// A line of nothing but status badges: images (linked or not) whose address names a badge
+/// service or a `badge` file (shields.io, badgen, pkg.go.dev/badge, docs.rs/…/badge.svg, a CI's
+/// `badge.svg`). A screenshot on a line of its own is no badge.
+fn is_badge_line(line: &str) -> bool {
+    static IMAGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::builtin::regex(
+            r"\[?!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)(?:\]\([^)\n]*\))?",
+        )
+    });
+    let mut images = 0;
+    for found in IMAGE.captures_iter(line) {
+        let source = found.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
+        if !["badge", "shields.io", "badgen.net"]
+            .iter()
+            .any(|mark| source.contains(mark))
+        {
+            return false;
+        }
+        images += 1;
+    }
+    images > 0 && IMAGE.replace_all(line, "").trim().is_empty()
+}
+
+/// At least two links, each to a translation of a document (`README.ja.md`), and between
+/// them nothing but separators and the current language's name.
+fn is_language_menu(line: &str) -> bool {
+    static LINK: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| crate::builtin::regex(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?\s*\)"));
+    let mut links = 0;
+    for found in LINK.captures_iter(line) {
+        let target = found.get(1).map_or("", |m| m.as_str());
+        let path = target.split(['#', '?']).next().unwrap_or("");
+        if file_tag(path.trim_start_matches("./")).is_none() {
+            return false;
+        }
+        links += 1;
+    }
+    let rest: String = LINK
+        .replace_all(line, "")
+        .chars()
+        .filter(|c| !c.is_whitespace() && !"|·•/,*_".contains(*c))
+        .collect();
+    links >= 2 && rest.chars().count() <= 30
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn doc(path: &str, markdown: &str) -> Prose {
+        Prose {
+            path: path.into(),
+            title: "T".into(),
+            markdown: markdown.into(),
+        }
+    }
+
+    #[test]
+    fn language_menus_and_badges_are_chrome() {
+        assert!(is_chrome(
+            "**English** | [日本語](./README.ja.md) | [Русский](./README.ru.md) | [简体中文](./README.zh-CN.md)"
+        ));
+        assert!(is_chrome(
+            "[![CI](https://github.com/o/r/actions/workflows/ci.yml/badge.svg)](https://github.com/o/r/actions)"
+        ));
+        for text in [
+            "See [the guide](docs/guide.md) and [日本語](README.ja.md).",
+            "[日本語](README.ja.md)",
+            "![The dashboard](docs/dashboard.png)",
+            "Read [this](README.ja.md) or [that](README.ru.md) before you install the package anywhere.",
+        ] {
+            assert!(!is_chrome(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn prose_takes_title_and_nests_headings() {
+        let p = prose(
+            "docs/export.md",
+            "---\nx: 1\n---\n# Export\n\nText.\n\n## Usage\n\n```sh\n# not a heading\n```\n",
+        );
+        assert_eq!(p.title, "Export");
+        assert!(p.markdown.contains("#### Usage"));
+        assert!(p.markdown.contains("# not a heading"));
+        assert_eq!(prose("docs/csv_tips.md", "Hi").title, "Csv tips");
+    }
+
+    #[test]
+    fn status_badges_are_left_out_of_prose_and_screenshots_kept() {
+        let readme = "# uuid\n\n[![Build](https://github.com/o/r/actions/workflows/ci.yml/badge.svg)](https://github.com/o/r/actions) [![Latest](https://img.shields.io/crates/v/log.svg)](https://crates.io/crates/log)\n![License](https://img.shields.io/crates/l/log.svg)\n\nThe uuid package.\n\n### Documentation\n[![Go Reference](https://pkg.go.dev/badge/github.com/google/uuid.svg)](https://pkg.go.dev/github.com/google/uuid)\n\n![The dashboard](docs/dashboard.png)\n\nSee ![badge](https://img.shields.io/x.svg) inline.\n\n```md\n[![Build](https://x/badge.svg)](https://x)\n```\n";
+        let p = prose("README.md", readme);
+        for gone in [
+            "actions/workflows",
+            "img.shields.io/crates",
+            "pkg.go.dev/badge",
+        ] {
+            assert!(!p.markdown.contains(gone), "{gone}:\n{}", p.markdown);
+        }
+        for kept in [
+            "The uuid package.",
+            "### Documentation",
+            "docs/dashboard.png",
+            "See ![badge]",
+            "[![Build](https://x/badge.svg)](https://x)",
+        ] {
+            assert!(p.markdown.contains(kept), "{kept}:\n{}", p.markdown);
+        }
+    }
+
+    #[test]
+    fn setext_headings_are_headings() {
+        let p = prose(
+            "README.md",
+            "log\n===\n\nA logging facade.\n\nUsage\n-----\n\nCall it.\n\n- item\n---\n\n```\ncode\n---\n```\n",
+        );
+        assert_eq!(p.title, "log");
+        assert!(
+            p.markdown.starts_with("A logging facade.\n\n#### Usage\n"),
+            "{}",
+            p.markdown
+        );
+        // A list item is no heading's text, and a fence holds no heading.
+        assert!(p.markdown.contains("- item\n---"), "{}", p.markdown);
+        assert!(p.markdown.contains("code\n---\n```"), "{}", p.markdown);
+        let p = prose("a.md", "Two line\ntitle\n===\nText");
+        assert_eq!(p.title, "Two line title");
+        assert_eq!(p.markdown, "Text");
+    }
+
+    #[test]
+    fn a_first_heading_that_names_a_section_is_no_title() {
+        let p = prose(
+            "rfcs/0296-structured-logging.md",
+            "- Feature Name: x\n\n# Summary\n\nAdd structure.\n\n# Motivation\n\nWhy.\n",
+        );
+        assert_eq!(p.title, "Structured logging");
+        assert!(
+            p.markdown.contains("### Summary\n\nAdd structure."),
+            "{}",
+            p.markdown
+        );
+        assert!(p.markdown.contains("### Motivation"), "{}", p.markdown);
+        assert_eq!(prose("ü.md", "ü\n===\n").title, "ü");
+    }
+}

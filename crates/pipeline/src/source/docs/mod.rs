@@ -1,0 +1,15 @@
+//! What the repository's documents say: its Markdown read as prose (`markdown`), which
+//! documents an article shows and how much of them (`selection`, `translations`), and the
+//! walkthrough a document describes (`walkthrough`), all read by the same words
+//! (`vocabulary`).
+
+mod markdown;
+mod selection;
+mod translations;
+mod vocabulary;
+pub(crate) mod walkthrough;
+
+pub use markdown::Prose;
+pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
+pub(crate) use selection::{MAX_PROSE_BYTES, for_dev_docs, for_help_center};
+pub(crate) use translations::translations;

@@ -1,0 +1,299 @@
+//! Which of a feature's Markdown documents its articles show, and how much of them.
+//!
+//! A feature's prose is its own documentation: documents about the project rather than the
+//! feature (`source::files::project_document`: changelogs, contributing guides, licences,
+//! design records…) and translations of a document in its primary language
+//! (`super::translations`) are left out before the documents reach this module.
+//!
+//! What remains goes where its reader is:
+//! - a README gives the help center its introduction and its sections about using the
+//!   feature (install, usage, getting started, examples, FAQ, troubleshooting…), and the
+//!   developer docs all of it but its table of contents and its sections about working on the
+//!   project (contributing, license, changelog…);
+//! - a reference document (`api.md`, `reference.md`, `architecture.md`, `design.md`…) goes to
+//!   the developer docs only;
+//! - any other document (a guide) to both.
+//!
+//! Each article shows at most [`MAX_PROSE_BYTES`] of prose. A document that does not fit is
+//! cut at a section boundary (else a paragraph boundary), never inside a block or sentence,
+//! and ends with a sentence that says where the rest is; documents left out for space are
+//! listed, linked, in a last section.
+
+use super::markdown::{Prose, atx_heading, closes_fence, opens_fence};
+use super::vocabulary::{HELP_HEADINGS, LEFT_OUT_HEADINGS, USAGE_HEADINGS, matches_words};
+use crate::source::files::{is_readme, is_reference};
+
+/// The prose one article shows, in bytes of Markdown: about 2,500 words, more than a reader
+/// takes in on one page.
+pub(crate) const MAX_PROSE_BYTES: usize = 16 * 1024;
+/// A document cut to less than this is left out and listed instead.
+const MIN_CUT_BYTES: usize = 512;
+/// At most this many left-out documents are listed by name.
+const MAX_LISTED: usize = 20;
+
+/// The help center's prose: READMEs' introductions and usage sections, guides.
+pub(crate) fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
+    let chosen: Vec<Prose> = docs
+        .iter()
+        .filter(|doc| !is_reference(&doc.path))
+        .map(|doc| {
+            if is_readme(&doc.path) {
+                Prose {
+                    markdown: sections(&doc.markdown, |title| {
+                        matches_words(title, USAGE_HEADINGS) || matches_words(title, HELP_HEADINGS)
+                    }),
+                    ..doc.clone()
+                }
+            } else {
+                doc.clone()
+            }
+        })
+        .collect();
+    cap(chosen, MAX_PROSE_BYTES)
+}
+
+/// The developer docs' prose: READMEs without their table of contents and sections about
+/// working on the project, guides and reference documents.
+pub(crate) fn for_dev_docs(docs: &[Prose]) -> Vec<Prose> {
+    let chosen: Vec<Prose> = docs
+        .iter()
+        .map(|doc| {
+            if is_readme(&doc.path) {
+                Prose {
+                    markdown: sections(&doc.markdown, |title| {
+                        !matches_words(title, LEFT_OUT_HEADINGS)
+                    }),
+                    ..doc.clone()
+                }
+            } else {
+                doc.clone()
+            }
+        })
+        .collect();
+    cap(chosen, MAX_PROSE_BYTES)
+}
+
+/// Where a document's headings and paragraphs start, as byte offsets, outside fences.
+struct Boundaries {
+    /// (offset, level, title) of each heading.
+    headings: Vec<(usize, usize, String)>,
+    /// Offsets of the lines after a blank line, where a block can start.
+    blocks: Vec<usize>,
+}
+
+fn boundaries(markdown: &str) -> Boundaries {
+    let mut out = Boundaries {
+        headings: Vec::new(),
+        blocks: Vec::new(),
+    };
+    let mut fence: Option<(char, usize)> = None;
+    let mut offset = 0;
+    let mut after_blank = false;
+    for line in markdown.split_inclusive('\n') {
+        let text = line.trim_end_matches(['\n', '\r']);
+        match fence {
+            Some((ch, len)) => {
+                if closes_fence(text, ch, len) {
+                    fence = None;
+                }
+            }
+            None => {
+                if after_blank && !text.trim().is_empty() {
+                    out.blocks.push(offset);
+                }
+                if let Some((ch, len, _)) = opens_fence(text) {
+                    fence = Some((ch, len));
+                } else if let Some((level, title)) = atx_heading(text) {
+                    out.headings.push((offset, level, title.to_string()));
+                }
+            }
+        }
+        after_blank = fence.is_none() && text.trim().is_empty();
+        offset += line.len();
+    }
+    out
+}
+
+/// `markdown`'s introduction (before its first heading) and the top-level sections whose
+/// titles `keep` accepts, each with its subsections.
+fn sections(markdown: &str, keep: impl Fn(&str) -> bool) -> String {
+    let found = boundaries(markdown);
+    let Some(top) = found.headings.iter().map(|(_, level, _)| *level).min() else {
+        return markdown.to_string();
+    };
+    let starts: Vec<(usize, &str)> = found
+        .headings
+        .iter()
+        .filter(|(_, level, _)| *level == top)
+        .map(|(offset, _, title)| (*offset, title.as_str()))
+        .collect();
+    let first = found
+        .headings
+        .first()
+        .map_or(markdown.len(), |(o, _, _)| *o);
+    let mut out = markdown[..first].trim_end().to_string();
+    for (i, (start, title)) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).map_or(markdown.len(), |(o, _)| *o);
+        if *start >= first && keep(title) {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str(markdown[*start..end].trim_end());
+        }
+    }
+    out.trim().to_string()
+}
+
+/// `docs` within `budget` bytes of Markdown, in order: whole documents while they fit, then
+/// the one that does not fit cut at a boundary with a sentence saying where the rest is; the
+/// documents left out are listed in a last section.
+pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
+    let mut out: Vec<Prose> = Vec::new();
+    let mut left: Vec<String> = Vec::new();
+    let mut remaining = budget;
+    for doc in docs {
+        if doc.markdown.trim().is_empty() {
+            continue;
+        }
+        if !left.is_empty() {
+            left.push(doc.path);
+            continue;
+        }
+        if doc.markdown.len() <= remaining {
+            remaining -= doc.markdown.len();
+            out.push(doc);
+            continue;
+        }
+        match cut(&doc.markdown, remaining) {
+            Some((kept, from)) => {
+                let name = doc.path.rsplit('/').next().unwrap_or(&doc.path);
+                let rest = match from {
+                    Some(title) => format!("from “{title}” on"),
+                    None => "the rest".to_string(),
+                };
+                let markdown = format!(
+                    "{kept}\n\n*This page shows the beginning of {name}; {rest} is in [{name}]({}).*",
+                    link_target(name),
+                );
+                out.push(Prose { markdown, ..doc });
+            }
+            None => left.push(doc.path),
+        }
+        remaining = 0;
+    }
+    if !left.is_empty() {
+        let mut list: Vec<String> = left
+            .iter()
+            .take(MAX_LISTED)
+            .map(|path| format!("- [{path}]({})", link_target(path)))
+            .collect();
+        if left.len() > MAX_LISTED {
+            list.push(format!("- and {} more", left.len() - MAX_LISTED));
+        }
+        out.push(Prose {
+            path: String::new(),
+            title: "More documentation".into(),
+            markdown: format!(
+                "These documents of the feature did not fit on this page:\n\n{}",
+                list.join("\n")
+            ),
+        });
+    }
+    out
+}
+
+/// The longest beginning of `markdown` within `budget` bytes that ends before a heading (when
+/// that keeps at least half the budget) or a block, with the title of the section the rest
+/// starts with; `None` when less than [`MIN_CUT_BYTES`] would remain.
+fn cut(markdown: &str, budget: usize) -> Option<(&str, Option<String>)> {
+    let found = boundaries(markdown);
+    let heading = found
+        .headings
+        .iter()
+        .rev()
+        .find(|(offset, _, _)| *offset <= budget)
+        .filter(|(offset, _, _)| *offset >= budget / 2 && *offset >= MIN_CUT_BYTES);
+    if let Some((offset, _, title)) = heading {
+        return Some((markdown[..*offset].trim_end(), Some(title.clone())));
+    }
+    let block = found
+        .blocks
+        .iter()
+        .rev()
+        .find(|offset| **offset <= budget)
+        .filter(|offset| **offset >= MIN_CUT_BYTES)?;
+    Some((markdown[..*block].trim_end(), None))
+}
+
+/// A relative link target for `path`, with the characters Markdown would misread encoded.
+fn link_target(path: &str) -> String {
+    path.replace('%', "%25")
+        .replace(' ', "%20")
+        .replace('(', "%28")
+        .replace(')', "%29")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::docs::markdown::tests::doc;
+
+    #[test]
+    fn readme_sections_go_where_their_reader_is() {
+        let readme = "Intro.\n\n#### Table of Contents\n\n- x\n\n#### Install\n\nnpm i\n\n#### API\n\n##### f()\n\nf.\n\n#### FAQ\n\nQ.\n\n#### License\n\nMIT";
+        let help = for_help_center(&[doc("README.md", readme), doc("docs/api.md", "ref")]);
+        assert_eq!(help.len(), 1);
+        assert_eq!(
+            help[0].markdown,
+            "Intro.\n\n#### Install\n\nnpm i\n\n#### FAQ\n\nQ."
+        );
+        let dev = for_dev_docs(&[doc("README.md", readme), doc("docs/api.md", "ref")]);
+        assert_eq!(
+            dev[0].markdown,
+            "Intro.\n\n#### Install\n\nnpm i\n\n#### API\n\n##### f()\n\nf.\n\n#### FAQ\n\nQ."
+        );
+        assert_eq!(dev[1].markdown, "ref");
+    }
+
+    #[test]
+    fn the_cap_cuts_at_a_section_and_says_so() {
+        let section = format!("{}\n\n", "A sentence of the guide. ".repeat(20));
+        let long: String = (1..=8)
+            .map(|i| format!("#### Part {i}\n\n{section}"))
+            .collect();
+        let docs = vec![
+            doc("docs/a.md", &long),
+            doc("docs/b.md", &long),
+            doc("docs/c d.md", "small"),
+        ];
+        let shown = cap(docs, 2_000);
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        let first = &shown[0].markdown;
+        assert!(first.len() < 2_200, "{}", first.len());
+        assert!(
+            first.ends_with(
+                "A sentence of the guide.\n\n*This page shows the beginning of a.md; from “Part 4” on is in [a.md](a.md).*"
+            ),
+            "{first}"
+        );
+        assert_eq!(shown[1].title, "More documentation");
+        assert!(
+            shown[1]
+                .markdown
+                .ends_with("- [docs/b.md](docs/b.md)\n- [docs/c d.md](docs/c%20d.md)"),
+            "{}",
+            shown[1].markdown
+        );
+        // Without headings: a paragraph boundary; fences are never cut.
+        let paragraphs = format!(
+            "```\n{}\n```\n\n{}",
+            "x\n\n".repeat(400),
+            "Text. ".repeat(300)
+        );
+        let shown = cap(vec![doc("p.md", &paragraphs)], 1_000);
+        assert_eq!(shown[0].title, "More documentation");
+        let paragraphs = "Text of a paragraph. ".repeat(30) + "\n\n";
+        let shown = cap(vec![doc("p.md", &paragraphs.repeat(10))], 2_000);
+        assert!(shown[0].markdown.contains("paragraph.\n\n*This page shows the beginning of p.md; the rest is in [p.md](p.md).*"), "{}", shown[0].markdown);
+    }
+}

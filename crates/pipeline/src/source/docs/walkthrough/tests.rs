@@ -1,0 +1,163 @@
+//! Walkthroughs derived from documents of each shape.
+
+use super::text::*;
+use super::*;
+use crate::source::docs::markdown::tests::doc;
+
+fn titles(w: &Walkthrough) -> Vec<&str> {
+    w.steps.iter().map(|s| s.title.as_str()).collect()
+}
+
+const README: &str = "Widgets does things.\n\n## Installation\n\n```sh\npip install widgets\n```\n\n## Usage\n\n1. Create a config:\n\n```sh\nwidgets init\n```\n\n2. **Run** it.\n   It prints a report.\n3. Open [the report](out/report.html).\n\n## Contributing\n\n1. Fork.\n2. Send a PR.\n";
+
+#[test]
+fn usage_sections_with_an_ordered_list_and_commands() {
+    let w = derive(&[
+        doc("docs/other.md", "1. a\n2. b"),
+        doc("pkg/README.md", README),
+    ])
+    .unwrap();
+    assert_eq!(w.path, "pkg/README.md");
+    assert_eq!(w.rule, "usage sections");
+    assert_eq!(
+        titles(&w),
+        [
+            "Installation",
+            "Create a config",
+            "Run it",
+            "Open the report"
+        ]
+    );
+    assert_eq!(w.steps[0].body, "```sh\npip install widgets\n```");
+    assert_eq!(w.steps[1].body, "```sh\nwidgets init\n```");
+    // The title lost the emphasis: the body keeps the sentence as written.
+    assert_eq!(w.steps[2].body, "**Run** it. It prints a report.");
+    assert_eq!(w.steps[3].body, "Open [the report](out/report.html).");
+    let rest = without(README, &w.used);
+    assert!(
+        rest.starts_with("Widgets does things.\n\n## Contributing"),
+        "{rest}"
+    );
+}
+
+#[test]
+fn headed_steps_come_first() {
+    let md = "## Overview\n\nx\n\n## Step 1: Install\n\nget it\n\n## Step 2 - Configure\n\nset it\n\n### Details\n\nmore\n\n## Usage\n\nuse it";
+    let w = derive(&[doc("docs/guide.md", md)]).unwrap();
+    assert_eq!(w.rule, "headed steps");
+    assert_eq!(titles(&w), ["Install", "Configure"]);
+    assert_eq!(w.steps[1].body, "set it\n\n### Details\n\nmore");
+    let md = "### 1. Open\n\na\n\n### 2. Close\n\nb";
+    assert_eq!(
+        titles(&derive(&[doc("a.md", md)]).unwrap()),
+        ["Open", "Close"]
+    );
+}
+
+#[test]
+fn a_usage_section_split_by_subsections_or_code_blocks() {
+    let md = "## Getting started\n\n### Install\n\n`npm i w`\n\n### Use it\n\nCall `w()`.\n";
+    assert_eq!(
+        titles(&derive(&[doc("README.md", md)]).unwrap()),
+        ["Install", "Use it"]
+    );
+    let md = "## Quick start\n\nInstall the tool: it is small.\n\n```console\n$ cargo install w\n```\n\n```rust\nw::run();\n```\n";
+    let w = derive(&[doc("README.md", md)]).unwrap();
+    assert_eq!(titles(&w), ["Install the tool", "Quick start"]);
+    assert_eq!(
+        w.steps[0].body,
+        "it is small.\n\n```console\n$ cargo install w\n```"
+    );
+}
+
+#[test]
+fn ordered_lists_and_shell_commands_elsewhere() {
+    let w = derive(&[doc(
+        "docs/export.md",
+        "Intro.\n\n1. Open Reports.\n2. Click Export.\n",
+    )])
+    .unwrap();
+    assert_eq!(w.rule, "ordered list");
+    assert_eq!(titles(&w), ["Open Reports", "Click Export"]);
+    let w = derive(&[doc("docs/cli.md", "## Exporting\n\nExport everything\n```bash\nw export --all\n```\n\n## Development\n\n```sh\nmake test\n```\n")]).unwrap();
+    assert_eq!(w.rule, "shell commands");
+    assert_eq!(titles(&w), ["Export everything"]);
+}
+
+#[test]
+fn a_document_named_like_a_procedure_is_one() {
+    let docs = [
+        doc("docs/contributing.md", "## Setup\n\n```sh\nmake dev\n```\n"),
+        doc("docs/api.md", "1. a\n2. b\n"),
+        doc(
+            "docs/quick-start.md",
+            "Hello.\n\n## Make a request\n\n```python\nget()\n```\n\n## Read it\n\nx\n",
+        ),
+    ];
+    let w = derive(&docs).unwrap();
+    assert_eq!(
+        (w.path.as_str(), w.rule),
+        ("docs/quick-start.md", "usage document")
+    );
+    assert_eq!(titles(&w), ["T", "Make a request", "Read it"]);
+}
+
+#[test]
+fn nothing_about_usage_gives_no_walkthrough() {
+    assert!(derive(&[]).is_none());
+    assert!(derive(&[doc("README.md", "# W\n\nA library.\n\n- fast\n- small\n\n```rust\nlet x = 1;\n```\n\n## License\n\n1. MIT\n2. Apache\n")]).is_none());
+    assert!(
+        derive(&[doc(
+            "CONTRIBUTING.md",
+            "## Development\n\n1. Clone.\n2. `make`.\n"
+        )])
+        .is_none()
+    );
+}
+
+#[test]
+fn titles_are_plain_and_short() {
+    assert_eq!(
+        clean_title("**Run** `x` [the docs](a.md):"),
+        "Run x the docs"
+    );
+    assert_eq!(
+        clean_title("Press <kbd>Ctrl</kbd> <a href=\"x\">now</a> if a < b"),
+        "Press Ctrl now if a < b"
+    );
+    let long = "word ".repeat(40);
+    let title = clean_title(&long);
+    assert!(
+        title.chars().count() <= MAX_TITLE_CHARS && title.ends_with('…'),
+        "{title}"
+    );
+    assert_eq!(step_number("Step 3: Deploy"), Some("Deploy"));
+    assert_eq!(step_number("Steps"), None);
+    assert_eq!(step_number("2) Go"), Some("Go"));
+    assert_eq!(step_number("2024 plans"), None);
+}
+
+#[test]
+fn one_example_under_a_heading_is_named_by_the_heading() {
+    let readme = "# Signer\n\nSigns data.\n\n## A Simple Example\n\nHere's how you could generate a token for transmitting a user's id and name between web requests.\n\n```python\nfrom signer import sign\nsign(5)\n```\n\n## Donate\n\nPlease.\n";
+    let w = derive(&[doc("README.md", readme)]).expect("a walkthrough");
+    assert_eq!(titles(&w), ["A Simple Example"]);
+    assert!(
+        w.steps[0].body.starts_with("Here's how you could generate a token for transmitting a user's id and name between web requests.\n\n```python"),
+        "{}",
+        w.steps[0].body
+    );
+}
+
+#[test]
+fn examples_of_an_api_reference_are_no_steps() {
+    let readme = "# slugify\n\n## Install\n\n```sh\nnpm install slugify\n```\n\n## API\n\n### slugify(string, options?)\n\n#### Example\n\n```js\nslugify('a b')\n```\n\n### slugifyWithCounter()\n\n#### Use-case example of counter\n\nIf, for example, you have a document with multiple sections where each subsection has an example.\n\n```md\n## Section 1\n```\n";
+    let w = derive(&[doc("README.md", readme)]).expect("a walkthrough");
+    assert_eq!(titles(&w), ["Install"]);
+}
+
+#[test]
+fn steps_are_capped() {
+    let md: String = (1..=50).map(|i| format!("{i}. Run job {i}\n")).collect();
+    assert_eq!(derive(&[doc("a.md", &md)]).unwrap().steps.len(), MAX_STEPS);
+}

@@ -1,0 +1,192 @@
+//! The feature's files at HEAD with their blob ids, counted and
+//! weighed before any is read, against `max_feature_files` and `max_feature_bytes`.
+
+use git2::{ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
+use globset::{GlobSet, GlobSetBuilder};
+use std::path::Path;
+
+use crate::error::PipelineError;
+use crate::limits::Limits;
+use crate::source::manifest::Feature;
+use crate::source::paths::{
+    self, MODE_LINK, MODE_SUBMODULE, check_link_entry, has_glob_syntax, literal_prefix,
+};
+
+#[derive(Clone, Debug)]
+pub(crate) struct RepoFile {
+    pub path: String,
+    pub blob: Oid,
+    pub bytes: u64,
+}
+/// Which repository paths belong to a feature.
+pub(crate) struct FeatureMatcher {
+    pub(crate) globs: GlobSet,
+    /// The folders (or files) the globs can match under; empty when one glob starts with a
+    /// wildcard and the whole tree must be searched.
+    pub(crate) prefixes: Vec<String>,
+}
+
+impl FeatureMatcher {
+    pub fn new(feature: &Feature, tree: &Tree) -> Result<Self, PipelineError> {
+        let mut builder = GlobSetBuilder::new();
+        let mut prefixes = Vec::new();
+        let mut whole_tree = false;
+        let mut add = |pattern: &str| -> Result<(), PipelineError> {
+            let glob = paths::glob(pattern).map_err(|e| {
+                PipelineError::InvalidManifest(format!(
+                    "feature '{}': invalid glob '{pattern}': {}",
+                    feature.id,
+                    e.kind()
+                ))
+            })?;
+            builder.add(glob);
+            Ok(())
+        };
+        for pattern in &feature.paths {
+            add(pattern)?;
+            // A plain folder name means everything under it.
+            if !has_glob_syntax(pattern)
+                && tree
+                    .get_path(Path::new(pattern))
+                    .is_ok_and(|e| e.kind() == Some(ObjectType::Tree))
+            {
+                add(&format!("{pattern}/**"))?;
+            }
+            let prefix = literal_prefix(pattern);
+            if prefix.is_empty() {
+                whole_tree = true;
+            } else {
+                prefixes.push(prefix);
+            }
+        }
+        let globs = builder
+            .build()
+            .map_err(|e| PipelineError::InvalidManifest(e.to_string()))?;
+        if whole_tree {
+            prefixes.clear();
+        }
+        prefixes.sort();
+        prefixes.dedup();
+        Ok(Self { globs, prefixes })
+    }
+
+    pub fn is_match(&self, path: &str) -> bool {
+        self.globs.is_match(path)
+    }
+
+    /// Whether `tree` holds at least one path of the feature.
+    pub fn matches_any(&self, tree: &Tree) -> bool {
+        let mut found = false;
+        // An aborted walk reports an error: `found` says why it stopped.
+        let _ = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+            let Ok(name) = entry.name() else {
+                return TreeWalkResult::Skip;
+            };
+            let path = format!("{root}{name}");
+            match entry.kind() {
+                Some(ObjectType::Tree) if !self.may_contain(&path) => TreeWalkResult::Skip,
+                Some(ObjectType::Blob) if self.is_match(&path) => {
+                    found = true;
+                    TreeWalkResult::Abort
+                }
+                _ => TreeWalkResult::Ok,
+            }
+        });
+        found
+    }
+
+    /// Whether the folder `dir` (no trailing slash) may contain matching paths.
+    fn may_contain(&self, dir: &str) -> bool {
+        self.prefixes.is_empty()
+            || self.prefixes.iter().any(|p| {
+                p == dir || p.starts_with(&format!("{dir}/")) || dir.starts_with(&format!("{p}/"))
+            })
+    }
+
+    /// The ids of the subtrees (or blobs) at the prefixes: equal ids mean no matching path
+    /// changed between two trees.
+    pub(crate) fn fingerprint(&self, tree: &Tree) -> Vec<Option<Oid>> {
+        self.prefixes
+            .iter()
+            .map(|p| tree.get_path(Path::new(p)).ok().map(|e| e.id()))
+            .collect()
+    }
+}
+
+/// The regular files (and executables) under the feature's globs at `tree`, sorted by path.
+/// Symlinks are never followed; one that points out of the repository is an error. More than
+/// `max_feature_files` files, or more than `max_feature_bytes` bytes in all, fail the run.
+pub(crate) fn files(
+    repo: &Repository,
+    tree: &Tree,
+    matcher: &FeatureMatcher,
+    feature_id: &str,
+    limits: &Limits,
+) -> Result<Vec<RepoFile>, PipelineError> {
+    let mut found = Vec::new();
+    let mut links = Vec::new();
+    let walked = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+        let Ok(name) = entry.name() else {
+            return TreeWalkResult::Skip;
+        };
+        let path = format!("{root}{name}");
+        match entry.kind() {
+            Some(ObjectType::Tree) => {
+                if matcher.may_contain(&path) {
+                    TreeWalkResult::Ok
+                } else {
+                    TreeWalkResult::Skip
+                }
+            }
+            Some(ObjectType::Blob) if matcher.is_match(&path) => {
+                if entry.filemode() == MODE_LINK {
+                    links.push((path, entry.id()));
+                } else if entry.filemode() != MODE_SUBMODULE {
+                    found.push((path, entry.id()));
+                }
+                // Stop as soon as the cap is crossed: a tree of a million files is not listed.
+                if found.len() > limits.max_feature_files {
+                    TreeWalkResult::Abort
+                } else {
+                    TreeWalkResult::Ok
+                }
+            }
+            _ => TreeWalkResult::Ok,
+        }
+    });
+    if found.len() > limits.max_feature_files {
+        return Err(PipelineError::LimitExceeded {
+            what: "the number of the feature's files".into(),
+            limit: "max_feature_files",
+            value: limits.max_feature_files as u64,
+            detail: format!("feature '{feature_id}' matches more files"),
+        });
+    }
+    walked?;
+    for (path, id) in links {
+        check_link_entry(repo, &path, id)?;
+    }
+    // Sizes come from the object headers: nothing is read or inflated before the cap holds.
+    let odb = repo.odb()?;
+    let mut total = 0u64;
+    let mut files = Vec::with_capacity(found.len());
+    for (path, blob) in found {
+        let (bytes, _) = odb.read_header(blob)?;
+        let bytes = bytes as u64;
+        total = total.saturating_add(bytes);
+        files.push(RepoFile { path, blob, bytes });
+    }
+    if total > limits.max_feature_bytes {
+        return Err(PipelineError::LimitExceeded {
+            what: "the size of the feature's files".into(),
+            limit: "max_feature_bytes",
+            value: limits.max_feature_bytes,
+            detail: format!(
+                "feature '{feature_id}': {total} bytes in {} files",
+                files.len()
+            ),
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}

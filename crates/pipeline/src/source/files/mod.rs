@@ -1,0 +1,9 @@
+//! The repository's files: which belong to a feature (`listing`), and what each one is for
+//! (`roles`: a test, housekeeping, a project document, generated code…), decided in one
+//! place.
+
+mod listing;
+mod roles;
+
+pub(crate) use listing::{FeatureMatcher, RepoFile, files};
+pub(crate) use roles::*;

@@ -1,0 +1,555 @@
+//! What a repository file is for, decided in one place: tests, housekeeping (documentation,
+//! CI, tooling, lock files), generated scripts, internal packages, and Markdown documents about
+//! the project rather than its features.
+
+use crate::source::paths::{literal_prefix, stem};
+
+// Code: tests, generated scripts, internal packages.
+
+/// Whether `path` holds tests, benchmarks or test fixtures rather than API.
+pub(crate) fn is_test_file(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    let dirs: Vec<&str> = lower.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
+    if file.ends_with("_test.go") {
+        return true;
+    }
+    if file.ends_with(".rs") {
+        return in_dir(&["tests", "benches"]);
+    }
+    if file.ends_with(".py") || file.ends_with(".pyi") {
+        return in_dir(&["tests", "test"])
+            || file.starts_with("test_")
+            || file.ends_with("_test.py")
+            || file == "conftest.py";
+    }
+    let script = [".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs"]
+        .iter()
+        .any(|ext| file.ends_with(ext));
+    if script {
+        let stem_parts: Vec<&str> = file.split('.').collect();
+        return in_dir(&["__tests__", "__mocks__", "test", "tests"])
+            || stem_parts
+                .iter()
+                .skip(1)
+                .any(|part| *part == "test" || *part == "spec");
+    }
+    false
+}
+
+/// Whether `path` is private by its language's convention to anything outside it, as seen from
+/// `feature_id` (a folder, a file or a manifest id): a Go `internal/` package (Go lets only the
+/// tree rooted at `internal`'s parent import it), or a Python module or package whose name
+/// starts with an underscore (`_impl.py`, `_vendor/`; `__init__.py` and `__main__.py` are
+/// public). A feature inside the private part itself still documents it.
+pub(crate) fn is_hidden_internal(path: &str, feature_id: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').collect();
+    let private_at = if path.ends_with(".go") {
+        segments[..segments.len().saturating_sub(1)]
+            .iter()
+            .position(|s| *s == "internal")
+    } else if path.ends_with(".py") {
+        segments.iter().position(|s| {
+            s.starts_with('_')
+                && !(s.starts_with("__") && s.trim_end_matches(".py").ends_with("__"))
+        })
+    } else {
+        None
+    };
+    let Some(at) = private_at else {
+        return false;
+    };
+    let private_root = segments[..=at].join("/");
+    let feature = feature_id.trim_matches('/');
+    !(feature == private_root || feature.starts_with(&format!("{private_root}/")))
+}
+
+/// Whether a script is build output rather than source, which TypeDoc is never pointed at:
+/// a `.min.js`, a generated or bundled file by its header (`@generated`, `DO NOT EDIT`,
+/// webpack's `/******/`, a leading `/* eslint-disable */`), or minified code: a line
+/// longer than 1,000 characters, or a long line packed with statements (`;` followed by
+/// code, not a space, three times or more), as no formatter writes.
+pub(crate) fn is_generated_script(path: &str, text: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let script = [".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"]
+        .iter()
+        .any(|ext| file.ends_with(ext));
+    if !script {
+        return false;
+    }
+    if [".min.js", ".min.mjs", ".min.cjs", "-min.js", ".bundle.js"]
+        .iter()
+        .any(|ext| file.ends_with(ext))
+    {
+        return true;
+    }
+    // A declaration file is the API TypeDoc reads, generated or not.
+    let declarations = [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .any(|ext| file.ends_with(ext));
+    let header: String = text.lines().take(5).collect::<Vec<_>>().join("\n");
+    if !declarations
+        && (header.contains("@generated")
+            || header.contains("DO NOT EDIT")
+            || header.contains("/******/")
+            || header.trim_start().starts_with("/* eslint-disable */"))
+    {
+        return true;
+    }
+    text.lines().take(10_000).any(|line| {
+        let line = line.trim();
+        if line.len() > 1_000 {
+            return true;
+        }
+        if line.len() < 120 || line.starts_with("//") || line.starts_with('*') {
+            return false;
+        }
+        let bytes = line.as_bytes();
+        let packed = bytes
+            .windows(2)
+            .filter(|w| w[0] == b';' && (w[1].is_ascii_alphanumeric() || w[1] == b'_'))
+            .count();
+        packed >= 3
+    })
+}
+
+/// Whether the plain JavaScript file `path` is described by a declaration file that
+/// `exists`, which TypeDoc documents instead (with its types): `index.d.ts` for `index.js`,
+/// and for the variants of one entry point (`index.browser.js`, `index.native.js`);
+/// `.d.mts` / `.d.cts` for `.mjs` / `.cjs`.
+pub(crate) fn has_declaration_file(path: &str, exists: impl Fn(&str) -> bool) -> bool {
+    let (dir, file) = path.rsplit_once('/').map_or(("", path), |(d, f)| (d, f));
+    let Some((stem, ext)) = file.rsplit_once('.') else {
+        return false;
+    };
+    let declaration_ext = match ext {
+        "js" | "jsx" => "d.ts",
+        "mjs" => "d.mts",
+        "cjs" => "d.cts",
+        _ => return false,
+    };
+    let entry = stem.split('.').next().unwrap_or(stem);
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let wanted = [
+        format!("{prefix}{stem}.{declaration_ext}"),
+        format!("{prefix}{entry}.{declaration_ext}"),
+    ];
+    wanted.iter().any(|w| exists(w))
+}
+
+/// A Markdown document (`.md`, `.mdx`, `.markdown`).
+pub(crate) fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".md", ".mdx", ".markdown"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+}
+
+// Housekeeping: what a commit without a type changes when it changes nothing of the product.
+
+/// Folders whose files are documentation, tests, examples, benchmarks, CI or editor set-up
+/// wherever they are.
+const HOUSEKEEPING_FOLDERS: &[&str] = &[
+    "docs",
+    "doc",
+    "test",
+    "tests",
+    "__tests__",
+    "testdata",
+    "fixtures",
+    "benches",
+    "bench",
+    "benchmark",
+    "benchmarks",
+    "examples",
+    ".github",
+    ".gitlab",
+    ".circleci",
+    ".devcontainer",
+    ".vscode",
+    ".idea",
+    ".husky",
+    ".changeset",
+    "requirements",
+];
+
+/// Files that are documentation, CI, tooling configuration or lock files.
+const HOUSEKEEPING_FILES: &[&str] = &[
+    ".gitignore",
+    ".gitattributes",
+    ".gitmodules",
+    ".mailmap",
+    ".editorconfig",
+    ".npmignore",
+    ".prettierignore",
+    ".eslintignore",
+    ".travis.yml",
+    ".gitlab-ci.yml",
+    ".cirrus.yml",
+    "appveyor.yml",
+    "azure-pipelines.yml",
+    "codecov.yml",
+    ".codecov.yml",
+    "renovate.json",
+    ".renovaterc",
+    ".renovaterc.json",
+    "rustfmt.toml",
+    ".rustfmt.toml",
+    "clippy.toml",
+    ".clippy.toml",
+    "deny.toml",
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    ".golangci.yml",
+    ".golangci.yaml",
+    ".pre-commit-config.yaml",
+    ".devcontainer.json",
+    "CODEOWNERS",
+    "Cargo.lock",
+    "package-lock.json",
+    "pnpm-lock.yaml",
+    "yarn.lock",
+    "bun.lockb",
+    "go.sum",
+    "poetry.lock",
+    "uv.lock",
+    "tox.ini",
+    "noxfile.py",
+    ".flake8",
+    ".pylintrc",
+    "mypy.ini",
+    "pytest.ini",
+    ".coveragerc",
+    "ruff.toml",
+    ".ruff.toml",
+    ".readthedocs.yaml",
+    ".readthedocs.yml",
+    ".pre-commit-config.yml",
+    ".pre-commit-hooks.yaml",
+    ".nvmrc",
+    ".node-version",
+    ".python-version",
+    ".tool-versions",
+    ".dockerignore",
+    ".prettierrc",
+];
+
+/// Whether a change to `path` alone is housekeeping: documentation (Markdown and other text
+/// formats, images, `LICENSE`), tests (test folders, `*_test.go`, `*.test.js`, `test_*.py`),
+/// CI, tooling configuration, lock files. Such a commit is not news for a changelog.
+pub(crate) fn is_housekeeping_path(path: &str) -> bool {
+    let (folders, name) = path.rsplit_once('/').unwrap_or(("", path));
+    if folders
+        .split('/')
+        .any(|f| HOUSEKEEPING_FOLDERS.contains(&f))
+    {
+        return true;
+    }
+    if HOUSEKEEPING_FILES.contains(&name) {
+        return true;
+    }
+    let lower = name.to_ascii_lowercase();
+    let (stem, extension) = lower.rsplit_once('.').unwrap_or((lower.as_str(), ""));
+    let prefixed = |p: &str| lower.starts_with(p);
+    matches!(
+        extension,
+        "md" | "markdown"
+            | "mdx"
+            | "rst"
+            | "adoc"
+            | "txt"
+            | "png"
+            | "jpg"
+            | "jpeg"
+            | "gif"
+            | "svg"
+            | "webp"
+            | "ico"
+    ) || [
+        "license",
+        "licence",
+        "copying",
+        "authors",
+        "contributors",
+        "notice",
+    ]
+    .iter()
+    .any(|p| prefixed(p))
+        || prefixed(".eslintrc")
+        || prefixed(".prettierrc")
+        || prefixed("eslint.config.")
+        || prefixed(".size-limit")
+        || is_test_file(path)
+        // Test files of languages the extractor does not read (`x_test.rb`, `x.spec.rb`).
+        || stem.ends_with("_test")
+        || stem.ends_with(".test")
+        || stem.ends_with(".spec")
+}
+
+// Markdown documents about the project rather than a feature.
+
+/// File names (stems as words) of documents about the project rather than a feature: left out
+/// of its prose, and never the source of a walkthrough.
+pub(crate) const PROJECT_FILES: &[&str] = &[
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "releases",
+    "release notes",
+    "contributing",
+    "contributors",
+    "code of conduct",
+    "conduct",
+    "security",
+    "license",
+    "licence",
+    "copying",
+    "notice",
+    "authors",
+    "maintainers",
+    "codeowners",
+    "governance",
+    "support",
+    "funding",
+    "issue template",
+    "pull request template",
+];
+
+/// Folders of documents about the project: forge settings, design records, release notes.
+const PROJECT_FOLDERS: &[&str] = &[
+    ".github",
+    ".gitlab",
+    ".gitea",
+    ".forgejo",
+    "issue_template",
+    "pull_request_template",
+    "rfcs",
+    "rfc",
+    "adr",
+    "adrs",
+    "decisions",
+    "changelog.d",
+    "changelogs",
+    "newsfragments",
+    "release-notes",
+];
+
+/// File names of reference documents, for developers only.
+const REFERENCE_FILES: &[&str] = &[
+    "api",
+    "reference",
+    "architecture",
+    "design",
+    "internals",
+    "spec",
+    "specification",
+    "protocol",
+];
+
+/// Why a document is no prose of the feature, or `None` when it is. The feature is its id
+/// (an implicit feature's file or folder) and its declared paths (globs).
+pub(crate) fn project_document(path: &str, id: &str, paths: &[String]) -> Option<&'static str> {
+    if paths.iter().any(|p| p == path) {
+        return None;
+    }
+    // The feature's own folder may be one of these (feature `rfcs`, or `paths = ["rfcs/**"]`):
+    // only folders below the deepest one it names are judged.
+    let inside = std::iter::once(id.to_string())
+        .chain(paths.iter().map(|p| literal_prefix(p)))
+        .filter_map(|scope| {
+            let rest = path.strip_prefix(scope.as_str())?.strip_prefix('/')?;
+            Some(rest)
+        })
+        .min_by_key(|rest| rest.len())
+        .unwrap_or(path);
+    let mut folders: Vec<&str> = inside.split('/').collect();
+    folders.pop();
+    if folders
+        .iter()
+        .any(|f| PROJECT_FOLDERS.contains(&f.to_ascii_lowercase().as_str()))
+    {
+        return Some("a folder about the project (forge settings, design records, release notes)");
+    }
+    let stem = stem(path);
+    let stem = stem.split('.').next().unwrap_or("");
+    // `LICENSE-MIT`, `CHANGELOG-v1`: a few names take a suffix; `security-model` is a guide.
+    let suffixed = [
+        "license",
+        "licence",
+        "copying",
+        "changelog",
+        "notice",
+        "authors",
+    ];
+    if PROJECT_FILES.contains(&stem) || suffixed.iter().any(|p| stem.starts_with(&format!("{p} ")))
+    {
+        return Some("a document about the project, not the feature");
+    }
+    None
+}
+
+pub(crate) fn is_readme(path: &str) -> bool {
+    stem(path).starts_with("readme")
+}
+
+pub(crate) fn is_reference(path: &str) -> bool {
+    REFERENCE_FILES.contains(&stem(path).as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_files_per_language() {
+        for path in [
+            "pkg/export_test.go",
+            "tests/it/main.rs",
+            "crates/x/benches/b.rs",
+            "pkg/tests/test_x.py",
+            "pkg/test_export.py",
+            "pkg/export_test.py",
+            "conftest.py",
+            "src/export.test.ts",
+            "src/export.spec.tsx",
+            "src/__tests__/export.ts",
+            "test/prebuild.js",
+            "packages/x/tests/helpers.ts",
+        ] {
+            assert!(is_test_file(path), "{path}");
+        }
+        for path in [
+            "pkg/export.go",
+            "src/tests.rs",
+            "src/testing/mod.rs",
+            "pkg/testing.py",
+            "src/attest.ts",
+            "src/latest.ts",
+            "docs/tests/guide.md",
+        ] {
+            assert!(!is_test_file(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn generated_and_minified_scripts() {
+        let minified = r#"let a="useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";export let nanoid=(e=21)=>{let t="",r=crypto.getRandomValues(new Uint8Array(e|=0));for(;e--;)t+=a[63&r[e]];return t};"#;
+        assert!(is_generated_script("nanoid.js", minified));
+        assert!(is_generated_script("dist/app.min.js", "export let a = 1\n"));
+        assert!(is_generated_script(
+            "src/gen.ts",
+            "// @generated by protoc\nexport const a = 1\n"
+        ));
+        assert!(is_generated_script(
+            "dist/bundle.js",
+            "/* eslint-disable */\nexport const a = 1\n"
+        ));
+        assert!(is_generated_script(
+            "x.js",
+            &format!("export const a = '{}'\n", "x".repeat(1200))
+        ));
+        let formatted = "export function customAlphabet(alphabet, defaultSize = 21) {\n  return customRandom(alphabet, defaultSize, random)\n}\n";
+        assert!(!is_generated_script("index.js", formatted));
+        // A long but ordinary line, and a for loop, are not minification.
+        let long = format!(
+            "export const message = 'a; b; c; {}'\nfor (;;) {{}}\n",
+            "words ".repeat(30)
+        );
+        assert!(!is_generated_script("index.js", &long));
+        assert!(!is_generated_script(
+            "index.d.ts",
+            "// @generated\nexport declare function f(): void\n"
+        ));
+        assert!(!is_generated_script("src/lib.rs", minified));
+    }
+
+    #[test]
+    fn javascript_with_a_declaration_file_is_documented_by_it() {
+        let files = [
+            "index.js",
+            "index.d.ts",
+            "index.browser.js",
+            "lib/a.mjs",
+            "lib/a.d.mts",
+            "b.js",
+        ];
+        let exists = |p: &str| files.contains(&p);
+        assert!(has_declaration_file("index.js", exists));
+        assert!(has_declaration_file("index.browser.js", exists));
+        assert!(has_declaration_file("lib/a.mjs", exists));
+        assert!(!has_declaration_file("b.js", exists));
+        assert!(!has_declaration_file("index.d.ts", exists));
+    }
+
+    #[test]
+    fn go_internal_packages_are_hidden_from_outside() {
+        assert!(is_hidden_internal("internal/db/db.go", "."));
+        assert!(is_hidden_internal("pkg/internal/db.go", "pkg"));
+        assert!(!is_hidden_internal("pkg/internal/db.go", "pkg/internal"));
+        assert!(!is_hidden_internal(
+            "pkg/internal/db/db.go",
+            "pkg/internal/db"
+        ));
+        assert!(!is_hidden_internal("pkg/internals.go", "pkg"));
+        assert!(!is_hidden_internal("src/internal/x.rs", "src"));
+    }
+
+    #[test]
+    fn python_private_modules_are_hidden_from_outside() {
+        assert!(is_hidden_internal("pkg/_impl.py", "pkg"));
+        assert!(is_hidden_internal("pkg/_vendor/six.py", "."));
+        assert!(!is_hidden_internal("pkg/__init__.py", "pkg"));
+        assert!(!is_hidden_internal("pkg/__main__.py", "pkg"));
+        assert!(!is_hidden_internal("pkg/api.py", "pkg"));
+        assert!(!is_hidden_internal("pkg/_impl.py", "pkg/_impl.py"));
+        assert!(!is_hidden_internal("pkg/_vendor/six.py", "pkg/_vendor"));
+    }
+
+    #[test]
+    fn project_documents_and_records_are_left_out() {
+        let none: &[String] = &[];
+        for path in [
+            "CHANGELOG.md",
+            "pkg/HISTORY.md",
+            "NEWS.md",
+            "CONTRIBUTING.md",
+            "CODE_OF_CONDUCT.md",
+            "SECURITY.md",
+            "LICENSE-MIT.md",
+            "AUTHORS.md",
+            ".github/ISSUE_TEMPLATE/bug.md",
+            ".github/pull_request_template.md",
+            "rfcs/0296-structured-logging.md",
+            "docs/adr/0001-use-x.md",
+        ] {
+            assert!(project_document(path, ".", none).is_some(), "{path}");
+        }
+        for path in [
+            "README.md",
+            "docs/guide.md",
+            "docs/security-model.md",
+            "src/news_feed/README.md",
+        ] {
+            assert_eq!(project_document(path, ".", none), None, "{path}");
+        }
+        // Named by the feature, or the feature's own folder: shown.
+        assert_eq!(
+            project_document("CHANGELOG.md", "CHANGELOG.md", &["CHANGELOG.md".into()]),
+            None
+        );
+        assert_eq!(project_document("rfcs/0001-x.md", "rfcs", none), None);
+        let declared = ["rfcs/**".to_string()];
+        assert_eq!(
+            project_document("rfcs/0001-x.md", "design-records", &declared),
+            None
+        );
+        assert!(project_document("docs/rfcs/0001-x.md", "design", &["docs/**".into()]).is_some());
+    }
+}
