@@ -6,7 +6,8 @@
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::source::code::{Example, ModuleDoc, Symbol, SymbolKind};
+use super::doc_links::{self, DocLinks};
+use crate::source::code::{DocComment, Example, ModuleDoc, Symbol, SymbolKind};
 
 #[derive(Debug, Serialize)]
 pub(crate) struct ModuleView<'a> {
@@ -50,6 +51,8 @@ pub(crate) struct SymbolView<'a> {
     pub anchor: String,
     /// The declaration on the repository's web host at the run's commit, when it is known.
     pub url: Option<String>,
+    /// The whole doc comment, its links resolved to the article's anchors.
+    pub details: DocComment,
 }
 
 /// The modules of `symbols`, sorted by their name as the language writes it (a crate or
@@ -91,6 +94,7 @@ pub(crate) fn modules<'a>(
                 .join(" "),
             anchor: anchors.unique(&format!("{module_anchor}-{}", slug(&symbol.name))),
             url: link(&symbol.path, symbol.line),
+            details: DocComment::default(),
             symbol,
         };
         let mut types: Vec<TypeView<'a>> = Vec::new();
@@ -166,7 +170,61 @@ pub(crate) fn modules<'a>(
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
+    resolve_doc_links(&mut out);
     out
+}
+
+/// Every symbol view of `modules`, with the name of its module.
+fn symbol_views<'m, 'a>(
+    modules: &'m mut [ModuleView<'a>],
+) -> impl Iterator<Item = (&'m str, &'m mut SymbolView<'a>)> {
+    modules.iter_mut().flat_map(|m| {
+        let name = m.name.as_str();
+        m.macros
+            .iter_mut()
+            .chain(m.types.iter_mut().flat_map(|t| {
+                std::iter::once(&mut t.symbol)
+                    .chain(t.fields.iter_mut())
+                    .chain(t.constructors.iter_mut())
+                    .chain(t.properties.iter_mut())
+                    .chain(t.methods.iter_mut())
+                    .chain(t.associated.iter_mut())
+            }))
+            .chain(m.functions.iter_mut())
+            .chain(m.constants.iter_mut())
+            .chain(m.variables.iter_mut())
+            .map(move |s| (name, s))
+    })
+}
+
+/// Fills each view's `details`: its doc comment with links to other symbols pointing at
+/// their anchors in this article (or at the language's public docs).
+fn resolve_doc_links(modules: &mut [ModuleView]) {
+    let mut links = DocLinks::default();
+    for module in modules.iter() {
+        if module.language == "rust"
+            && let Some(krate) = module.name.split("::").next()
+        {
+            links.add_crate(krate);
+        }
+    }
+    for (module, view) in symbol_views(modules) {
+        links.add(module, &view.symbol.name, &view.anchor);
+    }
+    for (module, view) in symbol_views(modules) {
+        // A type's own comment names its members as its members' comments do.
+        let parent = match &view.symbol.parent {
+            Some(parent) => Some(parent.as_str()),
+            None if view.symbol.kind.is_type() => Some(view.symbol.name.as_str()),
+            None => None,
+        };
+        let from = doc_links::From {
+            module,
+            parent,
+            language: view.symbol.language,
+        };
+        view.details = links.comment(&view.symbol.comment, &from);
+    }
 }
 
 fn short_name(symbol: &Symbol) -> &str {

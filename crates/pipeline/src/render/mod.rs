@@ -6,6 +6,7 @@
 pub(crate) mod blog;
 mod context;
 pub(crate) mod dev_docs;
+mod doc_links;
 pub(crate) mod mdx;
 mod template;
 mod text;

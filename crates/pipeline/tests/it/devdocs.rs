@@ -9,7 +9,7 @@ use testkit::Repo;
 use crate::fixture::request;
 
 /// The dev-docs body of a run of `feature` over `files`.
-fn docs(files: &[(&str, &str)], feature: &str) -> (String, Vec<pipeline::SymbolSource>) {
+pub(crate) fn docs(files: &[(&str, &str)], feature: &str) -> (String, Vec<pipeline::SymbolSource>) {
     let mut repo = Repo::new();
     for (path, content) in files {
         repo.write(path, content);
@@ -430,13 +430,16 @@ fn constants_keep_type_and_value_and_examples_are_code_blocks() {
         body.contains("pub const TABLE: [u8; 3] = [\n    1,\n    2,\n    3,\n];"),
         "{body}"
     );
-    assert!(body.contains("Adds two numbers, e.g. `1 + 2`.\n"), "{body}");
+    assert!(
+        body.contains("Adds two numbers, e.g. `1 + 2`. More.\n"),
+        "{body}"
+    );
     assert!(
         body.contains("Example:\n\n```rust\nassert_eq!(add(1, 2), 3);\n```"),
         "{body}"
     );
     assert!(
-        body.contains("Doubles x, version 1.2.3 and later.\n"),
+        body.contains("Doubles x, version 1.2.3 and later. More.\n"),
         "{body}"
     );
     assert!(body.contains("```python\n>>> double(2)\n4\n```"), "{body}");
@@ -565,7 +568,10 @@ fn rust_shows_what_rustdoc_shows_public_modules_reexports_and_exported_macros() 
         body.contains("Defined in `src/kv/error.rs`, line 2."),
         "{body}"
     );
-    assert!(body.contains("An error of a `Value`."), "{body}");
+    assert!(
+        body.contains("An error of a [`Value`](#src-kv-mod-rs-Value)."),
+        "{body}"
+    );
     // The macro: at the crate root, its rules as its signature.
     assert!(
         body.contains("#### Macro `info!`\n\nLogs a message at the info level."),

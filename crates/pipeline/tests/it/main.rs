@@ -2,6 +2,7 @@
 
 mod changelog;
 mod devdocs;
+mod doc_comments;
 mod drift;
 mod fixture;
 mod golden;

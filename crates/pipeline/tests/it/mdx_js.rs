@@ -65,6 +65,17 @@ fn evaluate(dir: &PathBuf, articles: &[(String, String)]) -> Vec<Value> {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Compiles and evaluates `articles` with the reference compiler (when it is installed) and
+/// fails on any compile error.
+pub(crate) fn assert_compiles(articles: &[(String, String)]) {
+    let Some(dir) = harness() else { return };
+    for (report, (name, mdx)) in evaluate(&dir, articles).iter().zip(articles) {
+        for result in report["results"].as_array().unwrap() {
+            assert_eq!(result["error"], Value::Null, "{name}: {report}\n{mdx}");
+        }
+    }
+}
+
 fn allowed_url(url: &str) -> bool {
     let end = url.find(['/', '?', '#']).unwrap_or(url.len());
     !url[..end].contains(':')

@@ -85,6 +85,13 @@ pub(crate) fn before_preformatted(lines: &[String]) -> &[String] {
 /// `` [`Value`] `` and `` [`Value`](crate::kv::Value) `` become `` `Value` ``, `[text][Key]`
 /// becomes `text`. Links to URLs and relative files stay links.
 pub(crate) fn without_intra_doc_links(text: &str) -> String {
+    intra_doc_links(text, |label, _| label.to_string())
+}
+
+/// Rust doc text with each intra-doc link replaced by `link(label, target)`: the label as
+/// written (`` `Value` ``), the target a Rust path (`Value`, `crate::kv::Key`) or a rustdoc
+/// page. Links to URLs and relative files stay links.
+pub(crate) fn intra_doc_links(text: &str, link: impl Fn(&str, &str) -> String) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find(['[', '`']) {
@@ -112,7 +119,7 @@ pub(crate) fn without_intra_doc_links(text: &str) -> String {
         if let Some(target) = tail.strip_prefix('(') {
             match target.find(')') {
                 Some(end) if is_intra_doc_target(&target[..end]) => {
-                    out.push_str(label);
+                    out.push_str(&link(label, target[..end].trim()));
                     rest = &target[end + 1..];
                 }
                 _ => {
@@ -125,7 +132,7 @@ pub(crate) fn without_intra_doc_links(text: &str) -> String {
         if let Some(reference) = tail.strip_prefix('[') {
             match reference.find(']') {
                 Some(end) if is_intra_doc_target(reference[..end].trim_matches('`')) => {
-                    out.push_str(label);
+                    out.push_str(&link(label, reference[..end].trim_matches('`').trim()));
                     rest = &reference[end + 1..];
                 }
                 _ => {
@@ -136,7 +143,7 @@ pub(crate) fn without_intra_doc_links(text: &str) -> String {
             continue;
         }
         if is_intra_doc_target(label.trim_matches('`')) && !tail.starts_with(':') {
-            out.push_str(label);
+            out.push_str(&link(label, label.trim_matches('`').trim()));
             rest = tail;
             continue;
         }
@@ -306,7 +313,7 @@ pub(crate) fn examples(lines: &[String], language: &str) -> Vec<Example> {
 }
 
 /// The fence an example is shown with, or `None` for a block that is not code.
-fn doctest_language<'a>(info: &'a str, language: &'a str) -> Option<&'a str> {
+pub(crate) fn doctest_language<'a>(info: &'a str, language: &'a str) -> Option<&'a str> {
     let first = info.split([',', ' ']).next().unwrap_or("");
     match first {
         "" => Some(language),

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use tree_sitter::{ParseOptions, ParseState, Parser};
 
 use super::comments::{self, Example, first_sentence};
+use super::doc_comment::DocComment;
 use super::lang::go::go_example_body;
 use super::lang::rust::RustModuleFacts;
 use super::lang::{self, Language};
@@ -80,11 +81,18 @@ impl Extractor {
                 go_examples.push((decl.name.clone(), go_example_body(decl.node, &src)));
             }
             let stub = decl.stub;
+            let mut comment = DocComment::parse(&decl.doc, language, fence);
+            if comment.hidden {
+                continue;
+            }
+            if comment.deprecated.is_none() {
+                comment.deprecated = lang::deprecation(language, decl.node, &src);
+            }
             let doc = match language {
                 // A Go doc comment's indented lines are a preformatted block.
                 Language::Go => first_sentence(comments::before_preformatted(&decl.doc)),
                 Language::Rust => comments::without_intra_doc_links(&first_sentence(&decl.doc)),
-                _ => first_sentence(&decl.doc),
+                _ => comment.summary(),
             };
             // `#[macro_export]` puts a macro at the crate root, whatever module defines it.
             let module = match decl.kind {
@@ -99,6 +107,7 @@ impl Extractor {
                     hash: token_hash(&decl, &src),
                     examples: comments::examples(&decl.doc, fence),
                     doc,
+                    comment,
                     parent: decl.parent,
                     module,
                     name: decl.name,
@@ -246,6 +255,11 @@ fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol
                 }
                 if kept.doc.is_empty() {
                     kept.doc = symbol.doc;
+                }
+                if kept.comment.text.is_empty() && kept.comment.sections.is_empty() {
+                    let deprecated = kept.comment.deprecated.take();
+                    kept.comment = symbol.comment;
+                    kept.comment.deprecated = kept.comment.deprecated.take().or(deprecated);
                 }
                 // Variants under different gates: what one needs, another may not.
                 if kept.requires != symbol.requires {

@@ -2,6 +2,7 @@
 //! signatures, doc comments and examples, one module per language under `lang`.
 
 pub(crate) mod comments;
+pub(crate) mod doc_comment;
 mod extractor;
 pub(crate) mod lang;
 mod outside;
@@ -15,6 +16,7 @@ mod tests;
 
 pub use comments::Example;
 pub(crate) use comments::first_sentence;
+pub use doc_comment::{DocComment, DocItem, DocSection};
 pub(crate) use extractor::Extractor;
 pub(crate) use lang::Language;
 pub(crate) use lang::go::{GoExample, attach_go_examples};

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::comments::Example;
+use super::doc_comment::model::DocComment;
 use super::lang::rust::Requires;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -98,6 +99,10 @@ pub struct Symbol {
     pub signature: String,
     /// The first sentence of the doc comment (TypeDoc style); empty when undocumented.
     pub doc: String,
+    /// The whole doc comment, structured. Its links to other symbols are `doc:` links the
+    /// render layer resolves, so templates read it from the render layer's view.
+    #[serde(skip)]
+    pub comment: DocComment,
     /// Code examples from its doc comment (or Go `ExampleX` functions), shown under it.
     pub examples: Vec<Example>,
     /// 1-based line of the declaration.

@@ -3,10 +3,13 @@
 //! each node to its module.
 
 pub(crate) mod common;
+mod deprecation;
 pub(crate) mod go;
 mod python;
 pub(crate) mod rust;
 mod typescript;
+
+pub(crate) use deprecation::deprecation;
 
 use tree_sitter::Node;
 

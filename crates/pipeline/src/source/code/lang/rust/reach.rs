@@ -448,6 +448,7 @@ mod tests {
             module: path.into(),
             signature: String::new(),
             doc: String::new(),
+            comment: Default::default(),
             examples: Vec::new(),
             line: 1,
             hash: String::new(),

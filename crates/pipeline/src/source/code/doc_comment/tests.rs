@@ -1,0 +1,175 @@
+use super::model::MAX_TEXT_CHARS;
+use super::*;
+
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+fn section<'c>(comment: &'c DocComment, title: &str) -> &'c [DocItem] {
+    comment
+        .sections
+        .iter()
+        .find(|s| s.title == title)
+        .map_or(&[], |s| s.items.as_slice())
+}
+
+#[test]
+fn google_style_sections() {
+    let doc = lines(
+        "Fetch rows.\n\nLonger text that\nwraps.\n\nArgs:\n    table (str): The table\n        to read.\n    keys: Row keys.\n    **kwargs: Passed on.\n\nReturns:\n    dict: Rows by key.\n\nRaises:\n    IOError: When the table\n        cannot be read.\n\nNote:\n    Slow on big tables.\n\nExample:\n    >>> fetch('t', [1])\n    {1: 'a'}\n",
+    );
+    let c = DocComment::parse(&doc, Language::Python, "python");
+    assert_eq!(
+        c.text,
+        "Fetch rows.\n\nLonger text that\nwraps.\n\n> [!NOTE]\n> Slow on big tables."
+    );
+    let params = section(&c, "Parameters");
+    assert_eq!(params.len(), 3);
+    assert_eq!(
+        (
+            params[0].name.as_str(),
+            params[0].ty.as_str(),
+            params[0].text.as_str()
+        ),
+        ("`table`", "`str`", "The table to read.")
+    );
+    assert_eq!(params[2].name, "`**kwargs`");
+    let returns = section(&c, "Returns");
+    assert_eq!(
+        (returns[0].ty.as_str(), returns[0].text.as_str()),
+        ("`dict`", "Rows by key.")
+    );
+    assert_eq!(section(&c, "Raises")[0].name, "`IOError`");
+    assert_eq!(
+        section(&c, "Raises")[0].text,
+        "When the table cannot be read."
+    );
+    assert_eq!(c.summary(), "Fetch rows.");
+}
+
+#[test]
+fn numpy_style_sections() {
+    let doc = lines(
+        "Sum values.\n\nParameters\n----------\nvalues : list of int\n    The values.\nstart : int, optional\n    Where to start.\n\nReturns\n-------\nint\n    The sum.\n\nSee Also\n--------\nmean : The average.\n",
+    );
+    let c = DocComment::parse(&doc, Language::Python, "python");
+    assert_eq!(c.text, "Sum values.");
+    let params = section(&c, "Parameters");
+    assert_eq!(params[0].name, "`values`");
+    assert_eq!(params[0].ty, "`list of int`");
+    assert_eq!(params[1].ty, "`int, optional`");
+    assert_eq!(params[1].text, "Where to start.");
+    let returns = section(&c, "Returns");
+    assert_eq!(
+        (returns[0].ty.as_str(), returns[0].text.as_str()),
+        ("`int`", "The sum.")
+    );
+    let see = section(&c, "See also");
+    assert_eq!(see[0].name, "[`mean`](doc:mean)");
+    assert_eq!(see[0].text, "The average.");
+}
+
+#[test]
+fn rest_fields_directives_and_roles() {
+    let doc = lines(
+        "Make a context for :meth:`invoke` and :class:`~click.core.Context`.\n\nUses ``ctx.obj``; see `the docs <https://x.dev/a>`_ and :ref:`guide`.\n\n.. deprecated:: 8.2\n    Use :func:`run` instead.\n\n.. versionadded:: 7.0\n\n:param info_name: the name\n    of the command.\n:param args: the arguments.\n:type args: list[str]\n:returns: the context.\n:rtype: Context\n:raises ValueError: on bad input.\n\nExample::\n\n    ctx = make_context('x', [])\n",
+    );
+    let c = DocComment::parse(&doc, Language::Python, "python");
+    assert_eq!(
+        c.text,
+        "Make a context for [`invoke()`](doc:invoke) and [`Context`](doc:click.core.Context).\n\nUses `ctx.obj`; see [the docs](https://x.dev/a) and guide.\n\n*Added in version 7.0.*\n\nExample:\n\n```python\nctx = make_context('x', [])\n```"
+    );
+    assert_eq!(
+        c.deprecated.as_deref(),
+        Some("Since version 8.2. Use [`run()`](doc:run) instead.")
+    );
+    let params = section(&c, "Parameters");
+    assert_eq!(params[0].text, "the name of the command.");
+    assert_eq!(params[1].ty, "`list[str]`");
+    assert_eq!(section(&c, "Returns")[0].ty, "`Context`");
+    assert_eq!(section(&c, "Raises")[0].name, "`ValueError`");
+    assert_eq!(c.summary(), "Make a context for `invoke()` and `Context`.");
+}
+
+#[test]
+fn unknown_directives_leave_no_markup() {
+    let doc = lines("Text.\n\n.. autofunction:: x\n   :noindex:\n\n.. _label:\n\nMore.");
+    let c = DocComment::parse(&doc, Language::Python, "python");
+    assert_eq!(c.text, "Text.\n\nMore.");
+}
+
+#[test]
+fn jsdoc_tags() {
+    let doc = lines(
+        "Creates a client; see {@link Options} and {@link https://x.dev | the site}.\n\n@remarks\nReuses connections.\n@typeParam T - The body type.\n@param {string} url - Where to go.\n@param [opts.retry=2] How often.\n@returns {Promise<T>} The body.\n@throws {HTTPError} When the status is not 2xx.\n@default `{}`\n@deprecated Use {@link fetchJson} instead.\n@see Client\n@example\nawait create('x');\n@since 1.0",
+    );
+    let c = DocComment::parse(&doc, Language::TypeScript, "typescript");
+    assert_eq!(
+        c.text,
+        "Creates a client; see [`Options`](doc:Options) and [the site](https://x.dev).\n\nReuses connections."
+    );
+    let params = section(&c, "Parameters");
+    assert_eq!(
+        (
+            params[0].name.as_str(),
+            params[0].ty.as_str(),
+            params[0].text.as_str()
+        ),
+        ("`url`", "`string`", "Where to go.")
+    );
+    assert_eq!(params[1].name, "`opts.retry`");
+    assert_eq!(params[1].text, "How often. Defaults to `2`.");
+    assert_eq!(section(&c, "Type parameters")[0].name, "`T`");
+    assert_eq!(section(&c, "Returns")[0].ty, "`Promise<T>`");
+    assert_eq!(section(&c, "Throws")[0].ty, "`HTTPError`");
+    assert_eq!(c.default.as_deref(), Some("{}"));
+    assert_eq!(
+        c.deprecated.as_deref(),
+        Some("Use [`fetchJson`](doc:fetchJson) instead.")
+    );
+    assert_eq!(section(&c, "See also")[0].name, "[`Client`](doc:Client)");
+    assert!(!c.hidden);
+    assert!(DocComment::parse(&lines("Internal.\n@hidden"), Language::TypeScript, "ts").hidden);
+}
+
+#[test]
+fn go_paragraphs_code_lists_links_and_deprecation() {
+    let doc = lines(
+        "Marshal returns the encoding of v, like [json.Marshal].\nSee [Decoder] and [the spec].\n\nIt handles:\n  - maps\n  - slices,\n    even nested\n\nFor example:\n\n\tb, err := Marshal(v)\n\n# Errors\n\nIt fails on cycles.\n\nDeprecated: Use [Encode] instead.\n\n[the spec]: https://x.dev/spec",
+    );
+    let c = DocComment::parse(&doc, Language::Go, "go");
+    assert_eq!(
+        c.text,
+        "Marshal returns the encoding of v, like [`json.Marshal`](doc:json.Marshal).\nSee [`Decoder`](doc:Decoder) and [the spec].\n\nIt handles:\n\n- maps\n- slices, even nested\n\nFor example:\n\n```\nb, err := Marshal(v)\n```\n\n**Errors**\n\nIt fails on cycles.\n\n[the spec]: https://x.dev/spec"
+    );
+    assert_eq!(
+        c.deprecated.as_deref(),
+        Some("Use [`Encode`](doc:Encode) instead.")
+    );
+    // Index expressions and lower-case words are not doc links.
+    let c = DocComment::parse(&lines("Sets a[Key] and [x]."), Language::Go, "go");
+    assert_eq!(c.text, "Sets a[Key] and [x].");
+}
+
+#[test]
+fn rustdoc_keeps_sections_without_examples() {
+    let doc = lines(
+        "Parses a [`Value`].\n\nMore about [`crate::kv::Key`].\n\n# Examples\n\n```\nlet v = parse(\"1\");\n```\n\n# Errors\n\nFails on bad input.\n\n```text\noutput\n```",
+    );
+    let c = DocComment::parse(&doc, Language::Rust, "rust");
+    assert_eq!(
+        c.text,
+        "Parses a [`Value`](doc:Value).\n\nMore about [`crate::kv::Key`](doc:crate::kv::Key).\n\n**Errors**\n\nFails on bad input.\n\n```text\noutput\n```"
+    );
+    assert_eq!(c.summary(), "Parses a `Value`.");
+}
+
+#[test]
+fn a_huge_comment_is_bounded_and_keeps_fences_closed() {
+    let mut doc = vec!["Intro.".to_string(), "```text".to_string()];
+    doc.extend((0..5_000).map(|i| format!("line {i}")));
+    doc.push("```".into());
+    let c = DocComment::parse(&doc, Language::Rust, "rust");
+    assert!(c.text.chars().count() <= MAX_TEXT_CHARS + 8);
+    assert_eq!(c.text.matches("```").count() % 2, 0);
+}
