@@ -148,6 +148,7 @@ export function request(url: string, options?: Options): Promise<string> {
 }
 
 /** Sends. */
+
 export function send(url: string, options?: Options): Promise<string> {
   return fetch(url).then((r) => r.text());
 }
@@ -168,6 +169,8 @@ export function secret(): void {}
     assert_compiles(&[("mixed".into(), body.clone())]);
     // TypeScript.
     let send = anchor_of(&body, "#### Function `send`");
+    // A JSDoc comment documents the declaration after it across a blank line, as in TypeDoc.
+    assert!(body.contains("#### Function `send`\n\nSends."), "{body}");
     assert!(
         body.contains(&format!("**Deprecated.** Use [`send`](#{send}) instead.")),
         "{body}"

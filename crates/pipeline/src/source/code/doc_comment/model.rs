@@ -135,7 +135,9 @@ impl Builder {
 /// A name or type as Markdown: code, unless it is Markdown already (a link, a code span).
 fn as_code(text: &str) -> String {
     let t = text.trim();
-    if t.is_empty() || t.contains('`') || t.contains("](") {
+    // A code span holding `|` is escaped as text by the MDX layer (a table would split it):
+    // a union type reads as well as plain text.
+    if t.is_empty() || t.contains('`') || t.contains("](") || t.contains('|') {
         t.to_string()
     } else {
         links::code(t)

@@ -188,11 +188,26 @@ fn typescript_member<'t>(
     })
 }
 
-/// The `/** … */` comment right before `node`.
+/// The last `/** … */` comment before `node`, blank lines or not, as TypeScript and TypeDoc
+/// attach it; a file's own comment (`@packageDocumentation`, `@module`, `@file`, `@license`)
+/// documents the file, not the declaration after it.
 pub(crate) fn jsdoc(node: Node, leading: &[Node], src: &Source) -> Vec<String> {
-    let comments = preceding_comments(node, leading, src, true);
+    let comments = preceding_comments(node, leading, src, false);
     match comments.last() {
-        Some(last) if last.starts_with("/**") => comment_lines(&[last]),
+        Some(last)
+            if last.starts_with("/**")
+                && ![
+                    "@packageDocumentation",
+                    "@module",
+                    "@file",
+                    "@fileoverview",
+                    "@license",
+                ]
+                .iter()
+                .any(|tag| last.contains(tag)) =>
+        {
+            comment_lines(&[last])
+        }
         _ => Vec::new(),
     }
 }
