@@ -11,6 +11,7 @@ mod layers;
 mod limits;
 mod mdx_js;
 mod prose;
+mod reexports_python;
 mod resolve;
 mod run;
 

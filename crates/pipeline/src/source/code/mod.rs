@@ -18,6 +18,7 @@ pub(crate) use comments::first_sentence;
 pub(crate) use extractor::Extractor;
 pub(crate) use lang::Language;
 pub(crate) use lang::go::{GoExample, attach_go_examples};
+pub(crate) use lang::python::{PythonApi, PythonModuleFacts};
 pub(crate) use lang::rust::{CrateManifest, RustModuleFacts, rust_manifest, rust_public_api};
 pub(crate) use outside::OutsideFiles;
 pub(crate) use symbol::ModuleDoc;

@@ -50,11 +50,8 @@ pub(crate) fn is_hidden_internal(path: &str, feature_id: &str) -> bool {
         segments[..segments.len().saturating_sub(1)]
             .iter()
             .position(|s| *s == "internal")
-    } else if path.ends_with(".py") {
-        segments.iter().position(|s| {
-            s.starts_with('_')
-                && !(s.starts_with("__") && s.trim_end_matches(".py").ends_with("__"))
-        })
+    } else if path.ends_with(".py") || path.ends_with(".pyi") {
+        segments.iter().position(|s| is_private_segment(s))
     } else {
         None
     };
@@ -64,6 +61,21 @@ pub(crate) fn is_hidden_internal(path: &str, feature_id: &str) -> bool {
     let private_root = segments[..=at].join("/");
     let feature = feature_id.trim_matches('/');
     !(feature == private_root || feature.starts_with(&format!("{private_root}/")))
+}
+
+/// Whether the Python module at `path` is private by its name: a folder or file on its path
+/// starts with an underscore (`_impl.py`, `_vendor/six.py`), other than a dunder name
+/// (`__init__.py`, `__main__.py`).
+pub(crate) fn is_python_private(path: &str) -> bool {
+    path.split('/').any(is_private_segment)
+}
+
+fn is_private_segment(segment: &str) -> bool {
+    let stem = segment
+        .strip_suffix(".pyi")
+        .or_else(|| segment.strip_suffix(".py"))
+        .unwrap_or(segment);
+    segment.starts_with('_') && !(stem.starts_with("__") && stem.ends_with("__") && stem.len() > 4)
 }
 
 /// Whether a script is build output rather than source, which TypeDoc is never pointed at:
@@ -141,6 +153,15 @@ pub(crate) fn has_declaration_file(path: &str, exists: impl Fn(&str) -> bool) ->
         format!("{prefix}{entry}.{declaration_ext}"),
     ];
     wanted.iter().any(|w| exists(w))
+}
+
+/// Whether the Python stub `path` (`x.pyi`) is beside the module it describes (`x.py`), which
+/// `exists`: Sphinx autodoc imports and documents the module (its docstrings), never the
+/// stub, and documenting both would list every name twice. A stub without a module (beside
+/// a compiled extension) is documented.
+pub(crate) fn has_runtime_module(path: &str, exists: impl Fn(&str) -> bool) -> bool {
+    path.strip_suffix(".pyi")
+        .is_some_and(|stem| exists(&format!("{stem}.py")))
 }
 
 /// A Markdown document (`.md`, `.mdx`, `.markdown`).
@@ -510,6 +531,18 @@ mod tests {
         assert!(!is_hidden_internal("pkg/api.py", "pkg"));
         assert!(!is_hidden_internal("pkg/_impl.py", "pkg/_impl.py"));
         assert!(!is_hidden_internal("pkg/_vendor/six.py", "pkg/_vendor"));
+    }
+
+    #[test]
+    fn python_stubs_beside_their_module_are_left_to_it() {
+        let files = ["pkg/__init__.py", "pkg/__init__.pyi", "pkg/_ext.pyi"];
+        let exists = |p: &str| files.contains(&p);
+        assert!(has_runtime_module("pkg/__init__.pyi", exists));
+        assert!(!has_runtime_module("pkg/_ext.pyi", exists));
+        assert!(!has_runtime_module("pkg/__init__.py", exists));
+        assert!(is_python_private("pkg/_ext.pyi"));
+        assert!(!is_python_private("pkg/__init__.pyi"));
+        assert!(is_hidden_internal("pkg/_cmp.pyi", "."));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 pub(crate) mod common;
 pub(crate) mod go;
-mod python;
+pub(crate) mod python;
 pub(crate) mod rust;
 mod typescript;
 
