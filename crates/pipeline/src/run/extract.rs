@@ -37,6 +37,8 @@ pub(super) struct Extracted {
     /// the developer docs (their own sections).
     pub test_files: usize,
     pub internal_files: usize,
+    /// Examples, benchmarks, mocks, scripts, hooks and build helpers: no API either.
+    pub non_api_files: usize,
     /// Each manifest step's capture.
     pub captures: Vec<Capture>,
     /// Every manifest step has a capture file at the commit.
@@ -76,6 +78,7 @@ pub(super) fn extract(
             "skipped_files": extracted.skipped,
             "test_files": extracted.test_files,
             "internal_files": extracted.internal_files,
+            "non_api_files": extracted.non_api_files,
             "steps": feature.steps.len(),
             "captures_found": captures.iter().filter(|c| c.blob.is_some()).count(),
             "capture_grounded": grounded,
@@ -125,6 +128,7 @@ fn extract_files(
         skipped: 0,
         test_files: 0,
         internal_files: 0,
+        non_api_files: 0,
         captures: Vec::new(),
         grounded: false,
     };
@@ -165,6 +169,10 @@ fn extract_files(
         let test = language.is_some() && files::is_test_file(&file.path);
         if test && language != Some(Language::Go) {
             out.test_files += 1;
+            continue;
+        }
+        if language.is_some() && scopes().all(|scope| files::is_non_api(&file.path, scope)) {
+            out.non_api_files += 1;
             continue;
         }
         // Python's private modules are read: what their package re-exports is its API (see
@@ -216,6 +224,13 @@ fn extract_files(
                 continue;
             }
         };
+        if language.is_some()
+            && files::is_non_api_source(&file.path, &text)
+            && scopes().all(|scope| scope.trim_matches('/') != file.path)
+        {
+            out.non_api_files += 1;
+            continue;
+        }
         if files::is_generated_script(&file.path, &text) {
             out.skipped += 1;
             log.log(
