@@ -14,11 +14,13 @@ use crate::error::PipelineError;
 use crate::limits::Limits;
 use crate::provenance::{FileRole, Provenance, StepsSource};
 use crate::source::code::{self, Extractor, FileText, Language};
+use crate::source::files::is_python_private;
 use crate::source::manifest::{self, MANIFEST_PATH};
 use crate::source::paths::{MODE_LINK, MODE_SUBMODULE};
 use crate::source::repository;
 
 type SymbolIndex = Arc<Vec<(String, String, String)>>;
+type Symbols = Arc<Vec<code::Symbol>>;
 
 /// The repository's HEAD, indexed once, against which many provenances are checked.
 pub struct DriftChecker {
@@ -27,6 +29,8 @@ pub struct DriftChecker {
     blobs: HashMap<String, Oid>,
     paths_by_blob: HashMap<Oid, Vec<String>>,
     symbols: Mutex<HashMap<(Oid, String), SymbolIndex>>,
+    /// The symbols of Python files as extracted, before a feature's re-exports place them.
+    python_symbols: Mutex<HashMap<(Oid, String), Symbols>>,
     /// The `mod` declarations and `pub use`s of Rust files at HEAD, read within a budget.
     outside: Mutex<code::OutsideFiles>,
     /// Hash of each feature's manifest steps at HEAD.
@@ -70,6 +74,7 @@ impl DriftChecker {
             blobs,
             paths_by_blob,
             symbols: Mutex::new(HashMap::new()),
+            python_symbols: Mutex::new(HashMap::new()),
             outside: Mutex::new(code::OutsideFiles::new(limits)),
             steps: Mutex::new(HashMap::new()),
             extractor: Mutex::new(Extractor::new(limits)),
@@ -88,12 +93,30 @@ impl DriftChecker {
             return Ok(Vec::new());
         }
         let recorded: BTreeSet<&str> = provenance.files.iter().map(|f| f.path.as_str()).collect();
-        // A Rust module file that changed (outside the feature, or in it) can change which
-        // items of the feature's other Rust files are public: those are compared again.
-        let modules_changed = provenance.files.iter().any(|f| {
-            (f.role == FileRole::Module || (f.role == FileRole::Code && f.path.ends_with(".rs")))
-                && self.blobs.get(&f.path).map(|b| b.to_string()) != Some(f.blob.clone())
-        });
+        // A Rust or Python module file that changed (outside the feature, or in it) can change
+        // which items of the feature's other files of its language are public, and under which
+        // name: those are compared again.
+        let language = |f: &crate::provenance::FileSource| Language::from_path(&f.path);
+        let changed = |lang: Language| {
+            provenance.files.iter().any(|f| {
+                matches!(f.role, FileRole::Module | FileRole::Code)
+                    && language(f) == Some(lang)
+                    && self.blobs.get(&f.path).map(|b| b.to_string()) != Some(f.blob.clone())
+            })
+        };
+        let rust_changed = changed(Language::Rust);
+        let python_changed = changed(Language::Python);
+        let python_files: Vec<&str> = provenance
+            .files
+            .iter()
+            .filter(|f| f.role == FileRole::Code && language(f) == Some(Language::Python))
+            .map(|f| f.path.as_str())
+            .collect();
+        let python = if python_files.is_empty() {
+            None
+        } else {
+            Some(self.python_api(&python_files)?)
+        };
         let mut changes = Vec::new();
         for file in &provenance.files {
             if file.role == FileRole::Module {
@@ -115,7 +138,11 @@ impl DriftChecker {
                 names.dedup();
                 names
             };
-            let compared_again = modules_changed && file.path.ends_with(".rs");
+            let compared_again = match Language::from_path(&file.path) {
+                Some(Language::Rust) => rust_changed,
+                Some(Language::Python) => python_changed,
+                _ => false,
+            };
             match self.blobs.get(&file.path) {
                 Some(current) if *current == blob && !compared_again => {}
                 Some(current) => match file.role {
@@ -127,7 +154,12 @@ impl DriftChecker {
                         new_path: None,
                     }),
                     FileRole::Code => {
-                        let now = self.symbols_of(*current, &file.path)?;
+                        let now = match &python {
+                            Some(api) if language(file) == Some(Language::Python) => {
+                                self.python_symbols_of(*current, &file.path, api)?
+                            }
+                            _ => self.symbols_of(*current, &file.path)?,
+                        };
                         let changed: Vec<_> = documented
                             .iter()
                             .filter(|s| {
@@ -259,6 +291,58 @@ impl DriftChecker {
 }
 
 impl DriftChecker {
+    /// Where a run documents the symbols of the Python files of a feature (`files`, those a
+    /// provenance records), resolved at HEAD. A feature whose Python files are all private
+    /// was a run on a private folder: its own private part counts as it did in the run.
+    fn python_api(&self, files: &[&str]) -> Result<code::PythonApi, PipelineError> {
+        let all_private = files.iter().all(|f| is_python_private(f));
+        let own = |path: &str| all_private && is_python_private(path);
+        let mut facts = |path: &str| self.python_module_facts(path);
+        let api = code::PythonApi::new(files, &own, &mut facts);
+        lock(&self.outside).finish()?;
+        Ok(api)
+    }
+
+    /// (name, kind, hash) of what a run documents of the Python file at `path` (a blob at
+    /// HEAD): its symbols placed by `api`, under the names its package re-exports them as.
+    fn python_symbols_of(
+        &self,
+        blob: Oid,
+        path: &str,
+        api: &code::PythonApi,
+    ) -> Result<SymbolIndex, PipelineError> {
+        let key = (blob, path.to_string());
+        let found = lock(&self.python_symbols).get(&key).cloned();
+        let symbols = match found {
+            Some(found) => found,
+            None => {
+                let symbols = match code::read_text(&lock(&self.repo), blob, &self.limits)? {
+                    FileText::TooLarge(_) | FileText::Binary => Vec::new(),
+                    FileText::Text(text) => {
+                        lock(&self.extractor).symbols(path, Language::Python, &text)?
+                    }
+                };
+                let symbols = Arc::new(symbols);
+                lock(&self.python_symbols).insert(key, symbols.clone());
+                symbols
+            }
+        };
+        Ok(Arc::new(
+            api.apply(symbols.as_ref().clone())
+                .into_iter()
+                .map(|s| (s.name, s.kind.as_str().to_string(), s.hash))
+                .collect(),
+        ))
+    }
+
+    /// The imports and `__all__` of the Python file at `path` at HEAD, read once per checker.
+    fn python_module_facts(&self, path: &str) -> Option<Arc<code::PythonModuleFacts>> {
+        let blob = *self.blobs.get(path)?;
+        let repo = lock(&self.repo);
+        let mut extractor = lock(&self.extractor);
+        lock(&self.outside).python_facts(&repo, &mut extractor, path, blob)
+    }
+
     /// The module facts of the Rust file at `path` at HEAD, read once per checker.
     fn rust_module_facts(&self, path: &str) -> Option<Arc<code::RustModuleFacts>> {
         let blob = *self.blobs.get(path)?;

@@ -14,7 +14,7 @@ use crate::error::PipelineError;
 use crate::log::LogSink;
 use crate::source::code::{
     self, CrateManifest, Extractor, FileText, GoExample, Language, ModuleDoc, OutsideFiles,
-    RustModuleFacts, Symbol,
+    PythonApi, PythonModuleFacts, RustModuleFacts, Symbol, SymbolKind,
 };
 use crate::source::docs::{self, Prose};
 use crate::source::files::{self, RepoFile};
@@ -33,9 +33,12 @@ pub(super) struct Extracted {
     /// Overviews and package examples, by module (a Go package's folder, else a file).
     pub module_docs: BTreeMap<String, ModuleDoc>,
     pub skipped: usize,
-    /// Test files and Go `internal/` packages: not API, left out of the developer docs.
+    /// Test files, Go `internal/` packages and private Python modules: not API, left out of
+    /// the developer docs (their own sections).
     pub test_files: usize,
     pub internal_files: usize,
+    /// Examples, benchmarks, mocks, scripts, hooks and build helpers: no API either.
+    pub non_api_files: usize,
     /// Each manifest step's capture.
     pub captures: Vec<Capture>,
     /// Every manifest step has a capture file at the commit.
@@ -75,6 +78,7 @@ pub(super) fn extract(
             "skipped_files": extracted.skipped,
             "test_files": extracted.test_files,
             "internal_files": extracted.internal_files,
+            "non_api_files": extracted.non_api_files,
             "steps": feature.steps.len(),
             "captures_found": captures.iter().filter(|c| c.blob.is_some()).count(),
             "capture_grounded": grounded,
@@ -124,6 +128,7 @@ fn extract_files(
         skipped: 0,
         test_files: 0,
         internal_files: 0,
+        non_api_files: 0,
         captures: Vec::new(),
         grounded: false,
     };
@@ -136,6 +141,11 @@ fn extract_files(
     );
     // The `mod` declarations and `pub use`s of each Rust file read (`None`: no such file).
     let mut rust_modules: HashMap<String, Option<Arc<RustModuleFacts>>> = HashMap::new();
+    // The imports and `__all__` of each Python file read, likewise.
+    let mut python_modules: HashMap<String, Option<Arc<PythonModuleFacts>>> = HashMap::new();
+    // Python symbols held until `python_reach` says which are shown.
+    let mut held_symbols = 0usize;
+    let scopes = || std::iter::once(feature_id).chain(feature_paths.iter().map(String::as_str));
     let paths: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     for file in files {
         let language = Language::from_path(&file.path);
@@ -161,16 +171,27 @@ fn extract_files(
             out.test_files += 1;
             continue;
         }
+        if language.is_some() && scopes().all(|scope| files::is_non_api(&file.path, scope)) {
+            out.non_api_files += 1;
+            continue;
+        }
+        // Python's private modules are read: what their package re-exports is its API (see
+        // `python_reach`).
         if language.is_some()
-            && std::iter::once(feature_id)
-                .chain(feature_paths.iter().map(String::as_str))
-                .all(|scope| files::is_hidden_internal(&file.path, scope))
+            && language != Some(Language::Python)
+            && scopes().all(|scope| files::is_hidden_internal(&file.path, scope))
         {
             out.internal_files += 1;
             continue;
         }
         // The `.d.ts` beside a `.js` file is what TypeDoc documents: the same API, typed.
         if language.is_some() && files::has_declaration_file(&file.path, |p| paths.contains(p)) {
+            out.skipped += 1;
+            continue;
+        }
+        if language == Some(Language::Python)
+            && files::has_runtime_module(&file.path, |p| paths.contains(p))
+        {
             out.skipped += 1;
             continue;
         }
@@ -203,6 +224,13 @@ fn extract_files(
                 continue;
             }
         };
+        if language.is_some()
+            && files::is_non_api_source(&file.path, &text)
+            && scopes().all(|scope| scope.trim_matches('/') != file.path)
+        {
+            out.non_api_files += 1;
+            continue;
+        }
         if files::is_generated_script(&file.path, &text) {
             out.skipped += 1;
             log.log(
@@ -219,6 +247,9 @@ fn extract_files(
                 if language == Language::Rust {
                     let facts = Arc::new(std::mem::take(&mut outline.rust_modules));
                     rust_modules.insert(file.path.clone(), Some(facts));
+                }
+                if let Some(facts) = outline.python_module.take() {
+                    python_modules.insert(file.path.clone(), Some(Arc::new(facts)));
                 }
                 let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
                 if test {
@@ -248,8 +279,28 @@ fn extract_files(
                 if doc.package.is_none() {
                     doc.package = outline.package;
                 }
+                if language == Language::Python {
+                    // What `python_reach` may leave out (a private module's symbols, module
+                    // variables no `__all__` lists) counts against the feature's cap once
+                    // placed, and has a cap of its own until then, past which (a vendored
+                    // library) it is left out.
+                    let private = files::is_python_private(&file.path);
+                    let held = |s: &Symbol| private || s.kind == SymbolKind::Variable;
+                    let count = outline.symbols.iter().filter(|s| held(s)).count();
+                    if held_symbols + count > limits.max_feature_symbols {
+                        log.log(
+                            LogLevel::Warn,
+                            LogStage::Extract,
+                            "left out symbols of a Python module that only re-exports would show: past max_feature_symbols of them",
+                            json!({ "path": file.path }),
+                        );
+                        outline.symbols.retain(|s| !held(s));
+                    } else {
+                        held_symbols += count;
+                    }
+                }
                 out.symbols.extend(outline.symbols);
-                if out.symbols.len() > limits.max_feature_symbols {
+                if out.symbols.len() - held_symbols > limits.max_feature_symbols {
                     return Err(PipelineError::LimitExceeded {
                         what: "the number of symbols extracted from the feature".into(),
                         limit: "max_feature_symbols",
@@ -265,10 +316,37 @@ fn extract_files(
             }
         }
     }
+    // Modules outside the feature read for what is public (within a budget of their own).
+    let mut outside = OutsideFiles::new(limits);
+    if !python_modules.is_empty() {
+        let own = |path: &str| {
+            files::is_python_private(path)
+                && scopes().any(|scope| !files::is_hidden_internal(path, scope))
+        };
+        let mut facts = |path: &str| -> Option<Arc<PythonModuleFacts>> {
+            if let Some(found) = python_modules.get(path) {
+                return found.clone();
+            }
+            let found = repository::regular_file(tree, path)
+                .and_then(|blob| outside.python_facts(repo, &mut extractor, path, blob));
+            python_modules.insert(path.to_string(), found.clone());
+            found
+        };
+        python_reach(&mut out, &own, &mut facts);
+        if out.symbols.len() > limits.max_feature_symbols {
+            return Err(PipelineError::LimitExceeded {
+                what: "the number of symbols extracted from the feature".into(),
+                limit: "max_feature_symbols",
+                value: limits.max_feature_symbols as u64,
+                detail: format!(
+                    "feature '{feature_id}', with the re-exports of its Python packages"
+                ),
+            });
+        }
+    }
     if !rust_modules.is_empty() {
         // Which Rust modules are public is said by their parents, read from the commit when
-        // they are outside the feature (within a budget of their own).
-        let mut outside = OutsideFiles::new(limits);
+        // they are outside the feature.
         let mut facts = |path: &str| -> Option<Arc<RustModuleFacts>> {
             if let Some(found) = rust_modules.get(path) {
                 return found.clone();
@@ -335,15 +413,36 @@ fn extract_files(
             doc.language = "rust";
             doc.package = name;
         }
-        outside.finish()?;
-        out.module_files = outside.modules().to_vec();
     }
+    outside.finish()?;
+    out.module_files = outside.modules().to_vec();
     for (dir, example) in code::attach_go_examples(&mut out.symbols, go_examples) {
         if let Some(doc) = out.module_docs.get_mut(&dir) {
             doc.examples.push(example);
         }
     }
     Ok(out)
+}
+
+/// Python as its users import it: symbols of private modules are shown where a public module
+/// re-exports them (see `PythonApi`), their modules get no section of their own.
+fn python_reach(
+    out: &mut Extracted,
+    own: &dyn Fn(&str) -> bool,
+    facts: &mut dyn FnMut(&str) -> Option<Arc<PythonModuleFacts>>,
+) {
+    let read: Vec<&str> = out
+        .code
+        .iter()
+        .filter(|f| Language::from_path(&f.path) == Some(Language::Python))
+        .map(|f| f.path.as_str())
+        .collect();
+    let api = PythonApi::new(&read, own, facts);
+    out.symbols = api.apply(std::mem::take(&mut out.symbols));
+    for module in api.private_modules() {
+        out.module_docs.remove(module);
+        out.internal_files += 1;
+    }
 }
 
 pub(super) struct Capture {

@@ -363,7 +363,7 @@ fn files_read_outside_the_feature_for_its_modules_have_a_budget() {
     assert_cap(
         run_with(&repo, "src/a/b/c/d.rs", &limits),
         "max_feature_files",
-        "files read outside the feature for its Rust module structure",
+        "files read outside the feature for its module structure",
         LogStage::Extract,
     );
     let limits = Limits {

@@ -11,7 +11,9 @@ mod hostile;
 mod layers;
 mod limits;
 mod mdx_js;
+mod non_api;
 mod prose;
+mod reexports_python;
 mod resolve;
 mod run;
 

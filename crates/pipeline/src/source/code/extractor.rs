@@ -11,6 +11,7 @@ use tree_sitter::{ParseOptions, ParseState, Parser};
 use super::comments::{self, Example, first_sentence};
 use super::doc_comment::DocComment;
 use super::lang::go::go_example_body;
+use super::lang::python::PythonModuleFacts;
 use super::lang::rust::RustModuleFacts;
 use super::lang::{self, Language};
 use super::symbol::{Symbol, SymbolKind};
@@ -127,13 +128,31 @@ impl Extractor {
             overview = comments::without_intra_doc_links(&overview);
             rust_modules = lang::rust::rust_module_facts(root, &src);
         }
+        let python_module =
+            (language == Language::Python).then(|| lang::python::python_module_facts(root, &src));
         Ok(Outline {
             symbols: merge_overloads(found, language),
             overview,
             package,
             go_examples,
             rust_modules,
+            python_module,
         })
+    }
+
+    /// The imports, `__all__` and top-level names of a Python file, and nothing else: what a
+    /// module outside a feature says about the names it re-exports. Bounded as
+    /// [`Extractor::symbols`].
+    pub fn python_module_facts(
+        &mut self,
+        path: &str,
+        source: &str,
+    ) -> Result<PythonModuleFacts, PipelineError> {
+        let (tree, _) = self.parse(path, Language::Python, source)?;
+        Ok(lang::python::python_module_facts(
+            tree.root_node(),
+            &Source::new(source),
+        ))
     }
 
     /// The `mod` declarations and `pub use` re-exports of a Rust file, and nothing else: what
@@ -214,6 +233,8 @@ pub(crate) struct Outline {
     pub go_examples: Vec<(String, Example)>,
     /// Rust: the file's `mod` declarations and `pub use` re-exports.
     pub rust_modules: RustModuleFacts,
+    /// Python: the file's imports, `__all__` and top-level names.
+    pub python_module: Option<PythonModuleFacts>,
 }
 
 /// One entry per name: overload signatures (TypeScript, Python `@overload`) and accessor

@@ -20,6 +20,7 @@ pub use doc_comment::{DocComment, DocItem, DocSection};
 pub(crate) use extractor::Extractor;
 pub(crate) use lang::Language;
 pub(crate) use lang::go::{GoExample, attach_go_examples};
+pub(crate) use lang::python::{PythonApi, PythonModuleFacts};
 pub(crate) use lang::rust::{CrateManifest, RustModuleFacts, rust_manifest, rust_public_api};
 pub(crate) use outside::OutsideFiles;
 pub(crate) use symbol::ModuleDoc;

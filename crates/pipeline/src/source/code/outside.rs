@@ -1,6 +1,7 @@
 //! Files read outside a feature: which of a feature's Rust modules are public is said by their
-//! parent modules (`mod`, `pub use`), and a crate's name by its `Cargo.toml`, wherever those
-//! files are. A repository decides how many there are, so they have a budget of their own, the
+//! parent modules (`mod`, `pub use`), where a Python package re-exports the names of its
+//! private modules by its `__init__` files (`from ._core import X`, `__all__`), and a crate's
+//! name by its `Cargo.toml`, wherever those files are. A repository decides how many there are, so they have a budget of their own, the
 //! size of a feature's ([`Limits::max_feature_files`], [`Limits::max_feature_bytes`]): each
 //! distinct blob counts once, a symbolic link is no file, and a file that crosses a per-file
 //! limit (nesting, parse time) fails the run or drift check as a file of the feature would.
@@ -12,6 +13,7 @@ use std::sync::Arc;
 use git2::{Oid, Repository};
 
 use super::extractor::Extractor;
+use super::lang::python::PythonModuleFacts;
 use super::lang::rust::RustModuleFacts;
 use super::text::{FileText, read_text};
 use crate::error::PipelineError;
@@ -23,9 +25,10 @@ pub(crate) struct OutsideFiles {
     files_left: usize,
     bytes_left: u64,
     facts: HashMap<Oid, Option<Arc<RustModuleFacts>>>,
+    python: HashMap<Oid, Option<Arc<PythonModuleFacts>>>,
     /// The blobs counted against the budget.
     counted: HashSet<Oid>,
-    /// The Rust files whose module facts were read, by path, in the order read.
+    /// The Rust and Python files whose module facts were read, by path, in the order read.
     modules: Vec<(String, Oid)>,
     module_paths: HashSet<String>,
     /// The first limit crossed or read that failed; every later read answers `None`.
@@ -39,6 +42,7 @@ impl OutsideFiles {
             files_left: limits.max_feature_files,
             bytes_left: limits.max_feature_bytes,
             facts: HashMap::new(),
+            python: HashMap::new(),
             counted: HashSet::new(),
             modules: Vec::new(),
             module_paths: HashSet::new(),
@@ -76,6 +80,35 @@ impl OutsideFiles {
         found
     }
 
+    /// The imports, `__all__` and top-level names of the Python file `blob` (named `path`
+    /// in errors), read as [`OutsideFiles::rust_facts`] reads a Rust file's.
+    pub fn python_facts(
+        &mut self,
+        repo: &Repository,
+        extractor: &mut Extractor,
+        path: &str,
+        blob: Oid,
+    ) -> Option<Arc<PythonModuleFacts>> {
+        if self.module_paths.insert(path.to_string()) {
+            self.modules.push((path.to_string(), blob));
+        }
+        if let Some(found) = self.python.get(&blob) {
+            return found.clone();
+        }
+        let found = match self.text(repo, path, blob) {
+            Some(text) => match extractor.python_module_facts(path, &text) {
+                Ok(facts) => Some(Arc::new(facts)),
+                Err(e) => {
+                    self.fail(e);
+                    None
+                }
+            },
+            None => None,
+        };
+        self.python.insert(blob, found.clone());
+        found
+    }
+
     /// The text of `blob` (named `path` in errors), counted against the budget once.
     pub fn text(&mut self, repo: &Repository, path: &str, blob: Oid) -> Option<String> {
         if self.failed.is_some() {
@@ -110,7 +143,7 @@ impl OutsideFiles {
 
     fn spend(&mut self, path: &str, bytes: u64) -> bool {
         let crossed = |what: &str, limit, value| PipelineError::LimitExceeded {
-            what: format!("the {what} read outside the feature for its Rust module structure"),
+            what: format!("the {what} read outside the feature for its module structure"),
             limit,
             value,
             detail: format!("crossed at {path}"),

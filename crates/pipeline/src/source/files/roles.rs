@@ -50,11 +50,8 @@ pub(crate) fn is_hidden_internal(path: &str, feature_id: &str) -> bool {
         segments[..segments.len().saturating_sub(1)]
             .iter()
             .position(|s| *s == "internal")
-    } else if path.ends_with(".py") {
-        segments.iter().position(|s| {
-            s.starts_with('_')
-                && !(s.starts_with("__") && s.trim_end_matches(".py").ends_with("__"))
-        })
+    } else if path.ends_with(".py") || path.ends_with(".pyi") {
+        segments.iter().position(|s| is_private_segment(s))
     } else {
         None
     };
@@ -64,6 +61,160 @@ pub(crate) fn is_hidden_internal(path: &str, feature_id: &str) -> bool {
     let private_root = segments[..=at].join("/");
     let feature = feature_id.trim_matches('/');
     !(feature == private_root || feature.starts_with(&format!("{private_root}/")))
+}
+
+/// Whether the Python module at `path` is private by its name: a folder or file on its path
+/// starts with an underscore (`_impl.py`, `_vendor/six.py`), other than a dunder name
+/// (`__init__.py`, `__main__.py`).
+pub(crate) fn is_python_private(path: &str) -> bool {
+    path.split('/').any(is_private_segment)
+}
+
+fn is_private_segment(segment: &str) -> bool {
+    let stem = segment
+        .strip_suffix(".pyi")
+        .or_else(|| segment.strip_suffix(".py"))
+        .unwrap_or(segment);
+    segment.starts_with('_') && !(stem.starts_with("__") && stem.ends_with("__") && stem.len() > 4)
+}
+
+// Code that is no API: examples, benchmarks, mocks, scripts, hooks, build helpers.
+
+/// Folders whose code is never API wherever they are: examples (`examples/`, Go's ignored
+/// `_examples/`), benchmarks, test data, generated mocks (mockery's `mocks/`), scripts and
+/// documentation sites (`docs/conf.py`, a docs site's components).
+const NON_API_FOLDERS: &[&str] = &[
+    "examples",
+    "example",
+    "_examples",
+    "benches",
+    "bench",
+    "benchmarks",
+    "benchmark",
+    "testdata",
+    "mocks",
+    "scripts",
+    "docs",
+    ".githooks",
+    "githooks",
+    "git-hooks",
+    ".husky",
+];
+
+/// Folders whose code is no API at the top of the repository; below it a package of that
+/// name can be API (a React library's `src/hooks/`, Airflow's `airflow/hooks/`).
+const TOP_NON_API_FOLDERS: &[&str] = &["hooks", "script", "doc", "xtask", "fuzz", "ci"];
+
+/// Files that build, test or release a project, never import it: Python's `setup.py` and
+/// task runners, Go's `magefile.go`, Rust's `build.rs`.
+const BUILD_FILES: &[&str] = &[
+    "setup.py",
+    "noxfile.py",
+    "conftest.py",
+    "fabfile.py",
+    "dodo.py",
+    "pavement.py",
+    "magefile.go",
+    "build.rs",
+];
+
+/// Such files only at the top of the repository, where they are helpers; elsewhere a module
+/// of that name can be API (`pkg/tasks.py` of a task queue).
+const TOP_BUILD_FILES: &[&str] = &["tasks.py", "make.py", "build.py", "manage.py", "release.py"];
+
+/// JavaScript task runners and tools' configuration files (`webpack.config.js`,
+/// `vite.config.ts`, `karma.conf.js`, `Gruntfile.js`), outside a `src/` or `lib/` folder.
+fn is_script_config(file: &str) -> bool {
+    let lower = file.to_ascii_lowercase();
+    let Some((stem, ext)) = lower.rsplit_once('.') else {
+        return false;
+    };
+    if !matches!(ext, "js" | "ts" | "mjs" | "cjs" | "mts" | "cts") {
+        return false;
+    }
+    let runner = ["gulpfile", "gruntfile", "jakefile"].contains(&stem);
+    runner || stem.ends_with(".config") || stem.ends_with(".conf") || stem.starts_with('.')
+}
+
+/// Where the part of `path` that is no API starts: the index of the folder (or file) that
+/// makes it so, or `None` when it is API as far as its place says.
+fn non_api_root(path: &str) -> Option<usize> {
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len().checked_sub(1)?;
+    let file = segments[last];
+    let lower: Vec<String> = segments.iter().map(|s| s.to_ascii_lowercase()).collect();
+    // A Rust file under `src/` is a module of its crate: rustdoc decides by visibility.
+    let crate_module_from = if file.ends_with(".rs") {
+        lower[..last].iter().position(|s| s == "src")
+    } else {
+        None
+    };
+    let folders = &lower[..crate_module_from.unwrap_or(last)];
+    let go = file.ends_with(".go");
+    if let Some(at) = folders.iter().enumerate().position(|(i, folder)| {
+        NON_API_FOLDERS.contains(&folder.as_str())
+            || (i == 0 && TOP_NON_API_FOLDERS.contains(&folder.as_str()))
+            // The go tool ignores folders starting with `_` or `.`; mockgen writes `mock_x/`.
+            || (go && (folder.starts_with('_') || folder.starts_with('.') || folder.starts_with("mock_")))
+    }) {
+        return Some(at);
+    }
+    let name = lower[last].as_str();
+    let in_src_or_lib = lower[..last].iter().any(|s| s == "src" || s == "lib");
+    let build_file = (BUILD_FILES.contains(&name) && crate_module_from.is_none())
+        || (last == 0 && TOP_BUILD_FILES.contains(&name))
+        || (!in_src_or_lib && is_script_config(name));
+    // mockgen's and mockery's file names.
+    let go_mock = go
+        && (name.starts_with("mock_") || name.ends_with("_mock.go") || name.ends_with("_mocks.go"));
+    (build_file || go_mock).then_some(last)
+}
+
+/// Whether `path` holds code that is no API of the project, by its place, as seen from
+/// `scope` (a feature's folder, file or manifest path): examples and example crates,
+/// benchmarks, test data, generated mocks, scripts and hooks, documentation sites, build
+/// helpers (see the lists above). As with `internal` packages and tests of other languages'
+/// tools, a feature that is itself such a folder or file (`examples/`, `scripts/deploy.py`)
+/// or lies inside one still documents it: its reader asked for exactly that code.
+pub(crate) fn is_non_api(path: &str, scope: &str) -> bool {
+    let Some(at) = non_api_root(path) else {
+        return false;
+    };
+    let root = path.split('/').take(at + 1).collect::<Vec<_>>().join("/");
+    let scope = scope.trim_matches('/');
+    !(scope == root || scope.starts_with(&format!("{root}/")))
+}
+
+/// The header line of a mock a generator wrote.
+const MOCK_GENERATORS: &[&str] = &[
+    "Code generated by MockGen",
+    "Code generated by mockery",
+    "Code generated by moq",
+    "Code generated by counterfeiter",
+];
+
+/// Whether a source file says it is no API in its first lines: a generated mock (MockGen,
+/// mockery, moq, counterfeiter), or a Go file the go tool builds only on request
+/// (`//go:build ignore`, `tools`, `mage`), which pkg.go.dev leaves out.
+pub(crate) fn is_non_api_source(path: &str, text: &str) -> bool {
+    let head = text.lines().take(12);
+    let go = path.ends_with(".go");
+    for line in head {
+        let line = line.trim();
+        let mock = MOCK_GENERATORS.iter().any(|m| line.contains(m));
+        if mock && (line.starts_with("//") || line.starts_with('#')) {
+            return true;
+        }
+        if go {
+            let constraint = line
+                .strip_prefix("//go:build ")
+                .or_else(|| line.strip_prefix("// +build "));
+            if constraint.is_some_and(|c| matches!(c.trim(), "ignore" | "tools" | "mage")) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether a script is build output rather than source, which TypeDoc is never pointed at:
@@ -141,6 +292,15 @@ pub(crate) fn has_declaration_file(path: &str, exists: impl Fn(&str) -> bool) ->
         format!("{prefix}{entry}.{declaration_ext}"),
     ];
     wanted.iter().any(|w| exists(w))
+}
+
+/// Whether the Python stub `path` (`x.pyi`) is beside the module it describes (`x.py`), which
+/// `exists`: Sphinx autodoc imports and documents the module (its docstrings), never the
+/// stub, and documenting both would list every name twice. A stub without a module (beside
+/// a compiled extension) is documented.
+pub(crate) fn has_runtime_module(path: &str, exists: impl Fn(&str) -> bool) -> bool {
+    path.strip_suffix(".pyi")
+        .is_some_and(|stem| exists(&format!("{stem}.py")))
 }
 
 /// A Markdown document (`.md`, `.mdx`, `.markdown`).
@@ -513,6 +673,18 @@ mod tests {
     }
 
     #[test]
+    fn python_stubs_beside_their_module_are_left_to_it() {
+        let files = ["pkg/__init__.py", "pkg/__init__.pyi", "pkg/_ext.pyi"];
+        let exists = |p: &str| files.contains(&p);
+        assert!(has_runtime_module("pkg/__init__.pyi", exists));
+        assert!(!has_runtime_module("pkg/_ext.pyi", exists));
+        assert!(!has_runtime_module("pkg/__init__.py", exists));
+        assert!(is_python_private("pkg/_ext.pyi"));
+        assert!(!is_python_private("pkg/__init__.pyi"));
+        assert!(is_hidden_internal("pkg/_cmp.pyi", "."));
+    }
+
+    #[test]
     fn project_documents_and_records_are_left_out() {
         let none: &[String] = &[];
         for path in [
@@ -553,3 +725,7 @@ mod tests {
         assert!(project_document("docs/rfcs/0001-x.md", "design", &["docs/**".into()]).is_some());
     }
 }
+
+#[cfg(test)]
+#[path = "roles_non_api_tests.rs"]
+mod non_api_tests;

@@ -5,7 +5,7 @@
 pub(crate) mod common;
 mod deprecation;
 pub(crate) mod go;
-mod python;
+pub(crate) mod python;
 pub(crate) mod rust;
 mod typescript;
 

@@ -1,5 +1,13 @@
 //! Python, as Sphinx autodoc shows it: module-level functions, classes and constants, the
-//! members of classes, docstrings (attribute docstrings and `#:` comments too), decorators.
+//! members of classes, docstrings (attribute docstrings and `#:` comments too), decorators;
+//! what a module imports and lists in `__all__` (`module`), and which symbols of private
+//! modules a package re-exports and where (`reach`).
+
+mod module;
+pub(crate) mod reach;
+
+pub(crate) use module::{PythonModuleFacts, python_module_facts};
+pub(crate) use reach::PythonApi;
 
 use tree_sitter::Node;
 
@@ -37,7 +45,10 @@ pub(crate) fn python<'t>(
 /// docstrings).
 fn attribute_docstring(stmt: Node, string: Node, src: &Source, out: &mut [Declaration]) {
     if let Some(last) = out.last_mut()
-        && matches!(last.kind, SymbolKind::Field | SymbolKind::Constant)
+        && matches!(
+            last.kind,
+            SymbolKind::Field | SymbolKind::Constant | SymbolKind::Variable
+        )
         && last.doc.is_empty()
         && last.node.end_position().row + 1 == stmt.start_position().row
     {
@@ -181,8 +192,9 @@ fn python_class(place: &Place, up: usize, src: &Source) -> Option<String> {
     Some(class_name.to_string())
 }
 
-/// `NAME = value` at module level (the name in capitals), or a public attribute of a
-/// module-level class (`name: type = default`, dataclass fields).
+/// `NAME = value` at module level (a constant when the name is in capitals, else a variable,
+/// shown only when an `__all__` lists it), or a public attribute of a module-level class
+/// (`name: type = default`, dataclass fields).
 fn python_assignment<'t>(
     def: Node<'t>,
     place: &Place<'_, 't>,
@@ -202,10 +214,14 @@ fn python_assignment<'t>(
                 .chars()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
                 && base.chars().any(|c| c.is_ascii_uppercase());
-            if !constant {
-                return None;
-            }
-            (SymbolKind::Constant, base, None)
+            // Other module-level names are data autodoc shows when `__all__` lists them
+            // (`reach` keeps those only).
+            let kind = if constant {
+                SymbolKind::Constant
+            } else {
+                SymbolKind::Variable
+            };
+            (kind, base, None)
         }
         "block" => {
             let class = python_class(place, 1, src)?;

@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""Compare a dev-docs.mdx article with a language tool's view of the public API.
+
+Python 3.11 standard library only.
+
+    compare_devdocs.py TOOL_JSON ARTICLE_MDX [--json OUT.json] [--md OUT.md] [--label NAME]
+
+TOOL_JSON is written by one of the extract_*.py scripts in this folder:
+
+    {"tool": "...", "language": "...", "notes": [...],
+     "symbols": [{"name": "Cache.maxsize", "alt_names": [...], "kind": "property",
+                  "modules": ["cachetools", ...], "doc": "..."}]}
+
+Measures (see README.md for the exact rules):
+  coverage          share of tool symbols found among the article's headings/fields
+  shown_but_hidden  article symbols that match no tool symbol
+  doc agreement     for symbols in both whose tool doc is non-empty: share whose
+                    tool description words are all present in our text, plus the
+                    stricter share whose normalised word sequence is equal.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+
+# --------------------------------------------------------------------------- article
+
+ANCHOR_RE = re.compile(r'^<a id="([^"]*)"\s*/>\s*$')
+MODULE_RE = re.compile(r"^### `([^`]+)`\s*$")
+SYMBOL_RE = re.compile(r"^(#{4,5}) ([A-Za-z][A-Za-z ]*?) `([^`]+)`\s*$")
+FIELD_RE = re.compile(r'^- <a id="([^"]*)"\s*/>`([^`]*)`(?::\s*(.*))?$')
+FENCE_RE = re.compile(r"^\s*(```|~~~)")
+STRUCT_MARKERS = ("**", "Defined in", "Fields:", "Variants:", "Example")
+
+
+@dataclass
+class ArticleSymbol:
+    module: str
+    name: str
+    kind: str
+    level: str  # module | symbol | member | field
+    anchor: str
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def doc(self) -> str:
+        return article_doc_text(self.lines)
+
+
+def parse_article(text: str) -> list[ArticleSymbol]:
+    lines = text.splitlines()
+    # drop front matter
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() == "---":
+                lines = lines[i + 1:]
+                break
+    out: list[ArticleSymbol] = []
+    cur: ArticleSymbol | None = None
+    module = ""
+    parent = ""
+    last_anchor = None
+    in_fence = False
+    for i, line in enumerate(lines):
+        if FENCE_RE.match(line):
+            in_fence = not in_fence
+        if in_fence or FENCE_RE.match(line):
+            if cur is not None:
+                cur.lines.append(line)
+            continue
+        m_anchor = ANCHOR_RE.match(line)
+        if m_anchor:
+            last_anchor = m_anchor.group(1)
+            continue
+        prev_nonblank = next((lines[j] for j in range(i - 1, -1, -1) if lines[j].strip()), "")
+        anchored = ANCHOR_RE.match(prev_nonblank) is not None
+        mm = MODULE_RE.match(line)
+        if mm and anchored:
+            module = mm.group(1)
+            cur = ArticleSymbol(module, module, "module", "module", last_anchor or "")
+            out.append(cur)
+            parent = ""
+            continue
+        ms = SYMBOL_RE.match(line)
+        if ms and anchored:
+            level = "symbol" if len(ms.group(1)) == 4 else "member"
+            name = ms.group(3).rstrip("!") if ms.group(2) == "Macro" else ms.group(3)
+            cur = ArticleSymbol(module, name, ms.group(2).lower(), level, last_anchor or "")
+            out.append(cur)
+            if level == "symbol":
+                parent = name
+            continue
+        mf = FIELD_RE.match(line)
+        if mf and cur is not None and cur.level in ("symbol", "member"):
+            fname = field_name(mf.group(2))
+            owner = cur.name if cur.level == "symbol" else parent
+            if fname:
+                f = ArticleSymbol(module, f"{owner}.{fname}", "field", "field", mf.group(1))
+                f.lines.append(mf.group(3) or "")
+                out.append(f)
+            continue
+        if cur is not None:
+            cur.lines.append(line)
+    return out
+
+
+def field_name(sig: str) -> str:
+    s = sig.strip()
+    s = re.sub(r"^(pub(\([^)]*\))?|readonly|static|const|let|var|public|protected|private)\s+", "", s)
+    s = re.sub(r"^(pub(\([^)]*\))?|readonly|static)\s+", "", s)
+    m = re.match(r"\**&?([A-Za-z_$][\w$]*)", s)
+    return m.group(1) if m else ""
+
+
+def article_doc_text(lines: list[str]) -> str:
+    """The symbol's text without its signature block, `Defined in` line and field lists."""
+    # find the first structural marker outside fences
+    in_fence = False
+    marker_idx = len(lines)
+    for i, l in enumerate(lines):
+        if FENCE_RE.match(l):
+            in_fence = not in_fence
+            continue
+        if not in_fence and l.startswith(STRUCT_MARKERS):
+            marker_idx = i
+            break
+    # the signature is the last fenced block before that marker
+    blocks = []
+    in_fence = False
+    start = 0
+    for i, l in enumerate(lines[:marker_idx]):
+        if FENCE_RE.match(l):
+            if not in_fence:
+                start = i
+            else:
+                blocks.append((start, i))
+            in_fence = not in_fence
+    drop = set()
+    if blocks:
+        s, e = blocks[-1]
+        # only if nothing but blank lines follows it up to the marker
+        if all(not x.strip() for x in lines[e + 1:marker_idx]):
+            drop.update(range(s, e + 1))
+    kept = []
+    skip_list = False
+    for i, l in enumerate(lines):
+        if i in drop or l.startswith("Defined in "):
+            continue
+        if l.startswith(("Fields:", "Variants:")):
+            skip_list = True
+            continue
+        if skip_list:
+            if l.startswith("- ") or not l.strip():
+                continue
+            skip_list = False
+        kept.append(l)
+    return "\n".join(kept).strip()
+
+
+# --------------------------------------------------------------------------- normalising
+
+LABEL_WORDS = re.compile(
+    r"(?im)^\s*(args|arguments|parameters|params|returns?|yields?|raises|throws|errors|"
+    r"examples?|notes?|see also|warning|warns|deprecated|attributes|type parameters|"
+    r"keyword arguments|other parameters|panics|safety)\s*:?\s*$"
+)
+
+
+def normalise(text: str) -> str:
+    t = text or ""
+    t = re.sub(r"(?m)^\s*(```|~~~)[^\n]*$", " ", t)                  # code fence lines
+    t = re.sub(r"(?m)^\s*\[[^\]]+\]:\s*\S+.*$", " ", t)               # link definitions
+    t = re.sub(r"</?[A-Za-z][^>]*>", " ", t)                          # html / jsx tags
+    t = re.sub(r"\{@(?:link|linkcode|linkplain)\s+([^}|\s]+)(?:\s*\|\s*|\s+)?([^}]*)\}",
+               lambda m: m.group(2) or m.group(1), t)                 # JSDoc links
+    t = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", t)                   # md links
+    t = re.sub(r"\[([^\]]*)\]\[[^\]]*\]", r"\1", t)                    # ref links
+    t = re.sub(r":[\w:.+-]+:`~?([^`<]*?)\s*(?:<[^>]*>)?`",
+               lambda m: m.group(1).split(".")[-1] if m.group(0).count("~") else m.group(1), t)  # reST roles
+    t = re.sub(r"(?m)^\s*\.\.\s+[\w:-]+::.*$", " ", t)                 # reST directives
+    t = re.sub(r"(?m)^\s*:(param|parameter|arg|argument|key|keyword|type|raises?|except|"
+               r"exception|returns?|rtype|yields?|ytype|var|ivar|cvar)\b[^:]*:", " ", t)  # reST fields
+    t = re.sub(r"(?m)^\s*@(param|returns?|throws|default|defaultValue|example|deprecated|"
+               r"see|remarks|typeParam|template|since|category|internal|public)\b", " ", t)  # TSDoc tags
+    t = re.sub(r"(?m)^\s*-{3,}\s*$|^\s*={3,}\s*$", " ", t)             # numpy underlines
+    t = LABEL_WORDS.sub(" ", t)
+    t = re.sub(r"\*\*|__|[`*]", "", t)
+    t = re.sub(r"\\([\\`*_{}\[\]()#+\-.!<>])", r"\1", t)
+    t = re.sub(r"\s+", " ", t)
+    return t.strip()
+
+
+WORD_RE = re.compile(r"[a-z0-9]+")
+STRUCT_LABELS = {"param", "parameters", "returns", "return", "raises", "args", "example",
+                 "examples", "deprecated", "default", "throws", "yields", "note"}
+
+
+def words(text: str) -> list[str]:
+    return WORD_RE.findall(normalise(text).lower())
+
+
+# --------------------------------------------------------------------------- matching
+
+def canon_module(m: str) -> str:
+    s = (m or "").strip().lower()
+    s = re.sub(r"^package\s+", "", s)
+    s = re.sub(r"^\./", "", s)
+    s = re.sub(r"^(src|source|lib)/", "", s)
+    s = re.sub(r"(\.d)?\.(py|pyi|ts|tsx|mts|cts|js|mjs|cjs|rs|go)$", "", s)
+    s = s.replace("::", ".").replace("/", ".")
+    s = re.sub(r"\.(__init__|index|mod)$", "", s)
+    return s
+
+
+def canon_name(n: str) -> str:
+    return (n or "").replace("::", ".").rstrip("!").strip()
+
+
+def compare(tool: dict, art: list[ArticleSymbol], worst_n: int = 5) -> dict:
+    tool_syms = tool["symbols"]
+    # index article by (module, name) and by name
+    by_mod_name: dict[tuple[str, str], list[int]] = {}
+    by_name: dict[str, list[int]] = {}
+    by_mod_last: dict[tuple[str, str], list[int]] = {}
+    for i, a in enumerate(art):
+        cm, cn = canon_module(a.module), canon_name(a.name)
+        if a.level == "module":
+            cn = canon_module(a.name)
+        by_mod_name.setdefault((cm, cn), []).append(i)
+        by_name.setdefault(cn, []).append(i)
+        by_mod_last.setdefault((cm, cn.split(".")[-1]), []).append(i)
+    used: set[int] = set()
+    found, missing, wrong_module = [], [], []
+    pairs = []
+    for s in tool_syms:
+        mods = [canon_module(m) for m in s.get("modules", [])]
+        is_mod = s.get("kind") == "module"
+        names = [canon_module(s["name"]) if is_mod else canon_name(s["name"])]
+        names += [canon_name(x) for x in s.get("alt_names", [])]
+        hit = None
+        for n in names:  # qualified name under one of the symbol's modules
+            for m in mods:
+                for i in by_mod_name.get((m, n), []):
+                    hit = hit if hit is not None else i
+            if hit is not None:
+                break
+        if hit is None and is_mod:
+            for n in names:
+                for i in by_mod_name.get((n, n), []):
+                    hit = hit if hit is not None else i
+        if hit is None and not is_mod:  # unqualified last part under the right module
+            for n in names:
+                last = n.split(".")[-1]
+                parent = n.split(".")[0] if "." in n else None
+                for m in mods:
+                    for i in by_mod_last.get((m, last), []):
+                        cand = canon_name(art[i].name)
+                        if parent is None or "." not in cand or cand.split(".")[0] == parent:
+                            hit = hit if hit is not None else i
+                if hit is not None:
+                    break
+        if hit is None:
+            missing.append(s)
+            if any(by_name.get(n) for n in names):
+                wrong_module.append(s)
+            continue
+        used.add(hit)
+        found.append(s)
+        pairs.append((s, art[hit]))
+    # article symbols no tool symbol matched; a name the tool lists in another
+    # module still counts as shown (it is not hidden by the tool).
+    tool_names = set()
+    for s in tool_syms:
+        tool_names.add(canon_module(s["name"]) if s.get("kind") == "module" else canon_name(s["name"]))
+        tool_names.update(canon_name(x) for x in s.get("alt_names", []))
+    hidden = [a for i, a in enumerate(art) if i not in used and
+              (canon_module(a.name) if a.level == "module" else canon_name(a.name)) not in tool_names]
+    # doc agreement
+    rows = []
+    for s, a in pairs:
+        tw = words(s.get("doc", ""))
+        if not tw:
+            continue
+        ours_text = a.doc
+        ow = words(ours_text)
+        ows = set(ow)
+        miss = [w for w in dict.fromkeys(tw) if w not in ows]
+        uniq = len(set(tw))
+        rows.append({
+            "name": s["name"], "module": (s.get("modules") or [""])[0], "kind": s.get("kind"),
+            "all_words_present": not miss, "equal": tw == ow,
+            "missing_share": round(len(miss) / uniq, 3) if uniq else 0.0,
+            "missing_words": miss[:12], "tool_words": len(tw), "our_words": len(ow),
+            "tool_quote": normalise(s.get("doc", ""))[:160],
+            "our_quote": normalise(ours_text)[:160],
+            "inherited_doc": bool(s.get("inherited_doc")),
+        })
+    rows.sort(key=lambda r: (-r["missing_share"], -len(r["missing_words"]), r["name"]))
+    n_doc = len(rows)
+    res = {
+        "tool": tool.get("tool"), "language": tool.get("language"), "notes": tool.get("notes", []),
+        "tool_symbols": len(tool_syms), "article_symbols": len(art),
+        "found": len(found), "coverage": round(len(found) / len(tool_syms), 3) if tool_syms else None,
+        "missing": [f'{(s.get("modules") or [""])[0]}: {s["name"]} ({s.get("kind")})' for s in missing],
+        "missing_but_named_elsewhere": [s["name"] for s in wrong_module],
+        "shown_but_hidden": [f"{a.module}: {a.name} ({a.kind})" for a in hidden],
+        "doc_pairs": n_doc,
+        "doc_words_present": sum(r["all_words_present"] for r in rows),
+        "doc_agreement": round(sum(r["all_words_present"] for r in rows) / n_doc, 3) if n_doc else None,
+        "doc_equal": sum(r["equal"] for r in rows),
+        "doc_equal_share": round(sum(r["equal"] for r in rows) / n_doc, 3) if n_doc else None,
+        "worst": [r for r in rows if not r["all_words_present"]][:worst_n],
+        "all_mismatches": [r for r in rows if not r["all_words_present"]],
+    }
+    return res
+
+
+def to_markdown(label: str, r: dict, list_limit: int = 25) -> str:
+    L = [f"### {label}", ""]
+    L.append(f"- tool: {r['tool']} ({r['language']})")
+    for n in r["notes"]:
+        L.append(f"- note: {n}")
+    L.append(f"- coverage: **{r['found']}/{r['tool_symbols']} = {r['coverage']}**")
+    L.append(f"- shown but hidden by the tool: **{len(r['shown_but_hidden'])}** (of {r['article_symbols']} article symbols)")
+    L.append(f"- doc-text agreement (all tool words present): **{r['doc_words_present']}/{r['doc_pairs']} = {r['doc_agreement']}**;"
+             f" equal word sequence: {r['doc_equal']}/{r['doc_pairs']} = {r['doc_equal_share']}")
+    if r["missing"]:
+        more = f" … (+{len(r['missing']) - list_limit})" if len(r["missing"]) > list_limit else ""
+        L.append(f"- missing ({len(r['missing'])}): " + ", ".join(f"`{x}`" for x in r["missing"][:list_limit]) + more)
+    if r["shown_but_hidden"]:
+        more = f" … (+{len(r['shown_but_hidden']) - list_limit})" if len(r["shown_but_hidden"]) > list_limit else ""
+        L.append(f"- shown but hidden ({len(r['shown_but_hidden'])}): " + ", ".join(f"`{x}`" for x in r["shown_but_hidden"][:list_limit]) + more)
+    if r["worst"]:
+        L.append("- worst doc mismatches:")
+        for w in r["worst"]:
+            def q(s):
+                return s.replace("|", "\\|").replace("`", "'")
+            L.append(f"  - `{w['name']}` ({w['kind']}; {int(w['missing_share'] * 100)}% of tool words missing"
+                     f"{', inherited docstring' if w['inherited_doc'] else ''}): tool \"{q(w['tool_quote'][:110])}\" — ours \"{q(w['our_quote'][:110])}\"; missing: {', '.join(w['missing_words'][:8])}")
+    L.append("")
+    return "\n".join(L)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tool_json")
+    ap.add_argument("article")
+    ap.add_argument("--json")
+    ap.add_argument("--md")
+    ap.add_argument("--label", default="")
+    a = ap.parse_args(argv)
+    tool = json.load(open(a.tool_json))
+    art = parse_article(open(a.article, encoding="utf-8").read())
+    r = compare(tool, art)
+    if a.json:
+        json.dump(r, open(a.json, "w"), indent=1)
+    md = to_markdown(a.label or a.article, r)
+    if a.md:
+        open(a.md, "w").write(md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
