@@ -107,7 +107,7 @@ def parse_go_doc(text: str, pkgdir: str) -> tuple[str, list[dict], bool]:
                 syms.append(s)
         elif head.startswith(("const", "var")):
             kind = "constant" if head.startswith("const") else "variable"
-            if len(decl) == 1:
+            if not re.match(r"^(const|var)\s*\($", head.strip()):
                 vm = re.match(rf"(?:const|var) ({IDENT}(?:\s*,\s*{IDENT})*)", head)
                 for nm in re.split(r"\s*,\s*", vm.group(1)):
                     syms.append({"name": nm, "kind": kind, "modules": modules, "doc": docs})

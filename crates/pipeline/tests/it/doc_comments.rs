@@ -157,7 +157,7 @@ export function send(url: string, options?: Options): Promise<string> {
 export function secret(): void {}
 "#;
     let go = "package lib\n\n// Open opens a store, as [Store.Close] undoes.\n// It reads [os.File] values.\n//\n// Deprecated: Use [OpenStore] instead.\nfunc Open() *Store { return nil }\n\n// OpenStore opens.\nfunc OpenStore() *Store { return nil }\n\n// Store keeps data.\ntype Store struct{}\n\n// Close closes.\n//\n//\tif err := s.Close(); err != nil {}\nfunc (s *Store) Close() error { return nil }\n";
-    let rust = "/// A value.\npub struct Value;\n\n/// Parses a [`Value`], see [`serde::Deserialize`].\n///\n/// # Errors\n///\n/// Fails on bad input.\n#[deprecated(since = \"0.3.0\", note = \"use `Value::parse` instead\")]\npub fn parse(text: &str) -> Value { Value }\n";
+    let rust = "/// A value.\npub struct Value;\n\n#[doc = \" Written by a \\\"macro\\\".\"]\npub struct Generated;\n\n/// Parses a [`Value`], see [`serde::Deserialize`].\n///\n/// # Errors\n///\n/// Fails on bad input.\n#[deprecated(since = \"0.3.0\", note = \"use `Value::parse` instead\")]\npub fn parse(text: &str) -> Value { Value }\n";
     let (body, symbols) = docs(
         &[
             ("lib/src/client.ts", ts),
@@ -214,6 +214,10 @@ export function secret(): void {}
         "{body}"
     );
     assert!(body.contains("**Errors**\n\nFails on bad input."), "{body}");
+    assert!(
+        body.contains("#### Struct `Generated`\n\nWritten by a \"macro\"."),
+        "{body}"
+    );
     assert!(
         body.contains("**Deprecated.** Since 0.3.0: use `Value::parse` instead"),
         "{body}"

@@ -67,18 +67,70 @@ pub(crate) fn is_pub(node: Node, src: &Source) -> bool {
         .is_some_and(|c| c.kind() == "visibility_modifier" && src.of(c).trim() == "pub")
 }
 
-/// The outer doc comments (`///`, `/** */`) right before a Rust item.
-/// Ordinary comments among them are skipped, as rustdoc skips them (`/// Doc.` then
-/// `// note` then the item documents the item).
-fn rust_doc(def: Node, leading: &[Node], src: &Source) -> Vec<String> {
-    let comments: Vec<&str> = preceding_comments(def, leading, src, false)
-        .into_iter()
-        .filter(|c| {
-            (c.starts_with("///") && !c.starts_with("////"))
-                || (c.starts_with("/**") && !c.starts_with("/***"))
-        })
-        .collect();
-    comment_lines(&comments)
+/// The outer doc comments (`///`, `/** */`) and `#[doc = "…"]` attributes right before a
+/// Rust item, in order, as rustdoc joins them. Ordinary comments among them are skipped, as
+/// rustdoc skips them (`/// Doc.` then `// note` then the item documents the item). A
+/// `#[doc = include_str!(…)]` names a file this per-file reading cannot open: left out.
+fn rust_doc(leading: &[Node], src: &Source) -> Vec<String> {
+    let mut lines = Vec::new();
+    for node in leading {
+        let text = src.of(*node).trim();
+        if node.kind() == "attribute_item" {
+            if let Some(doc) = doc_attribute(text) {
+                lines.extend(
+                    doc.lines()
+                        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_string()),
+                );
+            }
+            continue;
+        }
+        if (text.starts_with("///") && !text.starts_with("////"))
+            || (text.starts_with("/**") && !text.starts_with("/***"))
+        {
+            lines.extend(comment_lines(&[text]));
+        }
+    }
+    lines
+}
+
+/// The text of `#[doc = "…"]` (plain or raw string literal), escapes undone.
+fn doc_attribute(attribute: &str) -> Option<String> {
+    let inner = attribute.strip_prefix("#[")?.strip_suffix(']')?.trim();
+    let value = inner
+        .strip_prefix("doc")?
+        .trim_start()
+        .strip_prefix('=')?
+        .trim();
+    if let Some(raw) = value.strip_prefix('r') {
+        let hashes = raw.chars().take_while(|c| *c == '#').count();
+        let body = raw[hashes..].strip_prefix('"')?;
+        let close = format!("\"{}", "#".repeat(hashes));
+        return body.strip_suffix(close.as_str()).map(str::to_string);
+    }
+    let body = value.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('\n') => {
+                // A line continuation: the newline and the next line's indentation go.
+                let rest: String = chars.clone().collect();
+                let skipped = rest.len() - rest.trim_start().len();
+                for _ in 0..rest[..skipped].chars().count() {
+                    chars.next();
+                }
+            }
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    Some(out)
 }
 
 /// Rust items outside function bodies and blocks (the walk never enters those), the public
@@ -179,7 +231,7 @@ pub(crate) fn rust<'t>(
         kind,
         name: qualified,
         signature,
-        doc: rust_doc(def, place.leading, src),
+        doc: rust_doc(place.leading, src),
         node: def,
         hash_end,
         parent,
@@ -277,7 +329,7 @@ fn rust_macro<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option<
         kind: SymbolKind::Macro,
         name: format!("{name}!"),
         signature,
-        doc: rust_doc(def, place.leading, src),
+        doc: rust_doc(place.leading, src),
         node: def,
         hash_end: def.end_byte(),
         parent: None,
@@ -305,10 +357,33 @@ fn rust_member<'t>(def: Node<'t>, place: &Place<'_, 't>, src: &Source) -> Option
         kind: SymbolKind::Field,
         name: format!("{owner_name}::{}", src.of(name)),
         signature: clean(def, def.start_byte(), def.end_byte(), src),
-        doc: rust_doc(def, place.leading, src),
+        doc: rust_doc(place.leading, src),
         node: def,
         hash_end: def.end_byte(),
         parent: Some(owner_name),
         stub: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::doc_attribute;
+
+    #[test]
+    fn doc_attributes_read_as_doc_lines() {
+        assert_eq!(
+            doc_attribute(r#"#[doc = " A \"key\"."]"#).as_deref(),
+            Some(r#" A "key"."#)
+        );
+        assert_eq!(
+            doc_attribute(r##"#[doc = r#"Raw "text"."#]"##).as_deref(),
+            Some(r#"Raw "text"."#)
+        );
+        assert_eq!(
+            doc_attribute(r#"#[doc = include_str!("../README.md")]"#),
+            None
+        );
+        assert_eq!(doc_attribute("#[doc(hidden)]"), None);
+        assert_eq!(doc_attribute(r#"#[derive(Debug)]"#), None);
+    }
 }
