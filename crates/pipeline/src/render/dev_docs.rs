@@ -211,6 +211,14 @@ fn resolve_doc_links(modules: &mut [ModuleView]) {
     for (module, view) in symbol_views(modules) {
         links.add(module, &view.symbol.name, &view.anchor);
     }
+    for module in modules.iter_mut() {
+        let from = doc_links::From {
+            module: &module.name,
+            parent: None,
+            language: module.language,
+        };
+        module.overview = links.resolve(&module.overview, &from);
+    }
     for (module, view) in symbol_views(modules) {
         // A type's own comment names its members as its members' comments do.
         let parent = match &view.symbol.parent {

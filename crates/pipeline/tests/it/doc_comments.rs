@@ -223,3 +223,37 @@ export function secret(): void {}
         "{body}"
     );
 }
+
+#[test]
+fn module_docs_and_field_docs_are_whole() {
+    let rust = "//! Encodes data as hex.\n//!\n//! # Examples\n//!\n//! ```\n//! # use hexa::encode;\n//! assert_eq!(encode(\"a\"), \"61\");\n//! ```\n//!\n//! See [`encode`].\n\n/// Encodes.\npub fn encode(data: &str) -> String { String::new() }\n";
+    let long: String = (0..60)
+        .map(|i| format!("// Sentence number {i} of the package comment.\n"))
+        .collect();
+    let go = format!(
+        "{long}package store\n\n// Options configure a store.\ntype Options struct {{\n\t// Path is where data lives.\n\t// It must be writable.\n\tPath string\n}}\n"
+    );
+    let (body, _) = docs(
+        &[("hexa/src/lib.rs", rust), ("hexa/store/store.go", &go)],
+        "hexa",
+    );
+    assert_compiles(&[("modules".into(), body.clone())]);
+    let encode = anchor_of(&body, "#### Function `encode`");
+    assert!(
+        body.contains(&format!(
+            "Encodes data as hex.\n\n#### Examples\n\n```rust\nassert_eq!(encode(\"a\"), \"61\");\n```\n\nSee [`encode`](#{encode})."
+        )),
+        "{body}"
+    );
+    assert!(!body.contains("# use hexa"), "{body}");
+    // The package comment is not cut at a bound of a few paragraphs.
+    assert!(
+        body.contains("Sentence number 59 of the package comment."),
+        "{body}"
+    );
+    // A field's doc is its whole comment, not its first sentence.
+    assert!(
+        body.contains("Path is where data lives. It must be writable."),
+        "{body}"
+    );
+}

@@ -18,9 +18,8 @@ pub struct Example {
 /// can hold thousands.
 const MAX_EXAMPLES: usize = 8;
 const MAX_EXAMPLE_LINES: usize = 80;
-/// Longest first sentence and overview shown.
+/// Longest first sentence shown.
 const MAX_SENTENCE_CHARS: usize = 400;
-const MAX_OVERVIEW_CHARS: usize = 2_000;
 
 /// Words whose trailing period never ends a sentence.
 const NEVER_END: &[&str] = &[
@@ -355,26 +354,6 @@ pub(crate) fn dedent(lines: &[&str]) -> String {
         .join("\n")
 }
 
-/// A module's overview: the paragraphs of its documentation before the first heading, code
-/// block or tag, bounded; the rest is reference material the symbols already carry.
-pub(crate) fn overview(lines: &[String]) -> String {
-    let mut kept: Vec<&str> = Vec::new();
-    for line in lines {
-        let trimmed = line.trim();
-        if trimmed.starts_with('#')
-            || trimmed.starts_with("```")
-            || trimmed.starts_with(">>>")
-            || trimmed.starts_with('@')
-            || trimmed.starts_with("..")
-        {
-            break;
-        }
-        kept.push(trimmed);
-    }
-    let text = kept.join("\n").trim().to_string();
-    bound_chars(&text, MAX_OVERVIEW_CHARS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,11 +447,5 @@ mod tests {
         let doc = lines("Formats:\n  xxxx-xxxx\n\tyyyy\nIt returns.");
         assert_eq!(before_preformatted(&doc), &doc[..1]);
         assert_eq!(first_sentence(before_preformatted(&doc)), "Formats:");
-    }
-
-    #[test]
-    fn overview_stops_at_the_first_section() {
-        let doc = lines("Parses CSV.\n\nFast and safe.\n\n# Examples\n\n```\nx\n```");
-        assert_eq!(overview(&doc), "Parses CSV.\n\nFast and safe.");
     }
 }

@@ -122,10 +122,9 @@ impl Extractor {
         found.sort_by(|(a, _), (b, _)| a.line.cmp(&b.line).then_with(|| a.name.cmp(&b.name)));
         found.dedup_by(|(a, _), (b, _)| a.line == b.line && a.name == b.name && a.kind == b.kind);
         let (overview, package) = lang::file_overview(language, root, &src);
-        let mut overview = comments::overview(&overview);
+        let overview = DocComment::module(&overview, language);
         let mut rust_modules = RustModuleFacts::default();
         if language == Language::Rust {
-            overview = comments::without_intra_doc_links(&overview);
             rust_modules = lang::rust::rust_module_facts(root, &src);
         }
         let python_module =

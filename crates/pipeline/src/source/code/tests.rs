@@ -203,7 +203,10 @@ macro_rules! __log_key { () => {} }
 fn rust_intra_doc_links_read_as_code() {
     let source = "//! Defines the [`Value`] type, see [`Key`](crate::kv::Key).\n\n/// Wraps a [`Value`](struct.Value.html), like [`log!`].\npub struct Wrap;\n";
     let found = outline("src/lib.rs", source);
-    assert_eq!(found.overview, "Defines the `Value` type, see `Key`.");
+    assert_eq!(
+        found.overview,
+        "Defines the [`Value`](doc:Value) type, see [`Key`](doc:crate::kv::Key)."
+    );
     assert_eq!(found.symbols[0].doc, "Wraps a `Value`, like `log!`.");
 }
 

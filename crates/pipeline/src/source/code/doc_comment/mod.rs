@@ -60,4 +60,24 @@ impl DocComment {
         });
         comment
     }
+
+    /// A module's own documentation (`//!`, a module docstring, a Go package comment, a
+    /// TSDoc `@packageDocumentation` comment) whole, as the tool shows it on the module's
+    /// page: its headings and code examples in place (rustdoc's hidden `# ` lines
+    /// dropped), its doc links as links; bounded.
+    pub(crate) fn module(lines: &[String], language: Language) -> String {
+        match language {
+            Language::Python => python::parse(lines).text,
+            Language::Go => go::parse(lines).text,
+            Language::Rust => rust::module(lines),
+            Language::TypeScript | Language::Tsx => {
+                let end = lines
+                    .iter()
+                    .position(|l| l.trim_start().starts_with('@'))
+                    .unwrap_or(lines.len());
+                let text: Vec<String> = links::outside_code(&lines[..end], links::jsdoc_inline);
+                model::tidy(&text)
+            }
+        }
+    }
 }

@@ -145,7 +145,7 @@ fn as_code(text: &str) -> String {
 }
 
 /// Lines as one Markdown text: runs of blank lines made one, trimmed, bounded.
-fn tidy(lines: &[String]) -> String {
+pub(super) fn tidy(lines: &[String]) -> String {
     let mut out = String::new();
     let mut blank = false;
     for line in lines {
