@@ -47,7 +47,7 @@ class ArticleSymbol:
 
     @property
     def doc(self) -> str:
-        return article_doc_text(self.lines)
+        return article_doc_text(self.lines, signature=self.level != "module")
 
 
 def parse_article(text: str) -> list[ArticleSymbol]:
@@ -74,6 +74,9 @@ def parse_article(text: str) -> list[ArticleSymbol]:
         m_anchor = ANCHOR_RE.match(line)
         if m_anchor:
             last_anchor = m_anchor.group(1)
+            continue
+        if line.startswith("## "):
+            cur = None  # a level-2 section (README, guides) ends the reference part
             continue
         prev_nonblank = next((lines[j] for j in range(i - 1, -1, -1) if lines[j].strip()), "")
         anchored = ANCHOR_RE.match(prev_nonblank) is not None
@@ -115,8 +118,9 @@ def field_name(sig: str) -> str:
     return m.group(1) if m else ""
 
 
-def article_doc_text(lines: list[str]) -> str:
-    """The symbol's text without its signature block, `Defined in` line and field lists."""
+def article_doc_text(lines: list[str], signature: bool = True) -> str:
+    """The symbol's text without its signature block, `Defined in` line and field lists.
+    Module sections have no signature block: none of their code blocks is dropped."""
     # find the first structural marker outside fences
     in_fence = False
     marker_idx = len(lines)
@@ -139,7 +143,7 @@ def article_doc_text(lines: list[str]) -> str:
                 blocks.append((start, i))
             in_fence = not in_fence
     drop = set()
-    if blocks:
+    if blocks and signature:
         s, e = blocks[-1]
         # only if nothing but blank lines follows it up to the marker
         if all(not x.strip() for x in lines[e + 1:marker_idx]):
@@ -147,7 +151,7 @@ def article_doc_text(lines: list[str]) -> str:
     kept = []
     skip_list = False
     for i, l in enumerate(lines):
-        if i in drop or l.startswith("Defined in "):
+        if i in drop or l.startswith("Defined in ") or re.match(r"^In `[^`]+`\.$", l):
             continue
         if l.startswith(("Fields:", "Variants:")):
             skip_list = True
@@ -178,6 +182,7 @@ def normalise(text: str) -> str:
                lambda m: m.group(2) or m.group(1), t)                 # JSDoc links
     t = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", t)                   # md links
     t = re.sub(r"\[([^\]]*)\]\[[^\]]*\]", r"\1", t)                    # ref links
+    t = re.sub(r"\[([^\]\n]+)\](?![(\[])", r"\1", t)                   # shortcut / Go / intra-doc links
     t = re.sub(r":[\w:.+-]+:`~?([^`<]*?)\s*(?:<[^>]*>)?`",
                lambda m: m.group(1).split(".")[-1] if m.group(0).count("~") else m.group(1), t)  # reST roles
     t = re.sub(r"(?m)^\s*\.\.\s+[\w:-]+::.*$", " ", t)                 # reST directives
@@ -186,6 +191,7 @@ def normalise(text: str) -> str:
     t = re.sub(r"(?m)^\s*@(param|returns?|throws|default|defaultValue|example|deprecated|"
                r"see|remarks|typeParam|template|since|category|internal|public)\b", " ", t)  # TSDoc tags
     t = re.sub(r"(?m)^\s*-{3,}\s*$|^\s*={3,}\s*$", " ", t)             # numpy underlines
+    t = re.sub(r"(?m)^\s*#{1,6}\s+", "", t)                          # markdown heading markers
     t = LABEL_WORDS.sub(" ", t)
     t = re.sub(r"\*\*|__|[`*]", "", t)
     t = re.sub(r"\\([\\`*_{}\[\]()#+\-.!<>])", r"\1", t)
@@ -233,41 +239,76 @@ def compare(tool: dict, art: list[ArticleSymbol], worst_n: int = 5) -> dict:
         by_name.setdefault(cn, []).append(i)
         by_mod_last.setdefault((cm, cn.split(".")[-1]), []).append(i)
     used: set[int] = set()
+    heading_of_item: dict[str, int] = {}
     found, missing, wrong_module = [], [], []
     pairs = []
-    for s in tool_syms:
-        mods = [canon_module(m) for m in s.get("modules", [])]
+
+    def names_of(s):
         is_mod = s.get("kind") == "module"
         names = [canon_module(s["name"]) if is_mod else canon_name(s["name"])]
-        names += [canon_name(x) for x in s.get("alt_names", [])]
-        hit = None
-        for n in names:  # qualified name under one of the symbol's modules
+        return is_mod, names + [canon_name(x) for x in s.get("alt_names", [])]
+
+    def pick(s, cands: list[int]) -> int | None:
+        """Prefer a heading not matched yet (best shared words); a heading already
+        matched counts only for the same item (a re-export shown once)."""
+        cands = list(dict.fromkeys(cands))
+        if not cands:
+            return None
+        free = [i for i in cands if i not in used]
+        if free:
+            tw = set(words(s.get("doc", "")))
+            return max(free, key=lambda i: (len(tw & set(words(art[i].doc))), -i))
+        iid = s.get("item_id")
+        if iid is not None and heading_of_item.get(str(iid)) in cands:
+            return heading_of_item[str(iid)]
+        return -1
+
+    def exact(s):
+        is_mod, names = names_of(s)
+        mods = [canon_module(m) for m in s.get("modules", [])]
+        c = [i for n in names for m in mods for i in by_mod_name.get((m, n), [])]
+        if is_mod:
+            c += [i for n in names for i in by_mod_name.get((n, n), [])]
+        return c
+
+    def loose(s):  # unqualified tool name: same last part under one of its modules
+        is_mod, names = names_of(s)
+        if is_mod:
+            return []
+        mods = [canon_module(m) for m in s.get("modules", [])]
+        c = []
+        for n in names:
+            if "." in n:
+                continue
             for m in mods:
-                for i in by_mod_name.get((m, n), []):
-                    hit = hit if hit is not None else i
-            if hit is not None:
-                break
-        if hit is None and is_mod:
-            for n in names:
-                for i in by_mod_name.get((n, n), []):
-                    hit = hit if hit is not None else i
-        if hit is None and not is_mod:  # unqualified last part under the right module
-            for n in names:
-                last = n.split(".")[-1]
-                parent = n.split(".")[0] if "." in n else None
-                for m in mods:
-                    for i in by_mod_last.get((m, last), []):
-                        cand = canon_name(art[i].name)
-                        if parent is None or "." not in cand or cand.split(".")[0] == parent:
-                            hit = hit if hit is not None else i
-                if hit is not None:
-                    break
+                c += by_mod_last.get((m, n), [])
+        return c
+
+    result: dict[int, int | None] = {}
+    for pass_fn in (exact, loose):
+        for k in range(len(tool_syms)):
+            if result.get(k) not in (None, -1):
+                continue
+            s = tool_syms[k]
+            hit = pick(s, pass_fn(s))
+            if hit is None and k in result:
+                continue  # keep the -1 verdict of the exact pass
+            result[k] = hit
+            if hit is not None and hit != -1:
+                used.add(hit)
+                if s.get("item_id") is not None:
+                    heading_of_item.setdefault(str(s["item_id"]), hit)
+    for k, s in enumerate(tool_syms):
+        hit = result.get(k)
+        if hit == -1:
+            s = dict(s, kind=f"{s.get('kind')}, a second item of this name; the article has one heading")
+            hit = None
         if hit is None:
             missing.append(s)
+            _, names = names_of(s)
             if any(by_name.get(n) for n in names):
                 wrong_module.append(s)
             continue
-        used.add(hit)
         found.append(s)
         pairs.append((s, art[hit]))
     # article symbols no tool symbol matched; a name the tool lists in another
@@ -278,6 +319,9 @@ def compare(tool: dict, art: list[ArticleSymbol], worst_n: int = 5) -> dict:
         tool_names.update(canon_name(x) for x in s.get("alt_names", []))
     hidden = [a for i, a in enumerate(art) if i not in used and
               (canon_module(a.name) if a.level == "module" else canon_name(a.name)) not in tool_names]
+    # article symbols left unmatched although the tool lists their name: the same
+    # symbol shown a second time (for example from a .pyi stub next to the .py file)
+    repeated = [a for i, a in enumerate(art) if i not in used and a not in hidden]
     # doc agreement
     rows = []
     for s, a in pairs:
@@ -307,11 +351,14 @@ def compare(tool: dict, art: list[ArticleSymbol], worst_n: int = 5) -> dict:
         "missing": [f'{(s.get("modules") or [""])[0]}: {s["name"]} ({s.get("kind")})' for s in missing],
         "missing_but_named_elsewhere": [s["name"] for s in wrong_module],
         "shown_but_hidden": [f"{a.module}: {a.name} ({a.kind})" for a in hidden],
+        "shown_twice": [f"{a.module}: {a.name} ({a.kind}, #{a.anchor})" for a in repeated],
         "doc_pairs": n_doc,
         "doc_words_present": sum(r["all_words_present"] for r in rows),
         "doc_agreement": round(sum(r["all_words_present"] for r in rows) / n_doc, 3) if n_doc else None,
         "doc_equal": sum(r["equal"] for r in rows),
         "doc_equal_share": round(sum(r["equal"] for r in rows) / n_doc, 3) if n_doc else None,
+        "doc_pairs_own": sum(not r["inherited_doc"] for r in rows),
+        "doc_words_present_own": sum(r["all_words_present"] and not r["inherited_doc"] for r in rows),
         "worst": [r for r in rows if not r["all_words_present"]][:worst_n],
         "all_mismatches": [r for r in rows if not r["all_words_present"]],
     }
@@ -327,6 +374,12 @@ def to_markdown(label: str, r: dict, list_limit: int = 25) -> str:
     L.append(f"- shown but hidden by the tool: **{len(r['shown_but_hidden'])}** (of {r['article_symbols']} article symbols)")
     L.append(f"- doc-text agreement (all tool words present): **{r['doc_words_present']}/{r['doc_pairs']} = {r['doc_agreement']}**;"
              f" equal word sequence: {r['doc_equal']}/{r['doc_pairs']} = {r['doc_equal_share']}")
+    if r["shown_twice"]:
+        L.append(f"- article symbols that repeat a symbol already matched (shown twice): **{len(r['shown_twice'])}**,"
+                 f" e.g. " + ", ".join(f"`{x}`" for x in r["shown_twice"][:5]))
+    if r["doc_pairs_own"] != r["doc_pairs"]:
+        L.append(f"- doc-text agreement without docstrings inherited from a base class: "
+                 f"{r['doc_words_present_own']}/{r['doc_pairs_own']}")
     if r["missing"]:
         more = f" … (+{len(r['missing']) - list_limit})" if len(r["missing"]) > list_limit else ""
         L.append(f"- missing ({len(r['missing'])}): " + ", ".join(f"`{x}`" for x in r["missing"][:list_limit]) + more)

@@ -93,7 +93,7 @@ def parse_go_doc(text: str, pkgdir: str) -> tuple[str, list[dict], bool]:
             cur_type = tm.group(1)
             syms.append({"name": cur_type, "kind": "type", "modules": modules, "doc": docs})
             if len(decl) > 1 and re.search(r"\b(struct|interface)\s*\{$", head.rstrip()):
-                members_from_block(decl[1:-1], cur_type, modules, syms)
+                members_from_block(decl[1:-1], cur_type, modules, syms, "interface" in head)
         elif head.startswith("func "):
             fm = re.match(rf"func \(\s*(?:{IDENT}\s+)?\*?({IDENT})(?:\[[^\]]*\])?\s*\)\s*({IDENT})", head)
             if fm:
@@ -133,7 +133,9 @@ def parse_go_doc(text: str, pkgdir: str) -> tuple[str, list[dict], bool]:
     return pkg, syms, fallback
 
 
-def members_from_block(body: list[str], owner: str, modules: list[str], syms: list[dict]) -> None:
+def members_from_block(body: list[str], owner: str, modules: list[str], syms: list[dict],
+                       interface: bool = False) -> None:
+    """Exported fields / interface methods; interfaces embedded in an interface are not members."""
     pending: list[str] = []
     for l in body:
         s = l.strip()
@@ -147,6 +149,9 @@ def members_from_block(body: list[str], owner: str, modules: list[str], syms: li
             continue
         m = re.match(rf"\*?(?:{IDENT}\.)?({IDENT})", s)
         trailing = s.split("//", 1)[1].strip() if "//" in s else ""
+        if interface and "(" not in s.split("//")[0]:
+            pending = []
+            continue
         if m and m.group(1)[0].isupper():
             syms.append({"name": f"{owner}.{m.group(1)}", "kind": "field", "modules": modules,
                          "doc": "\n".join(pending) or trailing})

@@ -125,6 +125,8 @@ def main() -> int:
             modules = list(dict.fromkeys(modules))
             doc, inh = doc_of(v)
             sym = {"name": n, "kind": kind_of(v), "modules": modules, "doc": doc, "inherited_doc": inh}
+            if key is not None:
+                sym["item_id"] = f"{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', n)}"
             symbols.append(sym)
             if key is not None:
                 by_obj[key] = sym

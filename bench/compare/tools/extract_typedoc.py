@@ -190,7 +190,7 @@ def main() -> int:
                 if sig.get("name") and sig["name"] != c["name"]:
                     alt.append(prefix + sig["name"])
             symbols.append({"name": name, "alt_names": list(dict.fromkeys(alt)), "kind": K.get(target.get("kind"), "?"),
-                            "modules": mods, "doc": doc_of(target)})
+                            "modules": mods, "doc": doc_of(target), "item_id": target.get("id")})
             if target.get("kind") in CONTAINER or target.get("kind") == 2097152:
                 add_members(name, target, mods, alt)
             if target.get("kind") == 4:
