@@ -21,6 +21,8 @@ to a scratch repository first. TypeDoc comes from TOOLS (`npm install typedoc ty
 in a scratch folder).
 
 Usage: bench/compare/typedoc.py /abs/package --tools /abs/tools [--json] [--keep OUT_DIR]
+       [--generate /abs/generate-binary]   (a `generate` example built elsewhere, to measure
+                                            another commit; default: `cargo run` here)
 """
 
 import argparse
@@ -143,12 +145,28 @@ def typedoc_names(tools, repo, entry):
     return project
 
 
-def collect(reflection, module, modules):
+REFERENCE = 4194304
+
+
+def kinds(reflection, out):
+    """Each reflection's kind, by id."""
+    out[reflection.get("id")] = reflection.get("kind")
+    for child in reflection.get("children", []):
+        kinds(child, out)
+    return out
+
+
+def collect(reflection, module, modules, by_id=None):
+    if by_id is None:
+        by_id = kinds(reflection, {})
     exports, members = modules.setdefault(module, (set(), set()))
     for child in reflection.get("children", []):
         kind = child["kind"]
         if kind in (NAMESPACE, MODULE):
-            collect(child, f"{module}.{child['name']}", modules)
+            collect(child, f"{module}.{child['name']}", modules, by_id)
+            continue
+        # A reference to a namespace (`export { util }` again) is that namespace's section.
+        if kind == REFERENCE and by_id.get(child.get("target")) in (NAMESPACE, MODULE):
             continue
         exports.add(child["name"])
         if kind in (CLASS, INTERFACE):
@@ -179,19 +197,24 @@ def ours(body):
             continue
         top = re.match(r"^#### \w+ `(.+)`$", line)
         if top:
-            owner = top.group(1)
-            modules[module][0].add(owner)
+            # `util.assertEqual` is `assertEqual` of TypeDoc's namespace `module.util`.
+            namespace, _, leaf = top.group(1).rpartition(".")
+            home = f"{module}.{namespace}" if namespace else module
+            owner = (home, leaf)
+            modules.setdefault(home, (set(), set()))[0].add(leaf)
             continue
         member = re.match(r"^##### \w+ `(.+)`$", line)
-        if member:
-            modules[module][1].add(member.group(1))
+        if member and owner:
+            name = member.group(1)
+            qualified = f"{owner[0][len(module) + 1:]}." if owner[0] != module else ""
+            modules[owner[0]][1].add(name[len(qualified):] if name.startswith(qualified) else name)
             continue
         field = re.match(r"^- <a id=\"[^\"]*\" />`(.+?)`", line)
         if field and owner:
             signature = re.sub(r"^((readonly|static|public|declare|abstract|override)\s+)+", "", field.group(1))
             name = re.match(r"^['\"]?([\w$]+)", signature)
             if name:
-                modules[module][1].add(f"{owner}.{name.group(1)}")
+                modules[owner[0]][1].add(f"{owner[1]}.{name.group(1)}")
     return modules
 
 
@@ -201,6 +224,7 @@ def main():
     parser.add_argument("--tools", required=True)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep")
+    parser.add_argument("--generate")
     args = parser.parse_args()
     package = os.path.abspath(args.package)
     scratch = tempfile.mkdtemp(prefix="typedoc-compare-")
@@ -214,8 +238,13 @@ def main():
             subprocess.run(git + ["add", "-A"], check=True)
             subprocess.run(git + ["commit", "-qm", "package"], check=True)
         out_dir = args.keep or os.path.join(scratch, "out")
+        generate = (
+            [args.generate]
+            if args.generate
+            else ["cargo", "run", "-q", "-p", "pipeline", "--example", "generate", "--"]
+        )
         subprocess.run(
-            ["cargo", "run", "-q", "-p", "pipeline", "--example", "generate", "--", repo, ".", out_dir],
+            generate + [repo, ".", out_dir],
             cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         with open(os.path.join(out_dir, "dev-docs.mdx")) as f:
@@ -241,6 +270,10 @@ def main():
             report["members"][1] += entry["members"][1]
             report["extra"] += len(entry["extra"])
         report["sections_not_in_typedoc"] = sorted(set(shown) - set(reference))
+        # Names found in any section, whatever it is called: what is missing altogether.
+        everywhere = set().union(*(e for e, _ in shown.values())) if shown else set()
+        wanted = set().union(*(e for e, _ in reference.values())) if reference else set()
+        report["exports_anywhere"] = [len(wanted & everywhere), len(wanted)]
         if args.json:
             print(json.dumps(report, indent=2))
             return
@@ -255,6 +288,8 @@ def main():
         print(f"coverage: exports {e[0]}/{e[1]} = {e[0] / max(e[1], 1):.3f}, "
               f"members {m[0]}/{m[1]} = {m[0] / max(m[1], 1):.3f}, extra {report['extra']}, "
               f"other sections {report['sections_not_in_typedoc']}")
+        a = report["exports_anywhere"]
+        print(f"exported names in any section: {a[0]}/{a[1]} = {a[0] / max(a[1], 1):.3f}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -406,3 +406,68 @@ fn without_entry_points_every_file_shows_its_own_exports() {
         "{api}"
     );
 }
+
+#[test]
+fn namespaces_and_names_exported_twice() {
+    let mut repo = Repo::new();
+    repo.write(
+        "package.json",
+        r#"{"name": "schema", "types": "./index.d.ts"}"#,
+    )
+    .write(
+        "index.d.ts",
+        "import * as z from './external';\nexport * from './external';\nexport { z };\nexport default z;\n",
+    )
+    .write(
+        "external.ts",
+        r#"/** A schema. */
+export class ZodType {
+  /** Parses, for subclasses. */
+  _parse(input: unknown): unknown { return input; }
+}
+export { ZodType as Schema };
+
+/** Helpers. */
+export declare namespace util {
+  /** Asserts. */
+  function assertEqual(a: unknown, b: unknown): void;
+  class Box {
+    open(): void;
+  }
+}
+
+export namespace helpers {
+  export const version = 1;
+  function hidden(): void {}
+}
+
+/** Only what it exports, since it exports some. */
+export declare namespace mixed {
+  export function shown(): void;
+  function notExported(): void;
+}
+"#,
+    );
+    repo.commit("feat: schema");
+    let (body, _) = dev_docs(&repo, ".");
+    for module in ["schema", "schema.z"] {
+        let section = section(&body, module);
+        for heading in [
+            "#### Class `ZodType`",
+            "##### Method `ZodType._parse`",
+            "#### Class `Schema`",
+            "##### Method `Schema._parse`",
+            "#### Function `util.assertEqual`",
+            "#### Class `util.Box`",
+            "##### Method `util.Box.open`",
+            "#### Constant `helpers.version`",
+            "#### Function `mixed.shown`",
+        ] {
+            assert!(section.contains(heading), "{module}: {heading}:\n{section}");
+        }
+    }
+    // `export default z` is the namespace `z` again, not a third copy.
+    assert!(!body.contains("### `schema.default`"), "{body}");
+    assert!(!body.contains("hidden"), "{body}");
+    assert!(!body.contains("notExported"), "{body}");
+}

@@ -214,7 +214,8 @@ struct Exported<'a, 't> {
 /// The names under which the file exports `declaration` (named `name`), whose parent is
 /// `place.up(at)`: its own in an `export` statement, `default` in `export default`, those of
 /// `export { … }` lists and `export default name` for a top-level declaration (plain or
-/// `declare`d); `None` when it is not exported.
+/// `declare`d); in a namespace, qualified by the namespace's names (`util.assertEqual`),
+/// every declaration of a `declare namespace` being exported. `None` when it is not exported.
 fn exported_as<'a, 't>(
     declaration: Node<'t>,
     name: &str,
@@ -227,20 +228,22 @@ fn exported_as<'a, 't>(
         Some(below) => &place.up(below)?.leading,
     };
     let parent = place.up(at)?;
-    let by_list = |statement: Node<'t>, leading: &'a [Node<'t>]| {
-        let root = place.ancestors.first()?.node;
-        let names = src
-            .exported_locals
-            .get_or_init(|| local_exports(root, src))
-            .get(name)?
-            .clone();
-        Some(Exported {
-            names,
-            statement,
-            leading,
-        })
+    // Also exported by name (`export { ZodType as Schema }`), when at the top level.
+    let listed = |names: &mut Vec<String>, statement_at: usize| {
+        if place.kind_up(statement_at) != "program" {
+            return;
+        }
+        let Some(root) = place.ancestors.first().map(|f| f.node) else {
+            return;
+        };
+        let locals = src.exported_locals.get_or_init(|| local_exports(root, src));
+        for also in locals.get(name).into_iter().flatten() {
+            if !names.contains(also) {
+                names.push(also.clone());
+            }
+        }
     };
-    match parent.node.kind() {
+    let (mut names, statement, leading, block_at) = match parent.node.kind() {
         "export_statement" => {
             let in_place = parent.node.child_by_field_name("declaration") == Some(declaration);
             let as_value = parent.node.child_by_field_name("value") == Some(declaration);
@@ -248,28 +251,87 @@ fn exported_as<'a, 't>(
                 return None;
             }
             let default = as_value || is_default(parent.node);
-            Some(Exported {
-                names: vec![if default { "default" } else { name }.to_string()],
-                statement: parent.node,
-                leading: &parent.leading,
-            })
+            let mut names = vec![if default { "default" } else { name }.to_string()];
+            listed(&mut names, at + 1);
+            (names, parent.node, &parent.leading[..], at + 1)
         }
         "ambient_declaration" => {
             let outer = place.up(at + 1)?;
             match outer.node.kind() {
-                "export_statement" => Some(Exported {
-                    names: vec![name.to_string()],
-                    statement: outer.node,
-                    leading: &outer.leading,
-                }),
-                "program" => by_list(parent.node, &parent.leading),
-                _ => None,
+                "export_statement" => {
+                    let mut names = vec![name.to_string()];
+                    listed(&mut names, at + 2);
+                    (names, outer.node, &outer.leading[..], at + 2)
+                }
+                "program" => {
+                    let mut names = Vec::new();
+                    listed(&mut names, at + 1);
+                    (names, parent.node, &parent.leading[..], at + 1)
+                }
+                "statement_block" if in_declared_namespace(place, at + 1) => (
+                    vec![name.to_string()],
+                    parent.node,
+                    &parent.leading[..],
+                    at + 1,
+                ),
+                _ => return None,
             }
         }
-        "program" => by_list(declaration, leading),
-        _ => None,
+        "program" => {
+            let mut names = Vec::new();
+            listed(&mut names, at);
+            (names, declaration, leading, at)
+        }
+        "statement_block" if in_declared_namespace(place, at) => {
+            (vec![name.to_string()], declaration, leading, at)
+        }
+        _ => return None,
+    };
+    if names.is_empty() {
+        return None;
     }
+    // In a namespace: `ns.name`, once per name the namespace is exported under.
+    if place.kind_up(block_at) == "statement_block"
+        && place.kind_up(block_at + 1) == "internal_module"
+    {
+        let namespace = place.up(block_at + 1)?.node;
+        let namespace_name = src.of(namespace.child_by_field_name("name")?);
+        let outer = exported_as(namespace, namespace_name, place, block_at + 2, src)?;
+        names = outer
+            .names
+            .iter()
+            .flat_map(|ns| names.iter().map(move |n| format!("{ns}.{n}")))
+            .collect();
+    }
+    Some(Exported {
+        names,
+        statement,
+        leading,
+    })
 }
+
+/// Whether the statement block `place.up(at)` is the body of a namespace declared with
+/// `declare` whose declarations are all exported: as TypeScript reads it, when none of them
+/// says `export` (then only those that do are).
+fn in_declared_namespace(place: &Place, at: usize) -> bool {
+    let Some(block) = place.up(at).map(|f| f.node) else {
+        return false;
+    };
+    if place.kind_up(at + 1) != "internal_module"
+        || !(at + 2..place.ancestors.len()).any(|up| place.kind_up(up) == "ambient_declaration")
+    {
+        return false;
+    }
+    let mut cursor = block.walk();
+    !block
+        .named_children(&mut cursor)
+        .take(MAX_NAMESPACE_STATEMENTS)
+        .any(|statement| statement.kind() == "export_statement")
+}
+
+/// The statements of a `declare namespace` read for an `export`: a namespace written by hand
+/// has far fewer; past these, the rest are taken as having none.
+const MAX_NAMESPACE_STATEMENTS: usize = 4_096;
 
 /// The names the class or interface whose body holds a member is exported under.
 fn typescript_owners(place: &Place, src: &Source) -> Vec<String> {
@@ -305,14 +367,12 @@ fn typescript_members<'t>(
     if owners.is_empty() {
         return;
     }
-    // `#private` names are another node kind; `_name` is private by convention.
+    // `#private` names are another node kind. TypeDoc shows `_name` members, which are
+    // public to TypeScript.
     let Some(name) = name_of(def, &["property_identifier", "string", "number"]) else {
         return;
     };
     let base = src.of(name);
-    if base.starts_with('_') {
-        return;
-    }
     let mut cursor = def.walk();
     let mut accessor = None;
     for child in def.children(&mut cursor) {

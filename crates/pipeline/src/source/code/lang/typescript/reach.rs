@@ -142,11 +142,22 @@ pub(crate) fn typescript_public_api<'p>(
         let mut homes: Vec<(String, String)> = Vec::new();
         for (module, pick) in found.picks.get(&symbol.path).into_iter().flatten() {
             let public = match pick {
-                Pick::All { default } if *default || symbol.name != "default" => &symbol.name,
-                Pick::One { name, public } if *name == symbol.name => public,
+                Pick::All { default } if *default || symbol.name != "default" => {
+                    symbol.name.clone()
+                }
+                Pick::One { name, public } if *name == symbol.name => public.clone(),
+                // A declaration of a namespace exported by name: `util.x` as `u.x`.
+                Pick::One { name, public } => match symbol
+                    .name
+                    .strip_prefix(name.as_str())
+                    .filter(|rest| rest.starts_with('.'))
+                {
+                    Some(rest) => format!("{public}{rest}"),
+                    None => continue,
+                },
                 _ => continue,
             };
-            let home = (found.modules[*module].key.clone(), public.clone());
+            let home = (found.modules[*module].key.clone(), public);
             if !homes.contains(&home) {
                 homes.push(home);
             }
@@ -320,7 +331,18 @@ fn reach_package(dir: &str, repo: &mut dyn TsFiles) -> Option<Reached> {
                 continue;
             }
             let name = format!("{}.{public}", reached.modules[module].name);
-            let index = match reached.modules.iter().position(|m| m.name == name) {
+            // One namespace per file and module: `export { z }` and `export default z` of
+            // one `import * as z` are one namespace, as TypeDoc shows the second as a
+            // reference to the first.
+            let prefix = format!("{}.", reached.modules[module].name);
+            let same = reached.modules.iter().position(|m| {
+                m.name == name
+                    || (m.file == target
+                        && m.name
+                            .strip_prefix(&prefix)
+                            .is_some_and(|rest| !rest.contains(['.', '/'])))
+            });
+            let index = match same {
                 Some(index) => index,
                 None => {
                     let key = if reached.modules.iter().any(|m| m.key == target) {
