@@ -95,7 +95,8 @@ impl DriftChecker {
         let recorded: BTreeSet<&str> = provenance.files.iter().map(|f| f.path.as_str()).collect();
         // A Rust or Python module file that changed (outside the feature, or in it) can change
         // which items of the feature's other files of its language are public, and under which
-        // name: those are compared again.
+        // name: those are compared again. So can a script or package manifest the feature's
+        // TypeScript API is exported through.
         let language = |f: &crate::provenance::FileSource| Language::from_path(&f.path);
         let changed = |lang: Language| {
             provenance.files.iter().any(|f| {
@@ -106,6 +107,11 @@ impl DriftChecker {
         };
         let rust_changed = changed(Language::Rust);
         let python_changed = changed(Language::Python);
+        let scripts_changed = provenance.files.iter().any(|f| {
+            matches!(f.role, FileRole::Module | FileRole::Code)
+                && is_script_or_package(&f.path)
+                && self.blobs.get(&f.path).map(|b| b.to_string()) != Some(f.blob.clone())
+        });
         let python_files: Vec<&str> = provenance
             .files
             .iter()
@@ -141,6 +147,7 @@ impl DriftChecker {
             let compared_again = match Language::from_path(&file.path) {
                 Some(Language::Rust) => rust_changed,
                 Some(Language::Python) => python_changed,
+                Some(Language::TypeScript | Language::Tsx) => scripts_changed,
                 _ => false,
             };
             match self.blobs.get(&file.path) {
@@ -278,6 +285,11 @@ impl DriftChecker {
                     symbols = code::rust_public_api(symbols, [path], &mut facts).0;
                     lock(&self.outside).finish()?;
                 }
+                if matches!(language, Language::TypeScript | Language::Tsx) {
+                    let mut files = HeadScripts { checker: self };
+                    symbols = code::typescript_public_api(symbols, [path], &mut files).symbols;
+                    lock(&self.outside).finish()?;
+                }
                 symbols
                     .into_iter()
                     .map(|s| (s.name, s.kind.as_str().to_string(), s.hash))
@@ -350,6 +362,44 @@ impl DriftChecker {
         let mut extractor = lock(&self.extractor);
         lock(&self.outside).rust_facts(&repo, &mut extractor, path, blob)
     }
+}
+
+/// The files at HEAD, for the TypeScript public API of a file: read once per checker, within
+/// its budget of files outside the feature.
+struct HeadScripts<'c> {
+    checker: &'c DriftChecker,
+}
+
+impl code::TsFiles for HeadScripts<'_> {
+    fn exists(&mut self, path: &str) -> bool {
+        self.checker.blobs.contains_key(path)
+    }
+
+    fn manifest(&mut self, path: &str) -> Option<String> {
+        let blob = *self.checker.blobs.get(path)?;
+        let repo = lock(&self.checker.repo);
+        lock(&self.checker.outside).package_manifest(&repo, path, blob)
+    }
+
+    fn facts(&mut self, path: &str) -> Option<Arc<code::TsModuleFacts>> {
+        let blob = *self.checker.blobs.get(path)?;
+        let repo = lock(&self.checker.repo);
+        let mut extractor = lock(&self.checker.extractor);
+        lock(&self.checker.outside).typescript_facts(&repo, &mut extractor, path, blob)
+    }
+}
+
+fn is_script(path: &str) -> bool {
+    matches!(
+        Language::from_path(path),
+        Some(Language::TypeScript | Language::Tsx)
+    )
+}
+
+/// A script, or a file that says which of a package's scripts are public.
+fn is_script_or_package(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    is_script(path) || matches!(name, "package.json" | "tsconfig.json")
 }
 
 /// A poisoned lock only means another check panicked; the data (a cache) is still usable.

@@ -56,7 +56,8 @@ pub(crate) struct SymbolView<'a> {
 }
 
 /// The modules of `symbols`, sorted by their name as the language writes it (a crate or
-/// package before its modules, `log` before `log::kv`, as docs.rs lists them; ties by path);
+/// package before its modules, `log` before `log::kv`, as docs.rs lists them; Go packages by
+/// folder, see [`order_key`]; ties by path);
 /// `docs` by module path; `link` makes the URL of a (path, line).
 pub(crate) fn modules<'a>(
     symbols: &'a [Symbol],
@@ -169,9 +170,24 @@ pub(crate) fn modules<'a>(
             variables,
         });
     }
-    out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
+    out.sort_by(|a, b| {
+        order_key(a)
+            .cmp(order_key(b))
+            .then_with(|| a.path.cmp(&b.path))
+    });
     resolve_doc_links(&mut out);
     out
+}
+
+/// Where a module is listed: by its name, as docs.rs lists a crate before its modules; a Go
+/// package by its import path (its folder), as pkg.go.dev lists a module's packages, so
+/// that the module's root package comes first, before the packages under it.
+fn order_key<'m>(module: &'m ModuleView) -> &'m str {
+    match (module.language, module.path.as_str()) {
+        ("go", ".") => "",
+        ("go", path) => path,
+        _ => &module.name,
+    }
 }
 
 /// Every symbol view of `modules`, with the name of its module.
@@ -240,6 +256,7 @@ fn short_name(symbol: &Symbol) -> &str {
         Some(parent) => symbol
             .name
             .strip_prefix(parent.as_str())
+            .filter(|rest| rest.starts_with([':', '.']))
             .map(|rest| rest.trim_start_matches([':', '.']))
             .filter(|rest| !rest.is_empty())
             .unwrap_or(&symbol.name),
@@ -282,6 +299,8 @@ fn module_name(path: &str, language: &str, package: Option<&str>) -> String {
             let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
             stem.replace('/', ".")
         }
+        // TypeDoc names a module by its package (or subpath) entry point, when it has one.
+        "typescript" | "javascript" | "tsx" | "jsx" => package.unwrap_or(path).to_string(),
         _ => path.to_string(),
     }
 }
@@ -341,6 +360,7 @@ mod tests {
         assert_eq!(module_name("pkg/cli.py", "python", None), "pkg.cli");
         assert_eq!(module_name("x/y", "go", Some("y")), "package y");
         assert_eq!(module_name("src/a.ts", "typescript", None), "src/a.ts");
+        assert_eq!(module_name("src/index.ts", "typescript", Some("ky")), "ky");
     }
 
     #[test]

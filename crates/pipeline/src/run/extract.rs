@@ -14,7 +14,7 @@ use crate::error::PipelineError;
 use crate::log::LogSink;
 use crate::source::code::{
     self, CrateManifest, Extractor, FileText, GoExample, Language, ModuleDoc, OutsideFiles,
-    PythonApi, PythonModuleFacts, RustModuleFacts, Symbol, SymbolKind,
+    PythonApi, PythonModuleFacts, RustModuleFacts, Symbol, SymbolKind, TsFiles, TsModuleFacts,
 };
 use crate::source::docs::{self, Prose};
 use crate::source::files::{self, RepoFile};
@@ -146,6 +146,8 @@ fn extract_files(
     // Python symbols held until `python_reach` says which are shown.
     let mut held_symbols = 0usize;
     let scopes = || std::iter::once(feature_id).chain(feature_paths.iter().map(String::as_str));
+    // What each TypeScript or JavaScript file read exports.
+    let mut typescript_exports: HashMap<String, Arc<TsModuleFacts>> = HashMap::new();
     let paths: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     for file in files {
         let language = Language::from_path(&file.path);
@@ -250,6 +252,10 @@ fn extract_files(
                 }
                 if let Some(facts) = outline.python_module.take() {
                     python_modules.insert(file.path.clone(), Some(Arc::new(facts)));
+                }
+                if matches!(language, Language::TypeScript | Language::Tsx) {
+                    let facts = Arc::new(std::mem::take(&mut outline.typescript_exports));
+                    typescript_exports.insert(file.path.clone(), facts);
                 }
                 let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
                 if test {
@@ -414,8 +420,18 @@ fn extract_files(
             doc.package = name;
         }
     }
+    typescript_public_api(
+        repo,
+        tree,
+        &mut out,
+        typescript_exports,
+        &mut outside,
+        &mut extractor,
+        log,
+    );
     outside.finish()?;
     out.module_files = outside.modules().to_vec();
+    code::go_constructors_of_declared_types(&mut out.symbols);
     for (dir, example) in code::attach_go_examples(&mut out.symbols, go_examples) {
         if let Some(doc) = out.module_docs.get_mut(&dir) {
             doc.examples.push(example);
@@ -442,6 +458,98 @@ fn python_reach(
     for module in api.private_modules() {
         out.module_docs.remove(module);
         out.internal_files += 1;
+    }
+}
+
+/// TypeScript and JavaScript as TypeDoc documents a package: from its entry points, each a
+/// module named by the package (see `source::code::typescript_public_api`).
+fn typescript_public_api(
+    repo: &Repository,
+    tree: &Tree,
+    out: &mut Extracted,
+    exports: HashMap<String, Arc<TsModuleFacts>>,
+    outside: &mut OutsideFiles,
+    extractor: &mut Extractor,
+    log: &mut dyn LogSink,
+) {
+    if exports.is_empty() {
+        return;
+    }
+    let scripts: Vec<String> = out
+        .code
+        .iter()
+        .filter(|f| exports.contains_key(&f.path))
+        .map(|f| f.path.clone())
+        .collect();
+    let mut files = RepoScripts {
+        repo,
+        tree,
+        exports,
+        outside,
+        extractor,
+    };
+    let before: BTreeSet<String> = out.symbols.iter().map(|s| s.path.clone()).collect();
+    let api = code::typescript_public_api(
+        std::mem::take(&mut out.symbols),
+        scripts.iter().map(String::as_str),
+        &mut files,
+    );
+    out.symbols = api.symbols;
+    for file in &api.inner_files {
+        out.module_docs.remove(file);
+    }
+    for module in api.modules {
+        let doc = out.module_docs.entry(module.key).or_default();
+        doc.language =
+            Language::from_path(&module.file).map_or("typescript", |l| l.fence_for(&module.file));
+        doc.package = Some(module.name);
+    }
+    let after: BTreeSet<&str> = out.symbols.iter().map(|s| s.path.as_str()).collect();
+    let unreached: Vec<&String> = before
+        .iter()
+        .filter(|p| !after.contains(p.as_str()))
+        .collect();
+    if !unreached.is_empty() {
+        log.log(
+            LogLevel::Info,
+            LogStage::Extract,
+            "left out scripts whose exports no entry point of their package exports",
+            json!({
+                "files": unreached.len(),
+                "examples": unreached.iter().take(20).collect::<Vec<_>>(),
+            }),
+        );
+    }
+}
+
+/// The repository's files at the run's commit, for the TypeScript public API: the feature's
+/// scripts as already read, the others (and package manifests) read once within the budget
+/// of files outside the feature.
+struct RepoScripts<'a, 'r> {
+    repo: &'r Repository,
+    tree: &'r Tree<'r>,
+    exports: HashMap<String, Arc<TsModuleFacts>>,
+    outside: &'a mut OutsideFiles,
+    extractor: &'a mut Extractor,
+}
+
+impl TsFiles for RepoScripts<'_, '_> {
+    fn exists(&mut self, path: &str) -> bool {
+        repository::regular_file(self.tree, path).is_some()
+    }
+
+    fn manifest(&mut self, path: &str) -> Option<String> {
+        let blob = repository::regular_file(self.tree, path)?;
+        self.outside.package_manifest(self.repo, path, blob)
+    }
+
+    fn facts(&mut self, path: &str) -> Option<Arc<TsModuleFacts>> {
+        if let Some(found) = self.exports.get(path) {
+            return Some(found.clone());
+        }
+        let blob = repository::regular_file(self.tree, path)?;
+        self.outside
+            .typescript_facts(self.repo, self.extractor, path, blob)
     }
 }
 

@@ -163,13 +163,14 @@ fn one_section_per_module_with_overview_and_members_beneath_their_type() {
         .collect();
     assert_eq!(
         anchors,
-        // In the order of the modules' names: a crate or package before its modules.
+        // In the order of the modules' names, a crate or package before its modules; Go
+        // packages by import path (folder), as pkg.go.dev lists them.
         [
-            "pkg-a-Report",
-            "pkg-b-Report",
             "pkg-src-lib-rs-Report",
             "pkg-mod-py-Report",
+            "pkg-a-Report",
             "pkg-api-ts-Report",
+            "pkg-b-Report",
         ]
     );
 }
@@ -387,7 +388,7 @@ export function parse(text: unknown): number { return 0; }
     );
     assert!(body.contains("##### Method `Options.onDone`"), "{body}");
     assert!(
-        body.contains("export function parse(text: string): number\nexport function parse(text: number): number\n```"),
+        body.contains("```typescript\nfunction parse(text: string): number\nfunction parse(text: number): number\n```"),
         "{body}"
     );
     assert!(
@@ -640,11 +641,11 @@ fn scripts_show_their_declarations_not_bundles_tests_or_duplicates() {
         "{body}"
     );
     assert!(
-        body.contains("```typescript\nexport function customAlphabet("),
+        body.contains("```typescript\nfunction customAlphabet("),
         "{body}"
     );
     assert!(
-        body.contains("```javascript\nexport const urlAlphabet = 'abc'\n```"),
+        body.contains("```javascript\nconst urlAlphabet = 'abc'\n```"),
         "{body}"
     );
 }

@@ -194,7 +194,8 @@ export function secret(): void {}
         )),
         "{body}"
     );
-    let open_store = anchor_of(&body, "#### Function `OpenStore`");
+    // Listed under `Store`, the type it returns, as pkg.go.dev lists it.
+    let open_store = anchor_of(&body, "##### Constructor `OpenStore`");
     assert!(
         body.contains(&format!(
             "**Deprecated.** Use [`OpenStore`](#{open_store}) instead."

@@ -5,6 +5,7 @@ mod devdocs;
 mod doc_comments;
 mod drift;
 mod fixture;
+mod go_order;
 mod golden;
 mod helpcenter;
 mod hostile;
@@ -14,6 +15,7 @@ mod mdx_js;
 mod non_api;
 mod prose;
 mod reexports_python;
+mod reexports_typescript;
 mod resolve;
 mod run;
 

@@ -132,9 +132,9 @@ fn dev_docs_list_public_symbols_of_every_language() {
     }
     assert!(body.contains("```rust\npub fn write_row(&mut self, cells: &[&str]) -> std::io::Result<Vec<String>>\n```"), "{body}");
     assert!(body.contains("```python\ndef export_csv(report, *, delimiter=\",\") -> str\n```"));
-    assert!(body.contains(
-        "```typescript\nexport async function exportReport(id: string): Promise<Blob>\n```"
-    ));
+    assert!(
+        body.contains("```typescript\nasync function exportReport(id: string): Promise<Blob>\n```")
+    );
     assert!(body.contains("```go\nfunc (o *Options) Validate() error\n```"));
     // The whole doc comment, made MDX-safe.
     assert!(

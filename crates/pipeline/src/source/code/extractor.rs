@@ -13,6 +13,7 @@ use super::doc_comment::DocComment;
 use super::lang::go::go_example_body;
 use super::lang::python::PythonModuleFacts;
 use super::lang::rust::RustModuleFacts;
+use super::lang::typescript::TsModuleFacts;
 use super::lang::{self, Language};
 use super::symbol::{Symbol, SymbolKind};
 use super::text::nesting_exceeded;
@@ -129,6 +130,12 @@ impl Extractor {
         }
         let python_module =
             (language == Language::Python).then(|| lang::python::python_module_facts(root, &src));
+        let typescript_exports = match language {
+            Language::TypeScript | Language::Tsx => {
+                lang::typescript::typescript_module_facts(root, &src)
+            }
+            _ => TsModuleFacts::default(),
+        };
         Ok(Outline {
             symbols: merge_overloads(found, language),
             overview,
@@ -136,6 +143,7 @@ impl Extractor {
             go_examples,
             rust_modules,
             python_module,
+            typescript_exports,
         })
     }
 
@@ -164,6 +172,21 @@ impl Extractor {
     ) -> Result<RustModuleFacts, PipelineError> {
         let (tree, _) = self.parse(path, Language::Rust, source)?;
         Ok(lang::rust::rust_module_facts(
+            tree.root_node(),
+            &Source::new(source),
+        ))
+    }
+
+    /// What a TypeScript or JavaScript file exports, and nothing else: what a file outside a
+    /// feature says about the feature's public names. Bounded as [`Extractor::symbols`].
+    pub fn typescript_module_facts(
+        &mut self,
+        path: &str,
+        language: Language,
+        source: &str,
+    ) -> Result<TsModuleFacts, PipelineError> {
+        let (tree, _) = self.parse(path, language, source)?;
+        Ok(lang::typescript::typescript_module_facts(
             tree.root_node(),
             &Source::new(source),
         ))
@@ -234,6 +257,8 @@ pub(crate) struct Outline {
     pub rust_modules: RustModuleFacts,
     /// Python: the file's imports, `__all__` and top-level names.
     pub python_module: Option<PythonModuleFacts>,
+    /// TypeScript and JavaScript: what the file exports, by name.
+    pub typescript_exports: TsModuleFacts,
 }
 
 /// One entry per name: overload signatures (TypeScript, Python `@overload`) and accessor

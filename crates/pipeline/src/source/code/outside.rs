@@ -1,7 +1,8 @@
 //! Files read outside a feature: which of a feature's Rust modules are public is said by their
 //! parent modules (`mod`, `pub use`), where a Python package re-exports the names of its
-//! private modules by its `__init__` files (`from ._core import X`, `__all__`), and a crate's
-//! name by its `Cargo.toml`, wherever those files are. A repository decides how many there are, so they have a budget of their own, the
+//! private modules by its `__init__` files (`from ._core import X`, `__all__`), which
+//! TypeScript declarations a package exports by its `package.json` and the scripts its entry
+//! points re-export from, and a crate's name by its `Cargo.toml`, wherever those files are. A repository decides how many there are, so they have a budget of their own, the
 //! size of a feature's ([`Limits::max_feature_files`], [`Limits::max_feature_bytes`]): each
 //! distinct blob counts once, a symbolic link is no file, and a file that crosses a per-file
 //! limit (nesting, parse time) fails the run or drift check as a file of the feature would.
@@ -13,8 +14,10 @@ use std::sync::Arc;
 use git2::{Oid, Repository};
 
 use super::extractor::Extractor;
+use super::lang::Language;
 use super::lang::python::PythonModuleFacts;
 use super::lang::rust::RustModuleFacts;
+use super::lang::typescript::TsModuleFacts;
 use super::text::{FileText, read_text};
 use crate::error::PipelineError;
 use crate::limits::Limits;
@@ -26,9 +29,11 @@ pub(crate) struct OutsideFiles {
     bytes_left: u64,
     facts: HashMap<Oid, Option<Arc<RustModuleFacts>>>,
     python: HashMap<Oid, Option<Arc<PythonModuleFacts>>>,
+    typescript: HashMap<Oid, Option<Arc<TsModuleFacts>>>,
     /// The blobs counted against the budget.
     counted: HashSet<Oid>,
-    /// The Rust and Python files whose module facts were read, by path, in the order read.
+    /// The files whose module facts were read (Rust, Python, TypeScript and its package
+    /// manifests), by path, in the order read.
     modules: Vec<(String, Oid)>,
     module_paths: HashSet<String>,
     /// The first limit crossed or read that failed; every later read answers `None`.
@@ -43,6 +48,7 @@ impl OutsideFiles {
             bytes_left: limits.max_feature_bytes,
             facts: HashMap::new(),
             python: HashMap::new(),
+            typescript: HashMap::new(),
             counted: HashSet::new(),
             modules: Vec::new(),
             module_paths: HashSet::new(),
@@ -107,6 +113,48 @@ impl OutsideFiles {
         };
         self.python.insert(blob, found.clone());
         found
+    }
+
+    /// What the TypeScript or JavaScript file `blob` at `path` exports; `None` as
+    /// [`OutsideFiles::rust_facts`]. The file is recorded as one the feature's public API
+    /// depends on.
+    pub fn typescript_facts(
+        &mut self,
+        repo: &Repository,
+        extractor: &mut Extractor,
+        path: &str,
+        blob: Oid,
+    ) -> Option<Arc<TsModuleFacts>> {
+        let language = Language::from_path(path)?;
+        self.record(path, blob);
+        if let Some(found) = self.typescript.get(&blob) {
+            return found.clone();
+        }
+        let found = match self.text(repo, path, blob) {
+            Some(text) => match extractor.typescript_module_facts(path, language, &text) {
+                Ok(facts) => Some(Arc::new(facts)),
+                Err(e) => {
+                    self.fail(e);
+                    None
+                }
+            },
+            None => None,
+        };
+        self.typescript.insert(blob, found.clone());
+        found
+    }
+
+    /// The text of a package's `package.json` or `tsconfig.json`, recorded as a file the
+    /// feature's public API depends on; counted against the budget once.
+    pub fn package_manifest(&mut self, repo: &Repository, path: &str, blob: Oid) -> Option<String> {
+        self.record(path, blob);
+        self.text(repo, path, blob)
+    }
+
+    fn record(&mut self, path: &str, blob: Oid) {
+        if self.module_paths.insert(path.to_string()) {
+            self.modules.push((path.to_string(), blob));
+        }
     }
 
     /// The text of `blob` (named `path` in errors), counted against the budget once.

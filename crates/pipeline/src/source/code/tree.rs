@@ -42,6 +42,9 @@ pub(crate) struct Source<'a> {
     pub text: &'a str,
     /// Rust: the modules `pub use` lines of the file reach into, found on first use.
     pub(crate) reexported: std::cell::OnceCell<std::collections::HashSet<&'a str>>,
+    /// TypeScript: the top-level declarations the file exports by name (`export { a as b }`,
+    /// `export default a`), with the names they are exported under, found on first use.
+    pub(crate) exported_locals: std::cell::OnceCell<std::collections::HashMap<String, Vec<String>>>,
 }
 
 impl<'a> Source<'a> {
@@ -49,6 +52,7 @@ impl<'a> Source<'a> {
         Self {
             text,
             reexported: std::cell::OnceCell::new(),
+            exported_locals: std::cell::OnceCell::new(),
         }
     }
 

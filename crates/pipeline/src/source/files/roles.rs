@@ -219,9 +219,10 @@ pub(crate) fn is_non_api_source(path: &str, text: &str) -> bool {
 
 /// Whether a script is build output rather than source, which TypeDoc is never pointed at:
 /// a `.min.js`, a generated or bundled file by its header (`@generated`, `DO NOT EDIT`,
-/// webpack's `/******/`, a leading `/* eslint-disable */`), or minified code: a line
-/// longer than 1,000 characters, or a long line packed with statements (`;` followed by
-/// code, not a space, three times or more), as no formatter writes.
+/// webpack's `/******/`, a leading `/* eslint-disable */`), or minified code: a line of code
+/// (not of a comment) longer than 1,000 characters, or a long line packed with statements
+/// (`;` followed by code, not a space, three times or more), as no formatter writes. A
+/// declaration file (`.d.ts`) is never build output to leave out.
 pub(crate) fn is_generated_script(path: &str, text: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let script = [".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"]
@@ -249,12 +250,34 @@ pub(crate) fn is_generated_script(path: &str, text: &str) -> bool {
     {
         return true;
     }
+    // Declarations are written by the compiler or by hand, never minified; their long lines
+    // are types (a tuple of 40 names).
+    if declarations {
+        return false;
+    }
+    // A paragraph of a doc comment can be one long line (ky's JSDoc); minified code is not in
+    // a comment.
+    let mut in_comment = false;
     text.lines().take(10_000).any(|line| {
         let line = line.trim();
+        // A license comment before minified code on the same line does not hide the code.
+        let comment_only = line.starts_with("/*")
+            && line
+                .find("*/")
+                .is_none_or(|close| line[close + 2..].trim().is_empty());
+        let commented = in_comment || line.starts_with("//") || comment_only;
+        if let (Some(open), close) = (line.rfind("/*"), line.rfind("*/")) {
+            in_comment = close.is_none_or(|close| close < open);
+        } else if in_comment && line.contains("*/") {
+            in_comment = false;
+        }
+        if commented || line.starts_with('*') {
+            return false;
+        }
         if line.len() > 1_000 {
             return true;
         }
-        if line.len() < 120 || line.starts_with("//") || line.starts_with('*') {
+        if line.len() < 120 {
             return false;
         }
         let bytes = line.as_bytes();
@@ -628,6 +651,22 @@ mod tests {
             "// @generated\nexport declare function f(): void\n"
         ));
         assert!(!is_generated_script("src/lib.rs", minified));
+        // A doc comment's paragraph on one long line.
+        let paragraph = format!(
+            "/**\nBase class.\n\n{}\n*/\nexport declare class KyError {{}}\n",
+            "The error has a `response` property. ".repeat(40)
+        );
+        assert!(!is_generated_script("errors/KyError.d.ts", &paragraph));
+        let tuple = format!(
+            "declare const names: readonly [{}];\nexport type Name = typeof names[number];\n",
+            "\"Function\", ".repeat(200)
+        );
+        assert!(!is_generated_script("distribution/index.d.ts", &tuple));
+        assert!(is_generated_script("distribution/index.js", &tuple));
+        let after = format!("/** Doc. */\nexport const a = '{}'\n", "x".repeat(1200));
+        assert!(is_generated_script("x.js", &after));
+        let licensed = format!("/*! lib | MIT */var a='{}';\n", "x".repeat(1200));
+        assert!(is_generated_script("lib.js", &licensed));
     }
 
     #[test]

@@ -76,12 +76,20 @@ fn go_declaration<'t>(
         stub: false,
     };
     match def.kind() {
-        "function_declaration" => Some(simple(
-            SymbolKind::Function,
-            base,
-            header(def, def.start_byte(), src),
-            None,
-        )),
+        // A function that returns a type of the package is listed under it (`NewX`).
+        "function_declaration" => {
+            let constructs = constructed_type(def, src);
+            Some(simple(
+                if constructs.is_some() {
+                    SymbolKind::Constructor
+                } else {
+                    SymbolKind::Function
+                },
+                base,
+                header(def, def.start_byte(), src),
+                constructs,
+            ))
+        }
         "method_declaration" => {
             let receiver = def
                 .child_by_field_name("receiver")
@@ -159,6 +167,97 @@ fn go_declaration<'t>(
                 doc,
                 ..simple(kind, base, format!("{keyword} {signature}"), None)
             })
+        }
+    }
+}
+
+/// The type a function constructs, as `go/doc` (and so pkg.go.dev) groups functions under
+/// types: its results name exactly one exported type of the package (not imported, not a
+/// type parameter), maybe through a pointer, a slice, an array or type arguments:
+/// `func NewX() *X`, `func Parse(s string) (X, error)`, `func All() []*X`. Whether the
+/// package declares it is known only once all its files are read
+/// ([`go_constructors_of_declared_types`]).
+fn constructed_type(def: Node, src: &Source) -> Option<String> {
+    let result = def.child_by_field_name("result")?;
+    let type_parameters: Vec<&str> = def
+        .child_by_field_name("type_parameters")
+        .map(|list| {
+            let mut cursor = list.walk();
+            list.named_children(&mut cursor)
+                .flat_map(|p| {
+                    let mut names = p.walk();
+                    p.children_by_field_name("name", &mut names)
+                        .map(|n| src.of(n))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let types: Vec<Node> = if result.kind() == "parameter_list" {
+        let mut cursor = result.walk();
+        result
+            .named_children(&mut cursor)
+            .filter_map(|field| field.child_by_field_name("type"))
+            .collect()
+    } else {
+        vec![result]
+    };
+    let mut found = None;
+    for ty in types {
+        let ty = match ty.kind() {
+            "slice_type" | "array_type" => match ty.child_by_field_name("element") {
+                Some(element) => element,
+                None => continue,
+            },
+            _ => ty,
+        };
+        let Some(name) = base_type_name(ty, src) else {
+            continue;
+        };
+        if !is_exported(name) || type_parameters.contains(&name) {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        found = Some(name.to_string());
+    }
+    found
+}
+
+/// The name of the type a type expression is made from, as `go/doc`'s `baseTypeName`:
+/// `X` for `X`, `*X`, `X[T]`, `(X)`; `None` for an imported `pkg.X` and type literals. A loop:
+/// pointers nest as deep as the file has stars.
+fn base_type_name<'s>(mut ty: Node, src: &Source<'s>) -> Option<&'s str> {
+    loop {
+        match ty.kind() {
+            "type_identifier" => return Some(src.of(ty)),
+            "pointer_type" | "parenthesized_type" => ty = ty.named_child(0)?,
+            "generic_type" => ty = ty.child_by_field_name("type")?,
+            _ => return None,
+        }
+    }
+}
+
+/// Constructors whose type the package does not declare among `symbols` (a type of a file
+/// outside the feature) are plain functions again.
+pub(crate) fn go_constructors_of_declared_types(symbols: &mut [Symbol]) {
+    let types: std::collections::HashSet<(String, String)> = symbols
+        .iter()
+        .filter(|s| s.language == "go" && s.kind.is_type() && s.parent.is_none())
+        .map(|s| (s.module.clone(), s.name.clone()))
+        .collect();
+    for symbol in symbols.iter_mut() {
+        if symbol.language != "go" || symbol.kind != SymbolKind::Constructor {
+            continue;
+        }
+        let declared = symbol
+            .parent
+            .as_ref()
+            .is_some_and(|t| types.contains(&(symbol.module.clone(), t.clone())));
+        if !declared {
+            symbol.kind = SymbolKind::Function;
+            symbol.parent = None;
         }
     }
 }

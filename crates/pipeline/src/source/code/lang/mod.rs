@@ -7,7 +7,7 @@ mod deprecation;
 pub(crate) mod go;
 pub(crate) mod python;
 pub(crate) mod rust;
-mod typescript;
+pub(crate) mod typescript;
 
 pub(crate) use deprecation::deprecation;
 
@@ -112,7 +112,9 @@ impl Language {
                 "statement_block",
                 "expression_statement",
                 "lexical_declaration",
+                "variable_declaration",
                 "class_declaration",
+                "class",
                 "abstract_class_declaration",
                 "class_body",
                 "interface_declaration",
@@ -149,7 +151,7 @@ pub(crate) fn describe<'t>(
     match language {
         Language::Rust => out.extend(rust(def, place, src)),
         Language::Python => python(def, place, src, out),
-        Language::TypeScript | Language::Tsx => out.extend(typescript(def, place, src)),
+        Language::TypeScript | Language::Tsx => typescript(def, place, src, out),
         Language::Go => go(def, place, src, out),
     }
 }

@@ -1,0 +1,166 @@
+//! Go as pkg.go.dev shows a module: its root package first, then the packages under it by
+//! import path; functions that return a type of the package (`NewX`, `Parse`) listed under
+//! that type, as `go/doc` groups them.
+
+use domain::Surface;
+use pipeline::{DiscardLog, run};
+use testkit::Repo;
+
+use crate::fixture::request;
+
+fn dev_docs(repo: &Repo, feature: &str) -> String {
+    let output = run(
+        &pipeline::RunRequest {
+            surfaces: Some(&[Surface::DevDocs]),
+            ..request(&repo.path, feature)
+        },
+        &mut DiscardLog,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let article = output
+        .articles
+        .into_iter()
+        .find(|a| a.surface == Surface::DevDocs)
+        .unwrap();
+    pipeline::validate_mdx(&article.mdx_body).unwrap();
+    article.mdx_body
+}
+
+const UUID_GO: &str = r#"// Package uuid generates and inspects UUIDs.
+package uuid
+
+import (
+	"io"
+	"net/http"
+)
+
+// A UUID is a 128 bit identifier.
+type UUID [16]byte
+
+// Version is a UUID's version.
+type Version byte
+
+// New returns a random UUID.
+func New() UUID { return UUID{} }
+
+// Parse decodes s into a UUID.
+func Parse(s string) (UUID, error) { return UUID{}, nil }
+
+// NewRandomFromReader returns a UUID read from r.
+func NewRandomFromReader(r io.Reader) (*UUID, error) { return nil, nil }
+
+// All returns many.
+func All(n int) []UUID { return nil }
+
+// Must panics on err.
+func Must(uuid UUID, err error) UUID { return uuid }
+
+// Validate reports whether s is a UUID.
+func Validate(s string) error { return nil }
+
+// NewString returns a random UUID as a string.
+func NewString() string { return "" }
+
+// Zero returns the zero value of any type.
+func Zero[T any]() T { var t T; return t }
+
+// Both returns a UUID and its version: two types, listed with the functions.
+func Both() (UUID, Version) { return UUID{}, 0 }
+
+// Client returns a client of another package.
+func Client() *http.Client { return nil }
+
+// Version returns the UUID's version.
+func (u UUID) Version() Version { return 0 }
+"#;
+
+fn uuid() -> Repo {
+    let mut repo = Repo::new();
+    repo.write("go.mod", "module github.com/acme/uuid\n\ngo 1.21\n")
+        .write("uuid.go", UUID_GO)
+        .write(
+            "cmp/cmp.go",
+            "// Package cmp compares UUIDs.\npackage cmp\n\n// Less reports whether a sorts first.\nfunc Less(a, b string) bool { return a < b }\n",
+        )
+        .write(
+            "adapter/adapter.go",
+            "// Package adapter adapts UUIDs.\npackage adapter\n\n// Options configure an adapter.\ntype Options struct{}\n",
+        )
+        .write(
+            "adapter/new.go",
+            "package adapter\n\n// NewOptions returns default options.\nfunc NewOptions() *Options { return &Options{} }\n",
+        );
+    repo.commit("feat: uuid");
+    repo
+}
+
+#[test]
+fn the_root_package_of_a_module_comes_first() {
+    let body = dev_docs(&uuid(), ".");
+    let headings: Vec<&str> = body.lines().filter(|l| l.starts_with("### ")).collect();
+    // `package uuid` sorts after `package adapter` and `package cmp` by name; pkg.go.dev
+    // shows the module's root package, then the others by import path.
+    assert_eq!(
+        headings,
+        [
+            "### `package uuid`",
+            "### `package adapter`",
+            "### `package cmp`"
+        ],
+        "{body}"
+    );
+}
+
+#[test]
+fn functions_returning_a_type_of_the_package_are_listed_under_it() {
+    let body = dev_docs(&uuid(), ".");
+    let uuid_type = body.find("#### Type `UUID`").expect(&body);
+    let version_type = body.find("#### Type `Version`").expect(&body);
+    let functions: Vec<usize> = [
+        "#### Function `Both`",
+        "#### Function `Client`",
+        "#### Function `NewString`",
+        "#### Function `Validate`",
+        "#### Function `Zero`",
+    ]
+    .iter()
+    .map(|h| body.find(h).unwrap_or_else(|| panic!("{h}:\n{body}")))
+    .collect();
+    for constructor in [
+        "##### Constructor `All`",
+        "##### Constructor `Must`",
+        "##### Constructor `New`",
+        "##### Constructor `NewRandomFromReader`",
+        "##### Constructor `Parse`",
+    ] {
+        let at = body
+            .find(constructor)
+            .unwrap_or_else(|| panic!("{constructor}:\n{body}"));
+        assert!(
+            uuid_type < at && at < version_type,
+            "{constructor}:\n{body}"
+        );
+    }
+    assert!(
+        functions.iter().all(|f| *f > version_type),
+        "functions after the types:\n{body}"
+    );
+    // The constructor of a type declared in another file of the package.
+    let options = body.find("#### Struct `Options`").expect(&body);
+    let new_options = body.find("##### Constructor `NewOptions`").expect(&body);
+    assert!(options < new_options, "{body}");
+    // Its signature and its doc, as any function's.
+    assert!(
+        body.contains(
+            "Parse decodes s into a UUID.\n\n```go\nfunc Parse(s string) (UUID, error)\n```"
+        ),
+        "{body}"
+    );
+}
+
+#[test]
+fn a_constructor_whose_type_is_outside_the_feature_is_a_function() {
+    let body = dev_docs(&uuid(), "adapter/new.go");
+    assert!(body.contains("#### Function `NewOptions`"), "{body}");
+    assert!(!body.contains("Constructor"), "{body}");
+}
