@@ -29,6 +29,9 @@ pub(crate) struct Context<'a> {
     pub symbol_groups: &'a [SymbolGroup<'a>],
     /// The developer docs' layout: modules, their types with members beneath, functions.
     pub modules: Vec<dev_docs::ModuleView<'a>>,
+    /// How the developer docs were shortened to fit the article's size limit; none when they
+    /// are shown whole.
+    pub shortened: Option<dev_docs::Shortened>,
     pub prose: &'a [Prose],
     /// The listed changelog entries (left-out commits are not here), newest first.
     pub commits: &'a [Entry],

@@ -2,6 +2,11 @@
 //! section per module (a Go package's folder, else a file) with its overview; in it each
 //! type with its members beneath it, then free functions, constants and variables. Every
 //! section and symbol has an anchor made from its qualified name, unique in the article.
+//! An API too large for one article is shortened step by step ([`shorten`]).
+
+mod shorten;
+
+pub(crate) use shorten::{Level, Shortened, shorten, shorten_symbol};
 
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -19,6 +24,8 @@ pub(crate) struct ModuleView<'a> {
     pub anchor: String,
     pub overview: String,
     pub examples: Vec<Example>,
+    /// Its symbols, members included.
+    pub symbol_count: usize,
     /// Rust `#[macro_export]` macros, listed first as rustdoc lists them.
     pub macros: Vec<SymbolView<'a>>,
     pub types: Vec<TypeView<'a>>,
@@ -163,6 +170,7 @@ pub(crate) fn modules<'a>(
             anchor: module_anchor,
             overview: doc.overview,
             examples: doc.examples,
+            symbol_count: members.len(),
             macros,
             types,
             functions,

@@ -113,6 +113,9 @@ impl Renderer {
                 ))
             },
         );
+        env.add_filter("cell", |value: Value| {
+            Value::from_safe_string(table_cell(&value))
+        });
         env.add_filter("comment", |s: String| {
             Value::from_safe_string(mdx::mdx_comment(&s))
         });
@@ -270,6 +273,23 @@ fn link(text: &Value, url: Option<&str>) -> String {
     }
 }
 
+/// A value as the content of a GFM table cell: escaped unless a filter made it safe, on one
+/// line, its `|` escaped (a table splits its rows at `|`, even inside code, and unescapes
+/// `\|` there too).
+fn table_cell(value: &Value) -> String {
+    let text = if value.is_safe() {
+        value.to_string()
+    } else {
+        mdx::escape_text(&value.to_string())
+    };
+    text.split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|")
+}
+
 /// Collapses runs of blank lines that template control flow leaves behind.
 fn tidy(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
@@ -330,6 +350,18 @@ fn link_destination(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_cells_are_one_line_without_a_bare_pipe() {
+        assert_eq!(
+            table_cell(&Value::from("a | b\n  <c>\n")),
+            "a \\| b \\<c\\>"
+        );
+        assert_eq!(
+            table_cell(&Value::from_safe_string("`a|b`".into())),
+            "`a\\|b`"
+        );
+    }
 
     #[test]
     fn tidy_keeps_code_blocks() {

@@ -4,7 +4,8 @@
 use domain::{LogLevel, LogStage, Surface};
 use git2::{ObjectType, Repository, Tree};
 use serde_json::json;
-use std::collections::BTreeSet;
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::collect::Collected;
@@ -13,12 +14,14 @@ use super::provenance::{body_hash, provenance};
 use super::request::{GeneratedArticle, RunRequest};
 use super::resolve::Resolved;
 use crate::error::PipelineError;
+use crate::limits::Limits;
 use crate::log::LogSink;
 use crate::provenance::StepsSource;
+use crate::render::dev_docs::{Level, Shortened};
 use crate::render::mdx::convert::Links;
 use crate::render::mdx::frontmatter::Frontmatter;
 use crate::render::{self, Context, Renderer, StepView, blog, dev_docs};
-use crate::source::code::first_sentence;
+use crate::source::code::{ModuleDoc, Symbol, first_sentence};
 use crate::source::docs::walkthrough::{self, Walkthrough};
 use crate::source::docs::{self, Prose};
 use crate::source::files::FeatureMatcher;
@@ -114,6 +117,13 @@ pub(super) fn render(
             .file_url(commit, path, u32::try_from(line).ok())
     };
     let symbol_groups = render::group_symbols(&extracted.symbols);
+    let shortened_symbols = OnceCell::new();
+    let api = Api {
+        symbols: &extracted.symbols,
+        docs: &extracted.module_docs,
+        shortened: &shortened_symbols,
+        link: &link,
+    };
     let mut articles = Vec::with_capacity(surfaces.len());
     for surface in surfaces {
         let help_center = *surface == Surface::HelpCenter;
@@ -157,7 +167,7 @@ pub(super) fn render(
         let version = req.versions.get(surface).copied().unwrap_or(1);
         let (title, description) =
             title_and_description(*surface, feature, extracted, entries, post.as_ref().ok());
-        let context = Context {
+        let mut context = Context {
             feature,
             surface: surface.as_str(),
             version,
@@ -182,6 +192,7 @@ pub(super) fn render(
             } else {
                 Vec::new()
             },
+            shortened: None,
             prose: if help_center { &help_prose } else { &dev_prose },
             commits: entries,
             changelog: &notes.all,
@@ -193,7 +204,6 @@ pub(super) fn render(
             capture_grounded: extracted.grounded,
             steps_source: walkthrough.as_ref().map(|w| w.path.as_str()),
         };
-        let body = renderer.render(*surface, &context)?;
         let frontmatter = Frontmatter {
             title: title.clone(),
             description: description.clone(),
@@ -201,8 +211,19 @@ pub(super) fn render(
             surface: *surface,
             version,
             source_commit: commit.clone(),
+        }
+        .render();
+        // Our own developer docs are shortened to fit; a repository's template is not.
+        let body = if *surface == Surface::DevDocs && !renderer.is_overridden(*surface) {
+            let budget = req
+                .limits
+                .max_article_bytes
+                .saturating_sub(frontmatter.len() + 2);
+            dev_docs_body(&renderer, &mut context, &api, budget, req.limits, log)?
+        } else {
+            renderer.render(*surface, &context)?
         };
-        let mdx_body = format!("{}\n{body}\n", frontmatter.render());
+        let mdx_body = format!("{frontmatter}\n{body}\n");
         if mdx_body.len() > req.limits.max_article_bytes {
             return Err(PipelineError::LimitExceeded {
                 what: format!("the rendered {surface} article"),
@@ -247,6 +268,120 @@ pub(super) fn render(
         });
     }
     Ok(articles)
+}
+
+/// What the developer docs are made of, for [`dev_docs_body`].
+struct Api<'a, 'l> {
+    symbols: &'a [Symbol],
+    docs: &'a BTreeMap<String, ModuleDoc>,
+    /// The symbols as shortened levels show them, made when first needed.
+    shortened: &'a OnceCell<Vec<Symbol>>,
+    link: &'l dyn Fn(&str, usize) -> Option<String>,
+}
+
+/// The built-in dev-docs body within `budget` bytes: the whole reference when it fits, else
+/// the first shortened level that does (`render/dev_docs/shorten.rs`), at last the index of
+/// as many modules as fit, which says how many it leaves out. Fails only when the article
+/// would not fit even without any module (its summary and prose alone).
+fn dev_docs_body<'a>(
+    renderer: &Renderer,
+    context: &mut Context<'a>,
+    api: &Api<'a, '_>,
+    budget: usize,
+    limits: &Limits,
+    log: &mut dyn LogSink,
+) -> Result<String, PipelineError> {
+    let modules = context.modules.len();
+    for level in Level::ALL {
+        if level != Level::Full {
+            let symbols = api
+                .shortened
+                .get_or_init(|| api.symbols.iter().map(dev_docs::shorten_symbol).collect());
+            let mut views = dev_docs::modules(symbols, api.docs, api.link);
+            dev_docs::shorten(&mut views, level);
+            context.modules = views;
+            context.shortened = Some(Shortened::new(
+                level,
+                limits.max_article_bytes,
+                api.symbols.len(),
+                modules,
+            ));
+        }
+        if let Some(body) = within(renderer.render(Surface::DevDocs, context), budget)? {
+            log_shortened(context, limits, body.len(), log);
+            return Ok(body);
+        }
+    }
+    // Even the index is too large: as many of its modules as fit, found by halving.
+    let cut = |context: &mut Context<'a>, shown: usize| {
+        let rest = context.modules.split_off(shown);
+        if let Some(shortened) = context.shortened.as_mut() {
+            shortened.left_out = modules - shown;
+        }
+        let body = within(renderer.render(Surface::DevDocs, context), budget);
+        context.modules.extend(rest);
+        body
+    };
+    let Some(mut body) = cut(context, 0)? else {
+        return Err(PipelineError::LimitExceeded {
+            what: "the rendered dev-docs article".into(),
+            limit: "max_article_bytes",
+            value: limits.max_article_bytes as u64,
+            detail: "with its frontmatter, summary and prose, even without any module".into(),
+        });
+    };
+    let (mut fits, mut too_many) = (0, modules);
+    while too_many - fits > 1 {
+        let shown = fits + (too_many - fits) / 2;
+        match cut(context, shown)? {
+            Some(shorter) => (fits, body) = (shown, shorter),
+            None => too_many = shown,
+        }
+    }
+    context.modules.truncate(fits);
+    if let Some(shortened) = context.shortened.as_mut() {
+        shortened.left_out = modules - fits;
+    }
+    log_shortened(context, limits, body.len(), log);
+    Ok(body)
+}
+
+/// The body when it is within `budget`, none when it is larger or ran out of template fuel.
+fn within(
+    rendered: Result<String, PipelineError>,
+    budget: usize,
+) -> Result<Option<String>, PipelineError> {
+    match rendered {
+        Ok(body) if body.len() <= budget => Ok(Some(body)),
+        Ok(_)
+        | Err(PipelineError::LimitExceeded {
+            limit: "max_article_bytes" | "max_template_fuel",
+            ..
+        }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn log_shortened(context: &Context, limits: &Limits, bytes: usize, log: &mut dyn LogSink) {
+    let Some(shortened) = &context.shortened else {
+        return;
+    };
+    log.log(
+        LogLevel::Warn,
+        LogStage::Render,
+        &format!(
+            "the dev-docs article is shortened to level {} of 3 to fit max_article_bytes",
+            shortened.level
+        ),
+        json!({
+            "level": shortened.level,
+            "max_article_bytes": limits.max_article_bytes,
+            "bytes": bytes,
+            "symbols": shortened.symbols,
+            "modules": shortened.modules,
+            "modules_left_out": shortened.left_out,
+        }),
+    );
 }
 
 /// The manifest's steps with their captures, else the walkthrough derived from the docs.

@@ -1,5 +1,6 @@
 //! Integration tests on real git repositories; one binary (see STYLE.md).
 
+mod big;
 mod changelog;
 mod devdocs;
 mod doc_comments;

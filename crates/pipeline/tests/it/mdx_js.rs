@@ -248,3 +248,27 @@ fn developer_docs_with_anchors_and_links_compile_in_the_reference_compiler() {
         assert_eq!(result["ran"], json!([]), "{body}");
     }
 }
+
+#[test]
+fn shortened_developer_docs_compile_in_the_reference_compiler() {
+    let Some(dir) = harness() else { return };
+    let repo = crate::big::big_crate(12);
+    let [_, first, tables, index] = crate::big::levels(&repo);
+    let cut = crate::big::within(&repo, index.len() / 2);
+    let articles: Vec<(String, String)> = [
+        ("level 1", first),
+        ("level 2", tables),
+        ("level 3", index),
+        ("level 3, cut", cut),
+    ]
+    .into_iter()
+    .map(|(name, body)| (name.to_string(), body))
+    .collect();
+    for (report, (name, mdx)) in evaluate(&dir, &articles).iter().zip(&articles) {
+        assert!(mdx.contains("This API is large"), "{name}:\n{mdx}");
+        for result in report["results"].as_array().unwrap() {
+            assert_eq!(result["error"], Value::Null, "{name}: {report}\n{mdx}");
+            assert_eq!(result["ran"], json!([]), "{name}: {report}\n{mdx}");
+        }
+    }
+}
