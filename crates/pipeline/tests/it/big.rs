@@ -86,7 +86,7 @@ pub fn big_crate(modules: usize) -> Repo {
         repo.write(
             &format!("src/m{i}.rs"),
             format!(
-                r#"//! Module {i} parses `Option<T>` values | fast.
+                r#"//! Module {i} parses `Option<T>` values | fast, with [`Parser{i}`].
 //!
 //! The second paragraph of module {i}'s overview.
 
@@ -113,6 +113,12 @@ impl Parser{i} {{
     }}
 
     /// Parses the next `Option<T>` | nothing, with **kwargs-like options.
+    ///
+    /// The second paragraph of `next` in module {i}.
+    ///
+    /// # Errors
+    ///
+    /// None in module {i}.
     pub fn next<T: Default>(&mut self, options: &[(&str, &str)]) -> Option<T> {{
         None
     }}
@@ -124,6 +130,12 @@ impl Parser{i} {{
 /// big::m{i}::parse_all(b"x");
 /// ```
 pub fn parse_all(input: &[u8]) -> Vec<u8> {{
+    input.to_vec()
+}}
+
+/// Parses the old way.
+#[deprecated(note = "use parse_all")]
+pub fn parse_old(input: &[u8]) -> Vec<u8> {{
     input.to_vec()
 }}
 
@@ -173,14 +185,24 @@ pub fn within(repo: &Repo, max_article_bytes: usize) -> String {
     body
 }
 
-/// The articles of `repo` at each level: whole, then each within one byte less than the one
-/// before: first paragraphs, tables, index.
+/// The articles of `repo` at each level: whole, then under the largest limit below the
+/// article before that gives the next level: first paragraphs, tables, index. (One byte
+/// less can be enough, or not: the note names the limit, "5 KiB" is shorter than "5.1 KiB".)
 pub fn levels(repo: &Repo) -> [String; 4] {
     let full = within(repo, Limits::default().max_article_bytes);
-    let first = within(repo, full.len() - 1);
-    let tables = within(repo, first.len() - 1);
-    let index = within(repo, tables.len() - 1);
-    [full, first, tables, index]
+    let mut out = vec![full];
+    for level in 1..=3 {
+        let mut limit = out[level - 1].len() - 1;
+        let article = loop {
+            let article = within(repo, limit);
+            if article.contains(&format!("(level {level} of 3)")) {
+                break article;
+            }
+            limit -= 8;
+        };
+        out.push(article);
+    }
+    out.try_into().unwrap()
 }
 
 /// The number of cells of each row of each table, as markdown-rs reads the article.
@@ -212,6 +234,12 @@ fn an_api_too_large_for_its_article_is_shortened_step_by_step_never_failed() {
     let [full, first, tables, index] = levels(&repo);
     assert!(!full.contains("This API is large"), "{full}");
     assert!(full.contains("Example:"), "{full}");
+    assert!(
+        full.contains("The second paragraph of `next` in module 7."),
+        "{full}"
+    );
+    assert!(full.contains("None in module 7."), "{full}");
+    assert!(full.contains("[`Parser7`](#src-m7-rs-Parser7)"), "{full}");
     assert!(full.contains("The second paragraph of module 7"), "{full}");
     assert!(full.contains("```rust\npub fn parse_all"), "{full}");
 
@@ -225,6 +253,10 @@ fn an_api_too_large_for_its_article_is_shortened_step_by_step_never_failed() {
     assert!(first.starts_with("---\n") && first.contains("---\n\n<Note>\nThis API is large"));
     assert!(first.contains(&format!("{MODULES} modules")), "{first}");
     assert!(!first.contains("Example:"), "{first}");
+    assert!(!first.contains("The second paragraph of `next`"), "{first}");
+    assert!(!first.contains("None in module 7."), "{first}");
+    assert!(first.contains("Parses the next `Option<T>`"), "{first}");
+    assert!(first.contains("**Deprecated.** use parse_all"), "{first}");
     assert!(first.contains("```rust\npub fn parse_all"), "{first}");
     assert!(
         first.contains("The second paragraph of module 7"),
@@ -253,6 +285,12 @@ fn an_api_too_large_for_its_article_is_shortened_step_by_step_never_failed() {
         "{tables}"
     );
     assert!(tables.contains("#### Struct `Parser7`"), "{tables}");
+    assert!(
+        tables.contains(
+            "| <a id=\"src-m7-rs-parse_old\" />`parse_old` | **Deprecated.** Parses the old way. |"
+        ),
+        "{tables}"
+    );
     assert!(!tables.contains("```rust"), "{tables}");
     assert!(!tables.contains("Defined in"), "{tables}");
     assert!(
@@ -261,7 +299,7 @@ fn an_api_too_large_for_its_article_is_shortened_step_by_step_never_failed() {
     );
     // Each module's three tables: a header and its rows, every row of two cells.
     let rows = table_rows(&tables);
-    assert_eq!(rows.len(), (MODULES - 1) * (5 + 2 + 2), "{tables}");
+    assert_eq!(rows.len(), (MODULES - 1) * (5 + 3 + 2), "{tables}");
     assert!(rows.iter().all(|cells| *cells == 2), "{rows:?}");
     // Every symbol keeps its anchor, so links into the article still land.
     assert_eq!(sorted(anchors(&tables)), sorted(anchors(&full)));
@@ -274,7 +312,7 @@ fn an_api_too_large_for_its_article_is_shortened_step_by_step_never_failed() {
     assert!(!index.contains("are left out"), "{index}");
     assert_eq!(index_items(&index), MODULES, "{index}");
     assert!(
-        index.contains("- <a id=\"src-m7-rs\" />`big::m7` (7 symbols): Module 7 parses `Option<T>` values | fast.\n"),
+        index.contains("- <a id=\"src-m7-rs\" />`big::m7` (8 symbols): Module 7 parses `Option<T>` values | fast, with `Parser7`.\n"),
         "{index}"
     );
     assert!(

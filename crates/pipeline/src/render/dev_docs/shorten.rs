@@ -3,11 +3,13 @@
 //! reader of a large API looks for first, as docs.rs's module pages list items by their
 //! summary before one opens an item:
 //!
-//! 1. member docs are cut to their first paragraph, without examples;
+//! 1. member docs are cut to their first paragraph, without their sections (parameters,
+//!    returns, …) and examples; deprecations and defaults stay;
 //! 2. members are listed in tables of name and summary (per type, and per module for its
 //!    functions, macros, constants and variables), without signatures; module overviews are
 //!    cut to their first paragraph;
-//! 3. modules are listed as an index: name, symbol count, first sentence of the overview.
+//! 3. modules are listed as an index: name, symbol count, first sentence of the overview
+//!    (its links into the article read as text: the index has no symbol sections).
 //!
 //! The run stage renders the full article, then each level in turn until one fits, and cuts
 //! the index at last (`run/render.rs`). Anchors stay those of the full article (the same
@@ -15,10 +17,13 @@
 //!
 //! [`Limits::max_article_bytes`]: crate::limits::Limits::max_article_bytes
 
+use regex::Regex;
 use serde::Serialize;
+use std::sync::LazyLock;
 
 use super::ModuleView;
-use crate::source::code::{Symbol, first_sentence};
+use crate::builtin::regex;
+use crate::source::code::{DocComment, Symbol, first_sentence};
 
 /// How much of the API an article shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,12 +74,18 @@ impl Shortened {
     }
 }
 
-/// A symbol as level 1 and beyond show it: its doc cut to the first paragraph, without
-/// examples. Views are built from these copies, so that the template's symbol sections show
-/// the shortened text without knowing the level.
+/// A symbol as level 1 and beyond show it: its doc comment cut to the first paragraph,
+/// without sections or examples, its deprecation and default kept. Views are built from
+/// these copies, so that the template's symbol sections show the shortened text without
+/// knowing the level.
 pub(crate) fn shorten_symbol(symbol: &Symbol) -> Symbol {
     Symbol {
         doc: first_paragraph(&symbol.doc),
+        comment: DocComment {
+            text: first_paragraph(&symbol.comment.text),
+            sections: Vec::new(),
+            ..symbol.comment.clone()
+        },
         examples: Vec::new(),
         ..symbol.clone()
     }
@@ -93,7 +104,7 @@ pub(crate) fn shorten(modules: &mut [ModuleView], level: Level) {
         }
         if level >= Level::Index {
             let lines: Vec<String> = module.overview.lines().map(str::to_string).collect();
-            module.overview = first_sentence(&lines);
+            module.overview = without_anchor_links(&first_sentence(&lines));
             module.macros.clear();
             module.types.clear();
             module.functions.clear();
@@ -137,6 +148,15 @@ pub(crate) fn first_paragraph(markdown: &str) -> String {
     out.join("\n")
 }
 
+/// Markdown whose links to anchors of the article (`[text](#anchor)`) read as their text.
+fn without_anchor_links(markdown: &str) -> String {
+    static LINK: LazyLock<Regex> = LazyLock::new(|| regex(r"\[([^\]\n]*)\]\(#[^)\s]*\)"));
+    if !markdown.contains("](#") {
+        return markdown.to_string();
+    }
+    LINK.replace_all(markdown, "$1").into_owned()
+}
+
 /// A size as a reader reads it: "512 bytes", "40 KiB", "2 MiB", "1.5 MiB".
 fn bytes(n: usize) -> String {
     const KIB: usize = 1024;
@@ -168,6 +188,14 @@ mod tests {
         );
         assert_eq!(first_paragraph("Only a sentence."), "Only a sentence.");
         assert_eq!(first_paragraph(""), "");
+    }
+
+    #[test]
+    fn the_index_has_no_links_to_symbol_sections() {
+        assert_eq!(
+            without_anchor_links("Reads [`Parser`](#m-Parser) from [docs](https://x.y/#a)."),
+            "Reads `Parser` from [docs](https://x.y/#a)."
+        );
     }
 
     #[test]
