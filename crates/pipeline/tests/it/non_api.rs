@@ -106,9 +106,18 @@ fn go_mocks_examples_and_ignored_files_are_no_api() {
             "util/util.go",
             "package util\n\n// Helper is public API of a public package.\nfunc Helper() {}\n",
         ),
+        // A package under a top-level `hooks/` is API in Go (logrus's `hooks/syslog`).
+        (
+            "hooks/syslog/syslog.go",
+            "package syslog\n\n// Hook sends entries to syslog.\ntype Hook struct{}\n",
+        ),
     ]);
     let (body, names) = docs_of(&repo, ".");
-    assert_eq!(names, ["Helper", "Open", "Store", "Store.Get"], "{body}");
+    assert_eq!(
+        names,
+        ["Helper", "Hook", "Open", "Store", "Store.Get"],
+        "{body}"
+    );
     for absent in [
         "Mock",
         "examples",

@@ -102,7 +102,8 @@ const NON_API_FOLDERS: &[&str] = &[
 ];
 
 /// Folders whose code is no API at the top of the repository; below it a package of that
-/// name can be API (a React library's `src/hooks/`, Airflow's `airflow/hooks/`).
+/// name can be API (a React library's `src/hooks/`, Airflow's `airflow/hooks/`). Not for Go,
+/// whose packages are API wherever they sit.
 const TOP_NON_API_FOLDERS: &[&str] = &["hooks", "script", "doc", "xtask", "fuzz", "ci"];
 
 /// Files that build, test or release a project, never import it: Python's `setup.py` and
@@ -153,7 +154,9 @@ fn non_api_root(path: &str) -> Option<usize> {
     let go = file.ends_with(".go");
     if let Some(at) = folders.iter().enumerate().position(|(i, folder)| {
         NON_API_FOLDERS.contains(&folder.as_str())
-            || (i == 0 && TOP_NON_API_FOLDERS.contains(&folder.as_str()))
+            // A Go folder is a package its import path names, wherever it is (logrus's
+            // `hooks/syslog`): only the go tool's own rules below hide one.
+            || (i == 0 && !go && TOP_NON_API_FOLDERS.contains(&folder.as_str()))
             // The go tool ignores folders starting with `_` or `.`; mockgen writes `mock_x/`.
             || (go && (folder.starts_with('_') || folder.starts_with('.') || folder.starts_with("mock_")))
     }) {
