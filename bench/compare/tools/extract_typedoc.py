@@ -144,6 +144,14 @@ def main() -> int:
             index(c)
     index(proj)
     entry_mod = [os.path.splitext(os.path.basename(e))[0].replace(".d", "") for e in entries]
+    # With one entry point TypeDoc merges its module into the project, named by package.json's
+    # `name`: that is the module's public name.
+    try:
+        package_name = json.load(open(os.path.join(root, "package.json"))).get("name") or ""
+    except (OSError, ValueError):
+        package_name = ""
+    if len(entries) == 1 and package_name:
+        entry_mod.append(package_name)
     symbols, skipped_inherited = [], 0
 
     def src(r):
@@ -197,7 +205,8 @@ def main() -> int:
                 walk(target, name + ".", mods)
 
     for e in entries:
-        symbols.append({"name": e, "kind": "module", "modules": [e], "doc": ""})
+        shown = package_name if len(entries) == 1 and package_name else e
+        symbols.append({"name": shown, "kind": "module", "modules": [shown], "doc": ""})
     walk(proj, "", entry_mod)
     notes = [f"entry points: {', '.join(entries)}"]
     if skipped_inherited:

@@ -84,6 +84,13 @@ impl PackageJson {
                 entries.push((".".into(), files));
             }
         }
+        // `source` (microbundle's and Parcel's convention) names the main entry's source.
+        if let Some(source) = object.get("source").and_then(Value::as_str) {
+            match entries.iter_mut().find(|(subpath, _)| subpath == ".") {
+                Some((_, files)) => files.insert(0, source.to_string()),
+                None => entries.push((".".into(), vec![source.to_string()])),
+            }
+        }
         Some(Self { name, entries })
     }
 }
@@ -375,6 +382,12 @@ mod tests {
         assert_eq!(
             entries(r#"{"main": "lib/index.js", "types": "lib/index.d.ts"}"#),
             Some(vec![one(".", &["lib/index.d.ts", "lib/index.js"])])
+        );
+        assert_eq!(
+            entries(
+                r#"{"source": "src/index.ts", "main": "dist/mitt.js", "exports": {"types": "./index.d.ts"}}"#
+            ),
+            Some(vec![one(".", &["src/index.ts", "./index.d.ts"])])
         );
         assert_eq!(entries(r#"{"type": "module"}"#), Some(vec![]));
         assert_eq!(entries("not json"), None);
