@@ -226,7 +226,12 @@ fn ends_sentence(chars: &[char], dot: usize) -> bool {
         .map_or(0, |p| p + 1);
     let word: String = chars[start..dot].iter().collect::<String>().to_lowercase();
     let next_word = chars[dot + 1..].iter().find(|c| !c.is_whitespace());
-    if NEVER_END.contains(&word.as_str()) {
+    // Initialisms of single letters and dots ("a.k.a.", "U.S.") never end a sentence.
+    let initialism = word.len() > 1
+        && word
+            .split('.')
+            .all(|part| part.chars().count() == 1 && part.chars().all(char::is_alphabetic));
+    if NEVER_END.contains(&word.as_str()) || initialism {
         return false;
     }
     if END_BEFORE_CAPITAL.contains(&word.as_str()) {
@@ -392,6 +397,10 @@ mod tests {
                 "Exports a report as CSV.",
             ),
             ("Ends here! Not here.", "Ends here!"),
+            (
+                "Reads the PID (a.k.a. the process id) of a run. Rest.",
+                "Reads the PID (a.k.a. the process id) of a run.",
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(first_sentence(&lines(text)), expected, "{text}");
