@@ -234,8 +234,14 @@ fn module_docs_and_field_docs_are_whole() {
     let go = format!(
         "{long}package store\n\n// Options configure a store.\ntype Options struct {{\n\t// Path is where data lives.\n\t// It must be writable.\n\tPath string\n}}\n"
     );
+    // A package comment in a block comment, as gorilla/mux writes its doc.go.
+    let doc_go = "/*\nPackage router routes requests.\n\nRegister a path:\n\n\tr := router.New()\n\tr.Handle(\"/{key}\", h)\n\nThat is all.\n*/\npackage router\n";
     let (body, _) = docs(
-        &[("hexa/src/lib.rs", rust), ("hexa/store/store.go", &go)],
+        &[
+            ("hexa/src/lib.rs", rust),
+            ("hexa/store/store.go", &go),
+            ("hexa/router/doc.go", doc_go),
+        ],
         "hexa",
     );
     assert_compiles(&[("modules".into(), body.clone())]);
@@ -247,6 +253,10 @@ fn module_docs_and_field_docs_are_whole() {
         "{body}"
     );
     assert!(!body.contains("# use hexa"), "{body}");
+    assert!(
+        body.contains("Register a path:\n\n```\nr := router.New()\nr.Handle(\"/{key}\", h)\n```\n\nThat is all."),
+        "{body}"
+    );
     // The package comment is not cut at a bound of a few paragraphs.
     assert!(
         body.contains("Sentence number 59 of the package comment."),

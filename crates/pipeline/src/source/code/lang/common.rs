@@ -145,10 +145,40 @@ pub(crate) fn comment_lines(comments: &[&str]) -> Vec<String> {
         let comment = comment.trim();
         if let Some(block) = comment.strip_prefix("/*") {
             let block = block.trim_start_matches('*').trim_end_matches("*/");
-            for line in block.lines() {
-                let line = line.trim();
-                let line = line.strip_prefix('*').unwrap_or(line);
-                lines.push(without_one_space(line));
+            let starred = block
+                .lines()
+                .skip(1)
+                .filter(|l| !l.trim().is_empty())
+                .all(|l| l.trim_start().starts_with('*'));
+            if starred {
+                for line in block.lines() {
+                    let line = line.trim();
+                    let line = line.strip_prefix('*').unwrap_or(line);
+                    lines.push(without_one_space(line));
+                }
+            } else {
+                // A block without stars (a Go package comment in `/* … */`): its lines as
+                // written, less the indentation they share, so that indented code stays code.
+                let rest: Vec<&str> = block.lines().skip(1).collect();
+                let indent = rest
+                    .iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| l.len() - l.trim_start().len())
+                    .min()
+                    .unwrap_or(0);
+                if let Some(first) = block.lines().next().map(str::trim)
+                    && !first.is_empty()
+                {
+                    lines.push(first.to_string());
+                }
+                for line in rest {
+                    lines.push(
+                        line.get(indent..)
+                            .unwrap_or(line.trim_start())
+                            .trim_end()
+                            .to_string(),
+                    );
+                }
             }
         } else {
             for line in comment.lines() {
