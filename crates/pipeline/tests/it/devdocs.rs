@@ -435,8 +435,11 @@ fn constants_keep_type_and_value_and_examples_are_code_blocks() {
         body.contains("Adds two numbers, e.g. `1 + 2`. More.\n"),
         "{body}"
     );
+    // Doctests are shown in place, as rustdoc shows them.
     assert!(
-        body.contains("Example:\n\n```rust\nassert_eq!(add(1, 2), 3);\n```"),
+        body.contains(
+            "Adds two numbers, e.g. `1 + 2`. More.\n\n```rust\nassert_eq!(add(1, 2), 3);\n```"
+        ),
         "{body}"
     );
     assert!(

@@ -26,6 +26,9 @@
 //! closed by a closing fence line, in MDX and here alike. A paragraph, here, ends at a blank
 //! line or a fence, never earlier than markdown-rs ends it.
 
+/// Open `[` a paragraph may hold, closed or not (see the `[` arm of `Walker::scan`).
+const MAX_OPEN_BRACKETS: usize = 4_096;
+
 /// Where the text nests deeper than allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TooDeep {
@@ -369,7 +372,17 @@ impl Walker {
                     }
                 }
                 b'[' => {
-                    self.counts(counter).brackets += 1;
+                    let open = {
+                        let counts = self.counts(counter);
+                        counts.brackets += 1;
+                        counts.brackets
+                    };
+                    // Unclosed `[` nest nothing, but markdown-rs's time grows with the square
+                    // of how many a paragraph holds (100,000 take seconds): past a bound, the
+                    // text is refused as too deep, as it always was.
+                    if self.checking && open > MAX_OPEN_BRACKETS.max(self.max) {
+                        return Err(Deep);
+                    }
                     self.verify()?;
                 }
                 b']' => {
@@ -509,6 +522,13 @@ fn flanking(c: u8, before: Option<u8>, after: Option<u8>) -> (bool, bool) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_paragraph_of_unclosed_brackets_is_refused_past_its_bound() {
+        // markdown-rs takes seconds over 100,000 of them, though they nest nothing.
+        assert!(super::check(&"[".repeat(100_000), 256).is_err());
+        assert!(super::check(&"[".repeat(4_000), 256).is_ok());
+    }
+
     use super::*;
 
     fn depth_ok(text: &str) -> bool {

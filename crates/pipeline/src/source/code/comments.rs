@@ -249,69 +249,34 @@ fn bound_chars(text: &str, max: usize) -> String {
     }
 }
 
-/// The code examples of a doc comment: fenced blocks (rustdoc doctests, Markdown
-/// docstrings), Python doctest sessions (`>>>` lines and their output) and JSDoc `@example`
-/// tags. `language` is the fence of an example that names none.
-pub(crate) fn examples(lines: &[String], language: &str) -> Vec<Example> {
+/// The examples a doc comment declares apart from its text: JSDoc `@example` tags, shown
+/// as TypeDoc shows them, under the symbol. Code blocks and `>>>` sessions of the text are
+/// shown in place (see `doc_comment`). `language` is the fence of the examples.
+pub(crate) fn tag_examples(lines: &[String], language: &str) -> Vec<Example> {
     let mut found = Vec::new();
     let mut i = 0;
     while i < lines.len() && found.len() < MAX_EXAMPLES {
         let line = lines[i].trim();
-        if let Some(info) = line.strip_prefix("```") {
-            let info = info.trim();
-            let mut code = Vec::new();
+        let Some(rest) = line.strip_prefix("@example") else {
             i += 1;
-            while i < lines.len() && !lines[i].trim().starts_with("```") {
-                code.push(lines[i].as_str());
-                i += 1;
-            }
-            i += 1;
-            let shown = doctest_language(info, language);
-            if let Some(shown) = shown {
-                // rustdoc hides the lines of a doctest that start with `# `.
-                let code: Vec<&str> = if shown == "rust" {
-                    code.into_iter()
-                        .filter(|l| {
-                            let t = l.trim_start();
-                            t != "#" && !t.starts_with("# ")
-                        })
-                        .collect()
-                } else {
-                    code
-                };
-                push_example(&mut found, shown, &code);
-            }
             continue;
-        }
-        if line.starts_with(">>>") {
-            let mut code = Vec::new();
-            while i < lines.len() && !lines[i].trim().is_empty() {
-                code.push(lines[i].trim());
-                i += 1;
-            }
-            push_example(&mut found, "python", &code);
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("@example") {
-            let mut code = Vec::new();
-            if !rest.trim().is_empty() {
-                code.push(rest.trim());
-            }
-            i += 1;
-            while i < lines.len() && !lines[i].trim_start().starts_with('@') {
-                let l = lines[i].as_str();
-                if !l.trim().starts_with("```") {
-                    code.push(l);
-                }
-                i += 1;
-            }
-            while code.last().is_some_and(|l| l.trim().is_empty()) {
-                code.pop();
-            }
-            push_example(&mut found, language, &code);
-            continue;
+        };
+        let mut code = Vec::new();
+        if !rest.trim().is_empty() {
+            code.push(rest.trim());
         }
         i += 1;
+        while i < lines.len() && !lines[i].trim_start().starts_with('@') {
+            let l = lines[i].as_str();
+            if !l.trim().starts_with("```") {
+                code.push(l);
+            }
+            i += 1;
+        }
+        while code.last().is_some_and(|l| l.trim().is_empty()) {
+            code.pop();
+        }
+        push_example(&mut found, language, &code);
     }
     found
 }
@@ -413,22 +378,14 @@ mod tests {
     }
 
     #[test]
-    fn examples_from_rust_python_and_jsdoc() {
-        let rust = lines(
-            "Adds.\n\n```\n# use x::add;\nassert_eq!(add(1, 2), 3);\n```\n\n```text\nout\n```",
-        );
-        assert_eq!(
-            examples(&rust, "rust"),
-            vec![Example {
-                language: "rust".into(),
-                code: "assert_eq!(add(1, 2), 3);".into(),
-                label: String::new(),
-            }]
-        );
+    fn examples_are_jsdoc_example_tags_only() {
+        // Code blocks and doctest sessions of the text are shown in place, not apart.
+        let rust = lines("Adds.\n\n```\nassert_eq!(add(1, 2), 3);\n```");
+        assert_eq!(tag_examples(&rust, "rust"), vec![]);
         let python = lines("Adds.\n\n>>> add(1, 2)\n3\n\nMore.");
-        assert_eq!(examples(&python, "python")[0].code, ">>> add(1, 2)\n3");
+        assert_eq!(tag_examples(&python, "python"), vec![]);
         let jsdoc = lines("Adds.\n@example\n  add(1, 2);\n  // => 3\n@returns the sum");
-        let found = examples(&jsdoc, "typescript");
+        let found = tag_examples(&jsdoc, "typescript");
         assert_eq!(found[0].code, "add(1, 2);\n// => 3");
         assert_eq!(found[0].language, "typescript");
     }

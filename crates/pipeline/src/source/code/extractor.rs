@@ -107,7 +107,7 @@ impl Extractor {
                     language: fence,
                     kind: decl.kind,
                     hash: token_hash(&decl, &src),
-                    examples: comments::examples(&decl.doc, fence),
+                    examples: comments::tag_examples(&decl.doc, fence),
                     doc,
                     comment,
                     parent: decl.parent,

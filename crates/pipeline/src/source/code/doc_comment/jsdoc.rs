@@ -4,7 +4,7 @@
 //! and `@private` leave the symbol out. `@example` is the symbol's example, shown apart.
 //! Other block tags (`@since`, `@category`, `@internal`, …) are not text.
 
-use super::links::{code, jsdoc_inline, link};
+use super::links::{self, code, jsdoc_inline, link};
 use super::model::{Builder, DocComment, DocItem, join_text, markdown_text};
 
 pub(super) fn parse(lines: &[String], fence: &str) -> DocComment {
@@ -36,8 +36,8 @@ pub(super) fn parse(lines: &[String], fence: &str) -> DocComment {
             description.extend(body.iter().cloned());
         }
     }
-    for line in markdown_text(&description, fence) {
-        b.line(jsdoc_inline(&line));
+    for line in links::outside_code(&markdown_text(&description, fence), jsdoc_inline) {
+        b.line(line);
     }
     for (name, body) in tags {
         let refs: Vec<&str> = body.iter().map(String::as_str).collect();

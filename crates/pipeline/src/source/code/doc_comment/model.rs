@@ -205,10 +205,9 @@ pub(super) fn join_text(lines: &[&str]) -> String {
     out
 }
 
-/// Markdown doc text (rustdoc, TSDoc descriptions) without the code examples the symbol
-/// lists apart (fenced blocks that are code, `>>>` sessions), with its headings made labels
-/// (a symbol's sections sit under the symbol's own heading) and a heading whose section
-/// held only examples dropped.
+/// Markdown doc text (rustdoc, TSDoc descriptions) as the tool shows it: code blocks and
+/// `>>>` sessions in place (a doctest fenced in its language, rustdoc's hidden lines left
+/// out), headings made labels (a symbol's sections sit under the symbol's own heading).
 pub(super) fn markdown_text(lines: &[String], fence: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
@@ -216,23 +215,36 @@ pub(super) fn markdown_text(lines: &[String], fence: &str) -> Vec<String> {
         let line = &lines[i];
         let t = line.trim();
         if let Some(info) = t.strip_prefix("```") {
-            let mut block = vec![line.clone()];
+            // Code stays where the comment put it, as the tool shows it; a doctest's fence
+            // names its language, and rustdoc's hidden lines (`# `) go.
+            let shown = doctest_language(info.trim(), fence);
+            out.push(match shown {
+                Some(language) => format!("```{language}"),
+                None => line.trim_start().to_string(),
+            });
             i += 1;
             while i < lines.len() && !lines[i].trim().starts_with("```") {
-                block.push(lines[i].clone());
+                let code = lines[i].trim_start();
+                let hidden = shown == Some("rust") && (code == "#" || code.starts_with("# "));
+                if !hidden {
+                    out.push(lines[i].clone());
+                }
                 i += 1;
             }
-            block.push("```".into());
+            out.push("```".into());
             i += 1;
-            if doctest_language(info.trim(), fence).is_none() {
-                out.extend(block);
-            }
             continue;
         }
         if t.starts_with(">>>") {
+            // A doctest session, in place, as Sphinx shows it.
+            out.push(String::new());
+            out.push("```python".into());
             while i < lines.len() && !lines[i].trim().is_empty() {
+                out.push(lines[i].trim().to_string());
                 i += 1;
             }
+            out.push("```".into());
+            out.push(String::new());
             continue;
         }
         if let Some(heading) = markdown_heading(t) {

@@ -65,11 +65,14 @@ pub(super) fn parse(lines: &[String]) -> DocComment {
         let line = lines[i].as_str();
         let t = line.trim();
         let ind = indent(line);
-        // Doctest sessions are the symbol's examples, shown apart.
+        // Doctest sessions stay where the docstring has them, as Sphinx shows them.
         if t.starts_with(">>>") {
+            let start = i;
             while i < lines.len() && !lines[i].trim().is_empty() {
                 i += 1;
             }
+            let session: Vec<&str> = lines[start..i].iter().map(|l| l.trim()).collect();
+            fenced(&mut b, "python", &session);
             continue;
         }
         // NumPy: a title underlined with dashes.
@@ -295,8 +298,7 @@ fn numpy_section(b: &mut Builder, kind: Kind, body: &[&str]) {
 
 fn text_section(b: &mut Builder, kind: Kind, body: &[&str]) {
     let text = crate::source::code::comments::dedent(body);
-    // Doctest sessions (shown apart) and their output lines.
-    let kept: Vec<&str> = strip_doctests(&text);
+    let kept: Vec<&str> = text.lines().collect();
     match kind {
         Kind::Callout(which) => callout(b, which, &kept.join("\n")),
         Kind::SeeAlso => see_also(b, &kept),
@@ -313,26 +315,6 @@ fn text_section(b: &mut Builder, kind: Kind, body: &[&str]) {
         }
         _ => {}
     }
-}
-
-/// Lines without `>>>` sessions and the output lines that follow them.
-fn strip_doctests(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut in_session = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with(">>>") || t.starts_with("...") && in_session {
-            in_session = true;
-            continue;
-        }
-        if t.is_empty() {
-            in_session = false;
-        }
-        if !in_session {
-            out.push(line);
-        }
-    }
-    out
 }
 
 fn push_item(b: &mut Builder, title: &str, name: String, ty: String, lines: &[&str]) {

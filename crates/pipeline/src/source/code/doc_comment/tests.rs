@@ -21,7 +21,7 @@ fn google_style_sections() {
     let c = DocComment::parse(&doc, Language::Python, "python");
     assert_eq!(
         c.text,
-        "Fetch rows.\n\nLonger text that\nwraps.\n\n> [!NOTE]\n> Slow on big tables."
+        "Fetch rows.\n\nLonger text that\nwraps.\n\n> [!NOTE]\n> Slow on big tables.\n\n**Examples**\n\n```python\n>>> fetch('t', [1])\n{1: 'a'}\n```"
     );
     let params = section(&c, "Parameters");
     assert_eq!(params.len(), 3);
@@ -152,14 +152,14 @@ fn go_paragraphs_code_lists_links_and_deprecation() {
 }
 
 #[test]
-fn rustdoc_keeps_sections_without_examples() {
+fn rustdoc_keeps_sections_and_examples_in_place() {
     let doc = lines(
         "Parses a [`Value`].\n\nMore about [`crate::kv::Key`].\n\n# Examples\n\n```\nlet v = parse(\"1\");\n```\n\n# Errors\n\nFails on bad input.\n\n```text\noutput\n```",
     );
     let c = DocComment::parse(&doc, Language::Rust, "rust");
     assert_eq!(
         c.text,
-        "Parses a [`Value`](doc:Value).\n\nMore about [`crate::kv::Key`](doc:crate::kv::Key).\n\n**Errors**\n\nFails on bad input.\n\n```text\noutput\n```"
+        "Parses a [`Value`](doc:Value).\n\nMore about [`crate::kv::Key`](doc:crate::kv::Key).\n\n**Examples**\n\n```rust\nlet v = parse(\"1\");\n```\n\n**Errors**\n\nFails on bad input.\n\n```text\noutput\n```"
     );
     assert_eq!(c.summary(), "Parses a `Value`.");
 }
