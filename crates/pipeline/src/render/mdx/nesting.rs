@@ -529,6 +529,21 @@ mod tests {
         assert!(super::check(&"[".repeat(4_000), 256).is_ok());
     }
 
+    #[test]
+    fn what_the_portal_refuses_to_render_is_refused_here() {
+        // The portal parses untrusted articles with this bound before markdown-rs reads them
+        // (its render tests); each of these takes markdown-rs deep or slow.
+        for deep in [
+            "> ".repeat(100_000),
+            "- ".repeat(50_000),
+            "<A>".repeat(5_000),
+            "[".repeat(100_000),
+            "a**".repeat(200_000),
+        ] {
+            assert!(super::check(&deep, 256).is_err(), "{}", &deep[..12]);
+        }
+    }
+
     use super::*;
 
     fn depth_ok(text: &str) -> bool {
