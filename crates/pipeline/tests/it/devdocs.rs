@@ -2,11 +2,8 @@
 //! only, one section per module with its overview, members beneath their type, complete
 //! signatures, examples, "Defined in" links. Each test builds a small repository per rule.
 
-use domain::Surface;
-use pipeline::{DiscardLog, SymbolKind, run};
+use pipeline::SymbolKind;
 use testkit::Repo;
-
-use crate::fixture::request;
 
 /// The dev-docs body of a run of `feature` over `files`.
 pub(crate) fn docs(files: &[(&str, &str)], feature: &str) -> (String, Vec<pipeline::SymbolSource>) {
@@ -19,21 +16,8 @@ pub(crate) fn docs(files: &[(&str, &str)], feature: &str) -> (String, Vec<pipeli
 }
 
 fn docs_of(repo: &Repo, feature: &str) -> (String, Vec<pipeline::SymbolSource>) {
-    let output = run(
-        &pipeline::RunRequest {
-            surfaces: Some(&[Surface::DevDocs]),
-            ..request(&repo.path, feature)
-        },
-        &mut DiscardLog,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let article = output
-        .articles
-        .into_iter()
-        .find(|a| a.surface == Surface::DevDocs)
-        .unwrap();
-    pipeline::validate_mdx(&article.mdx_body).unwrap();
-    (article.mdx_body, article.provenance.symbols)
+    let (body, provenance) = crate::fixture::dev_docs(repo, feature);
+    (body, provenance.symbols)
 }
 
 fn names(symbols: &[pipeline::SymbolSource]) -> Vec<&str> {

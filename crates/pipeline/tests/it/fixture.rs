@@ -264,3 +264,32 @@ pub fn product() -> Product {
     commits.push(repo.commit("fix(security): escape formula cells"));
     Product { repo, commits }
 }
+
+/// A repository of `files`, committed once.
+pub fn repo_of(files: &[(&str, &str)]) -> Repo {
+    let mut repo = Repo::new();
+    for (path, content) in files {
+        repo.write(path, content);
+    }
+    repo.commit("feat: api");
+    repo
+}
+
+/// The dev-docs body and provenance of a run of `feature`, checked to be valid MDX.
+pub fn dev_docs(repo: &Repo, feature: &str) -> (String, pipeline::Provenance) {
+    let output = pipeline::run(
+        &pipeline::RunRequest {
+            surfaces: Some(&[domain::Surface::DevDocs]),
+            ..request(&repo.path, feature)
+        },
+        &mut pipeline::DiscardLog,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let article = output
+        .articles
+        .into_iter()
+        .find(|a| a.surface == domain::Surface::DevDocs)
+        .unwrap_or_else(|| panic!("no dev-docs article for {feature}"));
+    pipeline::validate_mdx(&article.mdx_body).unwrap_or_else(|e| panic!("{e}"));
+    (article.mdx_body, article.provenance)
+}

@@ -2,28 +2,10 @@
 //! import path; functions that return a type of the package (`NewX`, `Parse`) listed under
 //! that type, as `go/doc` groups them.
 
-use domain::Surface;
-use pipeline::{DiscardLog, run};
 use testkit::Repo;
 
-use crate::fixture::request;
-
 fn dev_docs(repo: &Repo, feature: &str) -> String {
-    let output = run(
-        &pipeline::RunRequest {
-            surfaces: Some(&[Surface::DevDocs]),
-            ..request(&repo.path, feature)
-        },
-        &mut DiscardLog,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let article = output
-        .articles
-        .into_iter()
-        .find(|a| a.surface == Surface::DevDocs)
-        .unwrap();
-    pipeline::validate_mdx(&article.mdx_body).unwrap();
-    article.mdx_body
+    crate::fixture::dev_docs(repo, feature).0
 }
 
 const UUID_GO: &str = r#"// Package uuid generates and inspects UUIDs.

@@ -3,39 +3,10 @@
 //! re-exports them (`from ._core import X`, `from ._core import *`, `__all__`), followed
 //! through sub-packages, once each, with "Defined in" their own file.
 
-use domain::Surface;
-use pipeline::{Change, DiscardLog, DriftChecker, Provenance, SymbolSource, run};
+use pipeline::{Change, DriftChecker, SymbolSource};
 use testkit::Repo;
 
-use crate::fixture::request;
-
-fn repo_of(files: &[(&str, &str)]) -> Repo {
-    let mut repo = Repo::new();
-    for (path, content) in files {
-        repo.write(path, content);
-    }
-    repo.commit("feat: api");
-    repo
-}
-
-/// The dev-docs body and provenance of a run of `feature`, checked to be valid MDX.
-fn docs_of(repo: &Repo, feature: &str) -> (String, Provenance) {
-    let output = run(
-        &pipeline::RunRequest {
-            surfaces: Some(&[Surface::DevDocs]),
-            ..request(&repo.path, feature)
-        },
-        &mut DiscardLog,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let article = output
-        .articles
-        .into_iter()
-        .find(|a| a.surface == Surface::DevDocs)
-        .unwrap();
-    pipeline::validate_mdx(&article.mdx_body).unwrap();
-    (article.mdx_body, article.provenance)
-}
+use crate::fixture::{dev_docs as docs_of, repo_of};
 
 fn names(symbols: &[SymbolSource]) -> Vec<&str> {
     let mut names: Vec<&str> = symbols.iter().map(|s| s.name.as_str()).collect();

@@ -4,29 +4,10 @@
 //! an import exported again); default exports shown as `default`; `.d.ts` files for a
 //! JavaScript package; signatures without `export`. Each test builds a small repository.
 
-use domain::Surface;
-use pipeline::{DiscardLog, DriftChecker, Provenance, run};
+use pipeline::{DriftChecker, Provenance};
 use testkit::Repo;
 
-use crate::fixture::request;
-
-fn dev_docs(repo: &Repo, feature: &str) -> (String, Provenance) {
-    let output = run(
-        &pipeline::RunRequest {
-            surfaces: Some(&[Surface::DevDocs]),
-            ..request(&repo.path, feature)
-        },
-        &mut DiscardLog,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let article = output
-        .articles
-        .into_iter()
-        .find(|a| a.surface == Surface::DevDocs)
-        .unwrap();
-    pipeline::validate_mdx(&article.mdx_body).unwrap();
-    (article.mdx_body, article.provenance)
-}
+use crate::fixture::dev_docs;
 
 /// (path, name) of each documented symbol, sorted.
 fn shown(provenance: &Provenance) -> Vec<(String, String)> {
