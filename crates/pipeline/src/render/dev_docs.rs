@@ -32,6 +32,8 @@ pub(crate) struct ModuleView<'a> {
     pub functions: Vec<SymbolView<'a>>,
     pub constants: Vec<SymbolView<'a>>,
     pub variables: Vec<SymbolView<'a>>,
+    /// The order of the kinds' sections, as the language's tool shows them ([`Order`]).
+    pub sections: &'static [&'static str],
 }
 
 #[derive(Debug, Serialize)]
@@ -40,10 +42,12 @@ pub(crate) struct TypeView<'a> {
     pub symbol: SymbolView<'a>,
     /// Fields, struct and interface members, class attributes, enum variants.
     pub fields: Vec<SymbolView<'a>>,
+    /// Its constants: Rust associated constants, Go constants of the type.
+    pub constants: Vec<SymbolView<'a>>,
     pub constructors: Vec<SymbolView<'a>>,
     pub properties: Vec<SymbolView<'a>>,
     pub methods: Vec<SymbolView<'a>>,
-    /// Associated constants and types.
+    /// Associated types, and members of other kinds.
     pub associated: Vec<SymbolView<'a>>,
 }
 
@@ -84,14 +88,10 @@ pub(crate) fn modules<'a>(
     let mut anchors = Anchors::default();
     let mut out = Vec::with_capacity(by_module.len());
     for (module, mut members) in by_module {
-        members.sort_by(|a, b| {
-            a.name
-                .cmp(&b.name)
-                .then(a.path.cmp(&b.path))
-                .then(a.line.cmp(&b.line))
-        });
         let doc = docs.get(module).cloned().unwrap_or_default();
         let language = members.first().map_or(doc.language, |s| s.language);
+        let order = Order::of(language);
+        members.sort_by(|a, b| order.compare_items(a, b));
         let module_anchor = anchors.unique(&slug(if module.is_empty() { "root" } else { module }));
         let mut view = |symbol: &'a Symbol| SymbolView {
             short_name: short_name(symbol),
@@ -117,6 +117,7 @@ pub(crate) fn modules<'a>(
             types.push(TypeView {
                 symbol: view(symbol),
                 fields: Vec::new(),
+                constants: Vec::new(),
                 constructors: Vec::new(),
                 properties: Vec::new(),
                 methods: Vec::new(),
@@ -142,6 +143,7 @@ pub(crate) fn modules<'a>(
             let member = view(symbol);
             match (owner, symbol.kind) {
                 (Some(at), SymbolKind::Field) => types[at].fields.push(member),
+                (Some(at), SymbolKind::Constant) => types[at].constants.push(member),
                 (Some(at), SymbolKind::Constructor) => types[at].constructors.push(member),
                 (Some(at), SymbolKind::Property) => types[at].properties.push(member),
                 (Some(at), SymbolKind::Method) => types[at].methods.push(member),
@@ -155,9 +157,21 @@ pub(crate) fn modules<'a>(
             }
         }
         for ty in &mut types {
-            // Fields read in declaration order, as the type declares them.
+            // Fields read in declaration order, as the type declares them; the other members
+            // in the order the language's tool lists them.
             ty.fields
                 .sort_by_key(|f| (f.symbol.path.as_str(), f.symbol.line));
+            // A type's constants as declared, as `go doc` shows a `const` block.
+            ty.constants
+                .sort_by_key(|f| (f.symbol.path.as_str(), f.symbol.line));
+            for list in [
+                &mut ty.constructors,
+                &mut ty.properties,
+                &mut ty.methods,
+                &mut ty.associated,
+            ] {
+                list.sort_by(|a, b| order.compare_members(a.symbol, b.symbol));
+            }
         }
         out.push(ModuleView {
             name: module_name(module, language, doc.package.as_deref()),
@@ -176,6 +190,7 @@ pub(crate) fn modules<'a>(
             functions,
             constants,
             variables,
+            sections: order.sections,
         });
     }
     out.sort_by(|a, b| {
@@ -185,6 +200,74 @@ pub(crate) fn modules<'a>(
     });
     resolve_doc_links(&mut out);
     out
+}
+
+/// The order in which each language's own documentation tool lists a module's items and a
+/// type's members:
+/// - rustdoc: macros, types, functions, constants, statics, each kind by name; a type's
+///   methods as its `impl` blocks declare them;
+/// - `go doc` (pkg.go.dev): constants, variables, functions, types, each by name, members too
+///   but a type's constants, shown as their `const` block declares them;
+/// - TypeDoc: types, variables, functions, each by name, members too;
+/// - Python (pdoc, and Sphinx with `autodoc_member_order = "bysource"`): classes, functions,
+///   module data, each as the source declares it, members too.
+#[derive(Clone, Copy)]
+struct Order {
+    items_by_name: bool,
+    members_by_name: bool,
+    /// The kinds' sections of a module, by their field names in [`ModuleView`].
+    sections: &'static [&'static str],
+}
+
+impl Order {
+    fn of(language: &str) -> Order {
+        let (items_by_name, members_by_name, sections): (bool, bool, &'static [&'static str]) =
+            match language {
+                "rust" => (
+                    true,
+                    false,
+                    &["macros", "types", "functions", "constants", "variables"],
+                ),
+                "go" => (
+                    true,
+                    true,
+                    &["macros", "constants", "variables", "functions", "types"],
+                ),
+                "python" => (
+                    false,
+                    false,
+                    &["macros", "types", "functions", "constants", "variables"],
+                ),
+                _ => (
+                    true,
+                    true,
+                    &["macros", "types", "constants", "variables", "functions"],
+                ),
+            };
+        Order {
+            items_by_name,
+            members_by_name,
+            sections,
+        }
+    }
+
+    fn compare(by_name: bool, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {
+        let name = || a.name.cmp(&b.name);
+        let place = || a.path.cmp(&b.path).then(a.line.cmp(&b.line));
+        if by_name {
+            name().then_with(place)
+        } else {
+            place().then_with(name)
+        }
+    }
+
+    fn compare_items(self, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {
+        Order::compare(self.items_by_name, a, b)
+    }
+
+    fn compare_members(self, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {
+        Order::compare(self.members_by_name, a, b)
+    }
 }
 
 /// Where a module is listed: by its name, as docs.rs lists a crate before its modules; a Go
@@ -209,6 +292,7 @@ fn symbol_views<'m, 'a>(
             .chain(m.types.iter_mut().flat_map(|t| {
                 std::iter::once(&mut t.symbol)
                     .chain(t.fields.iter_mut())
+                    .chain(t.constants.iter_mut())
                     .chain(t.constructors.iter_mut())
                     .chain(t.properties.iter_mut())
                     .chain(t.methods.iter_mut())

@@ -431,7 +431,7 @@ fn extract_files(
     );
     outside.finish()?;
     out.module_files = outside.modules().to_vec();
-    code::go_constructors_of_declared_types(&mut out.symbols);
+    code::go_members_of_declared_types(&mut out.symbols);
     for (dir, example) in code::attach_go_examples(&mut out.symbols, go_examples) {
         if let Some(doc) = out.module_docs.get_mut(&dir) {
             doc.examples.push(example);

@@ -19,6 +19,7 @@ mod reexports_python;
 mod reexports_typescript;
 mod resolve;
 mod run;
+mod tool_order;
 
 use domain::{LogLevel, LogStage};
 use pipeline::LogSink;

@@ -176,7 +176,7 @@ fn go_declaration<'t>(
 /// type parameter), maybe through a pointer, a slice, an array or type arguments:
 /// `func NewX() *X`, `func Parse(s string) (X, error)`, `func All() []*X`. Whether the
 /// package declares it is known only once all its files are read
-/// ([`go_constructors_of_declared_types`]).
+/// ([`go_members_of_declared_types`]).
 fn constructed_type(def: Node, src: &Source) -> Option<String> {
     let result = def.child_by_field_name("result")?;
     let type_parameters: Vec<&str> = def
@@ -239,16 +239,18 @@ fn base_type_name<'s>(mut ty: Node, src: &Source<'s>) -> Option<&'s str> {
     }
 }
 
-/// Constructors whose type the package does not declare among `symbols` (a type of a file
-/// outside the feature) are plain functions again.
-pub(crate) fn go_constructors_of_declared_types(symbols: &mut [Symbol]) {
+/// Constructors and typed constants whose type the package does not declare among
+/// `symbols` (a type of a file outside the feature, or of another package) are listed on
+/// their own again: plain functions, package constants.
+pub(crate) fn go_members_of_declared_types(symbols: &mut [Symbol]) {
     let types: std::collections::HashSet<(String, String)> = symbols
         .iter()
         .filter(|s| s.language == "go" && s.kind.is_type() && s.parent.is_none())
         .map(|s| (s.module.clone(), s.name.clone()))
         .collect();
     for symbol in symbols.iter_mut() {
-        if symbol.language != "go" || symbol.kind != SymbolKind::Constructor {
+        let member = matches!(symbol.kind, SymbolKind::Constructor | SymbolKind::Constant);
+        if symbol.language != "go" || !member {
             continue;
         }
         let declared = symbol
@@ -256,7 +258,9 @@ pub(crate) fn go_constructors_of_declared_types(symbols: &mut [Symbol]) {
             .as_ref()
             .is_some_and(|t| types.contains(&(symbol.module.clone(), t.clone())));
         if !declared {
-            symbol.kind = SymbolKind::Function;
+            if symbol.kind == SymbolKind::Constructor {
+                symbol.kind = SymbolKind::Function;
+            }
             symbol.parent = None;
         }
     }
@@ -471,6 +475,13 @@ fn go_constants<'t>(
                 format!("const {base}{ty}{value}")
             };
             signature = bounded(&signature);
+            // `go doc` lists a constant of a type the package declares under that type
+            // ([`go_members_of_declared_types`] checks that it does).
+            let of_type = inherited
+                .0
+                .as_deref()
+                .filter(|t| is_exported(t) && t.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                .map(str::to_string);
             out.push(Declaration {
                 requires: None,
                 kind: SymbolKind::Constant,
@@ -479,7 +490,7 @@ fn go_constants<'t>(
                 doc: doc.clone(),
                 node: spec,
                 hash_end: spec.end_byte(),
-                parent: None,
+                parent: of_type,
                 stub: false,
             });
         }

@@ -38,7 +38,128 @@ pub(crate) fn python<'t>(
         out.extend(python_assignment(def, place, src));
         return;
     }
-    out.extend(python_definition(def, place, src));
+    let constructor = python_definition(def, place, src);
+    let class = constructor
+        .as_ref()
+        .filter(|d| d.kind == SymbolKind::Constructor)
+        .and_then(|d| d.parent.clone());
+    out.extend(constructor);
+    if let Some(class) = class {
+        instance_attributes(def, &class, src, out);
+    }
+}
+
+/// At most this many statements of an `__init__` are read for its documented attributes.
+const MAX_INIT_STATEMENTS: usize = 1_000;
+
+/// The instance attributes a constructor documents, as Sphinx's autodoc reads them:
+/// `self.name = …` (or `self.name: type = …`) at the top level of `__init__`, right under a
+/// `#:` comment or above an attribute docstring. Undocumented ones are left out, as autodoc
+/// leaves them out.
+fn instance_attributes<'t>(
+    init: Node<'t>,
+    class: &str,
+    src: &Source,
+    out: &mut Vec<Declaration<'t>>,
+) {
+    let Some(body) = init.child_by_field_name("body") else {
+        return;
+    };
+    // Comments above the body's first statement are the definition's children, not the
+    // body's.
+    let mut comments: Vec<Node<'t>> = {
+        let mut cursor = init.walk();
+        init.children(&mut cursor)
+            .filter(|c| c.kind() == "comment" && c.start_byte() < body.start_byte())
+            .collect()
+    };
+    let mut cursor = body.walk();
+    let statements: Vec<Node<'t>> = body
+        .children(&mut cursor)
+        .take(MAX_INIT_STATEMENTS)
+        .collect();
+    let mut previous_end_row = None;
+    for (i, statement) in statements.iter().enumerate() {
+        if statement.kind() == "comment" {
+            if previous_end_row != Some(statement.start_position().row) {
+                comments.push(*statement);
+            }
+            continue;
+        }
+        previous_end_row = Some(statement.end_position().row);
+        let leading = std::mem::take(&mut comments);
+        let Some((name, annotation)) = self_assignment(*statement, src) else {
+            continue;
+        };
+        if name.starts_with('_') || out.iter().any(|d| d.name == format!("{class}.{name}")) {
+            continue;
+        }
+        // `#:` lines right above, without a blank line between.
+        let mut doc_comments: Vec<Node> = Vec::new();
+        let mut next_row = statement.start_position().row;
+        for comment in leading.iter().rev() {
+            if comment.end_position().row + 1 != next_row || !src.of(*comment).starts_with("#:") {
+                break;
+            }
+            next_row = comment.start_position().row;
+            doc_comments.insert(0, *comment);
+        }
+        let mut doc: Vec<String> = doc_comments
+            .iter()
+            .map(|c| {
+                let text = src.of(*c).trim_start_matches("#:");
+                text.strip_prefix(' ')
+                    .unwrap_or(text)
+                    .trim_end()
+                    .to_string()
+            })
+            .collect();
+        if doc.is_empty()
+            && let Some(string) = statements
+                .get(i + 1)
+                .filter(|n| n.kind() == "expression_statement")
+                .and_then(|n| n.named_child(0))
+                .filter(|n| n.kind() == "string")
+        {
+            doc = docstring_lines(src.of(string));
+        }
+        if doc.is_empty() {
+            continue;
+        }
+        out.push(Declaration {
+            requires: None,
+            kind: SymbolKind::Field,
+            name: format!("{class}.{name}"),
+            signature: bounded(&match annotation {
+                Some(ty) => format!("{name}: {ty}"),
+                None => name.to_string(),
+            }),
+            doc,
+            node: *statement,
+            hash_end: statement.end_byte(),
+            parent: Some(class.to_string()),
+            stub: false,
+        });
+    }
+}
+
+/// `name` and its annotation, of a statement `self.name = …` or `self.name: type = …`.
+fn self_assignment<'s>(statement: Node, src: &Source<'s>) -> Option<(&'s str, Option<&'s str>)> {
+    let assignment = statement
+        .named_child(0)
+        .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")?;
+    let left = assignment
+        .child_by_field_name("left")
+        .filter(|l| l.kind() == "attribute")?;
+    let object = left.child_by_field_name("object")?;
+    if object.kind() != "identifier" || src.of(object) != "self" {
+        return None;
+    }
+    let name = src.of(left.child_by_field_name("attribute")?);
+    let annotation = assignment
+        .child_by_field_name("type")
+        .map(|t| src.of(t).trim());
+    Some((name, annotation))
 }
 
 /// A string right under an attribute or constant documents it (Sphinx's attribute

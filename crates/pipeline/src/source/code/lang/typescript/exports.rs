@@ -133,6 +133,18 @@ pub(crate) fn local_exports(root: Node, src: &Source) -> HashMap<String, Vec<Str
         {
             continue;
         }
+        // `export = name` (a CommonJS module's declaration file): `name` is what the module
+        // is, documented under its own name as TypeDoc does.
+        if let Some(assigned) = export_assignment(statement) {
+            let local = src.of(assigned);
+            if !imports.contains_key(local) {
+                let names = out.entry(local.to_string()).or_default();
+                if !names.iter().any(|n| n == local) {
+                    names.push(local.to_string());
+                }
+            }
+            continue;
+        }
         if let Some(value) = statement.child_by_field_name("value") {
             if value.kind() == "identifier" && !imports.contains_key(src.of(value)) {
                 out.entry(src.of(value).to_string())
@@ -153,6 +165,16 @@ pub(crate) fn local_exports(root: Node, src: &Source) -> HashMap<String, Vec<Str
         }
     }
     out
+}
+
+/// The identifier of an `export = name;` statement.
+pub(crate) fn export_assignment(statement: Node) -> Option<Node> {
+    let mut cursor = statement.walk();
+    let mut children = statement.children(&mut cursor);
+    children.find(|c| c.kind() == "=")?;
+    children
+        .find(|c| c.is_named())
+        .filter(|c| c.kind() == "identifier")
 }
 
 /// Whether an `export` statement exports its declaration or value as the default.

@@ -1,0 +1,178 @@
+//! Each language's items in the order its own documentation tool lists them: `go doc`'s
+//! constants, variables, functions, types, with a type's constants under it; rustdoc's
+//! methods as the `impl` declares them; Python's members as the source declares them;
+//! TypeDoc's by name.
+
+use crate::fixture::{dev_docs, repo_of};
+
+/// The byte offset of `needle` in `article`, which must hold it.
+fn at(article: &str, needle: &str) -> usize {
+    article
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} is not in:\n{article}"))
+}
+
+fn in_order(article: &str, needles: &[&str]) {
+    for pair in needles.windows(2) {
+        assert!(
+            at(article, pair[0]) < at(article, pair[1]),
+            "{:?} should come before {:?} in:\n{article}",
+            pair[0],
+            pair[1]
+        );
+    }
+}
+
+const LEVELS_GO: &str = r#"// Package levels logs at levels.
+package levels
+
+// Level is a logging level.
+type Level uint32
+
+// These are the levels.
+const (
+	// PanicLevel is the highest level.
+	PanicLevel Level = iota
+	// ErrorLevel is for errors.
+	ErrorLevel
+)
+
+// MaxSize is not of a declared type.
+const MaxSize = 10
+
+// Default is the default logger's name.
+var Default = "root"
+
+// Parse reads a level.
+func Parse(s string) (Level, error) { return PanicLevel, nil }
+
+// Apply applies a level.
+func Apply(l Level) {}
+
+// String names the level.
+func (l Level) String() string { return "" }
+
+// Entry is a log entry.
+type Entry struct{}
+"#;
+
+#[test]
+fn go_lists_constants_variables_functions_then_types_with_their_constants() {
+    let repo = repo_of(&[
+        ("go.mod", "module example.com/levels\n\ngo 1.21\n"),
+        ("levels.go", LEVELS_GO),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    in_order(
+        &article,
+        &[
+            "#### Constant `MaxSize`",
+            "#### Variable `Default`",
+            "#### Function `Apply`",
+            "#### Struct `Entry`",
+            "#### Type `Level`",
+            "##### Constant `PanicLevel`",
+            "##### Constant `ErrorLevel`",
+            "##### Constructor `Parse`",
+            "##### Method `Level.String`",
+        ],
+    );
+    // Shown once each, under their type only.
+    assert_eq!(
+        article.matches("Constant `PanicLevel`").count(),
+        1,
+        "{article}"
+    );
+    assert!(article.contains("const ErrorLevel Level = 1"), "{article}");
+}
+
+#[test]
+fn rust_methods_keep_the_impl_order_and_python_members_the_source_order() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"order\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "//! Ordering.\n\n/// A stack.\npub struct Stack;\n\nimpl Stack {\n    /// Makes one.\n    pub fn new() -> Self { Stack }\n    /// Pushes.\n    pub fn push(&mut self) {}\n    /// Clears.\n    pub fn clear(&mut self) {}\n}\n\n/// Zeta comes last by name.\npub fn zeta() {}\n\n/// Alpha comes first by name.\npub fn alpha() {}\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    in_order(&article, &["`Stack::push`", "`Stack::clear`"]);
+    in_order(&article, &["Function `alpha`", "Function `zeta`"]);
+
+    let repo = repo_of(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"queue\"\nversion = \"1.0\"\n",
+        ),
+        (
+            "queue/__init__.py",
+            "\"\"\"Queues.\"\"\"\n\n\ndef zeta():\n    \"\"\"Zeta first: declared first.\"\"\"\n\n\ndef alpha():\n    \"\"\"Alpha second.\"\"\"\n\n\nclass Queue:\n    \"\"\"A queue.\"\"\"\n\n    def put(self, item):\n        \"\"\"Puts.\"\"\"\n\n    def get(self):\n        \"\"\"Gets.\"\"\"\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, "queue").0;
+    in_order(&article, &["`zeta`", "`alpha`"]);
+    in_order(&article, &["`Queue.put`", "`Queue.get`"]);
+}
+
+const STATE_PY: &str = r#""""Retry state."""
+
+
+class RetryCallState:
+    """State of one call."""
+
+    def __init__(self, fn, retry_object):
+        #: Retry call start timestamp
+        self.start_time = 0.0
+        #: Function wrapped by this retry call
+        self.fn = fn
+        self.undocumented = 1
+        self._private = 2
+        #: The number of the current attempt
+        self.attempt_number: int = 1
+        self.outcome = None
+        """Last outcome produced by the function."""
+"#;
+
+#[test]
+fn python_instance_attributes_documented_in_init_are_fields() {
+    let repo = repo_of(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"state\"\nversion = \"1.0\"\n",
+        ),
+        ("state/__init__.py", STATE_PY),
+    ]);
+    let article = dev_docs(&repo, "state").0;
+    for shown in [
+        "`start_time`: Retry call start timestamp",
+        "`fn`: Function wrapped by this retry call",
+        "`attempt_number: int`: The number of the current attempt",
+        "`outcome`: Last outcome produced by the function.",
+    ] {
+        assert!(article.contains(shown), "{shown:?} is not in:\n{article}");
+    }
+    assert!(!article.contains("undocumented"), "{article}");
+    assert!(!article.contains("_private"), "{article}");
+}
+
+#[test]
+fn a_commonjs_declaration_file_documents_what_export_assigns() {
+    let repo = repo_of(&[
+        (
+            "package.json",
+            r#"{"name": "paint", "version": "1.0.0", "types": "index.d.ts", "main": "index.js"}"#,
+        ),
+        (
+            "index.d.ts",
+            "declare namespace paint {\n\t/** A color function. */\n\tinterface Color {\n\t\t(x: string): string;\n\t}\n}\n\n/** The painter. */\ndeclare let paint: paint.Color & { enabled: boolean };\nexport = paint;\n",
+        ),
+        ("index.js", "module.exports = {};\n"),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert!(article.contains("`paint`"), "{article}");
+    assert!(article.contains("A color function."), "{article}");
+    assert!(article.contains("The painter."), "{article}");
+}
