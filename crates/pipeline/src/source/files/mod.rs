@@ -2,8 +2,10 @@
 //! (`roles`: a test, housekeeping, a project document, generated code…), decided in one
 //! place.
 
+mod documents;
 mod listing;
 mod roles;
 
+pub(crate) use documents::*;
 pub(crate) use listing::{FeatureMatcher, RepoFile, files};
 pub(crate) use roles::*;

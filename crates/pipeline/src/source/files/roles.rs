@@ -1,8 +1,6 @@
 //! What a repository file is for, decided in one place: tests, housekeeping (documentation,
-//! CI, tooling, lock files), generated scripts, internal packages, and Markdown documents about
-//! the project rather than its features.
-
-use crate::source::paths::{literal_prefix, stem};
+//! CI, tooling, lock files), generated scripts and internal packages; Markdown documents about
+//! the project rather than its features are told apart in `documents`.
 
 // Code: tests, generated scripts, internal packages.
 
@@ -478,117 +476,6 @@ pub(crate) fn is_housekeeping_path(path: &str) -> bool {
         || stem.ends_with(".spec")
 }
 
-// Markdown documents about the project rather than a feature.
-
-/// File names (stems as words) of documents about the project rather than a feature: left out
-/// of its prose, and never the source of a walkthrough.
-pub(crate) const PROJECT_FILES: &[&str] = &[
-    "changelog",
-    "changes",
-    "history",
-    "news",
-    "releases",
-    "release notes",
-    "contributing",
-    "contributors",
-    "code of conduct",
-    "conduct",
-    "security",
-    "license",
-    "licence",
-    "copying",
-    "notice",
-    "authors",
-    "maintainers",
-    "codeowners",
-    "governance",
-    "support",
-    "funding",
-    "issue template",
-    "pull request template",
-];
-
-/// Folders of documents about the project: forge settings, design records, release notes.
-const PROJECT_FOLDERS: &[&str] = &[
-    ".github",
-    ".gitlab",
-    ".gitea",
-    ".forgejo",
-    "issue_template",
-    "pull_request_template",
-    "rfcs",
-    "rfc",
-    "adr",
-    "adrs",
-    "decisions",
-    "changelog.d",
-    "changelogs",
-    "newsfragments",
-    "release-notes",
-];
-
-/// File names of reference documents, for developers only.
-const REFERENCE_FILES: &[&str] = &[
-    "api",
-    "reference",
-    "architecture",
-    "design",
-    "internals",
-    "spec",
-    "specification",
-    "protocol",
-];
-
-/// Why a document is no prose of the feature, or `None` when it is. The feature is its id
-/// (an implicit feature's file or folder) and its declared paths (globs).
-pub(crate) fn project_document(path: &str, id: &str, paths: &[String]) -> Option<&'static str> {
-    if paths.iter().any(|p| p == path) {
-        return None;
-    }
-    // The feature's own folder may be one of these (feature `rfcs`, or `paths = ["rfcs/**"]`):
-    // only folders below the deepest one it names are judged.
-    let inside = std::iter::once(id.to_string())
-        .chain(paths.iter().map(|p| literal_prefix(p)))
-        .filter_map(|scope| {
-            let rest = path.strip_prefix(scope.as_str())?.strip_prefix('/')?;
-            Some(rest)
-        })
-        .min_by_key(|rest| rest.len())
-        .unwrap_or(path);
-    let mut folders: Vec<&str> = inside.split('/').collect();
-    folders.pop();
-    if folders
-        .iter()
-        .any(|f| PROJECT_FOLDERS.contains(&f.to_ascii_lowercase().as_str()))
-    {
-        return Some("a folder about the project (forge settings, design records, release notes)");
-    }
-    let stem = stem(path);
-    let stem = stem.split('.').next().unwrap_or("");
-    // `LICENSE-MIT`, `CHANGELOG-v1`: a few names take a suffix; `security-model` is a guide.
-    let suffixed = [
-        "license",
-        "licence",
-        "copying",
-        "changelog",
-        "notice",
-        "authors",
-    ];
-    if PROJECT_FILES.contains(&stem) || suffixed.iter().any(|p| stem.starts_with(&format!("{p} ")))
-    {
-        return Some("a document about the project, not the feature");
-    }
-    None
-}
-
-pub(crate) fn is_readme(path: &str) -> bool {
-    stem(path).starts_with("readme")
-}
-
-pub(crate) fn is_reference(path: &str) -> bool {
-    REFERENCE_FILES.contains(&stem(path).as_str())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -724,47 +611,6 @@ mod tests {
         assert!(is_python_private("pkg/_ext.pyi"));
         assert!(!is_python_private("pkg/__init__.pyi"));
         assert!(is_hidden_internal("pkg/_cmp.pyi", "."));
-    }
-
-    #[test]
-    fn project_documents_and_records_are_left_out() {
-        let none: &[String] = &[];
-        for path in [
-            "CHANGELOG.md",
-            "pkg/HISTORY.md",
-            "NEWS.md",
-            "CONTRIBUTING.md",
-            "CODE_OF_CONDUCT.md",
-            "SECURITY.md",
-            "LICENSE-MIT.md",
-            "AUTHORS.md",
-            ".github/ISSUE_TEMPLATE/bug.md",
-            ".github/pull_request_template.md",
-            "rfcs/0296-structured-logging.md",
-            "docs/adr/0001-use-x.md",
-        ] {
-            assert!(project_document(path, ".", none).is_some(), "{path}");
-        }
-        for path in [
-            "README.md",
-            "docs/guide.md",
-            "docs/security-model.md",
-            "src/news_feed/README.md",
-        ] {
-            assert_eq!(project_document(path, ".", none), None, "{path}");
-        }
-        // Named by the feature, or the feature's own folder: shown.
-        assert_eq!(
-            project_document("CHANGELOG.md", "CHANGELOG.md", &["CHANGELOG.md".into()]),
-            None
-        );
-        assert_eq!(project_document("rfcs/0001-x.md", "rfcs", none), None);
-        let declared = ["rfcs/**".to_string()];
-        assert_eq!(
-            project_document("rfcs/0001-x.md", "design-records", &declared),
-            None
-        );
-        assert!(project_document("docs/rfcs/0001-x.md", "design", &["docs/**".into()]).is_some());
     }
 }
 

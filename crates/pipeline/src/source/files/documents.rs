@@ -1,0 +1,235 @@
+//! Markdown documents about the project rather than its features: changelogs, licences,
+//! contributors' and maintainers' guides, forge settings, design records, and instructions
+//! for AI coding agents. They are never a feature's prose on any surface.
+
+use crate::source::paths::{literal_prefix, stem};
+
+/// File names (stems as words) of documents about the project rather than a feature: left out
+/// of its prose, and never the source of a walkthrough.
+pub(crate) const PROJECT_FILES: &[&str] = &[
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "releases",
+    "release notes",
+    "contributing",
+    "contributors",
+    "code of conduct",
+    "conduct",
+    "security",
+    "license",
+    "licence",
+    "copying",
+    "notice",
+    "authors",
+    "maintainers",
+    "codeowners",
+    "governance",
+    "support",
+    "funding",
+    "issue template",
+    "pull request template",
+    // Maintainers' and contributors' guides.
+    "maintaining",
+    "maintainer",
+    "maintainer guide",
+    "maintainers guide",
+    "releasing",
+    "release process",
+    "release checklist",
+    "hacking",
+    "contributor guide",
+    "contributors guide",
+    "contributing guide",
+];
+
+/// Instructions for AI coding agents, by their conventional names (written in capitals:
+/// `docs/agents.md` of an agent framework is a user guide).
+const AGENT_FILES: &[&str] = &[
+    "AGENTS.md",
+    "AGENT.md",
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    "GEMINI.md",
+    "SKILL.md",
+    "copilot-instructions.md",
+];
+
+/// Folders of instructions for AI coding agents and their skills.
+const AGENT_FOLDERS: &[&str] = &[
+    ".agents",
+    ".agent",
+    ".claude",
+    ".cursor",
+    ".codex",
+    ".gemini",
+    ".windsurf",
+    ".clinerules",
+    ".roo",
+    ".kiro",
+    ".junie",
+    ".continue",
+    ".aider",
+];
+
+/// Folders of documents about the project: forge settings, design records, release notes.
+const PROJECT_FOLDERS: &[&str] = &[
+    ".github",
+    ".gitlab",
+    ".gitea",
+    ".forgejo",
+    "issue_template",
+    "pull_request_template",
+    "rfcs",
+    "rfc",
+    "adr",
+    "adrs",
+    "decisions",
+    "changelog.d",
+    "changelogs",
+    "newsfragments",
+    "release-notes",
+    "contributing",
+    "maintainers",
+    "maintainer",
+    "maintaining",
+];
+
+/// File names of reference documents, for developers only.
+const REFERENCE_FILES: &[&str] = &[
+    "api",
+    "reference",
+    "architecture",
+    "design",
+    "internals",
+    "spec",
+    "specification",
+    "protocol",
+];
+
+/// Why a document is no prose of the feature, or `None` when it is. The feature is its id
+/// (an implicit feature's file or folder) and its declared paths (globs).
+pub(crate) fn project_document(path: &str, id: &str, paths: &[String]) -> Option<&'static str> {
+    if paths.iter().any(|p| p == path) && !is_agent_file(path) {
+        return None;
+    }
+    // The feature's own folder may be one of these (feature `rfcs`, or `paths = ["rfcs/**"]`):
+    // only folders below the deepest one it names are judged.
+    let inside = std::iter::once(id.to_string())
+        .chain(paths.iter().map(|p| literal_prefix(p)))
+        .filter_map(|scope| {
+            let rest = path.strip_prefix(scope.as_str())?.strip_prefix('/')?;
+            Some(rest)
+        })
+        .min_by_key(|rest| rest.len())
+        .unwrap_or(path);
+    // Instructions for AI agents are never anyone's documentation, wherever they are.
+    if is_agent_file(path) {
+        return Some("instructions for AI coding agents");
+    }
+    let mut folders: Vec<&str> = inside.split('/').collect();
+    folders.pop();
+    if folders
+        .iter()
+        .any(|f| PROJECT_FOLDERS.contains(&f.to_ascii_lowercase().as_str()))
+    {
+        return Some("a folder about the project (forge settings, design records, release notes)");
+    }
+    let stem = stem(path);
+    let stem = stem.split('.').next().unwrap_or("");
+    // `LICENSE-MIT`, `CHANGELOG-v1`: a few names take a suffix; `security-model` is a guide.
+    let suffixed = [
+        "license",
+        "licence",
+        "copying",
+        "changelog",
+        "notice",
+        "authors",
+    ];
+    if PROJECT_FILES.contains(&stem) || suffixed.iter().any(|p| stem.starts_with(&format!("{p} ")))
+    {
+        return Some("a document about the project, not the feature");
+    }
+    None
+}
+
+/// Whether `path` holds instructions for AI coding agents (`AGENTS.md`, `.agents/**`,
+/// `SKILL.md`…).
+pub(crate) fn is_agent_file(path: &str) -> bool {
+    let mut segments = path.split('/');
+    let file = segments.next_back().unwrap_or(path);
+    AGENT_FILES.contains(&file)
+        || segments.any(|f| AGENT_FOLDERS.contains(&f.to_ascii_lowercase().as_str()))
+}
+
+pub(crate) fn is_readme(path: &str) -> bool {
+    stem(path).starts_with("readme")
+}
+
+pub(crate) fn is_reference(path: &str) -> bool {
+    REFERENCE_FILES.contains(&stem(path).as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_documents_and_records_are_left_out() {
+        let none: &[String] = &[];
+        for path in [
+            "CHANGELOG.md",
+            "pkg/HISTORY.md",
+            "NEWS.md",
+            "CONTRIBUTING.md",
+            "CODE_OF_CONDUCT.md",
+            "SECURITY.md",
+            "LICENSE-MIT.md",
+            "AUTHORS.md",
+            ".github/ISSUE_TEMPLATE/bug.md",
+            ".github/pull_request_template.md",
+            "rfcs/0296-structured-logging.md",
+            "docs/adr/0001-use-x.md",
+            "AGENTS.md",
+            "pkg/AGENTS.md",
+            "CLAUDE.md",
+            ".agents/skills/release/SKILL.md",
+            ".claude/commands/review.md",
+            ".cursor/rules/style.md",
+            "skills/pdf/SKILL.md",
+            "MAINTAINING.md",
+            "docs/RELEASING.md",
+            "docs/maintainer-guide.md",
+            "docs/contributing/setup.md",
+            "HACKING.md",
+        ] {
+            assert!(project_document(path, ".", none).is_some(), "{path}");
+        }
+        // An agent's instructions even when the feature names them.
+        assert!(project_document("AGENTS.md", "AGENTS.md", &["AGENTS.md".into()]).is_some());
+        for path in [
+            "README.md",
+            "docs/guide.md",
+            "docs/security-model.md",
+            "src/news_feed/README.md",
+            "docs/agents.md",
+            "docs/skills.md",
+            "docs/release-notes-format.md",
+        ] {
+            assert_eq!(project_document(path, ".", none), None, "{path}");
+        }
+        // Named by the feature, or the feature's own folder: shown.
+        assert_eq!(
+            project_document("CHANGELOG.md", "CHANGELOG.md", &["CHANGELOG.md".into()]),
+            None
+        );
+        assert_eq!(project_document("rfcs/0001-x.md", "rfcs", none), None);
+        let declared = ["rfcs/**".to_string()];
+        assert_eq!(
+            project_document("rfcs/0001-x.md", "design-records", &declared),
+            None
+        );
+        assert!(project_document("docs/rfcs/0001-x.md", "design", &["docs/**".into()]).is_some());
+    }
+}
