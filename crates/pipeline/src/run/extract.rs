@@ -16,7 +16,7 @@ use crate::source::code::{
     self, CrateManifest, Extractor, FileText, GoExample, Language, ModuleDoc, OutsideFiles,
     PythonApi, PythonModuleFacts, RustModuleFacts, Symbol, SymbolKind, TsFiles, TsModuleFacts,
 };
-use crate::source::docs::{self, Prose};
+use crate::source::docs::{self, Prose, SiteOrder};
 use crate::source::files::{self, RepoFile};
 use crate::source::manifest::Feature;
 use crate::source::repository;
@@ -28,6 +28,8 @@ pub(super) struct Extracted {
     pub prose_files: Vec<RepoFile>,
     pub symbols: Vec<Symbol>,
     pub prose: Vec<Prose>,
+    /// The order the project's docs site gives its pages, when it has a site.
+    pub site: Option<SiteOrder>,
     /// Markdown files that are no prose of the feature (see `source::files::project_document`), and why.
     pub prose_left_out: Vec<(String, &'static str)>,
     /// Overviews and package examples, by module (a Go package's folder, else a file).
@@ -75,6 +77,7 @@ pub(super) fn extract(
             "symbols_by_language": count_by(extracted.symbols.iter().map(|s| s.language)),
             "prose_files": extracted.prose.len(),
             "prose_left_out": extracted.prose_left_out.len(),
+            "docs_site": extracted.site.as_ref().map(|s| s.kind),
             "skipped_files": extracted.skipped,
             "test_files": extracted.test_files,
             "internal_files": extracted.internal_files,
@@ -85,6 +88,21 @@ pub(super) fn extract(
         }),
     );
 
+    let dropped: BTreeMap<&str, &[String]> = extracted
+        .prose
+        .iter()
+        .filter(|doc| !doc.dropped.is_empty())
+        .take(20)
+        .map(|doc| (doc.path.as_str(), doc.dropped.as_slice()))
+        .collect();
+    if !dropped.is_empty() {
+        log.log(
+            LogLevel::Info,
+            LogStage::Extract,
+            "left out directives of the docs site that only its build can resolve (eval-rst, toctree, autodoc…)",
+            json!({ "directives_by_file": dropped }),
+        );
+    }
     if !extracted.prose_left_out.is_empty() {
         let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (path, why) in &extracted.prose_left_out {
@@ -123,6 +141,7 @@ fn extract_files(
         prose_files: Vec::new(),
         symbols: Vec::new(),
         prose: Vec::new(),
+        site: None,
         prose_left_out: Vec::new(),
         module_docs: BTreeMap::new(),
         skipped: 0,
@@ -431,6 +450,20 @@ fn extract_files(
     );
     outside.finish()?;
     out.module_files = outside.modules().to_vec();
+    // The docs site's order, else paths with their numbers compared as numbers.
+    let pages: Vec<&str> = out.prose.iter().map(|d| d.path.as_str()).collect();
+    let read = |path: &str| match repository::regular_file(tree, path)
+        .map(|blob| code::read_text(repo, blob, limits))
+    {
+        Some(Ok(FileText::Text(text))) => Some(text),
+        _ => None,
+    };
+    out.site = docs::site_order(read, &pages);
+    let site = out.site.take().unwrap_or_default();
+    out.prose.sort_by(|a, b| site.compare(&a.path, &b.path));
+    out.prose_files
+        .sort_by(|a, b| site.compare(&a.path, &b.path));
+    out.site = (!site.rank.is_empty()).then_some(site);
     code::go_members_of_declared_types(&mut out.symbols);
     for (dir, example) in code::attach_go_examples(&mut out.symbols, go_examples) {
         if let Some(doc) = out.module_docs.get_mut(&dir) {

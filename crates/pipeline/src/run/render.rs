@@ -64,7 +64,7 @@ pub(super) fn render(
         forge: forge.clone(),
     };
     let walkthrough = if feature.steps.is_empty() && surfaces.contains(&Surface::HelpCenter) {
-        walkthrough::derive(&extracted.prose)
+        walkthrough::derive(&extracted.prose, extracted.site.as_ref())
     } else {
         None
     };

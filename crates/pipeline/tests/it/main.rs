@@ -20,6 +20,7 @@ mod reexports_typescript;
 mod resolve;
 mod run;
 mod tool_order;
+mod walkthrough;
 
 use domain::{LogLevel, LogStage};
 use pipeline::LogSink;

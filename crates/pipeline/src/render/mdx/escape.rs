@@ -38,7 +38,34 @@ pub(crate) fn sanitize_with(
     let mut out = String::with_capacity(markdown.len() + 16);
     let mut fence: Option<(char, usize)> = None;
     let mut comment: Option<String> = None;
+    // A fence inside a block quote: the quote's depth, the fence's char and length.
+    let mut quoted: Option<(usize, char, usize)> = None;
     for line in markdown.lines() {
+        if let Some((depth, ch, len)) = quoted {
+            match unquoted(line, depth) {
+                Some(code) => {
+                    if closes_fence(code, ch, len) {
+                        quoted = None;
+                    }
+                    out.push_str(line);
+                    out.push('\n');
+                    continue;
+                }
+                // The quote ended, and the fence with it.
+                None => quoted = None,
+            }
+        }
+        if comment.is_none()
+            && fence.is_none()
+            && let Some((depth, code)) = quote_depth(line)
+            && let Some((ch, len, info)) = opens_fence(code)
+            && !info.contains(['{', '}', '<', '>'])
+        {
+            quoted = Some((depth, ch, len));
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
         if let Some((ch, len)) = fence {
             if closes_fence(line, ch, len) {
                 out.push_str(&ch.to_string().repeat(len));
@@ -90,6 +117,11 @@ pub(crate) fn sanitize_with(
         }
         let at_start = rendered.is_empty();
         rendered.push_str(&escape(rest, at_start));
+        // A backslash that ends a line is a line break, not a character to show.
+        let trailing = rest.chars().rev().take_while(|c| *c == '\\').count();
+        if trailing % 2 == 1 && rendered.ends_with("\\\\") && comment.is_none() {
+            rendered.pop();
+        }
         out.push_str(&rendered);
         out.push('\n');
     }
@@ -103,6 +135,36 @@ pub(crate) fn sanitize_with(
         out.push('\n');
     }
     out.trim_end().to_string()
+}
+
+/// The depth of the block quote `line` is in (`> > x`: 2) and its content, for a line in
+/// one.
+fn quote_depth(line: &str) -> Option<(usize, &str)> {
+    let mut depth = 0;
+    let mut rest = line;
+    while let Some(inner) = unquoted(rest, 1) {
+        depth += 1;
+        rest = inner;
+        if depth > 64 {
+            return None;
+        }
+    }
+    (depth > 0).then_some((depth, rest))
+}
+
+/// `line` without `depth` block-quote markers (each `>` after at most three spaces, and one
+/// space after it), or `None` when it has fewer.
+fn unquoted(line: &str, depth: usize) -> Option<&str> {
+    let mut rest = line;
+    for _ in 0..depth {
+        let trimmed = rest.trim_start_matches(' ');
+        if rest.len() - trimmed.len() > 3 {
+            return None;
+        }
+        let inner = trimmed.strip_prefix('>')?;
+        rest = inner.strip_prefix(' ').unwrap_or(inner);
+    }
+    Some(rest)
 }
 
 /// An MDX comment, `{/* … */}`, that cannot end early.

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+pub(crate) use super::fences::{closes_fence, opens_fence};
 use super::translations::file_tag;
 use crate::source::manifest::humanize;
 
@@ -16,6 +17,10 @@ pub struct Prose {
     /// The Markdown without its frontmatter and first-level title, headings moved two levels
     /// down so they nest under the article's own sections. Not yet escaped for MDX.
     pub markdown: String,
+    /// The docs site's directives left out because only its build resolves them
+    /// (`eval-rst`, `toctree`, `autofunction`…), for the run log.
+    #[serde(skip)]
+    pub(crate) dropped: Vec<String>,
 }
 
 /// First headings that name a section rather than the document (an RFC starts with
@@ -35,7 +40,8 @@ const SECTION_TITLES: &[&str] = &[
 /// Reads a Markdown file as prose: its title is its first level-1 heading (ATX `# T` or
 /// setext `T` over `===`) unless that heading names a section, else its file name.
 pub(crate) fn prose(path: &str, text: &str) -> Prose {
-    let body = strip_frontmatter(text);
+    let read = super::markup::read(&without_hidden_parts(strip_frontmatter(text)));
+    let body = read.markdown.as_str();
     let mut title = None;
     let mut first_heading_seen = false;
     let mut kept = Vec::new();
@@ -66,7 +72,194 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
         path: path.to_string(),
         title: title.unwrap_or_else(|| humanize(if stem.is_empty() { "document" } else { stem })),
         markdown: kept.join("\n").trim().to_string(),
+        dropped: read.dropped,
     }
+}
+
+/// Markers beyond this many in one document are read as plain comments.
+const MAX_MARKERS: usize = 1_000;
+
+/// Words of a marker comment that hide what it wraps from a docs site, unless a word of
+/// [`TOOL_WORDS`] says the marker is for a linter or a table-of-contents tool
+/// (`<!-- omit in toc -->`, `<!-- prettier-ignore-start -->`).
+const HIDE_WORDS: &[&str] = &["hide", "hidden", "exclude", "excluded", "omit", "nodocs"];
+/// Words that hide only when they speak of the docs (`<!-- docs-ignore -->`, `<!-- skip docs -->`).
+const HIDE_DOCS_WORDS: &[&str] = &["ignore", "skip", "remove", "no", "not"];
+const DOCS_WORDS: &[&str] = &[
+    "docs",
+    "doc",
+    "documentation",
+    "site",
+    "website",
+    "sphinx",
+    "mkdocs",
+    "pypi",
+];
+/// Markers of what a repository page shows its visitors: the rest of the document after
+/// `<!-- github-only -->` (Sphinx's `end-before`), badge and sponsor walls.
+const PAGE_ONLY: &[&str] = &["github only", "readme only", "gh only"];
+const CHROME_NAMES: &[&str] = &[
+    "badges",
+    "badge",
+    "shields",
+    "sponsors",
+    "sponsor",
+    "backers",
+    "logo",
+    "logos",
+    "all contributors list",
+    "all contributors badge",
+];
+const TOOL_WORDS: &[&str] = &[
+    "toc",
+    "prettier",
+    "markdownlint",
+    "lint",
+    "textlint",
+    "vale",
+    "cspell",
+    "spell",
+    "spellcheck",
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MarkerKind {
+    Start,
+    End,
+    /// Neither: a marker that opens, or closes when it repeats (`<!-- sponsors -->` … `<!-- sponsors -->`).
+    Plain,
+}
+
+/// A comment alone on its line, read as a region marker: its kind and name (lower-case
+/// words without the start or end word).
+fn marker(line: &str) -> Option<(MarkerKind, String)> {
+    let inner = line
+        .trim()
+        .strip_prefix("<!--")?
+        .strip_suffix("-->")?
+        .trim_matches('-')
+        .trim();
+    if inner.contains("-->") || inner.len() > 200 {
+        return None;
+    }
+    let slash = inner.starts_with('/');
+    let words: Vec<String> = inner
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    const START: &[&str] = &["start", "begin", "starts", "begins", "open"];
+    const END: &[&str] = &["end", "stop", "ends", "close", "fin"];
+    // The start or end word among the first words (`ALL-CONTRIBUTORS-LIST:START - Do not
+    // remove…`); what comes after it in a longer comment is a remark.
+    let at = words
+        .iter()
+        .take(5)
+        .position(|w| START.contains(&w.as_str()) || END.contains(&w.as_str()));
+    let (kind, name) = match at {
+        _ if slash => (MarkerKind::End, words.join(" ")),
+        Some(at) => {
+            let kind = if START.contains(&words[at].as_str()) {
+                MarkerKind::Start
+            } else {
+                MarkerKind::End
+            };
+            let name = if at == 0 {
+                words[1..].join(" ")
+            } else {
+                words[..at].join(" ")
+            };
+            (kind, name)
+        }
+        None => (MarkerKind::Plain, words.join(" ")),
+    };
+    (!name.is_empty()).then_some((kind, name))
+}
+
+/// Whether a marker named `name` hides what it wraps from the docs.
+fn hides(name: &str) -> bool {
+    let words: Vec<&str> = name.split(' ').collect();
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(w));
+    if has(TOOL_WORDS) {
+        return false;
+    }
+    has(HIDE_WORDS)
+        || (has(HIDE_DOCS_WORDS) && has(DOCS_WORDS))
+        || PAGE_ONLY.contains(&name)
+        || CHROME_NAMES.contains(&name)
+}
+
+/// `markdown` without the parts its author marked as not for the docs: between a pair of
+/// markers such as `<!-- hide-in-docs -->` … `<!-- /hide-in-docs -->`,
+/// `<!-- docs:exclude:start -->` … `<!-- docs:exclude:end -->`, `<!-- badges -->` …
+/// `<!-- /badges -->`, `<!-- ALL-CONTRIBUTORS-LIST:START -->` … `:END -->`, and everything
+/// after `<!-- github-only -->`. A marker without its partner hides nothing. Linear in the
+/// document (at most [`MAX_MARKERS`] markers are read).
+pub(crate) fn without_hidden_parts(markdown: &str) -> String {
+    if !markdown.contains("<!--") {
+        return markdown.to_string();
+    }
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut markers: Vec<(usize, MarkerKind, String)> = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    for (i, line) in lines.iter().enumerate() {
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            fence = Some((ch, len));
+            continue;
+        }
+        if markers.len() < MAX_MARKERS
+            && let Some((kind, name)) = marker(line)
+        {
+            markers.push((i, kind, name));
+        }
+    }
+    let mut hidden = vec![false; lines.len()];
+    let mut m = 0;
+    while m < markers.len() {
+        let (open, kind, name) = &markers[m];
+        if *kind == MarkerKind::End || !hides(name) {
+            m += 1;
+            continue;
+        }
+        let close = markers[m + 1..].iter().position(|(_, k, n)| {
+            n == name && (*k == MarkerKind::End || (*kind == MarkerKind::Plain && *k == *kind))
+        });
+        let end = match close {
+            Some(offset) => {
+                let at = m + 1 + offset;
+                m = at + 1;
+                markers[at].0 + 1
+            }
+            None if PAGE_ONLY.contains(&name.as_str()) => {
+                m = markers.len();
+                lines.len()
+            }
+            None => {
+                m += 1;
+                continue;
+            }
+        };
+        for flag in &mut hidden[*open..end] {
+            *flag = true;
+        }
+    }
+    if !hidden.contains(&true) {
+        return markdown.to_string();
+    }
+    lines
+        .iter()
+        .zip(&hidden)
+        .filter(|(_, hidden)| !**hidden)
+        .map(|(line, _)| *line)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A line of Markdown, with its level and text when it is a heading.
@@ -195,30 +388,52 @@ fn strip_frontmatter(text: &str) -> &str {
     }
 }
 
-/// A line opening a fence: its char, length and info string. MDX has no indented code, so
-/// any indentation is allowed.
-pub(crate) fn opens_fence(line: &str) -> Option<(char, usize, &str)> {
-    let trimmed = line.trim_start_matches([' ', '\t']);
-    let ch = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let len = trimmed.chars().take_while(|c| *c == ch).count();
-    let info = &trimmed[len..];
-    if len < 3 || (ch == '`' && info.contains('`')) {
-        return None;
-    }
-    Some((ch, len, info))
-}
-
-/// MDX has no indented code, so a closing fence may be indented by any amount.
-pub(crate) fn closes_fence(line: &str, ch: char, len: usize) -> bool {
-    let trimmed = line.trim_start_matches([' ', '\t']);
-    let run = trimmed.chars().take_while(|c| *c == ch).count();
-    run >= len && trimmed[run * ch.len_utf8()..].trim().is_empty()
-}
-
 /// A line of a README that is about the repository page, not the software: status badges or
 /// a menu of the document's translations (`**English** | [日本語](README.ja.md) | …`).
 fn is_chrome(line: &str) -> bool {
-    is_badge_line(line) || is_language_menu(line)
+    is_badge_line(line) || is_language_menu(line) || is_logo_line(line)
+}
+
+/// A line of nothing but logos, sponsor images and badges (Markdown or HTML images, linked
+/// or not, in layout wrappers), which speak to the repository page's visitors.
+fn is_logo_line(line: &str) -> bool {
+    static HTML_IMAGE: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| crate::builtin::regex(r"(?i)<img\b[^>]{0,1000}>"));
+    static MD_IMAGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::builtin::regex(r"!\[([^\]\n]{0,300})\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)")
+    });
+    static LAYOUT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::builtin::regex(
+            r"(?i)</?(?:a|p|div|center|picture|source|span|br|h[1-6])\b[^>]{0,1000}>|\[|\]\([^)\n]*\)|&nbsp;|[|·•\s]",
+        )
+    });
+    const MARKS: &[&str] = &[
+        "logo",
+        "sponsor",
+        "backer",
+        "opencollective",
+        "badge",
+        "shields.io",
+        "badgen.net",
+    ];
+    if !line.contains("<img") && !line.contains("<IMG") && !line.contains("![") {
+        return false;
+    }
+    let images: Vec<String> = HTML_IMAGE
+        .find_iter(line)
+        .map(|m| m.as_str().to_ascii_lowercase())
+        .chain(
+            MD_IMAGE
+                .find_iter(line)
+                .map(|m| m.as_str().to_ascii_lowercase()),
+        )
+        .collect();
+    if images.is_empty() || !images.iter().all(|i| MARKS.iter().any(|m| i.contains(m))) {
+        return false;
+    }
+    let rest = HTML_IMAGE.replace_all(line, "");
+    let rest = MD_IMAGE.replace_all(&rest, "");
+    LAYOUT.replace_all(&rest, "").trim().is_empty()
 }
 
 /// A line of nothing but status badges: images (linked or not) whose address names a badge
@@ -275,6 +490,7 @@ pub(crate) mod tests {
             path: path.into(),
             title: "T".into(),
             markdown: markdown.into(),
+            dropped: Vec::new(),
         }
     }
 
@@ -286,14 +502,45 @@ pub(crate) mod tests {
         assert!(is_chrome(
             "[![CI](https://github.com/o/r/actions/workflows/ci.yml/badge.svg)](https://github.com/o/r/actions)"
         ));
+        for logo in [
+            "<p align=\"center\"><img src=\"docs/logo.png\" alt=\"Widgets\" width=\"200\"></p>",
+            "  <a href=\"https://x.dev\"><img alt=\"Logo\" src=\"x.svg\"/></a>",
+            "[![Sponsored by Acme](https://acme.com/sponsor.png)](https://acme.com) ![logo](l.png)",
+        ] {
+            assert!(is_chrome(logo), "{logo}");
+        }
         for text in [
             "See [the guide](docs/guide.md) and [日本語](README.ja.md).",
             "[日本語](README.ja.md)",
             "![The dashboard](docs/dashboard.png)",
+            "<img src=\"docs/shot.png\" alt=\"The dashboard\">",
+            "<p align=\"center\"><img src=\"logo.svg\"> Fast and small.</p>",
             "Read [this](README.ja.md) or [that](README.ru.md) before you install the package anywhere.",
         ] {
             assert!(!is_chrome(text), "{text}");
         }
+    }
+
+    #[test]
+    fn parts_marked_as_not_for_the_docs_are_left_out() {
+        let readme = "# Tool\n\n<!-- hide-in-docs -->\n[![CI](x.svg)](y)\n<!-- /hide-in-docs -->\n\nIntro.\n\n<!-- docs:exclude:start -->\nStar us!\n<!-- docs:exclude:end -->\n\n<!-- badges -->\n![a](b)\n<!-- badges -->\n\n## Install <!-- omit in toc -->\n\n<!-- prettier-ignore-start -->\nKept table.\n<!-- prettier-ignore-end -->\n\n```md\n<!-- hide -->\nin code\n<!-- /hide -->\n```\n\n<!-- ALL-CONTRIBUTORS-LIST:START - Do not remove or modify this section -->\n| avatars |\n<!-- ALL-CONTRIBUTORS-LIST:END -->\n\n<!-- hide-from-docs -->\nNo partner: kept.\n\nUsage.\n\n<!-- github-only -->\n\n## Sponsors\n\nThanks.\n";
+        let p = prose("README.md", readme);
+        for gone in ["CI", "Star us", "![a](b)", "avatars", "Sponsors", "Thanks"] {
+            assert!(!p.markdown.contains(gone), "{gone}:\n{}", p.markdown);
+        }
+        for kept in [
+            "Intro.",
+            "#### Install <!-- omit in toc -->",
+            "Kept table.",
+            "<!-- hide -->\nin code\n<!-- /hide -->",
+            "No partner: kept.",
+            "Usage.",
+        ] {
+            assert!(p.markdown.contains(kept), "{kept}:\n{}", p.markdown);
+        }
+        // Thousands of unpaired markers: linear, nothing hidden.
+        let many = "<!-- hide:start -->\ntext\n".repeat(5_000);
+        assert_eq!(without_hidden_parts(&many), many);
     }
 
     #[test]

@@ -3,8 +3,11 @@
 //! walkthrough a document describes (`walkthrough`), all read by the same words
 //! (`vocabulary`).
 
+mod fences;
 mod markdown;
+mod markup;
 mod selection;
+mod site;
 mod translations;
 mod vocabulary;
 pub(crate) mod walkthrough;
@@ -12,4 +15,5 @@ pub(crate) mod walkthrough;
 pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
 pub(crate) use selection::{MAX_PROSE_BYTES, for_dev_docs, for_help_center};
+pub(crate) use site::{SiteOrder, site_order};
 pub(crate) use translations::translations;

@@ -197,6 +197,7 @@ pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
                 "These documents of the feature did not fit on this page:\n\n{}",
                 list.join("\n")
             ),
+            dropped: Vec::new(),
         });
     }
     out

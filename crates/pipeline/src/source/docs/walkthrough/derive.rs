@@ -5,35 +5,63 @@ use std::ops::Range;
 use super::outline::{Found, Outline};
 use super::{MAX_STEPS, Walkthrough};
 use crate::source::docs::markdown::{Prose, closes_fence, opens_fence};
+use crate::source::docs::site::SiteOrder;
 use crate::source::docs::translations::translations;
 use crate::source::docs::vocabulary::{PROJECT_HEADINGS, USAGE_HEADINGS, matches_words};
 use crate::source::files::PROJECT_FILES;
 use crate::source::paths::stem;
 
-/// The walkthrough the documents describe, if any.
-pub(crate) fn derive(docs: &[Prose]) -> Option<Walkthrough> {
+/// The walkthrough the documents describe, if any. `docs` are in the order of the project's
+/// docs site when it has one (`site`): then the site's own getting-started pages
+/// (installation, quick start, tutorial) come first, in the site's order.
+pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthrough> {
     // READMEs, then documents named like a procedure (quickstart.md, getting-started.md),
     // then the others, then translations of another document; never documents about the
     // project itself (CONTRIBUTING.md).
     let translated = translations(docs.iter().map(|d| d.path.as_str()));
-    let mut order: Vec<(u8, &Prose)> = docs
+    let listed = |doc: &Prose| site.is_some_and(|s| s.rank.contains_key(&doc.path));
+    // (priority, depth or 0, site position, path), the document's kind, the document.
+    type Ranked<'a> = ((u8, usize, usize, String), u8, &'a Prose);
+    let mut order: Vec<Ranked> = docs
         .iter()
-        .filter_map(|doc| {
+        .enumerate()
+        .filter_map(|(position, doc)| {
             let stem = stem(&doc.path);
-            if matches_words(&stem, PROJECT_HEADINGS) || matches_words(&stem, PROJECT_FILES) {
-                None
-            } else if translated.contains(&doc.path) {
-                Some((3, doc))
-            } else if stem.starts_with("readme") {
-                Some((0, doc))
-            } else if matches_words(&stem, USAGE_HEADINGS) {
-                Some((1, doc))
+            let usage = matches_words(&stem, USAGE_HEADINGS)
+                || (site.is_some() && matches_words(&doc.title, USAGE_HEADINGS));
+            let (priority, rank) =
+                if matches_words(&stem, PROJECT_HEADINGS) || matches_words(&stem, PROJECT_FILES) {
+                    return None;
+                } else if translated.contains(&doc.path) {
+                    (4, 3)
+                } else if usage && listed(doc) {
+                    (0, 1)
+                } else if stem.starts_with("readme") {
+                    (1, 0)
+                } else if usage {
+                    (2, 1)
+                } else {
+                    (3, 2)
+                };
+            // The site's order among its pages, else the shallowest first.
+            let key = if listed(doc) {
+                (priority, 0, position, String::new())
             } else {
-                Some((2, doc))
-            }
+                (
+                    priority,
+                    1 + doc.path.matches('/').count(),
+                    0,
+                    doc.path.clone(),
+                )
+            };
+            Some((key, rank, doc))
         })
         .collect();
-    order.sort_by_key(|(rank, doc)| (*rank, doc.path.matches('/').count(), doc.path.clone()));
+    order.sort_by(|a, b| a.0.cmp(&b.0));
+    let order: Vec<(u8, &Prose)> = order
+        .into_iter()
+        .map(|(_, rank, doc)| (rank, doc))
+        .collect();
     let outlines: Vec<(u8, &Prose, Outline)> = order
         .into_iter()
         .map(|(rank, doc)| (rank, doc, Outline::new(&doc.markdown)))

@@ -12,10 +12,13 @@ const README: &str = "Widgets does things.\n\n## Installation\n\n```sh\npip inst
 
 #[test]
 fn usage_sections_with_an_ordered_list_and_commands() {
-    let w = derive(&[
-        doc("docs/other.md", "1. a\n2. b"),
-        doc("pkg/README.md", README),
-    ])
+    let w = derive(
+        &[
+            doc("docs/other.md", "1. a\n2. b"),
+            doc("pkg/README.md", README),
+        ],
+        None,
+    )
     .unwrap();
     assert_eq!(w.path, "pkg/README.md");
     assert_eq!(w.rule, "usage sections");
@@ -43,13 +46,13 @@ fn usage_sections_with_an_ordered_list_and_commands() {
 #[test]
 fn headed_steps_come_first() {
     let md = "## Overview\n\nx\n\n## Step 1: Install\n\nget it\n\n## Step 2 - Configure\n\nset it\n\n### Details\n\nmore\n\n## Usage\n\nuse it";
-    let w = derive(&[doc("docs/guide.md", md)]).unwrap();
+    let w = derive(&[doc("docs/guide.md", md)], None).unwrap();
     assert_eq!(w.rule, "headed steps");
     assert_eq!(titles(&w), ["Install", "Configure"]);
     assert_eq!(w.steps[1].body, "set it\n\n### Details\n\nmore");
     let md = "### 1. Open\n\na\n\n### 2. Close\n\nb";
     assert_eq!(
-        titles(&derive(&[doc("a.md", md)]).unwrap()),
+        titles(&derive(&[doc("a.md", md)], None).unwrap()),
         ["Open", "Close"]
     );
 }
@@ -58,11 +61,11 @@ fn headed_steps_come_first() {
 fn a_usage_section_split_by_subsections_or_code_blocks() {
     let md = "## Getting started\n\n### Install\n\n`npm i w`\n\n### Use it\n\nCall `w()`.\n";
     assert_eq!(
-        titles(&derive(&[doc("README.md", md)]).unwrap()),
+        titles(&derive(&[doc("README.md", md)], None).unwrap()),
         ["Install", "Use it"]
     );
     let md = "## Quick start\n\nInstall the tool: it is small.\n\n```console\n$ cargo install w\n```\n\n```rust\nw::run();\n```\n";
-    let w = derive(&[doc("README.md", md)]).unwrap();
+    let w = derive(&[doc("README.md", md)], None).unwrap();
     assert_eq!(titles(&w), ["Install the tool", "Quick start"]);
     assert_eq!(
         w.steps[0].body,
@@ -72,14 +75,17 @@ fn a_usage_section_split_by_subsections_or_code_blocks() {
 
 #[test]
 fn ordered_lists_and_shell_commands_elsewhere() {
-    let w = derive(&[doc(
-        "docs/export.md",
-        "Intro.\n\n1. Open Reports.\n2. Click Export.\n",
-    )])
+    let w = derive(
+        &[doc(
+            "docs/export.md",
+            "Intro.\n\n1. Open Reports.\n2. Click Export.\n",
+        )],
+        None,
+    )
     .unwrap();
     assert_eq!(w.rule, "ordered list");
     assert_eq!(titles(&w), ["Open Reports", "Click Export"]);
-    let w = derive(&[doc("docs/cli.md", "## Exporting\n\nExport everything\n```bash\nw export --all\n```\n\n## Development\n\n```sh\nmake test\n```\n")]).unwrap();
+    let w = derive(&[doc("docs/cli.md", "## Exporting\n\nExport everything\n```bash\nw export --all\n```\n\n## Development\n\n```sh\nmake test\n```\n")], None).unwrap();
     assert_eq!(w.rule, "shell commands");
     assert_eq!(titles(&w), ["Export everything"]);
 }
@@ -94,7 +100,7 @@ fn a_document_named_like_a_procedure_is_one() {
             "Hello.\n\n## Make a request\n\n```python\nget()\n```\n\n## Read it\n\nx\n",
         ),
     ];
-    let w = derive(&docs).unwrap();
+    let w = derive(&docs, None).unwrap();
     assert_eq!(
         (w.path.as_str(), w.rule),
         ("docs/quick-start.md", "usage document")
@@ -104,13 +110,16 @@ fn a_document_named_like_a_procedure_is_one() {
 
 #[test]
 fn nothing_about_usage_gives_no_walkthrough() {
-    assert!(derive(&[]).is_none());
-    assert!(derive(&[doc("README.md", "# W\n\nA library.\n\n- fast\n- small\n\n```rust\nlet x = 1;\n```\n\n## License\n\n1. MIT\n2. Apache\n")]).is_none());
+    assert!(derive(&[], None).is_none());
+    assert!(derive(&[doc("README.md", "# W\n\nA library.\n\n- fast\n- small\n\n```rust\nlet x = 1;\n```\n\n## License\n\n1. MIT\n2. Apache\n")], None).is_none());
     assert!(
-        derive(&[doc(
-            "CONTRIBUTING.md",
-            "## Development\n\n1. Clone.\n2. `make`.\n"
-        )])
+        derive(
+            &[doc(
+                "CONTRIBUTING.md",
+                "## Development\n\n1. Clone.\n2. `make`.\n"
+            )],
+            None
+        )
         .is_none()
     );
 }
@@ -140,7 +149,7 @@ fn titles_are_plain_and_short() {
 #[test]
 fn one_example_under_a_heading_is_named_by_the_heading() {
     let readme = "# Signer\n\nSigns data.\n\n## A Simple Example\n\nHere's how you could generate a token for transmitting a user's id and name between web requests.\n\n```python\nfrom signer import sign\nsign(5)\n```\n\n## Donate\n\nPlease.\n";
-    let w = derive(&[doc("README.md", readme)]).expect("a walkthrough");
+    let w = derive(&[doc("README.md", readme)], None).expect("a walkthrough");
     assert_eq!(titles(&w), ["A Simple Example"]);
     assert!(
         w.steps[0].body.starts_with("Here's how you could generate a token for transmitting a user's id and name between web requests.\n\n```python"),
@@ -152,12 +161,15 @@ fn one_example_under_a_heading_is_named_by_the_heading() {
 #[test]
 fn examples_of_an_api_reference_are_no_steps() {
     let readme = "# slugify\n\n## Install\n\n```sh\nnpm install slugify\n```\n\n## API\n\n### slugify(string, options?)\n\n#### Example\n\n```js\nslugify('a b')\n```\n\n### slugifyWithCounter()\n\n#### Use-case example of counter\n\nIf, for example, you have a document with multiple sections where each subsection has an example.\n\n```md\n## Section 1\n```\n";
-    let w = derive(&[doc("README.md", readme)]).expect("a walkthrough");
+    let w = derive(&[doc("README.md", readme)], None).expect("a walkthrough");
     assert_eq!(titles(&w), ["Install"]);
 }
 
 #[test]
 fn steps_are_capped() {
     let md: String = (1..=50).map(|i| format!("{i}. Run job {i}\n")).collect();
-    assert_eq!(derive(&[doc("a.md", &md)]).unwrap().steps.len(), MAX_STEPS);
+    assert_eq!(
+        derive(&[doc("a.md", &md)], None).unwrap().steps.len(),
+        MAX_STEPS
+    );
 }

@@ -1,0 +1,21 @@
+//! Fenced code blocks as MDX reads them, for every pass over a document's lines.
+
+/// A line opening a fence: its char, length and info string. MDX has no indented code, so
+/// any indentation is allowed.
+pub(crate) fn opens_fence(line: &str) -> Option<(char, usize, &str)> {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    let ch = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = trimmed.chars().take_while(|c| *c == ch).count();
+    let info = &trimmed[len..];
+    if len < 3 || (ch == '`' && info.contains('`')) {
+        return None;
+    }
+    Some((ch, len, info))
+}
+
+/// MDX has no indented code, so a closing fence may be indented by any amount.
+pub(crate) fn closes_fence(line: &str, ch: char, len: usize) -> bool {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    let run = trimmed.chars().take_while(|c| *c == ch).count();
+    run >= len && trimmed[run * ch.len_utf8()..].trim().is_empty()
+}

@@ -1,0 +1,573 @@
+//! The markup of docs sites read into the plain Markdown the rest of the pipeline knows, so
+//! that an article shows what the author meant rather than the source of a site's page:
+//!
+//! - MyST directives (```` ```{note} ````, `:::{warning}`) become admonitions (`:::note`),
+//!   `{code-block}` a fence; the ones that only a Sphinx build can resolve (`{eval-rst}`,
+//!   `{toctree}`, `{autofunction}`, `{include}`…) are dropped and named in [`Markup::dropped`];
+//! - MyST roles (``{func}`pkg.fn` ``) and reStructuredText roles (``:meth:`x` ``) become code,
+//!   or their text when they name a page (``{doc}`Install <install>` ``);
+//! - a docs framework's ES imports and exports are dropped; its components become ours or
+//!   Markdown: `<Tabs>`/`<TabItem label="pip">` a labelled paragraph per tab, `<Callout
+//!   type="warning">` and `<Admonition>` an admonition;
+//! - HTML headings (`<h2 align="center">Usage</h2>`) become Markdown headings and `<hr>` is
+//!   dropped;
+//! - reference-style links (`[Git][git-site]`, `[examples]`) are resolved with their
+//!   definitions wherever those are in the file, so that a section shown alone keeps its
+//!   links; a rustdoc-style ``[`Handler`]`` with no definition is code.
+//!
+//! Every pass is linear in the text; directives nest at most [`MAX_DEPTH`] deep.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::fences::{closes_fence, opens_fence};
+
+/// Directives inside directives deeper than this are dropped.
+const MAX_DEPTH: usize = 4;
+/// Link definitions read from one document.
+const MAX_DEFINITIONS: usize = 2_000;
+
+/// A document's Markdown with its site markup read, and what could not be shown.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Markup {
+    pub markdown: String,
+    /// Directives dropped because only the docs site's build can resolve them.
+    pub dropped: Vec<String>,
+}
+
+/// Admonition kinds of MyST, Sphinx and docs frameworks, as the `:::` admonitions
+/// `render::mdx::convert` reads.
+fn admonition(kind: &str) -> Option<&'static str> {
+    Some(match kind.to_ascii_lowercase().as_str() {
+        "note" | "info" | "important" | "seealso" | "see-also" | "admonition" | "default"
+        | "neutral" | "check" => "note",
+        "tip" | "hint" | "success" => "tip",
+        "warning" | "caution" | "danger" | "attention" | "error" | "warn" | "deprecated" => {
+            "warning"
+        }
+        _ => return None,
+    })
+}
+
+/// Directives whose content is code.
+const CODE_DIRECTIVES: &[&str] = &["code-block", "code", "sourcecode", "code-cell", "testcode"];
+
+pub(crate) fn read(markdown: &str) -> Markup {
+    let definitions = definitions(markdown);
+    let mut out = Markup::default();
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut kept = Vec::with_capacity(lines.len());
+    block(&lines, 0, &definitions, &mut kept, &mut out.dropped);
+    out.markdown = kept.join("\n");
+    out
+}
+
+/// A directive's opening line: its name, argument, fence char and length.
+fn directive(line: &str) -> Option<(String, String, char, usize)> {
+    let trimmed = line.trim_start();
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let ch = trimmed
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '`' | '~' | ':'))?;
+    let len = trimmed.chars().take_while(|c| *c == ch).count();
+    if len < 3 {
+        return None;
+    }
+    let info = trimmed[len..].trim();
+    let rest = info.strip_prefix('{')?;
+    let close = rest.find('}')?;
+    let name = rest[..close].trim();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+    {
+        return None;
+    }
+    Some((
+        name.to_ascii_lowercase(),
+        rest[close + 1..].trim().to_string(),
+        ch,
+        len,
+    ))
+}
+
+fn closes(line: &str, ch: char, len: usize) -> bool {
+    if ch == ':' {
+        let trimmed = line.trim();
+        trimmed.len() >= len && trimmed.chars().all(|c| c == ':')
+    } else {
+        closes_fence(line, ch, len)
+    }
+}
+
+/// The lines of `lines`, read: directives converted or dropped, components mapped, roles,
+/// headings and links rewritten.
+fn block(
+    lines: &[&str],
+    depth: usize,
+    definitions: &Definitions,
+    out: &mut Vec<String>,
+    dropped: &mut Vec<String>,
+) {
+    let mut fence: Option<(char, usize)> = None;
+    let mut tabs = Tabs::default();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            out.push(line.to_string());
+            continue;
+        }
+        if let Some((name, argument, ch, len)) = directive(line) {
+            // The body: up to the closing fence (MyST nests with longer fences).
+            let start = i;
+            while i < lines.len() && !closes(lines[i], ch, len) {
+                i += 1;
+            }
+            let body = options_skipped(&lines[start..i]);
+            i = (i + 1).min(lines.len());
+            if let Some(kind) = admonition(&name).filter(|_| depth < MAX_DEPTH) {
+                let title = if name == "admonition" || !argument.is_empty() {
+                    format!(" {}", inline(&argument, definitions))
+                } else {
+                    String::new()
+                };
+                out.push(format!(":::{kind}{}", title.trim_end()));
+                block(body, depth + 1, definitions, out, dropped);
+                out.push(":::".into());
+            } else if CODE_DIRECTIVES.contains(&name.as_str()) {
+                let language = argument.split_whitespace().next().unwrap_or("");
+                out.push(format!("```{language}"));
+                out.extend(body.iter().map(|l| l.to_string()));
+                out.push("```".into());
+            } else if !dropped.contains(&name) && dropped.len() < 32 {
+                dropped.push(name);
+            }
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            fence = Some((ch, len));
+            out.push(line.to_string());
+            continue;
+        }
+        if is_module_line(line) {
+            continue;
+        }
+        if is_definition(line, definitions) {
+            continue;
+        }
+        if let Some(mapped) = tabs.component(line) {
+            if let Some(mapped) = mapped {
+                out.push(String::new());
+                out.push(mapped);
+                out.push(String::new());
+            }
+            continue;
+        }
+        if let Some(heading) = html_heading(line) {
+            out.push(inline(&heading, definitions));
+            continue;
+        }
+        if HR.is_match(line) {
+            continue;
+        }
+        out.push(inline(line, definitions));
+    }
+}
+
+/// A directive's body without its options (`:class: x` lines, or a `---` YAML block).
+fn options_skipped<'a, 'b>(body: &'a [&'b str]) -> &'a [&'b str] {
+    let first = body.iter().position(|l| !l.trim().is_empty());
+    let Some(first) = first else { return body };
+    if body[first].trim() == "---" {
+        if let Some(end) = body[first + 1..].iter().position(|l| l.trim() == "---") {
+            return &body[first + end + 2..];
+        }
+        return body;
+    }
+    let options = body[first..]
+        .iter()
+        .take_while(|l| OPTION.is_match(l))
+        .count();
+    &body[first + options..]
+}
+
+static OPTION: LazyLock<Regex> =
+    LazyLock::new(|| crate::builtin::regex(r"^\s*:[A-Za-z][\w-]*:(\s.*)?$"));
+static HR: LazyLock<Regex> = LazyLock::new(|| crate::builtin::regex(r"(?i)^\s{0,3}<hr\s*/?>\s*$"));
+static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    crate::builtin::regex(r"(?i)^\s{0,3}<h([1-6])(?:\s[^>]*)?>(.*?)</h([1-6])>\s*$")
+});
+static IMPORT: LazyLock<Regex> = LazyLock::new(|| {
+    crate::builtin::regex(
+        r#"^(?:import\s+(?:[\w*{}\s,$]+\s+from\s+)?['"][^'"]+['"];?\s*$|export\s+(?:const|let|var|function|default)\s[^{}]*;?\s*$)"#,
+    )
+});
+
+/// An ES `import … from '…'` or a one-line `export` of an MDX page.
+fn is_module_line(line: &str) -> bool {
+    (line.starts_with("import ") || line.starts_with("export ")) && IMPORT.is_match(line)
+}
+
+/// `<h2 align="center">Usage</h2>` as `## Usage`.
+fn html_heading(line: &str) -> Option<String> {
+    let found = HEADING.captures(line)?;
+    let level = found.get(1)?.as_str();
+    if found.get(3)?.as_str() != level {
+        return None;
+    }
+    let level: usize = level.parse().ok()?;
+    let text = found.get(2)?.as_str().trim();
+    (!text.is_empty()).then(|| format!("{} {text}", "#".repeat(level)))
+}
+
+/// The tabs of a docs framework, mapped as they are read.
+#[derive(Default)]
+struct Tabs {
+    /// Labels given by `<Tabs items={['pip', 'conda']}>` to the unlabelled tabs that follow.
+    items: Vec<String>,
+    next: usize,
+}
+
+static COMPONENT: LazyLock<Regex> = LazyLock::new(|| {
+    crate::builtin::regex(
+        r"^\s*<(/?)(Tabs|TabItem|Tab|Tabs\.Tab|CodeGroup|TabGroup|Callout|Admonition|Note|Tip|Warning|Info|Caution|Danger|Important)(\s[^>]*)?>\s*$",
+    )
+});
+static ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
+    crate::builtin::regex(
+        r#"\b(label|title|value|type)\s*=\s*(?:"([^"]*)"|'([^']*)'|\{\s*["']([^"']*)["']\s*\})"#,
+    )
+});
+static ITEM: LazyLock<Regex> = LazyLock::new(|| crate::builtin::regex(r#"["']([^"']{1,80})["']"#));
+
+impl Tabs {
+    /// What a line holding only a component's tag becomes: `Some(None)` dropped,
+    /// `Some(Some(line))` replaced, `None` not a component.
+    fn component(&mut self, line: &str) -> Option<Option<String>> {
+        let found = COMPONENT.captures(line)?;
+        let closing = !found.get(1)?.as_str().is_empty();
+        let name = found.get(2)?.as_str();
+        let attributes = found.get(3).map_or("", |m| m.as_str());
+        let attribute = |wanted: &str| {
+            ATTRIBUTE.captures_iter(attributes).find_map(|c| {
+                (c.get(1)?.as_str() == wanted).then(|| {
+                    c.get(2)
+                        .or(c.get(3))
+                        .or(c.get(4))
+                        .map_or(String::new(), |m| m.as_str().trim().to_string())
+                })
+            })
+        };
+        Some(match name {
+            "Tabs" | "CodeGroup" | "TabGroup" => {
+                if !closing {
+                    let items = attributes
+                        .split_once("items")
+                        .map_or("", |(_, rest)| rest.split(']').next().unwrap_or(""));
+                    self.items = ITEM
+                        .captures_iter(items)
+                        .filter_map(|c| Some(c.get(1)?.as_str().to_string()))
+                        .take(32)
+                        .collect();
+                    self.next = 0;
+                }
+                None
+            }
+            "TabItem" | "Tab" | "Tabs.Tab" => {
+                if closing {
+                    return Some(None);
+                }
+                let label = attribute("label")
+                    .or_else(|| attribute("title"))
+                    .or_else(|| attribute("value"))
+                    .or_else(|| self.items.get(self.next).cloned())
+                    .filter(|l| !l.is_empty());
+                self.next += 1;
+                label.map(|label| format!("**{}**", label.replace(['*', '_', '`'], "")))
+            }
+            _ => {
+                if closing {
+                    return Some(Some(":::".into()));
+                }
+                let kind = attribute("type").unwrap_or_else(|| name.to_string());
+                let kind = admonition(&kind).unwrap_or("note");
+                let title = attribute("title").unwrap_or_default();
+                Some(format!(":::{kind} {title}").trim_end().to_string())
+            }
+        })
+    }
+}
+
+// Roles and reference links, on one line outside code.
+
+/// Roles whose text names a page or a section: their text is shown, not code.
+const TEXT_ROLES: &[&str] = &[
+    "doc", "ref", "term", "numref", "download", "abbr", "sub", "sup",
+];
+
+/// One line with its roles and reference links rewritten, code spans left alone.
+fn inline(line: &str, definitions: &Definitions) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    // Code spans are copied as they are; what is between them is rewritten.
+    while let Some(open) = rest.find('`') {
+        let run = rest[open..].chars().take_while(|c| *c == '`').count();
+        let ticks = &rest[open..open + run];
+        let after = &rest[open + run..];
+        let Some(close) = after.find(ticks) else {
+            out.push_str(&text(&rest[..open + run], definitions));
+            rest = after;
+            continue;
+        };
+        let span_end = open + run + close + run;
+        let span = &rest[open..span_end];
+        if let Some(role) = role_before(&rest[..open]).filter(|_| run == 1) {
+            out.push_str(&text(&rest[..role], definitions));
+            out.push_str(&role_text(&rest[role..open], &span[1..span.len() - 1]));
+            rest = &rest[span_end..];
+            continue;
+        }
+        out.push_str(&text(&rest[..open], definitions));
+        // A rustdoc link (``[`Handler`]``): resolved by its definition, else just its code.
+        let bracketed = rest[..open].ends_with('[')
+            && out.ends_with('[')
+            && rest[span_end..].starts_with(']')
+            && !rest[span_end + 1..].starts_with(['(', '[', ':']);
+        if bracketed {
+            match definitions.get(&normalize_label(span)) {
+                Some(destination) => {
+                    out.push_str(span);
+                    out.push_str("](");
+                    out.push_str(destination);
+                    out.push(')');
+                }
+                None => {
+                    out.pop();
+                    out.push_str(span);
+                }
+            }
+            rest = &rest[span_end + 1..];
+        } else {
+            out.push_str(span);
+            rest = &rest[span_end..];
+        }
+    }
+    out.push_str(&text(rest, definitions));
+    out
+}
+
+/// Where a role's name (`{func}`, `:meth:`, `:py:class:`) starts, when `before` ends with
+/// one (read from its last characters only).
+fn role_before(before: &str) -> Option<usize> {
+    static ROLE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"(?:^|[\s(\["',])(\{[A-Za-z][\w:.-]{0,40}\}|:(?:[A-Za-z][\w.-]{0,40}:){1,2})$"#,
+        )
+    });
+    let mut tail = before.len().saturating_sub(100);
+    while !before.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let found = ROLE.captures(&before[tail..])?;
+    Some(tail + found.get(1)?.start())
+}
+
+/// What a role shows: its target as code, or its text for a page or section
+/// (`{doc}`/`:ref:`).
+fn role_text(role: &str, content: &str) -> String {
+    let name = role.trim_matches(['{', '}', ':']);
+    let name = name.rsplit(':').next().unwrap_or(name);
+    let content = content.trim();
+    // `Text <target>`: the text; `~pkg.mod.fn`: the last name.
+    let shown = match content.strip_suffix('>').and_then(|c| c.rsplit_once('<')) {
+        Some((text, _)) if !text.trim().is_empty() => text.trim(),
+        Some((_, target)) => target.trim(),
+        None => content,
+    };
+    let shown = match shown.strip_prefix('~') {
+        Some(path) => path.rsplit('.').next().unwrap_or(path),
+        None => shown.trim_start_matches('!'),
+    };
+    if TEXT_ROLES.contains(&name) {
+        shown.to_string()
+    } else {
+        format!("`{shown}`")
+    }
+}
+
+/// Text outside code: reference links resolved.
+fn text(text: &str, definitions: &Definitions) -> String {
+    if definitions.is_empty() || !text.contains('[') {
+        return text.to_string();
+    }
+    REFERENCE
+        .replace_all(text, |c: &regex::Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let label_text = c.get(1).map_or("", |m| m.as_str());
+            let reference = c.get(2).map(|m| m.as_str()).filter(|r| !r.is_empty());
+            let after = c.get(3).map_or("", |m| m.as_str());
+            // `[x](…)` and `[x]:` are not references.
+            if after.starts_with(['(', ':']) {
+                return whole.to_string();
+            }
+            let key = normalize_label(reference.unwrap_or(label_text));
+            match definitions.get(&key) {
+                Some(destination) => {
+                    format!("[{label_text}]({destination}){after}")
+                }
+                None => whole.to_string(),
+            }
+        })
+        .into_owned()
+}
+
+/// `[text][label]`, `[label][]` or `[label]`, and the character after it.
+static REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+    crate::builtin::regex(r"\[([^\[\]\n]{1,300})\](?:\[([^\[\]\n]{0,300})\])?(.|$)")
+});
+
+type Definitions = HashMap<String, String>;
+
+static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+    crate::builtin::regex(
+        r#"^ {0,3}\[([^\[\]\n]{1,300})\]:\s*(<[^<>\n]*>|\S+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*$"#,
+    )
+});
+
+/// The link definitions of `markdown` outside fences, by normalised label (the first wins).
+fn definitions(markdown: &str) -> Definitions {
+    let mut out = Definitions::new();
+    let mut fence: Option<(char, usize)> = None;
+    for line in markdown.lines() {
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            fence = Some((ch, len));
+            continue;
+        }
+        if out.len() >= MAX_DEFINITIONS || !line.trim_start().starts_with('[') {
+            continue;
+        }
+        if let Some(found) = DEFINITION.captures(line) {
+            let (Some(label), Some(destination)) = (found.get(1), found.get(2)) else {
+                continue;
+            };
+            let destination = destination
+                .as_str()
+                .trim_start_matches('<')
+                .trim_end_matches('>');
+            // A destination with spaces or parentheses would end an inline link early.
+            if destination.contains([' ', '(', ')']) {
+                continue;
+            }
+            out.entry(normalize_label(label.as_str()))
+                .or_insert_with(|| destination.to_string());
+        }
+    }
+    out
+}
+
+fn is_definition(line: &str, definitions: &Definitions) -> bool {
+    !definitions.is_empty()
+        && line.trim_start().starts_with('[')
+        && DEFINITION.captures(line).is_some_and(|c| {
+            c.get(1)
+                .is_some_and(|l| definitions.contains_key(&normalize_label(l.as_str())))
+        })
+}
+
+fn normalize_label(label: &str) -> String {
+    label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn md(text: &str) -> String {
+        read(text).markdown
+    }
+
+    #[test]
+    fn myst_directives_become_admonitions_code_or_are_dropped() {
+        let found = read(
+            "```{note}\nInstall first.\n```\n\n:::{warning} Careful\n:class: x\nIt overwrites.\n:::\n\n```{code-block} python\n:linenos:\nimport x\n```\n\n```{eval-rst}\n.. autofunction:: pkg.fn\n```\n\n````{tip}\n```{toctree}\nintro\n```\nNested.\n````\n",
+        );
+        assert_eq!(
+            found.markdown,
+            ":::note\nInstall first.\n:::\n\n:::warning Careful\nIt overwrites.\n:::\n\n```python\nimport x\n```\n\n\n:::tip\nNested.\n:::"
+        );
+        assert_eq!(found.dropped, ["eval-rst", "toctree"]);
+    }
+
+    #[test]
+    fn roles_become_code_or_their_text() {
+        assert_eq!(
+            md(
+                "Call {func}`pkg.fn` or :meth:`Client.get`, see {doc}`the guide <guide>` and :py:class:`~pkg.mod.Client`; `{func}` stays."
+            ),
+            "Call `pkg.fn` or `Client.get`, see the guide and `Client`; `{func}` stays."
+        );
+    }
+
+    #[test]
+    fn framework_imports_and_components_are_read() {
+        let text = "import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\nimport { Callout } from 'nextra/components'\n\n<Tabs groupId=\"lib\">\n<TabItem value=\"pip\" label=\"pip\">\n\n```sh\npip install x\n```\n\n</TabItem>\n<TabItem value=\"conda\">\n\nconda\n\n</TabItem>\n</Tabs>\n\n<Tabs items={['npm', \"yarn\"]}>\n  <Tab>\nnpm i\n  </Tab>\n  <Tab>\nyarn add\n  </Tab>\n</Tabs>\n\n<Callout type=\"warning\">\nCareful.\n</Callout>\n\nimport is a word.";
+        let out = md(text);
+        assert!(!out.contains("import Tabs"), "{out}");
+        assert!(!out.contains("<Tab"), "{out}");
+        assert!(out.contains("**pip**\n\n\n```sh"), "{out}");
+        assert!(out.contains("**conda**"), "{out}");
+        assert!(out.contains("**npm**") && out.contains("**yarn**"), "{out}");
+        assert!(out.contains(":::warning\n\nCareful.\n\n:::"), "{out}");
+        assert!(out.ends_with("import is a word."), "{out}");
+    }
+
+    #[test]
+    fn html_headings_and_rules() {
+        assert_eq!(
+            md("<h2 align=\"center\">Usage</h2>\n<hr>\n<HR />\ntext\n<h3>a</h2>"),
+            "## Usage\ntext\n<h3>a</h2>"
+        );
+    }
+
+    #[test]
+    fn reference_links_are_resolved_from_anywhere() {
+        let text = "## Install\n\nUse [Git][git-site] and see [examples], [Docs][] or [`Handler`] and [`Known`].\n\n```\n[x]: not-a-definition\n```\n\n## License\n\n[git-site]: https://git-scm.com\n[Examples]: examples/ \"Ex\"\n[docs]: <https://docs.rs/x>\n[`Known`]: crate::Known\n";
+        let out = md(text);
+        assert!(out.contains("Use [Git](https://git-scm.com) and see [examples](examples/), [Docs](https://docs.rs/x) or `Handler` and [`Known`](crate::Known)."), "{out}");
+        assert!(out.contains("[x]: not-a-definition"), "{out}");
+        assert!(!out.contains("[git-site]:"), "{out}");
+        // Not references: inline links, undefined labels, task boxes.
+        assert_eq!(md("[a](b) [c] - [ ] task"), "[a](b) [c] - [ ] task");
+    }
+
+    #[test]
+    fn hostile_inputs_stay_bounded() {
+        let deep = "````{note}\n".repeat(2_000);
+        let _ = read(&deep);
+        let brackets = "[".repeat(100_000);
+        let _ = read(&format!("{brackets}\n[a]: b\n"));
+        let roles = "{x}`".repeat(50_000);
+        let _ = read(&roles);
+    }
+}

@@ -1,0 +1,617 @@
+//! The order a project's docs site gives its pages, read from the site's own configuration
+//! as data (never run):
+//!
+//! - MkDocs: `mkdocs.yml`'s `nav` (under `docs_dir`, `docs/` by default);
+//! - mdBook: `SUMMARY.md` in the book's `src` (from `book.toml`);
+//! - Docusaurus: the page ids of `sidebars.js`/`.ts` in the order written, else each page's
+//!   `sidebar_position` and its folder's `_category_.json` `position`;
+//! - Sphinx: the `toctree` of the docs' `index.md`/`index.rst`, after the index itself;
+//!
+//! and without a site, paths compared with their numbers as numbers ("2-options" before
+//! "10-instances"). Configuration files are read up to [`MAX_CONFIG_BYTES`]; every pass is
+//! linear in them.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::fences::{closes_fence, opens_fence};
+
+/// Larger configuration files are not read.
+pub(crate) const MAX_CONFIG_BYTES: usize = 256 * 1024;
+/// Pages listed at most.
+const MAX_PAGES: usize = 2_000;
+
+/// The pages of a docs site in its order, as repository paths.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct SiteOrder {
+    /// The kind of site, for the run log.
+    pub kind: &'static str,
+    /// Position of each page listed by the site.
+    pub rank: HashMap<String, usize>,
+}
+
+impl SiteOrder {
+    fn push(&mut self, path: String) {
+        if self.rank.len() < MAX_PAGES {
+            let next = self.rank.len();
+            self.rank.entry(path).or_insert(next);
+        }
+    }
+
+    /// Compares two repository paths as the site orders them: listed pages first, in the
+    /// site's order, then the others by path with numbers compared as numbers.
+    pub(crate) fn compare(&self, a: &str, b: &str) -> Ordering {
+        match (self.rank.get(a), self.rank.get(b)) {
+            (Some(x), Some(y)) => x.cmp(y),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => natural(a, b),
+        }
+    }
+}
+
+/// The order of the site whose configuration `read` finds (a repository file's text, by
+/// path, `None` when absent or too large), among `pages` (the Markdown files the feature
+/// holds). `None` when there is no site.
+pub(crate) fn site_order(
+    read: impl Fn(&str) -> Option<String>,
+    pages: &[&str],
+) -> Option<SiteOrder> {
+    let read = |path: &str| read(path).filter(|t| t.len() <= MAX_CONFIG_BYTES);
+    for config in ["mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml"] {
+        if let Some(text) = read(config) {
+            let base = config.rsplit_once('/').map_or("", |(dir, _)| dir);
+            let order = mkdocs(&text, base);
+            if !order.rank.is_empty() {
+                return Some(order);
+            }
+        }
+    }
+    for book in [
+        "book.toml",
+        "docs/book.toml",
+        "book/book.toml",
+        "guide/book.toml",
+    ] {
+        let Some(text) = read(book) else { continue };
+        let base = book.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let src = toml::from_str::<toml::Table>(&text)
+            .ok()
+            .and_then(|t| Some(t.get("book")?.get("src")?.as_str()?.to_string()))
+            .unwrap_or_else(|| "src".into());
+        let src = join(base, &src);
+        if let Some(summary) = read(&join(&src, "SUMMARY.md")) {
+            let mut order = SiteOrder {
+                kind: "mdBook",
+                ..SiteOrder::default()
+            };
+            for target in markdown_links(&summary) {
+                order.push(join(&src, &target));
+            }
+            if !order.rank.is_empty() {
+                return Some(order);
+            }
+        }
+    }
+    for dir in ["", "website/", "docs/", "site/"] {
+        for name in [
+            "sidebars.js",
+            "sidebars.ts",
+            "sidebars.json",
+            "sidebars.mjs",
+            "sidebars.cjs",
+        ] {
+            let Some(text) = read(&format!("{dir}{name}")) else {
+                continue;
+            };
+            let docs_dir = if dir == "docs/" {
+                "docs".to_string()
+            } else {
+                format!("{dir}docs")
+            };
+            let order = docusaurus(&text, &docs_dir, pages, &read);
+            if !order.rank.is_empty() {
+                return Some(order);
+            }
+        }
+    }
+    for index in [
+        "docs/index.md",
+        "docs/source/index.md",
+        "doc/index.md",
+        "docs/index.rst",
+        "docs/source/index.rst",
+        "doc/index.rst",
+    ] {
+        if let Some(text) = read(index) {
+            let order = sphinx(&text, index, pages);
+            if order.rank.len() > 1 {
+                return Some(order);
+            }
+        }
+    }
+    None
+}
+
+fn join(base: &str, path: &str) -> String {
+    let mut segments: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s),
+        }
+    }
+    segments.join("/")
+}
+
+/// `mkdocs.yml`'s `nav`: every page path in the order written, under `docs_dir`. Read line
+/// by line as the block list MkDocs documents, never as general YAML (no anchors, tags or
+/// flow collections to expand).
+fn mkdocs(text: &str, base: &str) -> SiteOrder {
+    static ENTRY: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"^\s*-\s+(?:(?:"[^"]*"|'[^']*'|[^:'"]+):\s*)?["']?([^"'#\s][^"'#]*?)["']?\s*(?:#.*)?$"#,
+        )
+    });
+    let docs_dir = text
+        .lines()
+        .find_map(|l| l.strip_prefix("docs_dir:"))
+        .map(|d| d.trim().trim_matches(['"', '\'']).to_string())
+        .unwrap_or_else(|| "docs".into());
+    let root = join(base, &docs_dir);
+    let mut order = SiteOrder {
+        kind: "MkDocs",
+        ..SiteOrder::default()
+    };
+    let mut in_nav = false;
+    for line in text.lines() {
+        if !line.starts_with([' ', '-', '\t', '#']) && !line.trim().is_empty() {
+            in_nav = line.starts_with("nav:");
+            continue;
+        }
+        if !in_nav {
+            continue;
+        }
+        let Some(found) = ENTRY.captures(line) else {
+            continue;
+        };
+        let Some(page) = found.get(1).map(|m| m.as_str().trim()) else {
+            continue;
+        };
+        if page.contains("://") || !(page.ends_with(".md") || page.ends_with('/')) {
+            continue;
+        }
+        let page = if page.ends_with('/') {
+            format!("{page}index.md")
+        } else {
+            page.to_string()
+        };
+        order.push(join(&root, &page));
+    }
+    order
+}
+
+/// The destinations of Markdown links in a list (`SUMMARY.md`), in order, relative ones only.
+fn markdown_links(text: &str) -> Vec<String> {
+    static LINK: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"\[[^\]\n]{0,300}\]\(\s*<?([^)\s>]+)>?\s*\)"));
+    let mut out = Vec::new();
+    let mut fence = None;
+    for line in text.lines() {
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            fence = Some((ch, len));
+            continue;
+        }
+        for found in LINK.captures_iter(line) {
+            let Some(target) = found.get(1).map(|m| m.as_str()) else {
+                continue;
+            };
+            let path = target.split('#').next().unwrap_or("");
+            if !path.is_empty() && !path.contains(':') && out.len() < MAX_PAGES {
+                out.push(path.trim_start_matches("./").to_string());
+            }
+        }
+    }
+    out
+}
+
+/// A Docusaurus page id: its path under the docs folder without extension, each part
+/// without a number prefix (`01-intro` → `intro`).
+fn docusaurus_id(path: &str, docs_dir: &str) -> Option<String> {
+    let rest = path.strip_prefix(docs_dir)?.strip_prefix('/')?;
+    let stem = rest.rsplit_once('.').map_or(rest, |(s, _)| s);
+    Some(
+        stem.split('/')
+            .map(strip_number)
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
+}
+
+fn strip_number(part: &str) -> &str {
+    let digits = part.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && part[digits..].starts_with(['-', '_', '.']) {
+        &part[digits + 1..]
+    } else {
+        part
+    }
+}
+
+/// The pages of `sidebars.js` in the order their ids are written; an autogenerated sidebar
+/// orders by `sidebar_position` and `_category_.json` positions, then by name.
+fn docusaurus(
+    text: &str,
+    docs_dir: &str,
+    pages: &[&str],
+    read: &dyn Fn(&str) -> Option<String>,
+) -> SiteOrder {
+    static STRING: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r#"['"`]([A-Za-z0-9_][\w./-]{0,200})['"`]"#));
+    let ids: HashMap<String, &str> = pages
+        .iter()
+        .filter_map(|p| Some((docusaurus_id(p, docs_dir)?, *p)))
+        .collect();
+    let mut order = SiteOrder {
+        kind: "Docusaurus",
+        ..SiteOrder::default()
+    };
+    let mut autogenerated = false;
+    for found in STRING.captures_iter(text) {
+        let Some(value) = found.get(1).map(|m| m.as_str()) else {
+            continue;
+        };
+        if value == "autogenerated" {
+            autogenerated = true;
+        }
+        if let Some(page) = ids.get(value) {
+            order.push((*page).to_string());
+        }
+    }
+    if autogenerated {
+        let mut listed: Vec<(Vec<(i64, String)>, &str)> = pages
+            .iter()
+            .filter(|p| p.starts_with(&format!("{docs_dir}/")))
+            .map(|p| (position_key(p, docs_dir, read), *p))
+            .collect();
+        listed.sort();
+        for (_, page) in listed {
+            order.push(page.to_string());
+        }
+    }
+    order
+}
+
+/// Sort key of a Docusaurus page: per folder its `_category_.json` position, then the
+/// page's `sidebar_position` (front matter), each followed by the name.
+fn position_key(
+    page: &str,
+    docs_dir: &str,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(i64, String)> {
+    let rest = page
+        .strip_prefix(docs_dir)
+        .unwrap_or(page)
+        .trim_start_matches('/');
+    let parts: Vec<&str> = rest.split('/').collect();
+    let mut key = Vec::with_capacity(parts.len());
+    let mut dir = docs_dir.to_string();
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let position = if last {
+            read(page).and_then(|t| front_matter_number(&t, "sidebar_position"))
+        } else {
+            dir = format!("{dir}/{part}");
+            read(&format!("{dir}/_category_.json")).and_then(|t| {
+                serde_json::from_str::<serde_json::Value>(&t)
+                    .ok()?
+                    .get("position")?
+                    .as_f64()
+            })
+        };
+        let stem = part.rsplit_once('.').map_or(*part, |(s, _)| s);
+        let index = matches!(stem, "index" | "intro" | "README" | "readme");
+        let number = position.map_or(if index { -1 } else { i64::MAX / 2 }, |p| {
+            (p * 1000.0) as i64
+        });
+        key.push((number, natural_key(part)));
+    }
+    key
+}
+
+/// A number in a document's front matter (`sidebar_position: 2`).
+pub(crate) fn front_matter_number(text: &str, key: &str) -> Option<f64> {
+    let rest = text.strip_prefix("---\n")?;
+    let end = rest.find("\n---")?;
+    rest[..end].lines().find_map(|l| {
+        let value = l.strip_prefix(key)?.trim_start().strip_prefix(':')?;
+        value.trim().trim_matches(['"', '\'']).parse().ok()
+    })
+}
+
+/// A Sphinx index and its `toctree` entries (MyST fences or reStructuredText), in order.
+fn sphinx(text: &str, index: &str, pages: &[&str]) -> SiteOrder {
+    let dir = index.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut order = SiteOrder {
+        kind: "Sphinx",
+        ..SiteOrder::default()
+    };
+    order.push(index.to_string());
+    let mut in_tree: Option<(bool, Option<(char, usize)>)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        match &in_tree {
+            None => {
+                if trimmed == ".. toctree::" {
+                    in_tree = Some((true, None));
+                } else if let Some((ch, len, info)) = opens_fence(line)
+                    && info.trim().starts_with("{toctree}")
+                {
+                    in_tree = Some((false, Some((ch, len))));
+                }
+                continue;
+            }
+            Some((rst, fence)) => {
+                let ended = match fence {
+                    Some((ch, len)) => closes_fence(line, *ch, *len),
+                    None => *rst && !trimmed.is_empty() && !line.starts_with([' ', '\t']),
+                };
+                if ended {
+                    in_tree = None;
+                    continue;
+                }
+            }
+        }
+        if trimmed.is_empty()
+            || trimmed.starts_with(':')
+            || trimmed == "---"
+            || trimmed.contains("://")
+        {
+            continue;
+        }
+        // `Title <path>` or `path`.
+        let entry = match trimmed.strip_suffix('>').and_then(|t| t.rsplit_once('<')) {
+            Some((_, target)) => target.trim(),
+            None => trimmed,
+        };
+        if entry.contains(':') && !entry.contains('/') {
+            continue;
+        }
+        let base = join(dir, entry.trim_start_matches('/'));
+        let found = [".md", ".rst", ".ipynb", "/index.md", "/index.rst"]
+            .iter()
+            .map(|ext| format!("{base}{ext}"))
+            .find(|p| pages.contains(&p.as_str()))
+            .unwrap_or_else(|| format!("{base}.md"));
+        order.push(found);
+    }
+    order
+}
+
+/// Paths compared with runs of digits as numbers: "2-options" before "10-instances".
+pub(crate) fn natural(a: &str, b: &str) -> Ordering {
+    natural_key(a).cmp(&natural_key(b))
+}
+
+fn natural_key(text: &str) -> String {
+    // Each run of digits padded to 20 digits compares as a number.
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut digits = String::new();
+    let flush = |digits: &mut String, out: &mut String| {
+        if !digits.is_empty() {
+            let trimmed = digits.trim_start_matches('0');
+            let trimmed = if trimmed.is_empty() { "0" } else { trimmed };
+            if trimmed.len() <= 20 {
+                out.push_str(&"0".repeat(20 - trimmed.len()));
+            }
+            out.push_str(trimmed);
+            digits.clear();
+        }
+    };
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            flush(&mut digits, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut digits, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |path| {
+            list.iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, t)| t.to_string())
+        }
+    }
+
+    fn ordered(order: &SiteOrder, pages: &[&str]) -> Vec<String> {
+        let mut sorted: Vec<String> = pages.iter().map(|p| p.to_string()).collect();
+        sorted.sort_by(|a, b| order.compare(a, b));
+        sorted
+    }
+
+    #[test]
+    fn numbers_sort_as_numbers() {
+        let mut paths = vec![
+            "docs/10-instances.md",
+            "docs/2-options.md",
+            "docs/1-intro.md",
+        ];
+        paths.sort_by(|a, b| natural(a, b));
+        assert_eq!(
+            paths,
+            [
+                "docs/1-intro.md",
+                "docs/2-options.md",
+                "docs/10-instances.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn mkdocs_nav_gives_the_order() {
+        let config = "site_name: x\nnav:\n  - Home: index.md\n  - 'Quick start': quickstart.md\n  - Guide:\n      - guide/auth.md\n      - \"Advanced\": guide/advanced.md\n  - API: https://x.dev/api\ntheme:\n  name: material\n  features:\n    - navigation.tabs\n";
+        let pages = [
+            "docs/guide/auth.md",
+            "docs/index.md",
+            "docs/quickstart.md",
+            "docs/guide/advanced.md",
+            "docs/zz.md",
+        ];
+        let order =
+            site_order(files(Box::leak(Box::new([("mkdocs.yml", config)]))), &pages).unwrap();
+        assert_eq!(order.kind, "MkDocs");
+        assert_eq!(
+            ordered(&order, &pages),
+            [
+                "docs/index.md",
+                "docs/quickstart.md",
+                "docs/guide/auth.md",
+                "docs/guide/advanced.md",
+                "docs/zz.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn mdbook_summary_gives_the_order() {
+        static FILES: &[(&str, &str)] = &[
+            ("guide/book.toml", "[book]\ntitle = \"x\"\n"),
+            (
+                "guide/src/SUMMARY.md",
+                "# Summary\n\n[Introduction](README.md)\n\n- [Installation](guide/installation.md)\n- [Reading](guide/reading.md)\n    - [Nested](guide/nested.md)\n",
+            ),
+        ];
+        let pages = [
+            "guide/src/guide/reading.md",
+            "guide/src/README.md",
+            "guide/src/guide/installation.md",
+        ];
+        let order = site_order(files(FILES), &pages).unwrap();
+        assert_eq!(order.kind, "mdBook");
+        assert_eq!(
+            ordered(&order, &pages),
+            [
+                "guide/src/README.md",
+                "guide/src/guide/installation.md",
+                "guide/src/guide/reading.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn docusaurus_sidebars_and_positions() {
+        static FILES: &[(&str, &str)] = &[(
+            "website/sidebars.js",
+            "module.exports = {\n  docs: ['quickstart', {type: 'category', label: 'Guides', items: ['guides/auth', 'guides/advanced']}],\n};\n",
+        )];
+        let pages = [
+            "website/docs/guides/auth.md",
+            "website/docs/02-quickstart.mdx",
+            "website/docs/guides/advanced.md",
+        ];
+        let order = site_order(files(FILES), &pages).unwrap();
+        assert_eq!(
+            ordered(&order, &pages),
+            [
+                "website/docs/02-quickstart.mdx",
+                "website/docs/guides/auth.md",
+                "website/docs/guides/advanced.md"
+            ]
+        );
+        static AUTO: &[(&str, &str)] = &[
+            (
+                "sidebars.ts",
+                "export default { tutorialSidebar: [{type: 'autogenerated', dirName: '.'}] };",
+            ),
+            ("docs/intro.md", "---\nsidebar_position: 1\n---\n# Intro\n"),
+            (
+                "docs/basics/_category_.json",
+                "{\"label\": \"Basics\", \"position\": 2}",
+            ),
+            ("docs/extras/_category_.json", "{\"position\": 3}"),
+            ("docs/basics/create.md", "---\nsidebar_position: 2\n---\n"),
+            ("docs/basics/deploy.md", "---\nsidebar_position: 10\n---\n"),
+        ];
+        let pages = [
+            "docs/extras/x.md",
+            "docs/basics/deploy.md",
+            "docs/basics/create.md",
+            "docs/intro.md",
+        ];
+        let order = site_order(files(AUTO), &pages).unwrap();
+        assert_eq!(
+            ordered(&order, &pages),
+            [
+                "docs/intro.md",
+                "docs/basics/create.md",
+                "docs/basics/deploy.md",
+                "docs/extras/x.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn sphinx_toctree_gives_the_order() {
+        static FILES: &[(&str, &str)] = &[(
+            "docs/index.md",
+            "# Project\n\n```{toctree}\n:maxdepth: 2\n:hidden:\n\nquickstart\nUser guide <guide/index>\nadvanced\n```\n",
+        )];
+        let pages = [
+            "docs/advanced.md",
+            "docs/guide/index.md",
+            "docs/index.md",
+            "docs/quickstart.md",
+        ];
+        let order = site_order(files(FILES), &pages).unwrap();
+        assert_eq!(order.kind, "Sphinx");
+        assert_eq!(
+            ordered(&order, &pages),
+            [
+                "docs/index.md",
+                "docs/quickstart.md",
+                "docs/guide/index.md",
+                "docs/advanced.md"
+            ]
+        );
+        static RST: &[(&str, &str)] = &[(
+            "docs/index.rst",
+            "Project\n=======\n\n.. toctree::\n   :maxdepth: 2\n\n   install\n   usage\n\nIndices\n",
+        )];
+        let pages = ["docs/usage.md", "docs/install.md"];
+        let order = site_order(files(RST), &pages).unwrap();
+        assert_eq!(
+            ordered(&order, &pages),
+            ["docs/install.md", "docs/usage.md"]
+        );
+    }
+
+    #[test]
+    fn hostile_configuration_is_bounded() {
+        let huge = format!("nav:\n{}", "  - a: &x [*x, *x]\n".repeat(10_000));
+        let _ = mkdocs(&huge, "");
+        assert_eq!(
+            site_order(|_| Some("x".repeat(MAX_CONFIG_BYTES + 1)), &[]),
+            None
+        );
+    }
+}

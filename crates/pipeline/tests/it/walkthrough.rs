@@ -1,0 +1,77 @@
+//! Help-center walkthroughs from a project's own docs: nothing meant for someone else
+//! (agents, contributors, maintainers, the repository page), the docs' markup understood
+//! rather than escaped, the docs site's order, and titles written from the content. Every
+//! article is checked with the reference MDX compiler.
+
+use domain::Surface;
+use testkit::Repo;
+
+use crate::fixture::{article, help_and_dev_docs};
+use crate::mdx_js::assert_compiles;
+
+/// The help-center body of `feature` in `repo`, compiled by the reference compiler.
+fn help_center(repo: &Repo, feature: &str) -> String {
+    let (output, _) = help_and_dev_docs(repo, feature);
+    let articles: Vec<(String, String)> = output
+        .articles
+        .iter()
+        .map(|a| (a.surface.to_string(), a.mdx_body.clone()))
+        .collect();
+    assert_compiles(&articles);
+    article(&output, Surface::HelpCenter).mdx_body.clone()
+}
+
+const USAGE: &str = "# Tool\n\nTool turns notes into pages.\n\n## Installation\n\n```sh\npip install tool\n```\n\n## Usage\n\nRun `tool build` in the folder of your notes.\n";
+
+#[test]
+fn text_for_agents_contributors_and_maintainers_is_never_shown() {
+    let mut repo = Repo::new();
+    let readme = format!(
+        "<!-- hide-in-docs -->\n<p align=\"center\"><img src=\"logo.png\" alt=\"Logo\"></p>\n<!-- /hide-in-docs -->\n\n{USAGE}\n<!-- github-only -->\n\n## Sponsors\n\nOur sponsors keep the lights on.\n"
+    );
+    repo.write("README.md", &readme)
+        .write(
+            "AGENTS.md",
+            "# Agent guide\n\n## Usage\n\nAlways run `make lint` before you answer.\n",
+        )
+        .write(
+            "CLAUDE.md",
+            "# Claude\n\n1. Read the codebase first.\n2. Write tests.\n",
+        )
+        .write(
+            ".agents/skills/release/SKILL.md",
+            "---\nname: release\n---\n# Release\n\nUse this skill when the user asks for a release.\n\n```sh\nmake release\n```\n",
+        )
+        .write(
+            "CONTRIBUTING.md",
+            "# Contributing\n\n## Setup\n\n```sh\ngit clone x\n```\n",
+        )
+        .write(
+            "docs/MAINTAINING.md",
+            "# Maintaining\n\n## Release steps\n\n1. Bump the version.\n2. Tag it.\n",
+        )
+        .write(
+            "docs/guide.md",
+            "# Guide\n\nWrite notes in Markdown.\n",
+        )
+        .write("tool.py", "def build():\n    \"\"\"Builds.\"\"\"\n");
+    repo.commit("feat: tool");
+    let body = help_center(&repo, ".");
+    for gone in [
+        "make lint",
+        "Read the codebase",
+        "Use this skill",
+        "make release",
+        "git clone",
+        "Bump the version",
+        "Sponsors",
+        "lights on",
+        "logo.png",
+        "hide-in-docs",
+    ] {
+        assert!(!body.contains(gone), "{gone}:\n{body}");
+    }
+    for kept in ["pip install tool", "tool build", "Write notes in Markdown."] {
+        assert!(body.contains(kept), "{kept}:\n{body}");
+    }
+}
