@@ -75,3 +75,57 @@ fn text_for_agents_contributors_and_maintainers_is_never_shown() {
         assert!(body.contains(kept), "{kept}:\n{body}");
     }
 }
+
+#[test]
+fn site_markup_is_understood_and_compiles() {
+    let mut repo = Repo::new();
+    repo.write("mkdocs.yml", "site_name: Tool\nnav:\n  - Home: index.md\n  - Quick start: quickstart.md\n  - Advanced: advanced.md\n")
+        .write(
+            "docs/advanced.md",
+            "# Advanced\n\n## Usage\n\nUse {func}`tool.deep` with :meth:`Client.get`.\n",
+        )
+        .write(
+            "docs/index.md",
+            "# Tool\n\n<h2 align=\"center\">Fast notes</h2>\n<hr>\n\nTool turns notes into pages. See [Git][git-site] and [`Builder`].\n\n```{eval-rst}\n.. autofunction:: tool.build\n```\n\n[git-site]: https://git-scm.com\n",
+        )
+        .write(
+            "docs/quickstart.md",
+            "import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n# Quick start\n\n## Install\n\n<Tabs groupId=\"pm\">\n<TabItem value=\"pip\" label=\"pip\">\n\n```sh\npip install tool\n```\n\n</TabItem>\n</Tabs>\n\n## Build\n\n```{note}\nRun it in the notes folder.\n```\n\nRun {func}`tool.build`:\\\nit writes `site/`.\n\n> Example:\n>\n> ```sh\n> tool build --out site\n> ```\n",
+        )
+        .write("tool.py", "def build():\n    \"\"\"Builds.\"\"\"\n");
+    repo.commit("feat: tool");
+    let body = help_center(&repo, ".");
+    for leaked in [
+        "{func}",
+        ":meth:",
+        "eval-rst",
+        "autofunction",
+        "&#105;mport",
+        "import Tabs",
+        "\\<h2",
+        "\\<hr",
+        "<Tabs",
+        "TabItem",
+        "[git-site]",
+        "\\`\\`\\`",
+        "\\\\\n",
+    ] {
+        assert!(!body.contains(leaked), "{leaked}:\n{body}");
+    }
+    for kept in [
+        "[Git](https://git-scm.com)",
+        "`Builder`",
+        "**pip**",
+        "<Note>",
+        "Run `tool.build`:\\\nit writes",
+        "> ```sh\n> tool build --out site\n> ```",
+        "`tool.deep` with `Client.get`",
+    ] {
+        assert!(body.contains(kept), "{kept}:\n{body}");
+    }
+    // The site's quick start is the walkthrough, before the advanced page.
+    let quick = body.find("pip install tool").unwrap();
+    let advanced = body.find("tool.deep").unwrap();
+    assert!(quick < advanced, "{body}");
+    assert!(body.find("Fast notes").unwrap() < advanced, "{body}");
+}
