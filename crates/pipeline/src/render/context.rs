@@ -32,6 +32,9 @@ pub(crate) struct Context<'a> {
     /// How the developer docs were shortened to fit the article's size limit; none when they
     /// are shown whole.
     pub shortened: Option<dev_docs::Shortened>,
+    /// The developer docs' READMEs, shown before the reference as pkg.go.dev and TypeDoc
+    /// show a package's README; empty on the other surfaces.
+    pub intro: &'a [Prose],
     pub prose: &'a [Prose],
     /// The listed changelog entries (left-out commits are not here), newest first.
     pub commits: &'a [Entry],

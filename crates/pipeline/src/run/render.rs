@@ -24,7 +24,7 @@ use crate::render::{self, Context, Renderer, StepView, blog, dev_docs};
 use crate::source::code::{ModuleDoc, Symbol, first_sentence};
 use crate::source::docs::walkthrough::{self, Walkthrough};
 use crate::source::docs::{self, Prose};
-use crate::source::files::FeatureMatcher;
+use crate::source::files::{FeatureMatcher, is_readme};
 use crate::source::history::{self, Entry, ReleaseNotes};
 use crate::source::manifest::Feature;
 use crate::source::paths::MODE_LINK;
@@ -82,7 +82,13 @@ pub(super) fn render(
         .filter(|doc| !doc.markdown.is_empty())
         .collect();
     let help_prose = docs::for_help_center(&help_docs);
-    let dev_prose = docs::for_dev_docs(&extracted.prose);
+    let mut dev_prose = docs::for_dev_docs(&extracted.prose, dev_docs_show_readmes(extracted));
+    // The summary above the article is not repeated as the README's first paragraph.
+    if let Some(first) = dev_prose.first_mut().filter(|d| is_readme(&d.path)) {
+        first.markdown = docs::without_first_paragraph_if(&first.markdown, &feature.summary);
+    }
+    let (dev_intro, dev_rest) =
+        dev_prose.split_at(dev_prose.iter().take_while(|d| is_readme(&d.path)).count());
     for (surface, shown) in [
         (Surface::HelpCenter, &help_prose),
         (Surface::DevDocs, &dev_prose),
@@ -193,7 +199,8 @@ pub(super) fn render(
                 Vec::new()
             },
             shortened: None,
-            prose: if help_center { &help_prose } else { &dev_prose },
+            intro: if help_center { &[] } else { dev_intro },
+            prose: if help_center { &help_prose } else { dev_rest },
             commits: entries,
             changelog: &notes.all,
             releases: &notes.releases,
@@ -283,6 +290,28 @@ struct Api<'a, 'l> {
 /// the first shortened level that does (`render/dev_docs/shorten.rs`), at last the index of
 /// as many modules as fit, which says how many it leaves out. Fails only when the article
 /// would not fit even without any module (its summary and prose alone).
+/// Whether the developer docs show the feature's READMEs, as each language's tool does:
+/// pkg.go.dev and TypeDoc show a package's README above its reference; rustdoc and Sphinx
+/// show what the code documents, so a Rust or Python feature's README is shown only when
+/// none of its modules documents itself (nor when it has no code the article lists).
+fn dev_docs_show_readmes(extracted: &Extracted) -> bool {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for symbol in &extracted.symbols {
+        *counts.entry(symbol.language).or_default() += 1;
+    }
+    let language = counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(language, _)| language);
+    match language {
+        Some("rust" | "python") => extracted
+            .module_docs
+            .values()
+            .all(|doc| doc.overview.trim().is_empty()),
+        _ => true,
+    }
+}
+
 fn dev_docs_body<'a>(
     renderer: &Renderer,
     context: &mut Context<'a>,

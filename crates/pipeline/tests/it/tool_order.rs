@@ -176,3 +176,62 @@ fn a_commonjs_declaration_file_documents_what_export_assigns() {
     assert!(article.contains("A color function."), "{article}");
     assert!(article.contains("The painter."), "{article}");
 }
+
+const README: &str = "# Paint <img src=\"logo.png\" width=\"40\"/> [![CI](https://ci.example/badge.svg)](https://ci.example)\n\nPaints terminal text.\n\nPaint is small and fast.\n\n## Usage\n\nCall `paint`.\n";
+
+#[test]
+fn a_go_or_typescript_readme_comes_first_and_a_documented_rust_crate_shows_none() {
+    // TypeDoc and pkg.go.dev show a package's README above its reference.
+    let repo = repo_of(&[
+        (
+            "package.json",
+            r#"{"name": "paint", "version": "1.0.0", "description": "Paints terminal text."}"#,
+        ),
+        ("README.md", README),
+        ("index.ts", "/** Paints. */\nexport function paint() {}\n"),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    in_order(
+        &article,
+        &[
+            "Paints terminal text.",
+            "## Overview",
+            "Paint is small and fast.",
+            "## API reference",
+        ],
+    );
+    // The summary is not said twice, nor the README's logo and badges shown.
+    assert_eq!(
+        article.matches("Paints terminal text.").count(),
+        1,
+        "{article}"
+    );
+    assert!(!article.contains("badge.svg"), "{article}");
+    assert!(!article.contains("logo.png"), "{article}");
+
+    // rustdoc shows what the crate documents: its README only when nothing does.
+    let crate_files = |lib: &'static str| {
+        repo_of(&[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"paint\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            ("README.md", README),
+            ("src/lib.rs", lib),
+        ])
+    };
+    let documented = dev_docs(
+        &crate_files("//! Paints.\n\n/// Paints.\npub fn paint() {}\n"),
+        ".",
+    )
+    .0;
+    assert!(
+        !documented.contains("Paint is small and fast."),
+        "{documented}"
+    );
+    let undocumented = dev_docs(&crate_files("/// Paints.\npub fn paint() {}\n"), ".").0;
+    in_order(
+        &undocumented,
+        &["Paint is small and fast.", "## API reference"],
+    );
+}

@@ -58,7 +58,7 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
         if level == 1 && !first_heading_seen {
             first_heading_seen = true;
             if !SECTION_TITLES.contains(&text.to_lowercase().as_str()) {
-                title = Some(text);
+                title = heading_text(&text);
                 continue;
             }
         }
@@ -74,6 +74,24 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
         markdown: kept.join("\n").trim().to_string(),
         dropped: read.dropped,
     }
+}
+
+/// A document's title as text: its heading without the logos and badges a README puts
+/// beside its name (`# Logrus <img src="…"/> [![Build Status](…)](…)` is `Logrus`), nor
+/// Markdown syntax; `None` when nothing is left.
+fn heading_text(heading: &str) -> Option<String> {
+    static IMAGES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::builtin::regex(
+            r"\[\s*!\[[^\]
+]{0,300}\]\([^)
+]{0,2000}\)\s*\]\([^)
+]{0,2000}\)|!\[[^\]
+]{0,300}\]\([^)
+]{0,2000}\)|(?i)<img[^>]{0,2000}>",
+        )
+    });
+    let text = super::walkthrough::clean_title(&IMAGES.replace_all(heading, " "));
+    (!text.is_empty()).then_some(text)
 }
 
 /// Markers beyond this many in one document are read as plain comments.
@@ -553,6 +571,13 @@ pub(crate) mod tests {
         assert!(p.markdown.contains("#### Usage"));
         assert!(p.markdown.contains("# not a heading"));
         assert_eq!(prose("docs/csv_tips.md", "Hi").title, "Csv tips");
+        // The logos and badges beside a README's name are not its title.
+        let badged = "# Logrus <img src=\"http://i.example/w.png\" width=\"40\"/> [![Build Status](https://ci.example/badge.svg)](https://ci.example) [![Go Reference](https://pkg.go.dev/badge/x.svg)](https://pkg.go.dev/x)\n\nText.\n";
+        assert_eq!(prose("README.md", badged).title, "Logrus");
+        assert_eq!(
+            prose("README.md", "# ![logo](logo.png)\n\nText.\n").title,
+            "README"
+        );
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub(crate) mod walkthrough;
 
 pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
-pub(crate) use selection::{MAX_PROSE_BYTES, for_dev_docs, for_help_center};
+pub(crate) use selection::{
+    MAX_PROSE_BYTES, for_dev_docs, for_help_center, without_first_paragraph_if,
+};
 pub(crate) use site::{SiteOrder, site_order};
 pub(crate) use translations::translations;

@@ -53,10 +53,16 @@ pub(crate) fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
 }
 
 /// The developer docs' prose: READMEs without their table of contents and sections about
-/// working on the project, guides and reference documents.
-pub(crate) fn for_dev_docs(docs: &[Prose]) -> Vec<Prose> {
-    let chosen: Vec<Prose> = docs
+/// working on the project (first, when `readmes` says the article shows them), then guides
+/// and reference documents.
+pub(crate) fn for_dev_docs(docs: &[Prose], readmes: bool) -> Vec<Prose> {
+    let (first, rest): (Vec<&Prose>, Vec<&Prose>) = docs
         .iter()
+        .filter(|doc| readmes || !is_readme(&doc.path))
+        .partition(|doc| is_readme(&doc.path));
+    let chosen: Vec<Prose> = first
+        .into_iter()
+        .chain(rest)
         .map(|doc| {
             if is_readme(&doc.path) {
                 Prose {
@@ -71,6 +77,36 @@ pub(crate) fn for_dev_docs(docs: &[Prose]) -> Vec<Prose> {
         })
         .collect();
     cap(chosen, MAX_PROSE_BYTES)
+}
+
+/// `markdown` without its first paragraph when that paragraph says `text` (whitespace and
+/// HTML tags aside), as a README's opening line repeats the package's description.
+pub(crate) fn without_first_paragraph_if(markdown: &str, text: &str) -> String {
+    static TAG: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| crate::builtin::regex(r"</?[A-Za-z][^<>]{0,500}>"));
+    let words = |s: &str| {
+        TAG.replace_all(s, " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if text.trim().is_empty() {
+        return markdown.to_string();
+    }
+    // Past paragraphs left empty once their logos and badges were dropped (`<div>` wrappers).
+    let mut rest = markdown.trim_start();
+    while !rest.is_empty() {
+        let (first, after) = rest.split_once("\n\n").unwrap_or((rest, ""));
+        let said = words(first);
+        if said == words(text) {
+            return after.trim_start().to_string();
+        }
+        if !said.is_empty() {
+            break;
+        }
+        rest = after.trim_start();
+    }
+    markdown.to_string()
 }
 
 /// Where a document's headings and paragraphs start, as byte offsets, outside fences.
@@ -248,7 +284,7 @@ mod tests {
             help[0].markdown,
             "Intro.\n\n#### Install\n\nnpm i\n\n#### FAQ\n\nQ."
         );
-        let dev = for_dev_docs(&[doc("README.md", readme), doc("docs/api.md", "ref")]);
+        let dev = for_dev_docs(&[doc("README.md", readme), doc("docs/api.md", "ref")], true);
         assert_eq!(
             dev[0].markdown,
             "Intro.\n\n#### Install\n\nnpm i\n\n#### API\n\n##### f()\n\nf.\n\n#### FAQ\n\nQ."

@@ -27,6 +27,7 @@ mod tests;
 mod text;
 
 pub(crate) use derive::{derive, without};
+pub(crate) use text::clean_title;
 
 pub(crate) const MAX_STEPS: usize = 12;
 const MAX_TITLE_CHARS: usize = 80;
