@@ -170,7 +170,11 @@ export function secret(): void {}
     // TypeScript.
     let send = anchor_of(&body, "#### Function `send`");
     // A JSDoc comment documents the declaration after it across a blank line, as in TypeDoc.
-    assert!(body.contains("#### Function `send`\n\nSends."), "{body}");
+    assert!(
+        body.contains("#### Function `send`\n\n```typescript\nfunction send(")
+            && body.contains("```\n\nSends."),
+        "{body}"
+    );
     assert!(
         body.contains(&format!("**Deprecated.** Use [`send`](#{send}) instead.")),
         "{body}"
@@ -216,7 +220,8 @@ export function secret(): void {}
     );
     assert!(body.contains("**Errors**\n\nFails on bad input."), "{body}");
     assert!(
-        body.contains("#### Struct `Generated`\n\nWritten by a \"macro\"."),
+        body.contains("#### Struct `Generated`\n\n```rust\npub struct Generated")
+            && body.contains("```\n\nWritten by a \"macro\"."),
         "{body}"
     );
     assert!(

@@ -134,7 +134,7 @@ fn functions_returning_a_type_of_the_package_are_listed_under_it() {
     // Its signature and its doc, as any function's.
     assert!(
         body.contains(
-            "Parse decodes s into a UUID.\n\n```go\nfunc Parse(s string) (UUID, error)\n```"
+            "```go\nfunc Parse(s string) (UUID, error)\n```\n\nParse decodes s into a UUID."
         ),
         "{body}"
     );

@@ -89,7 +89,8 @@ fn a_package_with_private_modules_behind_all_documents_them_under_the_package() 
         let pkg = section(&body, "pkg");
         assert!(pkg.contains("The pkg package."), "{body}");
         assert!(
-            pkg.contains("#### Class `Client`\n\nSends requests."),
+            pkg.contains("#### Class `Client`\n\n```python\nclass Client")
+                && pkg.contains("```\n\nSends requests."),
             "{body}"
         );
         assert!(pkg.contains("Gets a URL."), "{body}");

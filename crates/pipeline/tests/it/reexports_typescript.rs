@@ -130,7 +130,7 @@ fn every_reexport_form_is_followed_from_the_entry_points() {
     }
     // The default export is the identifier's declaration; its signature has no `export`.
     assert!(
-        kit.contains("Makes a request.\n\n```typescript\nconst ky = (url: string) => …\n```"),
+        kit.contains("```typescript\nconst ky = (url: string) => …\n```\n\nMakes a request."),
         "{kit}"
     );
     assert!(
@@ -141,7 +141,7 @@ fn every_reexport_form_is_followed_from_the_entry_points() {
     assert!(time.contains("#### Function `now`"), "{time}");
     let run_fn = section(&body, "kit/fn");
     assert!(
-        run_fn.contains("#### Function `default`\n\nRuns it.\n\n```typescript\nfunction run(times: number): void\n```"),
+        run_fn.contains("#### Function `default`\n\n```typescript\nfunction run(times: number): void\n```\n\nRuns it."),
         "{run_fn}"
     );
     let order: Vec<usize> = ["### `kit`", "### `kit.time`", "### `kit/fn`"]
@@ -290,7 +290,7 @@ fn a_monorepo_of_packages_at_its_root_and_at_a_package() {
     let b = section(&body, "@acme/b");
     assert!(b.starts_with("\nIn `packages/b/code/index.ts`.\n"), "{b}");
     assert!(
-        b.contains("#### Function `default`\n\nBeta.\n\n```typescript\nfunction beta(): void\n```"),
+        b.contains("#### Function `default`\n\n```typescript\nfunction beta(): void\n```\n\nBeta."),
         "{b}"
     );
 
@@ -339,7 +339,7 @@ fn a_javascript_package_is_documented_from_its_declaration_files() {
     let tinyid = section(&body, "tinyid");
     assert!(
         tinyid
-            .contains("Makes an ID.\n\n```typescript\nfunction tinyid(size?: number): string\n```"),
+            .contains("```typescript\nfunction tinyid(size?: number): string\n```\n\nMakes an ID."),
         "{tinyid}"
     );
     assert!(
@@ -375,7 +375,7 @@ fn without_entry_points_every_file_shows_its_own_exports() {
     );
     let api = section(&body, "lib/api.ts");
     assert!(
-        api.contains("#### Function `listed`\n\nLocal, exported by a list.\n\n```typescript\nfunction listed(): void\n```"),
+        api.contains("#### Function `listed`\n\n```typescript\nfunction listed(): void\n```\n\nLocal, exported by a list."),
         "{api}"
     );
     assert!(
