@@ -103,8 +103,8 @@ fn every_reexport_form_is_followed_from_the_entry_points() {
             pair("src/client.ts", "Client.get"),
             pair("src/errors.ts", "HttpError"),
             pair("src/errors.ts", "HttpError.status"),
-            pair("src/fn.ts", "default"),
-            pair("src/ky.ts", "default"),
+            pair("src/fn.ts", "run"),
+            pair("src/ky.ts", "ky"),
             pair("src/options.ts", "Options"),
             pair("src/options.ts", "Options.retries"),
             pair("src/text.ts", "parse"),
@@ -118,7 +118,8 @@ fn every_reexport_form_is_followed_from_the_entry_points() {
     assert!(kit.starts_with("\nIn `src/index.ts`.\n"), "{kit}");
     assert!(kit.contains("Small HTTP kit."), "{kit}");
     for heading in [
-        "#### Function `default`",
+        // A default export under the name it declares, as its users name it.
+        "#### Function `ky`",
         "#### Function `parse`",
         "#### Function `render`",
         "#### Class `HttpError`",
@@ -141,7 +142,7 @@ fn every_reexport_form_is_followed_from_the_entry_points() {
     assert!(time.contains("#### Function `now`"), "{time}");
     let run_fn = section(&body, "kit/fn");
     assert!(
-        run_fn.contains("#### Function `default`\n\n```typescript\nfunction run(times: number): void\n```\n\nRuns it."),
+        run_fn.contains("#### Function `run`\n\n```typescript\nfunction run(times: number): void\n```\n\nRuns it."),
         "{run_fn}"
     );
     let order: Vec<usize> = ["### `kit`", "### `kit.time`", "### `kit/fn`"]
@@ -278,7 +279,7 @@ fn a_monorepo_of_packages_at_its_root_and_at_a_package() {
     let repo = monorepo();
     let (body, provenance) = dev_docs(&repo, ".");
     let names: Vec<String> = shown(&provenance).into_iter().map(|(_, n)| n).collect();
-    assert_eq!(names, ["alpha", "helper", "default"], "{body}");
+    assert_eq!(names, ["alpha", "helper", "beta"], "{body}");
     assert!(
         section(&body, "@acme/a").contains("#### Function `alpha`"),
         "{body}"
@@ -290,7 +291,7 @@ fn a_monorepo_of_packages_at_its_root_and_at_a_package() {
     let b = section(&body, "@acme/b");
     assert!(b.starts_with("\nIn `packages/b/code/index.ts`.\n"), "{b}");
     assert!(
-        b.contains("#### Function `default`\n\n```typescript\nfunction beta(): void\n```\n\nBeta."),
+        b.contains("#### Function `beta`\n\n```typescript\nfunction beta(): void\n```\n\nBeta."),
         "{b}"
     );
 
@@ -302,7 +303,7 @@ fn a_monorepo_of_packages_at_its_root_and_at_a_package() {
     // A folder below the package, its `package.json` and `tsconfig.json` outside it.
     let (body, provenance) = dev_docs(&repo, "packages/b/code");
     let names: Vec<String> = shown(&provenance).into_iter().map(|(_, n)| n).collect();
-    assert_eq!(names, ["default"], "{body}");
+    assert_eq!(names, ["beta"], "{body}");
 }
 
 #[test]
@@ -366,7 +367,7 @@ fn without_entry_points_every_file_shows_its_own_exports() {
     assert_eq!(
         shown(&provenance),
         [
-            pair("lib/api.ts", "default"),
+            pair("lib/api.ts", "Hidden"),
             pair("lib/api.ts", "listed"),
             pair("lib/api.ts", "renamed"),
             pair("lib/other.ts", "other"),
@@ -379,7 +380,7 @@ fn without_entry_points_every_file_shows_its_own_exports() {
         "{api}"
     );
     assert!(
-        api.contains("#### Class `default`\n\n```typescript\nclass Hidden\n```"),
+        api.contains("#### Class `Hidden`\n\n```typescript\nclass Hidden\n```"),
         "{api}"
     );
     assert!(

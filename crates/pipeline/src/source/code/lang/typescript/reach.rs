@@ -188,11 +188,89 @@ pub(crate) fn typescript_public_api<'p>(
             out.push(shown);
         }
     }
+    name_default_exports(&mut out);
     TsPublicApi {
         symbols: out,
         modules,
         inner_files,
     }
+}
+
+/// A default export is shown under the name it declares (`export default class PQueue` is
+/// `PQueue`, its methods `PQueue.add`), as its users name it; `default` when it declares
+/// none, or when its module also exports another symbol under that name.
+fn name_default_exports(symbols: &mut [Symbol]) {
+    let taken: HashSet<(String, String)> = symbols
+        .iter()
+        .map(|s| (s.module.clone(), s.name.clone()))
+        .collect();
+    // (path, module) of each renamed default export, and its new name.
+    let mut renamed: HashMap<(String, String), String> = HashMap::new();
+    for symbol in symbols.iter_mut() {
+        if symbol.name != "default" || symbol.parent.is_some() {
+            continue;
+        }
+        let Some(declared) = declared_name(&symbol.signature) else {
+            continue;
+        };
+        if taken.contains(&(symbol.module.clone(), declared.to_string())) {
+            continue;
+        }
+        symbol.name = declared.to_string();
+        renamed.insert(
+            (symbol.path.clone(), symbol.module.clone()),
+            symbol.name.clone(),
+        );
+    }
+    for member in symbols.iter_mut() {
+        if member.parent.as_deref() != Some("default") {
+            continue;
+        }
+        if let Some(name) = renamed.get(&(member.path.clone(), member.module.clone())) {
+            if let Some(rest) = member.name.strip_prefix("default") {
+                member.name = format!("{name}{rest}");
+            }
+            member.parent = Some(name.clone());
+        }
+    }
+}
+
+/// The name a declaration's signature gives it: `PQueue` of `class PQueue<T> extends E`,
+/// `beta` of `function beta(): void`, `ky` of `const ky = …`; `None` for an anonymous one
+/// (`class {`, `function (x)`, an expression).
+fn declared_name(signature: &str) -> Option<&str> {
+    const KEYWORDS: &[&str] = &[
+        "export",
+        "default",
+        "declare",
+        "abstract",
+        "async",
+        "class",
+        "function",
+        "function*",
+        "const",
+        "let",
+        "var",
+        "interface",
+        "enum",
+        "type",
+        "namespace",
+    ];
+    let mut rest = signature.trim_start();
+    let mut keyword = false;
+    while let Some(word) = rest
+        .split_whitespace()
+        .next()
+        .filter(|w| KEYWORDS.contains(w))
+    {
+        keyword = true;
+        rest = rest[word.len()..].trim_start();
+    }
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .unwrap_or(rest.len());
+    let name = &rest[..end];
+    (keyword && !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
 }
 
 /// Whether `path` is a script TypeDoc reads.
@@ -460,4 +538,31 @@ fn resolve(file: &str, specifier: &str, repo: &mut dyn TsFiles) -> Option<String
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declared_name;
+
+    #[test]
+    fn the_name_a_default_export_declares() {
+        for (signature, name) in [
+            ("class PQueue<T> extends EventEmitter<E>", Some("PQueue")),
+            ("abstract class Base", Some("Base")),
+            (
+                "async function run(times: number): Promise<void>",
+                Some("run"),
+            ),
+            ("function* ids()", Some("ids")),
+            ("const ky = (url: string) => …", Some("ky")),
+            ("declare let $kleur: Kleur", Some("$kleur")),
+            ("class {", None),
+            ("function (x: number)", None),
+            ("function(x: number)", None),
+            ("() => void", None),
+            ("const type = 1", None),
+        ] {
+            assert_eq!(declared_name(signature), name, "{signature}");
+        }
+    }
 }
