@@ -64,6 +64,10 @@ pub(crate) struct SymbolView<'a> {
     pub url: Option<String>,
     /// The whole doc comment, its links resolved to the article's anchors.
     pub details: DocComment,
+    /// Its text's first paragraph, and the paragraphs after it: a field's list item shows
+    /// the first on its line, the others beneath it.
+    pub lead: String,
+    pub more: String,
 }
 
 /// The modules of `symbols`, sorted by their name as the language writes it (a crate or
@@ -103,6 +107,8 @@ pub(crate) fn modules<'a>(
             anchor: anchors.unique(&format!("{module_anchor}-{}", slug(&symbol.name))),
             url: link(&symbol.path, symbol.line),
             details: DocComment::default(),
+            lead: String::new(),
+            more: String::new(),
             symbol,
         };
         let mut types: Vec<TypeView<'a>> = Vec::new();
@@ -340,6 +346,28 @@ fn resolve_doc_links(modules: &mut [ModuleView]) {
             language: view.symbol.language,
         };
         view.details = links.comment(&view.symbol.comment, &from);
+        let (lead, more) = first_paragraph(&view.details.text);
+        view.lead = lead.to_string();
+        view.more = more.to_string();
+    }
+}
+
+/// The first paragraph of Markdown `text` and the rest; none when it opens with a code
+/// block or a list, which cannot stand on a list item's line.
+fn first_paragraph(text: &str) -> (&str, &str) {
+    let text = text.trim();
+    let opens_block = text.starts_with("```")
+        || text.starts_with("~~~")
+        || text.starts_with("- ")
+        || text.starts_with("* ")
+        || text.starts_with("    ");
+    if opens_block {
+        return ("", text);
+    }
+    match text.split_once("\n\n") {
+        Some((first, _)) if first.contains("```") => ("", text),
+        Some((first, rest)) => (first, rest.trim()),
+        None => (text, ""),
     }
 }
 

@@ -20,6 +20,7 @@ mod reexports_typescript;
 mod resolve;
 mod run;
 mod tool_order;
+mod type_members;
 mod walkthrough;
 
 use domain::{LogLevel, LogStage};

@@ -35,6 +35,15 @@ pub(super) fn parse(lines: &[String], fence: &str) -> DocComment {
             description.push(String::new());
             description.extend(body.iter().cloned());
         }
+        // `@default false` then a blank line and more prose: the value is the first
+        // paragraph; the prose after it describes the property.
+        if matches!(name.as_str(), "default" | "defaultValue") {
+            let (_, more) = first_paragraph(body);
+            if more.iter().any(|l| !l.trim().is_empty()) {
+                description.push(String::new());
+                description.extend(more.iter().cloned());
+            }
+        }
     }
     for line in links::outside_code(&markdown_text(&description, fence), jsdoc_inline) {
         b.line(line);
@@ -106,7 +115,8 @@ pub(super) fn parse(lines: &[String], fence: &str) -> DocComment {
             }
             "deprecated" => b.deprecated = Some(text),
             "default" | "defaultValue" => {
-                let value = body
+                let value = first_paragraph(&body)
+                    .0
                     .iter()
                     .map(|l| l.trim())
                     .filter(|l| !l.is_empty() && !l.starts_with("```"))
@@ -145,6 +155,23 @@ fn braced_type(text: &str) -> (String, &str) {
         }
     }
     (String::new(), t)
+}
+
+/// A tag's lines up to its first blank line outside a code fence, and the rest.
+fn first_paragraph(body: &[String]) -> (&[String], &[String]) {
+    let mut in_fence = false;
+    let mut seen_text = false;
+    for (i, line) in body.iter().enumerate() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_fence = !in_fence;
+        }
+        if t.is_empty() && !in_fence && seen_text {
+            return body.split_at(i);
+        }
+        seen_text |= !t.is_empty();
+    }
+    (body, &[])
 }
 
 /// `name rest`, `[name] rest`, `[name=default] rest`.

@@ -130,6 +130,19 @@ fn jsdoc_tags() {
     assert_eq!(section(&c, "See also")[0].name, "[`Client`](doc:Client)");
     assert!(!c.hidden);
     assert!(DocComment::parse(&lines("Internal.\n@hidden"), Language::TypeScript, "ts").hidden);
+    // The value of `@default` is its first paragraph; prose after it describes the property.
+    let c = DocComment::parse(
+        &lines(
+            "Strict mode.\n\n@default false\n\nFor example, with `intervalCap: 2`.\n\n- Bursts.\n@since 2",
+        ),
+        Language::TypeScript,
+        "typescript",
+    );
+    assert_eq!(c.default.as_deref(), Some("false"));
+    assert_eq!(
+        c.text,
+        "Strict mode.\n\nFor example, with `intervalCap: 2`.\n\n- Bursts."
+    );
 }
 
 #[test]

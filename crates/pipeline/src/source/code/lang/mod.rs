@@ -119,6 +119,10 @@ impl Language {
                 "class_body",
                 "interface_declaration",
                 "interface_body",
+                // An object type alias's properties (`type Options = { … } & Base`).
+                "type_alias_declaration",
+                "intersection_type",
+                "object_type",
                 "ERROR",
             ],
             // A `const` block is read whole where it is declared: its specs inherit the

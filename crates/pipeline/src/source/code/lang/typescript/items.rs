@@ -91,7 +91,13 @@ fn typescript_declaration<'t>(
             def.end_byte(),
         ),
         "enum_declaration" => (SymbolKind::Enum, whole(';'), def.end_byte()),
-        "type_alias_declaration" => (SymbolKind::Type, bounded(&whole(';')), def.end_byte()),
+        // An object type's properties are listed one by one under the alias, as TypeDoc's
+        // "Type declaration": the signature shows `{ … }` for it.
+        "type_alias_declaration" => (
+            SymbolKind::Type,
+            bounded(&alias_signature(def, src)),
+            def.end_byte(),
+        ),
         "variable_declarator" => {
             let keyword = match declaration.kind() {
                 "variable_declaration" => "var",
@@ -333,8 +339,60 @@ fn in_declared_namespace(place: &Place, at: usize) -> bool {
 /// has far fewer; past these, the rest are taken as having none.
 const MAX_NAMESPACE_STATEMENTS: usize = 4_096;
 
-/// The names the class or interface whose body holds a member is exported under.
+/// A type alias's declaration with the object types it is made of (`{ a: A; … }` directly
+/// or in an intersection) shown as `{ … }`: their properties are listed as its members.
+fn alias_signature(def: Node, src: &Source) -> String {
+    let value = def.child_by_field_name("value");
+    let objects: Vec<Node> = match value {
+        Some(v) if v.kind() == "object_type" => vec![v],
+        Some(v) if v.kind() == "intersection_type" => {
+            let mut cursor = v.walk();
+            v.named_children(&mut cursor)
+                .filter(|c| c.kind() == "object_type" && c.named_child_count() > 0)
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    let objects: Vec<Node> = objects
+        .into_iter()
+        .filter(|o| o.named_child_count() > 0)
+        .collect();
+    if objects.is_empty() {
+        return clean(def, def.start_byte(), def.end_byte(), src)
+            .trim_end_matches(';')
+            .to_string();
+    }
+    let mut out = String::new();
+    let mut at = def.start_byte();
+    for object in &objects {
+        out.push_str(&clean(def, at, object.start_byte(), src));
+        out.push_str(" { … } ");
+        at = object.end_byte();
+    }
+    out.push_str(&clean(def, at, def.end_byte(), src));
+    let out = out.trim_end().trim_end_matches(';').to_string();
+    // `clean` reads the part from `at` as whole lines; what it adds at a cut is spaces.
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The names the class, interface or object type alias whose body holds a member is
+/// exported under.
 fn typescript_owners(place: &Place, src: &Source) -> Vec<String> {
+    // An object type of a type alias, maybe one part of an intersection.
+    let alias_at = match (place.kind_up(0), place.kind_up(1), place.kind_up(2)) {
+        ("object_type", "type_alias_declaration", _) => Some(1),
+        ("object_type", "intersection_type", "type_alias_declaration") => Some(2),
+        _ => None,
+    };
+    if let Some(at) = alias_at {
+        let Some(alias) = place.up(at).map(|f| f.node) else {
+            return Vec::new();
+        };
+        let Some(name) = alias.child_by_field_name("name").map(|n| src.of(n)) else {
+            return Vec::new();
+        };
+        return exported_as(alias, name, place, at + 1, src).map_or_else(Vec::new, |e| e.names);
+    }
     let Some(owner) = place.up(1).map(|f| f.node) else {
         return Vec::new();
     };
