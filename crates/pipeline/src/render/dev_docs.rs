@@ -49,6 +49,8 @@ pub(crate) struct TypeView<'a> {
     pub methods: Vec<SymbolView<'a>>,
     /// Associated types, and members of other kinds.
     pub associated: Vec<SymbolView<'a>>,
+    /// The traits it implements (Rust), as rustdoc's "Trait Implementations".
+    pub implementations: Vec<SymbolView<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -128,6 +130,7 @@ pub(crate) fn modules<'a>(
                 properties: Vec::new(),
                 methods: Vec::new(),
                 associated: Vec::new(),
+                implementations: Vec::new(),
             });
         }
         let type_index: HashMap<&'a str, usize> = types
@@ -150,6 +153,11 @@ pub(crate) fn modules<'a>(
             match (owner, symbol.kind) {
                 (Some(at), SymbolKind::Field) => types[at].fields.push(member),
                 (Some(at), SymbolKind::Constant) => types[at].constants.push(member),
+                (Some(at), SymbolKind::Implementation) => {
+                    types[at].implementations.push(member);
+                }
+                // An implementation for a type the article does not show.
+                (None, SymbolKind::Implementation) => {}
                 (Some(at), SymbolKind::Constructor) => types[at].constructors.push(member),
                 (Some(at), SymbolKind::Property) => types[at].properties.push(member),
                 (Some(at), SymbolKind::Method) => types[at].methods.push(member),
@@ -170,6 +178,9 @@ pub(crate) fn modules<'a>(
             // A type's constants as declared, as `go doc` shows a `const` block.
             ty.constants
                 .sort_by_key(|f| (f.symbol.path.as_str(), f.symbol.line));
+            // rustdoc lists a type's trait implementations by trait.
+            ty.implementations
+                .sort_by(|a, b| Order::compare(true, a.symbol, b.symbol));
             for list in [
                 &mut ty.constructors,
                 &mut ty.properties,
@@ -303,6 +314,7 @@ fn symbol_views<'m, 'a>(
                     .chain(t.properties.iter_mut())
                     .chain(t.methods.iter_mut())
                     .chain(t.associated.iter_mut())
+                    .chain(t.implementations.iter_mut())
             }))
             .chain(m.functions.iter_mut())
             .chain(m.constants.iter_mut())

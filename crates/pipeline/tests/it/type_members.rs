@@ -1,5 +1,6 @@
-//! The members of a TypeScript object type alias, as TypeDoc's "Type declaration" lists
-//! them, and a field's doc of several paragraphs beneath its list item.
+//! What a type holds beyond its methods: the members of a TypeScript object type alias, as
+//! TypeDoc's "Type declaration" lists them; a field's doc of several paragraphs beneath its
+//! list item; a Rust type's trait implementations, as rustdoc lists them.
 
 use crate::fixture::{dev_docs, repo_of};
 use crate::mdx_js::assert_compiles;
@@ -75,4 +76,84 @@ fn an_object_type_alias_lists_its_properties_with_their_whole_docs() {
     );
     // The private alias's property is not the exported alias's.
     assert!(!article.contains("Per-operation timeout"), "{article}");
+}
+
+const SHAPES_RS: &str = r#"//! Shapes.
+
+use std::fmt;
+
+mod extra;
+
+/// A shape.
+pub struct Shape<T> {
+    /// Its size.
+    pub size: T,
+}
+
+impl<T> Shape<T> {
+    /// Its size, doubled.
+    pub fn double(&self) -> usize { 0 }
+}
+
+/// Shows the size.
+impl<T: fmt::Display> fmt::Display for Shape<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{}", self.size) }
+}
+
+impl<T> Clone for Shape<T>
+where
+    T: Clone,
+{
+    fn clone(&self) -> Self { Shape { size: self.size.clone() } }
+}
+
+impl<T> Marker for &T {}
+
+/// Implemented by everything.
+pub trait Marker {}
+
+struct Hidden;
+
+impl Marker for Hidden {}
+"#;
+
+#[test]
+fn a_rust_type_lists_the_traits_it_implements() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        ("src/lib.rs", SHAPES_RS),
+        (
+            "src/extra.rs",
+            "use crate::Shape;\n\nimpl<T> Shape<T> {\n    /// Its area.\n    pub fn area(&self) -> u32 { 0 }\n}\n\nimpl Default for Shape<u8> {\n    fn default() -> Self { Shape { size: 0 } }\n}\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert_compiles(&[("shapes".into(), article.clone())]);
+    let shape = &article[article.find("#### Struct `Shape`").expect(&article)..];
+    let listed = shape.find("Trait implementations:\n").expect(&article);
+    assert!(
+        shape.find("##### Method `Shape::double`").expect(&article) < listed,
+        "{article}"
+    );
+    let list = &shape[listed..];
+    // By trait, the `where` clause whole, its last comma gone; the impl's doc beside it.
+    let clone = list
+        .find("`impl<T> Clone for Shape<T> where T: Clone`")
+        .expect(&article);
+    let display = list
+        .find("`impl<T: fmt::Display> fmt::Display for Shape<T>`: Shows the size.")
+        .expect(&article);
+    assert!(clone < display, "{article}");
+    // An `impl` in a private module of the crate adds to the type where it is shown.
+    assert!(list.contains("`impl Default for Shape<u8>`"), "{article}");
+    assert!(shape.contains("##### Method `Shape::area`"), "{article}");
+    assert!(!article.contains("### `shapes::extra`"), "{article}");
+    // The trait's methods are the trait's docs, not the type's; impls for references and
+    // for private types are not listed.
+    assert!(!article.contains("fn fmt"), "{article}");
+    assert!(!article.contains("for &T"), "{article}");
+    assert!(!article.contains("Hidden"), "{article}");
 }

@@ -24,6 +24,8 @@ pub enum SymbolKind {
     Field,
     Constant,
     Variable,
+    /// A trait implemented for a type (Rust `impl Trait for Type`), listed under the type.
+    Implementation,
 }
 
 impl SymbolKind {
@@ -44,6 +46,7 @@ impl SymbolKind {
             SymbolKind::Field => "field",
             SymbolKind::Constant => "constant",
             SymbolKind::Variable => "variable",
+            SymbolKind::Implementation => "implementation",
         }
     }
 
@@ -65,6 +68,7 @@ impl SymbolKind {
             SymbolKind::Field => "Fields",
             SymbolKind::Constant => "Constants",
             SymbolKind::Variable => "Variables",
+            SymbolKind::Implementation => "Trait implementations",
         }
     }
 

@@ -133,6 +133,37 @@ fn doc_attribute(attribute: &str) -> Option<String> {
     Some(out)
 }
 
+/// `impl Trait for Type`: a trait implementation listed under the type, as rustdoc's
+/// "Trait Implementations" (the render layer drops one whose type the article does not
+/// show). Its signature is the `impl` line, `where` clause included.
+fn rust_trait_impl<'t>(
+    def: Node<'t>,
+    place: &Place<'_, 't>,
+    src: &Source,
+) -> Option<Declaration<'t>> {
+    let tr = def.child_by_field_name("trait")?;
+    let ty = def.child_by_field_name("type")?;
+    let owner = src.of(ty.child_by_field_name("type").unwrap_or(ty));
+    if !owner.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        // `impl<T> Trait for &T`, `for [T]`, `for (A, B)`: not a type of the crate's.
+        return None;
+    }
+    let signature = header(def, def.start_byte(), src);
+    // rustfmt ends a `where` clause's last bound with a comma.
+    let signature = signature.trim_end().trim_end_matches(',');
+    Some(Declaration {
+        requires: None,
+        kind: SymbolKind::Implementation,
+        name: format!("{owner}::impl {}", src.of(tr)),
+        signature: bounded(signature),
+        doc: comment_lines(&preceding_comments(def, place.leading, src, true)),
+        node: def,
+        hash_end: body_start(def),
+        parent: Some(owner.to_string()),
+        stub: false,
+    })
+}
+
 /// Rust items outside function bodies and blocks (the walk never enters those), the public
 /// fields of public structs and the variants of public enums.
 pub(crate) fn rust<'t>(
@@ -146,6 +177,7 @@ pub(crate) fn rust<'t>(
     match def.kind() {
         "field_declaration" | "enum_variant" => return rust_member(def, place, src),
         "macro_definition" => return rust_macro(def, place, src),
+        "impl_item" => return rust_trait_impl(def, place, src),
         _ => {}
     }
     let name_kind = match def.kind() {

@@ -169,6 +169,22 @@ pub(crate) fn rust_public_api<'p>(
     });
     // Each type's new home and name, for its members.
     let mut moved: HashMap<(String, String), Option<(String, String)>> = HashMap::new();
+    // Where each crate's types are shown, by (source folder, declared name): an `impl` in
+    // another file of the crate adds to the type there, as rustdoc shows it.
+    let mut shown_types: HashMap<(String, String), Vec<(String, String)>> = HashMap::new();
+    let crate_of = |path: &str| rust_module_path(path).map(|(src_dir, _)| src_dir);
+    let mut note_type = |symbol: &Symbol, declared: &str| {
+        if let (true, None, Some(krate)) = (
+            symbol.kind.is_type(),
+            symbol.parent.as_ref(),
+            crate_of(&symbol.path),
+        ) {
+            shown_types
+                .entry((krate, declared.to_string()))
+                .or_default()
+                .push((symbol.module.clone(), symbol.name.clone()));
+        }
+    };
     let mut out = Vec::with_capacity(symbols.len());
     let mut members = Vec::new();
     for mut symbol in symbols {
@@ -177,6 +193,7 @@ pub(crate) fn rust_public_api<'p>(
             continue;
         };
         if symbol.kind == SymbolKind::Macro || matches!(reach, Reach::Public) {
+            note_type(&symbol, &symbol.name);
             out.push(symbol);
             continue;
         }
@@ -198,7 +215,11 @@ pub(crate) fn rust_public_api<'p>(
                 if let Some(alias) = alias {
                     symbol.name = alias;
                 }
-                moved.insert(key, Some((symbol.module.clone(), symbol.name.clone())));
+                moved.insert(
+                    key.clone(),
+                    Some((symbol.module.clone(), symbol.name.clone())),
+                );
+                note_type(&symbol, &key.1);
                 out.push(symbol);
             }
             None => {
@@ -208,8 +229,16 @@ pub(crate) fn rust_public_api<'p>(
     }
     for mut member in members {
         let parent = member.parent.clone().unwrap_or_default();
-        match moved.get(&(member.path.clone(), parent.clone())) {
+        let home = match moved.get(&(member.path.clone(), parent.clone())) {
             // A type of the same file: the member goes where it goes.
+            Some(found) => Some(found.clone()),
+            // An `impl` in a private module of a type the crate shows once, elsewhere.
+            None => crate_of(&member.path)
+                .and_then(|krate| shown_types.get(&(krate, parent.clone())))
+                .filter(|homes| homes.len() == 1)
+                .map(|homes| homes.first().cloned()),
+        };
+        match home {
             Some(Some((module, name))) => {
                 member.module = module.clone();
                 if let Some(rest) = member.name.strip_prefix(&parent) {
