@@ -43,6 +43,32 @@ fn implicit_features_are_files_or_folders() {
     let file = resolve_feature(&p.repo.path, "docs/export.md").unwrap();
     assert_eq!(file.title, "repo/docs/export.md");
     assert_eq!(file.paths, ["docs/export.md"]);
+
+    // The package's source folder is the package: its name and description, never a path.
+    let repo = crate::fixture::repo_of(&[
+        (
+            "package.json",
+            r#"{"name": "emitter", "description": "Tiny event emitter."}"#,
+        ),
+        ("src/index.ts", "export const x = 1;\n"),
+        ("lib/emitter/index.ts", "export const y = 1;\n"),
+        ("lib/emitter/more/index.ts", "export const z = 1;\n"),
+    ]);
+    for (id, title) in [
+        ("src", "emitter"),
+        ("lib/emitter", "emitter"),
+        ("lib/emitter/more", "emitter/lib/emitter/more"),
+        ("src/index.ts", "emitter/src/index.ts"),
+    ] {
+        let feature = resolve_feature(&repo.path, id).unwrap();
+        assert_eq!(feature.title, title, "{id}");
+        assert_eq!(
+            feature.summary.is_empty(),
+            title != "emitter",
+            "{id}: {}",
+            feature.summary
+        );
+    }
 }
 
 #[test]

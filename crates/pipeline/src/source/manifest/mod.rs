@@ -310,13 +310,28 @@ fn implicit_feature(
         (Some(ObjectType::Blob), _) => glob_escape(&path),
         _ => return Err(unknown()),
     };
-    let product = product_name(repo, tree);
-    Ok(Feature {
-        id: feature_id.to_string(),
+    let (product, description) = package(repo, tree);
+    // The package's source folder (`src`, `source`, `lib`, or the folder named as the
+    // package: `tenacity`, `src/cachetools`) is the package: its name and description.
+    let source_root = {
+        let last = path.rsplit('/').next().unwrap_or(&path);
+        let same = |a: &str, b: &str| {
+            a.to_lowercase().replace('-', "_") == b.to_lowercase().replace('-', "_")
+        };
+        entry.kind() == Some(ObjectType::Tree)
+            && (matches!(last, "src" | "source" | "lib") || same(last, &product))
+    };
+    let (title, summary) = if source_root {
+        (product.clone(), description)
+    } else {
         // "log/src/macros.rs": the path as the reader finds it in the repository, under the
         // package's name; a humanised file stem ("Macros", "Lib", "Version7") says less.
-        title: format!("{product}/{path}"),
-        summary: String::new(),
+        (format!("{product}/{path}"), String::new())
+    };
+    Ok(Feature {
+        id: feature_id.to_string(),
+        title,
+        summary,
         paths: vec![pattern],
         surfaces: Surface::ALL.to_vec(),
         captures: None,
