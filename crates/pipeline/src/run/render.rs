@@ -171,8 +171,14 @@ pub(super) fn render(
             );
         }
         let version = req.versions.get(surface).copied().unwrap_or(1);
-        let (title, description) =
-            title_and_description(*surface, feature, extracted, entries, post.as_ref().ok());
+        let (title, description) = title_and_description(
+            *surface,
+            feature,
+            extracted,
+            entries,
+            post.as_ref().ok(),
+            &steps,
+        );
         let mut context = Context {
             feature,
             surface: surface.as_str(),
@@ -492,6 +498,7 @@ fn title_and_description(
     extracted: &Extracted,
     entries: &[Entry],
     post: Option<&blog::Post>,
+    steps: &[StepView],
 ) -> (String, String) {
     let summary = first_sentence(std::slice::from_ref(&feature.summary));
     let or = |fallback: String| {
@@ -503,7 +510,21 @@ fn title_and_description(
     };
     let title = &feature.title;
     match surface {
-        Surface::HelpCenter => (title.clone(), or(format!("How to use {title}."))),
+        // As the docs name and introduce it: the site's name or the README's title, and the
+        // docs' first sentence, else the package's own description, else what the steps do.
+        // A feature the manifest declares keeps its author's title and summary.
+        Surface::HelpCenter => {
+            let (prose, site) = (&extracted.prose, extracted.site.as_ref());
+            let title = Some(title.clone())
+                .filter(|_| feature.declared)
+                .or_else(|| docs::docs_title(prose, site))
+                .unwrap_or_else(|| title.clone());
+            let description = Some(summary.clone())
+                .filter(|s| feature.declared && !s.is_empty())
+                .or_else(|| docs::docs_intro(prose, site))
+                .unwrap_or_else(|| or(steps_description(&title, steps)));
+            (title, description)
+        }
         Surface::DevDocs => (
             format!("{title} reference"),
             format!(
@@ -527,6 +548,26 @@ fn title_and_description(
                 or(format!("News of {title}.")),
             ),
         },
+    }
+}
+
+/// "Getting started with X: install with pip, then import httpx." from the steps' titles.
+fn steps_description(title: &str, steps: &[StepView]) -> String {
+    let names: Vec<String> = steps
+        .iter()
+        .take(3)
+        .map(|s| {
+            let mut chars = s.title.chars();
+            chars.next().map_or(String::new(), |c| {
+                c.to_lowercase().chain(chars).collect::<String>()
+            })
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    if names.is_empty() {
+        format!("Getting started with {title}.")
+    } else {
+        format!("Getting started with {title}: {}.", names.join(", then "))
     }
 }
 

@@ -286,5 +286,6 @@ fn the_repository_is_described_by_its_package_manifest() {
     repo.commit("build: no manifest");
     let (output, _) = help_and_dev_docs(&repo, ".");
     let help = crate::fixture::article(&output, Surface::HelpCenter);
-    assert_eq!(help.description, "How to use repo.");
+    // Without one, what the steps do, never a placeholder ("How to use repo.").
+    assert_eq!(help.description, "Getting started with tinyid: usage.");
 }

@@ -1,9 +1,10 @@
 //! What the repository's documents say: its Markdown read as prose (`markdown`), which
 //! documents an article shows and how much of them (`selection`, `translations`), and the
-//! walkthrough a document describes (`walkthrough`), all read by the same words
-//! (`vocabulary`).
+//! walkthrough a document describes (`walkthrough`), what the docs call the project and how
+//! they introduce it (`intro`), all read by the same words (`vocabulary`).
 
 mod fences;
+mod intro;
 mod markdown;
 mod markup;
 mod selection;
@@ -12,6 +13,7 @@ mod translations;
 mod vocabulary;
 pub(crate) mod walkthrough;
 
+pub(crate) use intro::{docs_intro, docs_title};
 pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
 pub(crate) use selection::{

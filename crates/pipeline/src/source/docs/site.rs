@@ -31,6 +31,9 @@ pub(crate) struct SiteOrder {
     pub kind: &'static str,
     /// Position of each page listed by the site.
     pub rank: HashMap<String, usize>,
+    /// The site's own name for the project (`site_name`, the book's `title`, Sphinx's
+    /// `project`, Docusaurus's `title`).
+    pub title: Option<String>,
 }
 
 impl SiteOrder {
@@ -61,6 +64,67 @@ pub(crate) fn site_order(
     pages: &[&str],
 ) -> Option<SiteOrder> {
     let read = |path: &str| read(path).filter(|t| t.len() <= MAX_CONFIG_BYTES);
+    let mut order = site_pages(&read, pages)?;
+    order.title = site_title(&read, order.kind);
+    Some(order)
+}
+
+/// The name the site's configuration gives the project, read as one `key = value` or
+/// `key: value` line (never run).
+fn site_title(read: &dyn Fn(&str) -> Option<String>, kind: &str) -> Option<String> {
+    static VALUE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"(?m)^\s*(site_name|title|project)\s*[:=]\s*(?:"([^"\n]{1,120})"|'([^'\n]{1,120})'|([^'"\s#,][^#\n,]{0,119}))"#,
+        )
+    });
+    let (files, key): (&[&str], &str) = match kind {
+        "MkDocs" => (
+            &["mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml"],
+            "site_name",
+        ),
+        "mdBook" => (
+            &[
+                "book.toml",
+                "docs/book.toml",
+                "book/book.toml",
+                "guide/book.toml",
+            ],
+            "title",
+        ),
+        "Docusaurus" => (
+            &[
+                "docusaurus.config.js",
+                "docusaurus.config.ts",
+                "website/docusaurus.config.js",
+                "website/docusaurus.config.ts",
+                "docs/docusaurus.config.js",
+                "docs/docusaurus.config.ts",
+            ],
+            "title",
+        ),
+        _ => (
+            &[
+                "docs/conf.py",
+                "docs/source/conf.py",
+                "doc/conf.py",
+                "doc/source/conf.py",
+            ],
+            "project",
+        ),
+    };
+    files.iter().find_map(|file| {
+        let text = read(file)?;
+        VALUE.captures_iter(&text).find_map(|c| {
+            if c.get(1)?.as_str() != key {
+                return None;
+            }
+            let value = c.get(2).or(c.get(3)).or(c.get(4))?.as_str().trim();
+            (!value.is_empty()).then(|| value.to_string())
+        })
+    })
+}
+
+fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<SiteOrder> {
     for config in ["mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml"] {
         if let Some(text) = read(config) {
             let base = config.rsplit_once('/').map_or("", |(dir, _)| dir);

@@ -69,6 +69,10 @@ pub struct Feature {
     /// For an implicit feature of a file or folder, its path (`src/macros.rs`).
     #[serde(default)]
     pub path: Option<String>,
+    /// Declared in the manifest: its title and summary are its author's words, which the
+    /// articles keep rather than what the docs call the project.
+    #[serde(default)]
+    pub declared: bool,
 }
 
 /// One step of the help-center walkthrough.
@@ -283,6 +287,7 @@ fn declared_feature(
         steps,
         product: product_name(repo, tree),
         path: None,
+        declared: true,
     })
 }
 
@@ -338,6 +343,7 @@ fn implicit_feature(
         steps: Vec::new(),
         product,
         path: Some(path),
+        declared: false,
     })
 }
 
@@ -355,5 +361,6 @@ fn root_feature(repo: &Repository, tree: &Tree, feature_id: &str) -> Feature {
         steps: Vec::new(),
         product,
         path: None,
+        declared: false,
     }
 }

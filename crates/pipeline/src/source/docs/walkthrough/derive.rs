@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use super::outline::{Found, Outline};
-use super::{MAX_STEPS, Walkthrough};
+use super::{DerivedStep, MAX_STEPS, Walkthrough};
 use crate::source::docs::markdown::{Prose, closes_fence, opens_fence};
 use crate::source::docs::site::SiteOrder;
 use crate::source::docs::translations::translations;
@@ -90,6 +90,7 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
                 let mut found = find(outline, *rank, doc);
                 // A step says something: a title alone is no step.
                 found.steps.retain(|s| !s.body.trim().is_empty());
+                found.steps = merge_same_titles(std::mem::take(&mut found.steps));
                 found.steps.truncate(MAX_STEPS);
                 (!found.steps.is_empty()).then(|| Walkthrough {
                     path: doc.path.clone(),
@@ -100,6 +101,23 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
             })
         })
     })
+}
+
+/// The steps with one title each: a step titled like an earlier one ("Install with pip"
+/// twice) is that step continued, so its text joins the earlier step's.
+fn merge_same_titles(steps: Vec<DerivedStep>) -> Vec<DerivedStep> {
+    let mut out: Vec<DerivedStep> = Vec::with_capacity(steps.len());
+    for step in steps {
+        let key = step.title.to_lowercase();
+        match out.iter_mut().find(|s| s.title.to_lowercase() == key) {
+            Some(earlier) => {
+                earlier.body.push_str("\n\n");
+                earlier.body.push_str(&step.body);
+            }
+            None => out.push(step),
+        }
+    }
+    out
 }
 
 /// `markdown` without the lines in `used`, and without the runs of blank lines their removal

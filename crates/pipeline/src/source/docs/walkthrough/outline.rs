@@ -378,21 +378,22 @@ impl<'a> Outline<'a> {
                 } else {
                     fallback
                 };
-                let (mut title, rest) = if intro.is_empty() {
+                let (mut title, mut body) = if intro.is_empty() {
                     (clean_title(fallback), String::new())
                 } else {
                     title_and_lead(&intro.join(" "), false)
                 };
-                let mut body = rest;
-                // A sentence too long to be a title, over the section's only example: the
-                // section's heading names the step better ("A simple example"), and the
-                // sentence stays whole in its text.
-                if title.ends_with('…') && steps.is_empty() && !intro.is_empty() {
-                    let rest_has_block = (end..range.end).any(|l| self.fenced[l]);
-                    if !rest_has_block {
-                        title = clean_title(fallback);
-                        body = intro.join("\n");
-                    }
+                // A sentence that is no step's name ("It can be installed by running"): over
+                // the section's only example the section's heading names it ("A simple
+                // example"), else what the block does ("Install with pip"), else the heading;
+                // the sentence stays whole in its text.
+                if !intro.is_empty() && is_fragment(&title) {
+                    let only = steps.is_empty() && !(end..range.end).any(|l| self.fenced[l]);
+                    let code = self.lines[open..end].join("\n");
+                    title = command_title(&code, &language)
+                        .filter(|_| !only)
+                        .unwrap_or_else(|| clean_title(fallback));
+                    body = intro.join("\n");
                 }
                 if !body.is_empty() {
                     body.push_str("\n\n");

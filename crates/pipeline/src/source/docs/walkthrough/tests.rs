@@ -173,3 +173,41 @@ fn steps_are_capped() {
         MAX_STEPS
     );
 }
+
+#[test]
+fn half_sentences_are_no_titles_and_no_title_appears_twice() {
+    let readme = "# httpx\n\n## Installation\n\nIt can be installed by running:\n\n```sh\npip install httpx\n```\n\nOr, to include the optional HTTP/2 support, use:\n\n```sh\npip install httpx[http2]\n```\n\nFirst, start by importing HTTPX:\n\n```pycon\n>>> import httpx\n```\n\nInstall the certificates.\n\n```sh\ncertifi-install --all\n```\n";
+    let w = derive(&[doc("README.md", readme)], None).expect("a walkthrough");
+    assert_eq!(
+        titles(&w),
+        [
+            "Install with pip",
+            "Import httpx",
+            "Install the certificates"
+        ]
+    );
+    // The sentences stay whole in the text, and the second pip command joins the first step.
+    assert!(
+        w.steps[0]
+            .body
+            .starts_with("It can be installed by running:")
+    );
+    assert!(
+        w.steps[0]
+            .body
+            .contains("Or, to include the optional HTTP/2 support, use:")
+    );
+    assert!(w.steps[0].body.contains("pip install httpx[http2]"));
+    assert!(is_fragment("It can be installed by running"));
+    assert!(is_fragment("Install the package with"));
+    assert!(!is_fragment("Install the certificates"));
+    assert_eq!(
+        command_title("$ cargo add serde", "console").as_deref(),
+        Some("Install with Cargo")
+    );
+    assert_eq!(command_title("fn main() {}", "rust"), None);
+    assert_eq!(
+        command_title("mytool serve --port 8000", "sh").as_deref(),
+        Some("Run mytool")
+    );
+}

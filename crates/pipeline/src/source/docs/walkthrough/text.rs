@@ -2,6 +2,7 @@
 //! first paragraph.
 
 use super::MAX_TITLE_CHARS;
+use crate::source::docs::vocabulary::{SHELL_LANGUAGES, imperative};
 
 /// An ordered list item at the top level: the width of its marker and its text.
 pub(crate) fn list_item(line: &str) -> Option<(usize, &str)> {
@@ -164,4 +165,130 @@ pub(crate) fn clean_title(text: &str) -> String {
     }
     short.push('…');
     short
+}
+
+/// Whether a title made from a sentence reads as a cut-off fragment rather than a step's name:
+/// shortened, not an instruction ("It can be installed by running"), or ending on a word
+/// that leads into what follows ("Or, to include the optional HTTP/2 support, use").
+pub(crate) fn is_fragment(title: &str) -> bool {
+    const LEADS_ON: &[&str] = &[
+        "a",
+        "an",
+        "and",
+        "as",
+        "below",
+        "by",
+        "command",
+        "commands",
+        "following",
+        "for",
+        "from",
+        "in",
+        "into",
+        "like",
+        "of",
+        "or",
+        "run",
+        "running",
+        "the",
+        "this",
+        "these",
+        "to",
+        "type",
+        "typing",
+        "use",
+        "using",
+        "via",
+        "with",
+        "execute",
+        "here",
+        "is",
+        "are",
+        "be",
+    ];
+    let last = title
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .unwrap_or_default();
+    title.ends_with('…')
+        || title.contains(',')
+        || !imperative(title)
+        || LEADS_ON.contains(&last.as_str())
+}
+
+/// A short imperative naming what a code block does, from its first command or statement:
+/// `pip install httpx` → "Install with pip", `import httpx` → "Import httpx",
+/// `git clone …` → "Clone the repository", another shell command → "Run <program>". `None` when the block says nothing recognisable.
+pub(crate) fn command_title(code: &str, language: &str) -> Option<String> {
+    const INSTALLERS: &[(&str, &str)] = &[
+        ("python -m pip install", "pip"),
+        ("python3 -m pip install", "pip"),
+        ("pip install", "pip"),
+        ("pip3 install", "pip"),
+        ("pipx install", "pipx"),
+        ("uv pip install", "uv"),
+        ("uv add", "uv"),
+        ("uv tool install", "uv"),
+        ("poetry add", "Poetry"),
+        ("pdm add", "PDM"),
+        ("conda install", "conda"),
+        ("mamba install", "mamba"),
+        ("npm install", "npm"),
+        ("npm i", "npm"),
+        ("yarn add", "Yarn"),
+        ("pnpm add", "pnpm"),
+        ("pnpm install", "pnpm"),
+        ("bun add", "Bun"),
+        ("deno add", "Deno"),
+        ("cargo add", "Cargo"),
+        ("cargo install", "Cargo"),
+        ("go get", "go get"),
+        ("go install", "go install"),
+        ("brew install", "Homebrew"),
+        ("apt install", "apt"),
+        ("apt-get install", "apt"),
+        ("sudo apt install", "apt"),
+        ("sudo apt-get install", "apt"),
+        ("gem install", "RubyGems"),
+        ("composer require", "Composer"),
+        ("dotnet add package", "dotnet"),
+    ];
+    let line = code
+        .lines()
+        .map(|l| {
+            l.trim()
+                .trim_start_matches("$ ")
+                .trim_start_matches("% ")
+                .trim_start_matches(">>> ")
+                .trim()
+        })
+        .find(|l| !l.is_empty() && !l.starts_with(['#', '/']) && !l.starts_with("```"))?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let starts = |prefix: &str| {
+        let p: Vec<&str> = prefix.split(' ').collect();
+        words.len() > p.len() && words[..p.len()] == p[..]
+    };
+    if let Some((_, tool)) = INSTALLERS.iter().find(|(prefix, _)| starts(prefix)) {
+        return Some(format!("Install with {tool}"));
+    }
+    let name = |word: &str| {
+        let word = word.trim_end_matches([';', ',']);
+        (!word.is_empty()
+            && word.len() <= 40
+            && word
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        .then(|| word.to_string())
+    };
+    match words.as_slice() {
+        ["import", module, ..] | ["from", module, "import", ..] => {
+            name(module).map(|m| format!("Import {m}"))
+        }
+        ["git", "clone", ..] => Some("Clone the repository".into()),
+        [program, ..] if SHELL_LANGUAGES.contains(&language) => {
+            name(program).map(|p| format!("Run {p}"))
+        }
+        _ => None,
+    }
 }
