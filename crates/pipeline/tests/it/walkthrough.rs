@@ -129,3 +129,37 @@ fn site_markup_is_understood_and_compiles() {
     assert!(quick < advanced, "{body}");
     assert!(body.find("Fast notes").unwrap() < advanced, "{body}");
 }
+
+#[test]
+fn html_spread_over_lines_is_read_not_escaped() {
+    let mut repo = Repo::new();
+    let readme = "<h1 align=\"center\" style=\"border: 0\">\n  <img src=\"logo.svg\" width=\"120\">\n  <br>\n  Widgets\n</h1>\n\n<p align=\"center\">\n  <a href=\"https://ci.example/x\">\n    <img src=\"https://img.shields.io/badge/ci-passing-green.svg\" alt=\"CI\">\n  </a>\n</p>\n\n<p align=\"center\">\n<em>Widgets for {everyone}.</em>\n</p>\n\n<style>\n  h1 { display: none; }\n</style>\n\nWidgets turns notes into pages.\n\n## Installation\n\nIt can be installed by running:\n\n```sh\npip install widgets\n```\n\n<details>\n\t<summary class=\"more\">\n\t\tOther installers\n\t</summary>\n\t<br />\n\t<div>\n\t\t<iframe\n\t\t\tsrc=\"https://video.example/embed\"\n\t\t></iframe>\n\t</div>\n\tUse <b>conda</b> if you must.\n</details>\n\n<aside>\n\nWidgets needs Python 3.9.\n\n</aside>\n";
+    repo.write("README.md", readme);
+    repo.commit("docs: readme");
+    let (output, _) = help_and_dev_docs(&repo, ".");
+    let help = article(&output, Surface::HelpCenter);
+    assert_eq!(help.title, "Widgets");
+    assert_eq!(help.description, "Widgets turns notes into pages.");
+    let body = help_center(&repo, ".");
+    for gone in [
+        "\\<",
+        "&lt;",
+        "shields.io",
+        "logo.svg",
+        "display: none",
+        "iframe",
+        "video.example",
+        "It can be installed by running\"",
+    ] {
+        assert!(!body.contains(gone), "{gone:?} in:\n{body}");
+    }
+    for kept in [
+        "<Step title=\"Installation\">",
+        "<em>Widgets for \\{everyone\\}.</em>",
+        "<summary>Other installers</summary>",
+        "Use <b>conda</b> if you must.",
+        "Widgets needs Python 3.9.",
+    ] {
+        assert!(body.contains(kept), "{kept:?} not in:\n{body}");
+    }
+}

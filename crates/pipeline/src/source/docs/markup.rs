@@ -58,6 +58,8 @@ pub(crate) fn read(markdown: &str) -> Markup {
     let definitions = definitions(markdown);
     let mut out = Markup::default();
     let lines: Vec<&str> = markdown.lines().collect();
+    let lines = super::html_blocks::read(&lines);
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut kept = Vec::with_capacity(lines.len());
     block(&lines, 0, &definitions, &mut kept, &mut out.dropped);
     out.markdown = kept.join("\n");
@@ -344,7 +346,23 @@ fn inline(line: &str, definitions: &Definitions) -> String {
             && out.ends_with('[')
             && rest[span_end..].starts_with(']')
             && !rest[span_end + 1..].starts_with(['(', '[', ':']);
-        if bracketed {
+        // `[text][`label`]`: a full reference whose label is code.
+        if bracketed && rest[..open].ends_with("][") {
+            match definitions.get(&normalize_label(span)) {
+                Some(destination) => {
+                    out.pop();
+                    out.pop();
+                    out.push_str("](");
+                    out.push_str(destination);
+                    out.push(')');
+                }
+                None => {
+                    out.push_str(span);
+                    out.push(']');
+                }
+            }
+            rest = &rest[span_end + 1..];
+        } else if bracketed {
             match definitions.get(&normalize_label(span)) {
                 Some(destination) => {
                     out.push_str(span);
@@ -559,6 +577,13 @@ mod tests {
         assert!(!out.contains("[git-site]:"), "{out}");
         // Not references: inline links, undefined labels, task boxes.
         assert_eq!(md("[a](b) [c] - [ ] task"), "[a](b) [c] - [ ] task");
+        // A full reference whose label is code.
+        assert_eq!(
+            md(
+                "See the [clap docs][`clap`] and [`Error`][`std::error::Error`].\n\n[`clap`]: https://docs.rs/clap\n[`std::error::Error`]: https://doc.rust-lang.org/std/error/trait.Error.html"
+            ),
+            "See the [clap docs](https://docs.rs/clap) and [`Error`](https://doc.rust-lang.org/std/error/trait.Error.html).\n"
+        );
     }
 
     #[test]

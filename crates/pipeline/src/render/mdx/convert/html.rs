@@ -28,6 +28,10 @@ pub(crate) const WRAPPERS: &[&str] = &[
     "article",
     "tt",
     "font",
+    "aside",
+    "header",
+    "footer",
+    "main",
 ];
 /// An HTML tag as written.
 pub(crate) struct Tag {

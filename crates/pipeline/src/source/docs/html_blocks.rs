@@ -1,0 +1,291 @@
+//! HTML that a README or a docs page spreads over several lines, read before the rest of its
+//! markup so that no surface shows it as text:
+//!
+//! - a heading (`<h1 align="center">` … `</h1>`) becomes a Markdown heading of its text, or is
+//!   dropped when it holds only a logo;
+//! - a centring wrapper (`<p align="center">`, `<div align="center">`, `<center>`) that holds
+//!   only images and links (a logo, badges, an ad slot) is dropped; one with text keeps it;
+//! - a `<summary>` split over lines is joined into one, which the converter reads with its
+//!   `<details>`;
+//! - what has no place in an article (`<style>`, `<script>`, `<iframe>`, `<video>`…) is
+//!   dropped;
+//! - tags lose their indentation, and so do tab-indented lines inside an HTML block, so that a
+//!   tab before `<br />` or before text is not read as an indented code block.
+//!
+//! An element is followed at most [`MAX_BLOCK_LINES`] lines; one left open is kept as
+//! written. Every pass is linear in the text times that bound.
+
+use super::fences::{closes_fence, opens_fence};
+
+/// Lines one element may span.
+const MAX_BLOCK_LINES: usize = 64;
+/// Elements whose content is no article's text.
+const DROPPED: &[&str] = &[
+    "style", "script", "iframe", "video", "audio", "object", "embed", "noscript", "svg", "map",
+];
+/// Block elements whose lines are HTML (not Markdown code) while they are open.
+const BLOCKS: &[&str] = &[
+    "details", "div", "p", "center", "aside", "picture", "figure", "section", "table",
+];
+
+pub(crate) fn read(lines: &[&str]) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut fence: Option<(char, usize)> = None;
+    let mut open_blocks = 0usize;
+    let mut i = 0;
+    while let Some(&line) = lines.get(i) {
+        i += 1;
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            out.push(line.to_string());
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            fence = Some((ch, len));
+            out.push(line.to_string());
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let Some((name, closing)) = tag_name(trimmed) else {
+            // Tab-indented text inside an HTML block is the block's layout, not code;
+            // space-indented Markdown (a nested list) keeps its indentation.
+            let layout = open_blocks > 0 && line.starts_with('\t');
+            out.push(if layout { trimmed } else { line }.to_string());
+            continue;
+        };
+        if !closing {
+            let element = Element {
+                lines,
+                open: i - 1,
+                name: &name,
+            };
+            if let Some(level) = heading_level(&name)
+                && let Some((close, rest)) = element.close()
+            {
+                let text = plain(&element.inner(close));
+                if !text.is_empty() {
+                    out.push(format!("{} {text}", "#".repeat(level)));
+                }
+                push_rest(&mut out, &mut open_blocks, rest);
+                i = close + 1;
+                continue;
+            }
+            if DROPPED.contains(&name.as_str())
+                && let Some((close, rest)) = element.close()
+            {
+                push_rest(&mut out, &mut open_blocks, rest);
+                i = close + 1;
+                continue;
+            }
+            if name == "summary"
+                && let Some((close, rest)) = element.close()
+            {
+                out.push(format!(
+                    "<summary>{}</summary>",
+                    plain(&element.inner(close))
+                ));
+                push_rest(&mut out, &mut open_blocks, rest);
+                i = close + 1;
+                continue;
+            }
+            let centred = name == "center"
+                || (matches!(name.as_str(), "p" | "div")
+                    && opening_tag(trimmed).contains("center"));
+            if centred
+                && let Some((close, rest)) = element.close()
+                && plain(&element.inner(close)).is_empty()
+            {
+                push_rest(&mut out, &mut open_blocks, rest);
+                i = close + 1;
+                continue;
+            }
+        }
+        update_open(&mut open_blocks, trimmed, &name);
+        out.push(trimmed.to_string());
+    }
+    out
+}
+
+/// An element opened at the start of line `open`.
+struct Element<'a> {
+    lines: &'a [&'a str],
+    open: usize,
+    name: &'a str,
+}
+
+impl Element<'_> {
+    /// The line that closes the element (nested elements of the same name counted) and what
+    /// follows its closing tag there.
+    fn close(&self) -> Option<(usize, String)> {
+        let mut depth = 0usize;
+        let end = (self.open + MAX_BLOCK_LINES).min(self.lines.len());
+        for (index, line) in self.lines.iter().enumerate().take(end).skip(self.open) {
+            let lower = line.to_ascii_lowercase();
+            depth += count_tags(&lower, self.name, false);
+            let closes = count_tags(&lower, self.name, true);
+            // `<iframe … />` and `<img … />`: nothing to close.
+            if index == self.open && closes == 0 && lower.trim_end().ends_with("/>") {
+                return Some((index, String::new()));
+            }
+            if closes >= depth && closes > 0 {
+                let marker = format!("</{}", self.name);
+                let at = lower.rfind(&marker)?;
+                let rest = line.get(at..)?;
+                let rest = rest.split_once('>').map_or("", |(_, r)| r);
+                return Some((index, rest.trim().to_string()));
+            }
+            depth -= closes.min(depth);
+        }
+        None
+    }
+
+    /// The lines from the opening to the closing one, joined.
+    fn inner(&self, close: usize) -> String {
+        self.lines[self.open..=close]
+            .iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// What follows an element's closing tag on its line (`</center> <details>`), as a line.
+fn push_rest(out: &mut Vec<String>, open_blocks: &mut usize, rest: String) {
+    if rest.is_empty() {
+        return;
+    }
+    if let Some((name, _)) = tag_name(&rest) {
+        update_open(open_blocks, &rest, &name);
+    }
+    out.push(rest);
+}
+
+fn update_open(open_blocks: &mut usize, line: &str, name: &str) {
+    if BLOCKS.contains(&name) {
+        let opened = count_tags(line, name, false);
+        let closed = count_tags(line, name, true);
+        *open_blocks = (*open_blocks + opened).saturating_sub(closed).min(64);
+    }
+}
+
+/// The lower-case name of the tag a line starts with, and whether it closes.
+fn tag_name(trimmed: &str) -> Option<(String, bool)> {
+    let after = trimmed.strip_prefix('<')?;
+    let (closing, after) = match after.strip_prefix('/') {
+        Some(rest) => (true, rest),
+        None => (false, after),
+    };
+    let name: String = after
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .take(16)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let next = after[name.len()..].chars().next();
+    (name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && next.is_none_or(|c| c.is_whitespace() || c == '>' || c == '/'))
+    .then_some((name, closing))
+}
+
+fn heading_level(name: &str) -> Option<usize> {
+    let level = name.strip_prefix('h')?.parse::<usize>().ok()?;
+    (1..=6).contains(&level).then_some(level)
+}
+
+/// The opening tag at the start of `line`, lower case (up to its `>` or the line's end).
+fn opening_tag(line: &str) -> String {
+    line.split('>').next().unwrap_or("").to_ascii_lowercase()
+}
+
+/// How many `<name` (or `</name`) tags `line` holds.
+fn count_tags(line: &str, name: &str, closing: bool) -> usize {
+    let lower = line.to_ascii_lowercase();
+    let marker = if closing {
+        format!("</{name}")
+    } else {
+        format!("<{name}")
+    };
+    lower
+        .match_indices(&marker)
+        .filter(|(at, _)| {
+            lower[at + marker.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || c == '>' || c == '/')
+        })
+        .count()
+}
+
+/// The text of some HTML: tags taken out, whitespace collapsed.
+fn plain(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    let mut chars = html.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '<' if chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == '/' || *n == '!') =>
+            {
+                in_tag = true;
+            }
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn md(text: &str) -> String {
+        let lines: Vec<&str> = text.lines().collect();
+        read(&lines).join("\n")
+    }
+
+    #[test]
+    fn headings_spread_over_lines_become_markdown() {
+        assert_eq!(
+            md(
+                "<h1 align=\"center\" style=\"x\">\n  <img src=\"logo.svg\" width=\"80\">\n  <br>\n  Widgets\n</h1>\ntext"
+            ),
+            "# Widgets\ntext"
+        );
+        assert_eq!(
+            md("<h1 align=\"center\">\n  <img src=\"logo.svg\">\n</h1>\ntext"),
+            "text"
+        );
+    }
+
+    #[test]
+    fn centred_logos_and_badges_are_dropped_and_text_is_kept() {
+        let text = "<p align=\"center\">\n  <a href=\"https://x\"><img src=\"https://img.shields.io/b.svg\"></a>\n</p>\n\n<p align=\"center\">\n<em>An ASGI web server.</em>\n</p>\n\n<center>\n\t<div\n\t\tdata-x=\"y\"\n\t></div>\n</center> <details>\n\t<summary className=\"s\">\n\t\tLesson 3\n\t</summary>\n\t<br />\n\t<div>\n\t\t<iframe\n\t\t\tsrc=\"https://v\"\n\t\t></iframe>\n\t</div>\n\tHosted elsewhere\n</details>";
+        assert_eq!(
+            md(text),
+            "\n<p align=\"center\">\n<em>An ASGI web server.</em>\n</p>\n\n<details>\n<summary>Lesson 3</summary>\n<br />\n<div>\n</div>\nHosted elsewhere\n</details>"
+        );
+    }
+
+    #[test]
+    fn styles_scripts_go_and_open_elements_stay() {
+        assert_eq!(
+            md("<style>\n  h1 { display: none; }\n</style>\n\n<script src=\"x.js\" />\nText."),
+            "\nText."
+        );
+        assert_eq!(md("<h2>\nNever closed"), "<h2>\nNever closed");
+        assert_eq!(
+            md("```html\n<style>\n```\n    code"),
+            "```html\n<style>\n```\n    code"
+        );
+        let _ = md(&"<div>\n".repeat(10_000));
+        let _ = md(&"<h1>\n".repeat(10_000));
+    }
+}
