@@ -73,8 +73,8 @@ pub(super) fn render(
         .prose
         .iter()
         .map(|doc| match &walkthrough {
-            Some(w) if w.path == doc.path => Prose {
-                markdown: walkthrough::without(&doc.markdown, &w.used),
+            Some(w) if let Some(used) = w.used_in(&doc.path) => Prose {
+                markdown: walkthrough::without(&doc.markdown, used),
                 ..doc.clone()
             },
             _ => doc.clone(),
@@ -166,8 +166,11 @@ pub(super) fn render(
             log.log(
                 LogLevel::Info,
                 LogStage::Render,
-                &format!("derived the walkthrough from {}", w.path),
-                json!({ "path": w.path, "rule": w.rule, "steps": w.steps.len() }),
+                &format!(
+                    "derived the walkthrough from {}",
+                    w.paths().collect::<Vec<_>>().join(", ")
+                ),
+                json!({ "path": w.path, "paths": w.paths().collect::<Vec<_>>(), "rule": w.rule, "steps": w.steps.len() }),
             );
         }
         let version = req.versions.get(surface).copied().unwrap_or(1);
@@ -261,7 +264,7 @@ pub(super) fn render(
             help_prose
                 .iter()
                 .map(|d| d.path.as_str())
-                .chain(walkthrough.as_ref().map(|w| w.path.as_str()))
+                .chain(walkthrough.iter().flat_map(|w| w.paths()))
                 .collect()
         } else {
             dev_prose.iter().map(|d| d.path.as_str()).collect()
@@ -435,7 +438,7 @@ fn step_views<'a>(
                 number: i + 1,
                 title: &step.title,
                 body: &step.body,
-                source: &walkthrough.path,
+                source: walkthrough.source_of(i),
                 capture: None,
                 image: None,
             })

@@ -163,3 +163,59 @@ fn html_spread_over_lines_is_read_not_escaped() {
         assert!(body.contains(kept), "{kept:?} not in:\n{body}");
     }
 }
+
+#[test]
+fn the_walkthrough_follows_the_sites_getting_started_path_across_pages() {
+    let mut repo = Repo::new();
+    repo.write(
+        "mkdocs.yml",
+        "site_name: Notes\nnav:\n  - Home: index.md\n  - Installation: installation.md\n  - Quick start: quickstart.md\n  - Your first site: first-site.md\n  - Writing pages: pages.md\n  - Advanced: advanced.md\n",
+    )
+    .write("docs/index.md", "# Notes\n\nNotes turns a folder of Markdown into a site.\n")
+    .write(
+        "docs/installation.md",
+        "# Installation\n\nIt can be installed by running:\n\n```sh\npip install notes\n```\n\nOr, to include the optional search support, use:\n\n```sh\npip install notes[search]\n```\n",
+    )
+    .write(
+        "docs/quickstart.md",
+        "# Quick start\n\n## Create a project\n\n```sh\nnotes new blog\n```\n\n## Serve it\n\n```sh\nnotes serve\n```\n",
+    )
+    .write(
+        "docs/first-site.md",
+        "# Your first site\n\n## Add a page\n\nWrite `docs/about.md`.\n",
+    )
+    .write("docs/pages.md", "# Writing pages\n\n## Front matter\n\nUse `title:`.\n")
+    .write("docs/advanced.md", "# Advanced\n\n## Plugins\n\nWrite a plugin.\n");
+    repo.commit("docs: site");
+    let (output, _) = help_and_dev_docs(&repo, ".");
+    let help = article(&output, Surface::HelpCenter);
+    assert_eq!(help.title, "Notes");
+    assert_eq!(
+        help.description,
+        "Notes turns a folder of Markdown into a site."
+    );
+    let body = help_center(&repo, ".");
+    let titles: Vec<&str> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("<Step title=\"")?.strip_suffix("\">"))
+        .collect();
+    // Installation, then the quick start, then the first task; the sentences before the
+    // commands are no titles, and the second pip command joins the first step.
+    assert_eq!(
+        titles,
+        [
+            "Install with pip",
+            "Create a project",
+            "Serve it",
+            "Add a page"
+        ],
+        "{body}"
+    );
+    let steps_end = body.find("</Steps>").unwrap();
+    assert!(
+        body.find("pip install notes[search]").unwrap() < steps_end,
+        "{body}"
+    );
+    assert!(body.find("Write a plugin.").unwrap() > steps_end, "{body}");
+    assert!(body.find("Use `title:`.").unwrap() > steps_end, "{body}");
+}

@@ -3,13 +3,29 @@
 use std::ops::Range;
 
 use super::outline::{Found, Outline};
-use super::{DerivedStep, MAX_STEPS, Walkthrough};
+use super::{Continued, DerivedStep, MAX_PAGES, MAX_STEPS, Walkthrough};
 use crate::source::docs::markdown::{Prose, closes_fence, opens_fence};
 use crate::source::docs::site::SiteOrder;
 use crate::source::docs::translations::translations;
-use crate::source::docs::vocabulary::{PROJECT_HEADINGS, USAGE_HEADINGS, matches_words};
+use crate::source::docs::vocabulary::{
+    PROJECT_HEADINGS, REFERENCE_HEADINGS, USAGE_HEADINGS, matches_words,
+};
 use crate::source::files::PROJECT_FILES;
 use crate::source::paths::stem;
+
+/// Pages that follow a getting-started page in a site's order without being its first task.
+const NOT_FIRST_TASKS: &[&str] = &[
+    "api",
+    "reference",
+    "settings",
+    "configuration",
+    "config",
+    "advanced",
+    "faq",
+    "troubleshooting",
+    "migration",
+    "upgrading",
+];
 
 /// The walkthrough the documents describe, if any. `docs` are in the order of the project's
 /// docs site when it has one (`site`): then the site's own getting-started pages
@@ -69,9 +85,10 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
     type Rule = (&'static str, fn(&Outline, u8, &Prose) -> Found);
     // What is written as a procedure, in any document, before what may be one: a usage
     // section anywhere beats an ordered list in the first README.
+    // A page named like a procedure (quickstart.md) is one as a whole: its sections are the
+    // steps, not only those titled like usage.
     let written: [Rule; 3] = [
         ("headed steps", |o, _, _| o.headed_steps()),
-        ("usage sections", |o, _, _| o.usage_sections()),
         ("usage document", |o, rank, doc| {
             if rank == 1 {
                 o.section_steps(0..o.lines.len(), &doc.title)
@@ -79,28 +96,93 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
                 Found::default()
             }
         }),
+        ("usage sections", |o, _, _| o.usage_sections()),
     ];
     let read: [Rule; 2] = [
         ("ordered list", |o, _, _| o.ordered_list()),
         ("shell commands", |o, _, _| o.shell_commands()),
     ];
-    [&written[..], &read[..]].into_iter().find_map(|tier| {
-        outlines.iter().find_map(|(rank, doc, outline)| {
-            tier.iter().find_map(|(rule, find)| {
-                let mut found = find(outline, *rank, doc);
-                // A step says something: a title alone is no step.
-                found.steps.retain(|s| !s.body.trim().is_empty());
-                found.steps = merge_same_titles(std::mem::take(&mut found.steps));
-                found.steps.truncate(MAX_STEPS);
-                (!found.steps.is_empty()).then(|| Walkthrough {
-                    path: doc.path.clone(),
-                    steps: found.steps,
-                    used: found.used,
-                    rule,
-                })
-            })
+    let steps_of = |rules: &[Rule], rank: u8, doc: &Prose, outline: &Outline| {
+        rules.iter().find_map(|(rule, find)| {
+            let mut found = find(outline, rank, doc);
+            // A step says something: a title alone is no step.
+            found.steps.retain(|s| !s.body.trim().is_empty());
+            found.steps = merge_same_titles(std::mem::take(&mut found.steps));
+            found.steps.truncate(MAX_STEPS);
+            (!found.steps.is_empty()).then_some((*rule, found))
         })
-    })
+    };
+    let (first, rule, found) = [&written[..], &read[..]].into_iter().find_map(|tier| {
+        outlines
+            .iter()
+            .enumerate()
+            .find_map(|(i, (rank, doc, outline))| {
+                steps_of(tier, *rank, doc, outline).map(|(rule, found)| (i, rule, found))
+            })
+    })?;
+    let (rank, doc, _) = &outlines[first];
+    let mut walkthrough = Walkthrough {
+        path: doc.path.clone(),
+        steps: found.steps,
+        used: found.used,
+        rule,
+        continued: Vec::new(),
+    };
+    // On a docs site, the walkthrough goes on through the pages that follow its first one in
+    // the site's order: further getting-started pages (quick start after installation), then
+    // one more page, the first task; never into reference or project pages.
+    if let Some(site) = site.filter(|_| *rank == 1 && listed(doc)) {
+        let mut following: Vec<(usize, usize)> = outlines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (_, d, _))| Some((*site.rank.get(&d.path)?, i)))
+            .collect();
+        following.sort_unstable();
+        let at = following
+            .iter()
+            .position(|(_, i)| *i == first)
+            .unwrap_or(following.len());
+        for &(_, i) in following.iter().skip(at + 1).take(MAX_PAGES - 1) {
+            let (next_rank, next, outline) = &outlines[i];
+            let usage = *next_rank == 1;
+            if walkthrough.steps.len() >= MAX_STEPS
+                || matches_words(&stem(&next.path), REFERENCE_HEADINGS)
+                || [stem(&next.path), next.title.to_lowercase()]
+                    .iter()
+                    .any(|name| matches_words(name, NOT_FIRST_TASKS))
+            {
+                break;
+            }
+            // Any page read as a usage document: its sections are the steps.
+            let Some((_, found)) = steps_of(&written, 1, next, outline) else {
+                break;
+            };
+            let first_step = walkthrough.steps.len();
+            for mut step in found.steps {
+                if walkthrough.steps.len() >= MAX_STEPS {
+                    break;
+                }
+                // The same title on another page ("Install"): named by its page too.
+                if walkthrough
+                    .steps
+                    .iter()
+                    .any(|s| s.title.eq_ignore_ascii_case(&step.title))
+                {
+                    step.title = format!("{} ({})", step.title, next.title);
+                }
+                walkthrough.steps.push(step);
+            }
+            walkthrough.continued.push(Continued {
+                path: next.path.clone(),
+                used: found.used,
+                first_step,
+            });
+            if !usage {
+                break;
+            }
+        }
+    }
+    Some(walkthrough)
 }
 
 /// The steps with one title each: a step titled like an earlier one ("Install with pip"
