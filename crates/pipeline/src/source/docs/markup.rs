@@ -58,13 +58,62 @@ pub(crate) fn read(markdown: &str) -> Markup {
     let definitions = definitions(markdown);
     let mut out = Markup::default();
     let lines: Vec<&str> = markdown.lines().collect();
-    let lines = super::html_blocks::read(&lines);
+    let lines = content_tabs(super::html_blocks::read(&lines));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut kept = Vec::with_capacity(lines.len());
     block(&lines, 0, &definitions, &mut kept, &mut out.dropped);
     out.markdown = kept.join("\n");
     out
 }
+
+/// MkDocs content tabs (`=== "pip"` over an indented body): a labelled paragraph and the
+/// body one level out, as the framework's `<Tabs>` become. Fenced code outside a tab is
+/// left alone.
+fn content_tabs(lines: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut fence: Option<(char, usize)> = None;
+    // The indentation of the open tab's body.
+    let mut body: Option<usize> = None;
+    for line in lines {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(width) = body {
+            if line.trim().is_empty() || indent >= width {
+                out.push(line.get(width.min(indent)..).unwrap_or("").to_string());
+                continue;
+            }
+            body = None;
+        }
+        if let Some((ch, len)) = fence {
+            if closes_fence(&line, ch, len) {
+                fence = None;
+            }
+            out.push(line);
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(&line) {
+            fence = Some((ch, len));
+            out.push(line);
+            continue;
+        }
+        if let Some(found) = CONTENT_TAB.captures(&line) {
+            let label = found
+                .get(1)
+                .map_or("", |m| m.as_str())
+                .replace(['*', '_', '`'], "");
+            body = Some(indent + 4);
+            if !label.trim().is_empty() {
+                out.push(format!("**{}**", label.trim()));
+                out.push(String::new());
+            }
+            continue;
+        }
+        out.push(line);
+    }
+    out
+}
+
+static CONTENT_TAB: LazyLock<Regex> =
+    LazyLock::new(|| crate::builtin::regex(r#"^ *===\+? +"([^"\n]{0,120})" *$"#));
 
 /// A directive's opening line: its name, argument, fence char and length.
 fn directive(line: &str) -> Option<(String, String, char, usize)> {
@@ -440,7 +489,12 @@ fn text(text: &str, definitions: &Definitions) -> String {
                 return whole.to_string();
             }
             let key = normalize_label(reference.unwrap_or(label_text));
+            let start = c.get(0).map_or(0, |m| m.start());
+            // `[text with `code`][label]`: the label of a full reference whose text was
+            // split off at its code span.
+            let label_only = c.get(2).is_none() && text[..start].ends_with(']');
             match definitions.get(&key) {
+                Some(destination) if label_only => format!("({destination}){after}"),
                 Some(destination) => {
                     format!("[{label_text}]({destination}){after}")
                 }
@@ -561,6 +615,16 @@ mod tests {
     }
 
     #[test]
+    fn content_tabs_become_labelled_paragraphs() {
+        assert_eq!(
+            md(
+                "=== \"pip\"\n\n    ```bash\n    pip install x\n    ```\n\n=== \"uv\"\n    uv add x\n\nAfter.\n\n```\n=== \"kept\"\n```"
+            ),
+            "**pip**\n\n\n```bash\npip install x\n```\n\n**uv**\n\nuv add x\n\nAfter.\n\n```\n=== \"kept\"\n```"
+        );
+    }
+
+    #[test]
     fn html_headings_and_rules() {
         assert_eq!(
             md("<h2 align=\"center\">Usage</h2>\n<hr>\n<HR />\ntext\n<h3>a</h2>"),
@@ -577,6 +641,12 @@ mod tests {
         assert!(!out.contains("[git-site]:"), "{out}");
         // Not references: inline links, undefined labels, task boxes.
         assert_eq!(md("[a](b) [c] - [ ] task"), "[a](b) [c] - [ ] task");
+        assert_eq!(
+            md(
+                "the [docs for `std::fmt`][std::fmt].\n\n[std::fmt]: https://doc.rust-lang.org/std/fmt/"
+            ),
+            "the [docs for `std::fmt`](https://doc.rust-lang.org/std/fmt/).\n"
+        );
         // A full reference whose label is code.
         assert_eq!(
             md(
