@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Count what a reader strikes out of generated help-center articles (READER-RUBRIC.md):
+leaked markup and text meant for someone else. Counts only; a reader still scores the rest.
+
+usage: count_strikes.py [--json] ARTICLE.mdx [ARTICLE.mdx ...]
+
+Prints one line per article (each kind with its count and first quotes) and a total line.
+Text inside fenced code blocks is never counted: commands and examples are kept as written.
+
+Leaked markup:
+  escaped_html    HTML shown as text: `\\<h2 align="center"\\>`, `\\</p\\>`, `&lt;div`
+  myst_rest       MyST/reST roles and directives: {func}`x`, :class:`X`, ```{eval-rst}, `.. autofunction::`
+  framework       a docs framework's imports and components: `import { Tabs } from …`, `<Tabs …>`,
+                  MkDocs `=== "tab"` and `!!! note`, `:::note` left as text
+  escaped_ticks   a code fence or span shown as escaped backticks: \\`\\`\\`
+  line_break      a line-break backslash shown as a character: a line ending in `\\\\`
+  unresolved_ref  a reference-style link whose definition was dropped: [Git][gitscm], \\[x\\]\\[y\\]
+  repo_path_link  a link or image whose target is a path into the repository, not a URL or anchor
+
+Text for someone else:
+  badge           badges and shields (shields.io, badge.svg, badge.fury.io, travis/circleci/codecov)
+  someone_else    instructions for contributors, maintainers or AI agents: AGENTS.md, CLAUDE.md,
+                  SKILL.md, "Use this skill when", headings such as Contributing, Development,
+                  Releasing, Maintainers, Code of Conduct, Sponsors
+"""
+import json
+import re
+import sys
+
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+CHECKS = {
+    "escaped_html": re.compile(r"\\</?[A-Za-z][\w-]*|&lt;/?[A-Za-z]"),
+    "myst_rest": re.compile(
+        r"\{[a-z][\w:.-]*\}`|\\\{[a-z][\w:.-]*\\\}`|(?<![\w`]):(?:[a-z]+:)?[a-z]+:`|^\s*\.\. [\w:-]+::|^\s*\\?`\\?`\\?`\s*\\?\{[a-z-]+\\?\}"
+    ),
+    "framework": re.compile(
+        r"^\s*(?:\\?&#105;|i)mport\s.+\sfrom\s|^\s*export\s+(?:default|const)\s|\\?<(?:Tabs|TabItem|Tab|Callout|Admonition)\b|^\s*===\s+\"|^\s*(?:!!!|\?\?\?\+?)\s+\w|^\s*\\?:::+\s*\w",
+        re.M,
+    ),
+    "escaped_ticks": re.compile(r"\\`\\`"),
+    "line_break": re.compile(r"\\\\\s*$"),
+    "unresolved_ref": re.compile(r"(?<![\\!])\[[^\]\n]+\]\[[^\]\n]*\]|\\\[[^\]\n]+\\?\]\\\[[^\]\n]*\\?\]"),
+    "badge": re.compile(
+        r"img\.shields\.io|badge\.svg|badge\.fury\.io|badgen\.net|travis-ci\.(?:org|com)/|circleci\.com/gh/.+\.svg|codecov\.io/.+(?:badge|graph)|/badges?/",
+        re.I,
+    ),
+    "someone_else": re.compile(
+        r"\b(?:AGENTS|CLAUDE|SKILL)\.md\b|use this skill when|^#{1,6}\s+(?:contributing|contributors?|development|developing|hacking|releasing|release process|maintainers?|maintaining|code of conduct|sponsors?|backers)\b",
+        re.I,
+    ),
+}
+LINK = re.compile(r"(?<!\\)!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)")
+JSX_SRC = re.compile(r"<(?:img|a|Frame)\b[^>]*\s(?:src|href)=\"([^\"]+)\"")
+URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|#)", re.I)
+
+
+def prose_lines(text):
+    """(line number, line) outside front matter and fenced code blocks."""
+    lines = text.split("\n")
+    start = 0
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() == "---":
+                start = i + 1
+                break
+    fence = None
+    for n in range(start, len(lines)):
+        line = lines[n]
+        m = FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        yield n + 1, line
+
+
+def without_code_spans(line):
+    return re.sub(r"(?<!\\)(`+)(?!`).*?(?<!`)\1(?!`)", "``", line)
+
+
+def count(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    found = {k: [] for k in list(CHECKS) + ["repo_path_link"]}
+    for n, line in prose_lines(text):
+        plain = without_code_spans(line)
+        for kind, rx in CHECKS.items():
+            subject = line if kind in ("myst_rest", "escaped_ticks", "line_break") else plain
+            for m in rx.finditer(subject):
+                found[kind].append(f"{n}: {m.group(0).strip()[:60]}")
+        for rx in (LINK, JSX_SRC):
+            for m in rx.finditer(plain):
+                target = m.group(1)
+                if not URL.match(target):
+                    found["repo_path_link"].append(f"{n}: {target[:60]}")
+    return found
+
+
+def main(argv):
+    as_json = "--json" in argv
+    paths = [a for a in argv if a != "--json"]
+    if not paths:
+        print(__doc__, file=sys.stderr)
+        return 2
+    total = {}
+    for path in paths:
+        found = count(path)
+        row = {k: len(v) for k, v in found.items()}
+        row["leaked_markup"] = sum(row[k] for k in ("escaped_html", "myst_rest", "framework", "escaped_ticks", "line_break", "unresolved_ref", "repo_path_link"))
+        row["someone_else"] = row["badge"] + row["someone_else"]
+        for k, v in row.items():
+            total[k] = total.get(k, 0) + v
+        if as_json:
+            print(json.dumps({"article": path, "counts": row, "quotes": {k: v[:5] for k, v in found.items() if v}}))
+        else:
+            print(f"{path}: leaked_markup={row['leaked_markup']} someone_else={row['someone_else']}")
+            for k, v in found.items():
+                if v:
+                    print(f"  {k} {len(v)}: " + " | ".join(v[:3]))
+    print(("TOTAL " if not as_json else "") + json.dumps(total))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
