@@ -26,7 +26,24 @@ pub fn escape_text(text: &str) -> String {
 /// formatting: fenced code stays verbatim, existing backslash escapes are kept, autolinks
 /// become links, HTML comments become MDX comments, and `{ } < >` elsewhere are escaped.
 pub fn sanitize_markdown(markdown: &str) -> String {
-    sanitize_with(markdown, |line, at_start| escape_line(line, at_start, true))
+    let tables = may_hold_table(markdown);
+    sanitize_with(markdown, |line, at_start| {
+        escape_line_in(line, at_start, true, tables)
+    })
+}
+
+/// Whether `markdown` could hold a GFM table: some line is a delimiter row (`| --- |`,
+/// `:-|-:`), maybe in a block quote or list. Without one, no line is split into cells at
+/// `|`, so code spans holding `|` can stay code.
+pub(crate) fn may_hold_table(markdown: &str) -> bool {
+    markdown.lines().any(|line| {
+        let row = line.trim_start_matches(|c: char| c.is_whitespace() || c == '>');
+        row.contains('|')
+            && row.contains('-')
+            && row
+                .chars()
+                .all(|c| matches!(c, '|' | ':' | '-' | ' ' | '\t'))
+    })
 }
 
 /// [`sanitize_markdown`] with another treatment of the text outside fences and comments:
@@ -272,11 +289,12 @@ fn longest_run(text: &str, ch: char) -> usize {
 
 fn escape(text: &str, prose: bool) -> String {
     let mut out = String::with_capacity(text.len() + 8);
+    let tables = may_hold_table(text);
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&escape_line(line, true, prose));
+        out.push_str(&escape_line_in(line, true, prose, tables));
     }
     out
 }
@@ -284,6 +302,12 @@ fn escape(text: &str, prose: bool) -> String {
 /// Escapes one line. `line_start` says whether the text begins a line of the document (where
 /// `import`/`export` start an ES module block and `>` starts a block quote).
 pub(crate) fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
+    escape_line_in(line, line_start, prose, true)
+}
+
+/// [`escape_line`] for a line of text that `tables` says may be a table's row
+/// ([`may_hold_table`]); a code span holding `|` is escaped as text only then.
+pub(crate) fn escape_line_in(line: &str, line_start: bool, prose: bool, tables: bool) -> String {
     let mut out = String::with_capacity(line.len() + 8);
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
@@ -336,7 +360,7 @@ pub(crate) fn escape_line(line: &str, line_start: bool, prose: bool) -> String {
             match find_closing_ticks(&chars, i + run, run) {
                 // A GFM table splits its rows at `|` even inside code, which would leave the
                 // code's content unescaped: such code is escaped as text.
-                Some(end) if !chars[i + run..end].contains(&'|') => {
+                Some(end) if !tables || !chars[i + run..end].contains(&'|') => {
                     out.extend(&chars[i..end + run]);
                     i = end + run;
                 }

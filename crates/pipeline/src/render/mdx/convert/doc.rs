@@ -9,7 +9,9 @@ use percent_encoding::percent_decode_str;
 use super::callouts::*;
 use super::html::*;
 use super::links::{IMAGE_EXTENSIONS, Links};
-use crate::render::mdx::escape::{self, escape_line, find_closing_ticks, jsx_attribute};
+use crate::render::mdx::escape::{
+    self, escape_line, escape_line_in, find_closing_ticks, jsx_attribute,
+};
 use crate::render::mdx::validate::{url_is_allowed, validate_mdx};
 use crate::source::docs::{atx_heading, closes_fence, opens_fence};
 
@@ -104,8 +106,9 @@ impl Doc<'_> {
         let mut chunk = String::new();
         let flush = |chunk: &mut String, out: &mut String| {
             if !chunk.trim().is_empty() {
+                let tables = escape::may_hold_table(chunk);
                 out.push_str(&escape::sanitize_with(chunk, |line, at_start| {
-                    self.inline(line, at_start, html)
+                    self.inline(line, at_start, html, tables)
                 }));
                 out.push('\n');
             } else if !chunk.is_empty() {
@@ -133,11 +136,12 @@ impl Doc<'_> {
         out.trim().to_string()
     }
 
-    /// One line of text outside code blocks: links resolved, HTML converted, the rest escaped.
-    pub(crate) fn inline(&self, line: &str, at_start: bool, html: bool) -> String {
+    /// One line of text outside code blocks: links resolved, HTML converted, the rest escaped
+    /// (`tables`: whether its text may hold a table, [`escape::may_hold_table`]).
+    pub(crate) fn inline(&self, line: &str, at_start: bool, html: bool, tables: bool) -> String {
         let line = self.rewrite_links(line, at_start);
         if !html {
-            return escape_line(&line, at_start, true);
+            return escape_line_in(&line, at_start, true, tables);
         }
         let chars: Vec<char> = line.chars().collect();
         let tags = scan_tags(&chars);
@@ -166,7 +170,7 @@ impl Doc<'_> {
         // Whether `out` holds more than whitespace, i.e. the next text no longer starts the line.
         let mut started = false;
         let mut emit = |out: &mut String, pending: &mut String, jsx: &str| {
-            let escaped = escape_line(pending, at_start && !started, true);
+            let escaped = escape_line_in(pending, at_start && !started, true, tables);
             started |= !escaped.trim().is_empty() || !jsx.is_empty();
             out.push_str(&escaped);
             pending.clear();
@@ -517,7 +521,7 @@ impl Blocks<'_, '_> {
                 }
                 ("summary", true) if summary.is_some() => {
                     text.push_str(&before);
-                    let inner = self.doc.inline(text.trim(), false, true);
+                    let inner = self.doc.inline(text.trim(), false, true, true);
                     text.clear();
                     self.jsx(format!("<summary>{inner}</summary>"));
                     summary = None;
@@ -547,7 +551,9 @@ impl Blocks<'_, '_> {
         }
         let rest: String = chars[cursor..].iter().collect();
         if summary.is_some() {
-            let inner = self.doc.inline(format!("{text}{rest}").trim(), false, true);
+            let inner = self
+                .doc
+                .inline(format!("{text}{rest}").trim(), false, true, true);
             self.jsx(format!("<summary>{inner}</summary>"));
         } else {
             text.push_str(&rest);

@@ -259,3 +259,17 @@ fn long_hostile_lines_stay_linear() {
     eprintln!("escaping {escaping:?}, converting {converting:?}");
     assert!(converting < escaping * 8 + std::time::Duration::from_secs(1));
 }
+
+#[test]
+fn code_holding_a_pipe_stays_code_where_no_table_can_split_it() {
+    // No table in the text: the union type is code, and the spans pair as written.
+    assert_eq!(
+        convert("Returns `Future | None` or `int`."),
+        "Returns `Future | None` or `int`."
+    );
+    // Where a table could split the row at the pipe, the code is escaped as text, so its
+    // content never reaches MDX unescaped.
+    let out = convert("Text `{a | b}`.\n\n| a | b |\n| --- | --- |\n| `x \\| {y}` | 2 |\n");
+    assert!(!out.contains("`{a | b}`"), "{out}");
+    assert!(!out.contains("{y}`"), "{out}");
+}
