@@ -190,6 +190,16 @@ pub(crate) fn modules<'a>(
                 list.sort_by(|a, b| order.compare_members(a.symbol, b.symbol));
             }
         }
+        let empty = macros.is_empty()
+            && types.is_empty()
+            && functions.is_empty()
+            && constants.is_empty()
+            && variables.is_empty();
+        if empty && doc.overview.trim().is_empty() && doc.examples.is_empty() {
+            // Only members of types shown elsewhere, or not shown (a trait implemented for a
+            // private type): no section of its own.
+            continue;
+        }
         out.push(ModuleView {
             name: module_name(module, language, doc.package.as_deref()),
             path: if module.is_empty() {

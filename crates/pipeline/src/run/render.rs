@@ -24,7 +24,7 @@ use crate::render::{self, Context, Renderer, StepView, blog, dev_docs};
 use crate::source::code::{ModuleDoc, Symbol, first_sentence};
 use crate::source::docs::walkthrough::{self, Walkthrough};
 use crate::source::docs::{self, Prose};
-use crate::source::files::{FeatureMatcher, is_readme};
+use crate::source::files::FeatureMatcher;
 use crate::source::history::{self, Entry, ReleaseNotes};
 use crate::source::manifest::Feature;
 use crate::source::paths::MODE_LINK;
@@ -82,13 +82,21 @@ pub(super) fn render(
         .filter(|doc| !doc.markdown.is_empty())
         .collect();
     let help_prose = docs::for_help_center(&help_docs);
-    let mut dev_prose = docs::for_dev_docs(&extracted.prose, dev_docs_show_readmes(extracted));
+    let overviews: Vec<&str> = extracted
+        .module_docs
+        .values()
+        .map(|d| d.overview.as_str())
+        .collect();
+    let (mut dev_prose, readme_leads) = docs::for_dev_docs(
+        &extracted.prose,
+        dev_docs_show_readmes(extracted),
+        &overviews,
+    );
     // The summary above the article is not repeated as the README's first paragraph.
-    if let Some(first) = dev_prose.first_mut().filter(|d| is_readme(&d.path)) {
+    if let Some(first) = dev_prose.first_mut().filter(|_| readme_leads) {
         first.markdown = docs::without_first_paragraph_if(&first.markdown, &feature.summary);
     }
-    let (dev_intro, dev_rest) =
-        dev_prose.split_at(dev_prose.iter().take_while(|d| is_readme(&d.path)).count());
+    let (dev_intro, dev_rest) = dev_prose.split_at(usize::from(readme_leads));
     for (surface, shown) in [
         (Surface::HelpCenter, &help_prose),
         (Surface::DevDocs, &dev_prose),

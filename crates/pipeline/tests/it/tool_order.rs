@@ -235,3 +235,47 @@ fn a_go_or_typescript_readme_comes_first_and_a_documented_rust_crate_shows_none(
         &["Paint is small and fast.", "## API reference"],
     );
 }
+
+#[test]
+fn a_readme_the_package_comment_repeats_is_not_shown_twice() {
+    let readme = "# errs\n\nPackage errs provides simple error handling primitives.\n\n## Install\n\n`go get example.com/errs`\n";
+    let repo = repo_of(&[
+        ("go.mod", "module example.com/errs\n\ngo 1.21\n"),
+        ("README.md", readme),
+        (
+            "bench/README.md",
+            "Results of the benchmarks, in nanoseconds per operation.\n",
+        ),
+        (
+            "errs.go",
+            "// Package errs provides simple error handling primitives.\n//\n// More words.\npackage errs\n\n// New makes one.\nfunc New() error { return nil }\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert!(!article.contains("## Overview"), "{article}");
+    assert!(!article.contains("go get example.com/errs"), "{article}");
+    assert_eq!(
+        article
+            .matches("provides simple error handling primitives")
+            .count(),
+        1,
+        "{article}"
+    );
+    // A README without a title is named after its folder.
+    assert!(article.contains("## Bench\n"), "{article}");
+
+    // Python's `TYPE_CHECKING = False` idiom is no constant of the API.
+    let repo = repo_of(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"tc\"\nversion = \"1.0\"\n",
+        ),
+        (
+            "tc/__init__.py",
+            "\"\"\"Typed.\"\"\"\n\nTYPE_CHECKING = False\nif TYPE_CHECKING:\n    import os\n\nLIMIT = 3\n\"\"\"The limit.\"\"\"\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, "tc").0;
+    assert!(!article.contains("TYPE_CHECKING"), "{article}");
+    assert!(article.contains("Constant `LIMIT`"), "{article}");
+}

@@ -157,3 +157,46 @@ fn a_rust_type_lists_the_traits_it_implements() {
     assert!(!article.contains("for &T"), "{article}");
     assert!(!article.contains("Hidden"), "{article}");
 }
+
+#[test]
+fn a_callable_interface_shows_its_call_signature_and_rust_shows_non_exhaustive() {
+    let repo = repo_of(&[
+        (
+            "package.json",
+            r#"{"name": "merge", "version": "1.0.0", "types": "index.ts"}"#,
+        ),
+        (
+            "index.ts",
+            "/** Merges. */\nexport interface Merger {\n  <T extends object>(\n    target: T,\n    ...sources: T[]\n  ): T;\n  new (seed: number): Merger;\n  /** Its name. */\n  name: string;\n}\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert!(
+        article.contains("```typescript\ninterface Merger {\n  <T extends object>(target: T, ...sources: T[]): T;\n  new (seed: number): Merger;\n}\n```"),
+        "{article}"
+    );
+    assert!(article.contains("`name: string`: Its name."), "{article}");
+
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"ops\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "//! Ops.\n\nmod private;\n\n/// An operator.\n#[non_exhaustive]\n#[derive(Debug)]\npub enum Op {\n    /// Equal.\n    Eq,\n}\n",
+        ),
+        (
+            "src/private.rs",
+            "struct Hidden;\n\nimpl std::fmt::Display for Hidden {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { Ok(()) }\n}\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert!(
+        article.contains("```rust\n#[non_exhaustive]\npub enum Op {"),
+        "{article}"
+    );
+    // A private module holding only an impl for a private type has no section.
+    assert!(!article.contains("ops::private"), "{article}");
+    assert!(!article.contains("Hidden"), "{article}");
+}

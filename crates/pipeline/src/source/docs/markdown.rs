@@ -66,6 +66,11 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
     }
     let stem = path.rsplit('/').next().unwrap_or(path);
     let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
+    // A README without a title is named after its folder (`bench/readme.md`: "Bench").
+    let stem = match path.rsplit('/').nth(1) {
+        Some(folder) if stem.eq_ignore_ascii_case("readme") => folder,
+        _ => stem,
+    };
     // `0296-structured-logging` → `Structured logging`.
     let stem = stem.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
     Prose {

@@ -53,14 +53,27 @@ pub(crate) fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
 }
 
 /// The developer docs' prose: READMEs without their table of contents and sections about
-/// working on the project (first, when `readmes` says the article shows them), then guides
-/// and reference documents.
-pub(crate) fn for_dev_docs(docs: &[Prose], readmes: bool) -> Vec<Prose> {
-    let (first, rest): (Vec<&Prose>, Vec<&Prose>) = docs
+/// working on the project, guides and reference documents; and whether the first of them
+/// is the feature's README shown as its overview. That is its shallowest README, when
+/// `readmes` says the article shows READMEs and none of the module `overviews` already
+/// says its opening paragraph (a Go package comment copied from the README, say); the
+/// others keep their place. Without `readmes`, no README is shown.
+pub(crate) fn for_dev_docs(
+    docs: &[Prose],
+    readmes: bool,
+    overviews: &[&str],
+) -> (Vec<Prose>, bool) {
+    let main = docs
         .iter()
-        .filter(|doc| readmes || !is_readme(&doc.path))
-        .partition(|doc| is_readme(&doc.path));
-    let chosen: Vec<Prose> = first
+        .filter(|doc| readmes && is_readme(&doc.path))
+        .min_by_key(|doc| doc.path.matches('/').count())
+        .filter(|doc| !repeats_an_overview(&doc.markdown, overviews));
+    let rest = docs.iter().filter(|doc| {
+        (readmes || !is_readme(&doc.path)) && main.is_none_or(|m| m.path != doc.path)
+            // A README an overview repeats is not shown either.
+            && !(is_readme(&doc.path) && repeats_an_overview(&doc.markdown, overviews))
+    });
+    let chosen: Vec<Prose> = main
         .into_iter()
         .chain(rest)
         .map(|doc| {
@@ -76,7 +89,36 @@ pub(crate) fn for_dev_docs(docs: &[Prose], readmes: bool) -> Vec<Prose> {
             }
         })
         .collect();
-    cap(chosen, MAX_PROSE_BYTES)
+    let capped = cap(chosen, MAX_PROSE_BYTES);
+    let leads = main.is_some_and(|m| capped.first().is_some_and(|d| d.path == m.path));
+    (capped, leads)
+}
+
+/// The words of Markdown `text`, without HTML tags and Markdown punctuation.
+fn words(text: &str) -> String {
+    static TAG: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| crate::builtin::regex(r"</?[A-Za-z][^<>]{0,500}>"));
+    TAG.replace_all(text, " ")
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Whether a module overview already says `markdown`'s opening paragraph (its first one of
+/// five words or more, headings and chrome aside).
+fn repeats_an_overview(markdown: &str, overviews: &[&str]) -> bool {
+    let Some(opening) = markdown
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.starts_with('#') && !p.starts_with("```"))
+        .map(words)
+        .find(|w| w.split(' ').count() >= 5)
+    else {
+        return false;
+    };
+    overviews.iter().any(|o| words(o).contains(&opening))
 }
 
 /// `markdown` without its first paragraph when that paragraph says `text` (whitespace and
@@ -284,7 +326,11 @@ mod tests {
             help[0].markdown,
             "Intro.\n\n#### Install\n\nnpm i\n\n#### FAQ\n\nQ."
         );
-        let dev = for_dev_docs(&[doc("README.md", readme), doc("docs/api.md", "ref")], true);
+        let (dev, _) = for_dev_docs(
+            &[doc("README.md", readme), doc("docs/api.md", "ref")],
+            true,
+            &[],
+        );
         assert_eq!(
             dev[0].markdown,
             "Intro.\n\n#### Install\n\nnpm i\n\n#### API\n\n##### f()\n\nf.\n\n#### FAQ\n\nQ."

@@ -65,6 +65,29 @@ pub(super) fn parse(lines: &[String]) -> DocComment {
         let line = lines[i].as_str();
         let t = line.trim();
         let ind = indent(line);
+        // A Markdown code fence (mkdocstrings-style docstrings) is kept as written, its
+        // sessions and `::` lines included.
+        if let Some((ch, len, _)) = crate::source::docs::opens_fence(t) {
+            let start = i;
+            i += 1;
+            while i < lines.len() && !crate::source::docs::closes_fence(lines[i].trim(), ch, len) {
+                i += 1;
+            }
+            let end = (i + 1).min(lines.len());
+            let block: Vec<&str> = lines[start..end].iter().map(String::as_str).collect();
+            let text = crate::source::code::comments::dedent(&block);
+            b.line("");
+            for l in text.trim_matches('\n').lines() {
+                b.line(l.to_string());
+            }
+            if end == lines.len() && end == i {
+                // Never closed: closed here, so the rest of the article is not code.
+                b.line(ch.to_string().repeat(len));
+            }
+            b.line("");
+            i = end;
+            continue;
+        }
         // Doctest sessions stay where the docstring has them, as Sphinx shows them.
         if t.starts_with(">>>") {
             let start = i;
@@ -255,7 +278,11 @@ fn google_section(b: &mut Builder, kind: Kind, body: &[&str]) {
                 .map_or("", |l| l.trim());
             let (ty, rest) = match first.split_once(": ") {
                 Some((ty, rest)) if looks_like_type(ty) => (ty.to_string(), rest),
-                _ => (String::new(), first),
+                // `str:` and nothing else: a type without a description.
+                _ => match first.strip_suffix(':') {
+                    Some(ty) if looks_like_type(ty) => (ty.to_string(), ""),
+                    _ => (String::new(), first),
+                },
             };
             let skip = body
                 .iter()

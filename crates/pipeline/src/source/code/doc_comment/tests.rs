@@ -186,3 +186,37 @@ fn a_huge_comment_is_bounded_and_keeps_fences_closed() {
     assert!(c.text.chars().count() <= MAX_TEXT_CHARS + 8);
     assert_eq!(c.text.matches("```").count() % 2, 0);
 }
+
+#[test]
+fn a_markdown_fence_in_a_docstring_is_kept_as_written() {
+    let doc = lines(
+        "Format a number.\n\nExamples:\n    ```pycon\n    >>> ordinal(1)\n    '1st'\n\n    >>> ordinal(2)\n    '2nd'\n    ```\n\nArgs:\n    value (int): The number.\n",
+    );
+    let c = DocComment::parse(&doc, Language::Python, "python");
+    assert_eq!(
+        c.text,
+        "Format a number.\n\n**Examples**\n\n```pycon\n>>> ordinal(1)\n'1st'\n\n>>> ordinal(2)\n'2nd'\n```"
+    );
+    assert_eq!(section(&c, "Parameters")[0].text, "The number.");
+    // One never closed is closed where the docstring ends.
+    let c = DocComment::parse(
+        &lines("Text.\n\n```python\nx = 1"),
+        Language::Python,
+        "python",
+    );
+    assert_eq!(c.text, "Text.\n\n```python\nx = 1\n```");
+}
+
+#[test]
+fn a_google_return_type_alone_is_its_type() {
+    let c = DocComment::parse(
+        &lines("Metric.\n\nReturns:\n    str:\n"),
+        Language::Python,
+        "python",
+    );
+    let returns = section(&c, "Returns");
+    assert_eq!(
+        (returns[0].ty.as_str(), returns[0].text.as_str()),
+        ("`str`", "")
+    );
+}

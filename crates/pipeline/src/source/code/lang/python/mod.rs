@@ -326,7 +326,8 @@ fn python_assignment<'t>(
         .child_by_field_name("left")
         .filter(|n| n.kind() == "identifier")?;
     let base = src.of(name).to_string();
-    if base.starts_with('_') {
+    // `TYPE_CHECKING = False` is the typing idiom for imports only a type checker reads.
+    if base.starts_with('_') || base == "TYPE_CHECKING" {
         return None;
     }
     let (kind, qualified, parent) = match place.kind_up(0) {

@@ -253,6 +253,17 @@ pub(crate) fn rust<'t>(
         "const_item" | "static_item" => bounded(&clean(def, def.start_byte(), def.end_byte(), src)),
         _ => clean(def, def.start_byte(), def.end_byte(), src),
     };
+    // rustdoc shows `#[non_exhaustive]` above the declaration: it tells users they cannot
+    // build or match the type exhaustively.
+    let non_exhaustive = place.leading.iter().any(|a| {
+        a.kind() == "attribute_item"
+            && src.of(*a).split_whitespace().collect::<String>() == "#[non_exhaustive]"
+    });
+    let signature = if non_exhaustive {
+        format!("#[non_exhaustive]\n{signature}")
+    } else {
+        signature
+    };
     let hash_end = if kind == SymbolKind::Trait {
         body_start(def)
     } else {

@@ -84,10 +84,11 @@ fn typescript_declaration<'t>(
             header(def, def.start_byte(), src),
             body_start(def),
         ),
-        // Members are listed one by one under the interface.
+        // Members are listed one by one under the interface; its call and construct
+        // signatures, which have no name, in its declaration.
         "interface_declaration" => (
             SymbolKind::Interface,
-            header(def, def.start_byte(), src),
+            bounded(&interface_signature(def, src)),
             def.end_byte(),
         ),
         "enum_declaration" => (SymbolKind::Enum, whole(';'), def.end_byte()),
@@ -338,6 +339,33 @@ fn in_declared_namespace(place: &Place, at: usize) -> bool {
 /// The statements of a `declare namespace` read for an `export`: a namespace written by hand
 /// has far fewer; past these, the rest are taken as having none.
 const MAX_NAMESPACE_STATEMENTS: usize = 4_096;
+
+/// `interface X` with, when it has some, its call and construct signatures (`(x: T): U`,
+/// `new (x: T): U`), which make it callable: `interface X { (x: T): U; }`.
+fn interface_signature(def: Node, src: &Source) -> String {
+    let head = header(def, def.start_byte(), src);
+    let Some(body) = def.child_by_field_name("body") else {
+        return head;
+    };
+    let mut cursor = body.walk();
+    let calls: Vec<String> = body
+        .named_children(&mut cursor)
+        .filter(|c| matches!(c.kind(), "call_signature" | "construct_signature"))
+        .map(|c| {
+            let text = clean(c, c.start_byte(), c.end_byte(), src);
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("  {};", text.replace("( ", "(").replace(" )", ")"))
+        })
+        .collect();
+    if calls.is_empty() {
+        return head;
+    }
+    format!(
+        "{} {{\n{}\n}}",
+        head.trim_end_matches(['{', ' ']),
+        calls.join("\n")
+    )
+}
 
 /// A type alias's declaration with the object types it is made of (`{ a: A; … }` directly
 /// or in an intersection) shown as `{ … }`: their properties are listed as its members.
