@@ -153,7 +153,17 @@ pub(crate) fn describe<'t>(
     out: &mut Vec<Declaration<'t>>,
 ) {
     match language {
-        Language::Rust => out.extend(rust(def, place, src)),
+        Language::Rust => {
+            let found = rust(def, place, src);
+            let derived = match &found {
+                Some(d) if matches!(d.kind, SymbolKind::Struct | SymbolKind::Enum) => {
+                    rust::rust_derives(def, &d.name, place, src)
+                }
+                _ => Vec::new(),
+            };
+            out.extend(found);
+            out.extend(derived);
+        }
         Language::Python => python(def, place, src, out),
         Language::TypeScript | Language::Tsx => typescript(def, place, src, out),
         Language::Go => go(def, place, src, out),

@@ -133,6 +133,57 @@ fn doc_attribute(attribute: &str) -> Option<String> {
     Some(out)
 }
 
+/// The traits `#[derive(…)]` implements for the type `name`, listed with its trait
+/// implementations as rustdoc lists them (`impl Clone for Op`, "Derived.").
+pub(crate) fn rust_derives<'t>(
+    def: Node<'t>,
+    name: &str,
+    place: &Place<'_, 't>,
+    src: &Source,
+) -> Vec<Declaration<'t>> {
+    let mut out = Vec::new();
+    for attribute in place
+        .leading
+        .iter()
+        .filter(|a| a.kind() == "attribute_item")
+    {
+        let text: String = src.of(*attribute).split_whitespace().collect();
+        let Some(list) = text
+            .strip_prefix("#[derive(")
+            .and_then(|t| t.strip_suffix(")]"))
+        else {
+            continue;
+        };
+        for tr in list
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .take(64)
+        {
+            if !tr
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            {
+                continue;
+            }
+            out.push(Declaration {
+                requires: None,
+                kind: SymbolKind::Implementation,
+                name: format!("{name}::impl {tr}"),
+                signature: format!("impl {tr} for {name}"),
+                doc: vec!["Derived.".to_string()],
+                // The type's line; its identity is its name (a derive added or removed is a
+                // symbol added or removed).
+                node: def,
+                hash_end: def.start_byte(),
+                parent: Some(name.to_string()),
+                stub: false,
+            });
+        }
+    }
+    out
+}
+
 /// `impl Trait for Type`: a trait implementation listed under the type, as rustdoc's
 /// "Trait Implementations" (the render layer drops one whose type the article does not
 /// show). Its signature is the `impl` line, `where` clause included.
