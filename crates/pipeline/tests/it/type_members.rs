@@ -196,6 +196,11 @@ fn a_callable_interface_shows_its_call_signature_and_rust_shows_non_exhaustive()
         article.contains("```rust\n#[non_exhaustive]\npub enum Op {"),
         "{article}"
     );
+    // Derived traits are among its implementations, as rustdoc lists them.
+    assert!(
+        article.contains("`impl Debug for Op`: Derived."),
+        "{article}"
+    );
     // A private module holding only an impl for a private type has no section.
     assert!(!article.contains("ops::private"), "{article}");
     assert!(!article.contains("Hidden"), "{article}");
