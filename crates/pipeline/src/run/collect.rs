@@ -11,6 +11,7 @@ use crate::error::PipelineError;
 use crate::log::LogSink;
 use crate::source::files::{self, FeatureMatcher, RepoFile};
 use crate::source::history::{self, History, MAX_TAGS, Range, Tags};
+use crate::source::manifest::package_names;
 
 pub(super) struct Collected {
     pub matcher: FeatureMatcher,
@@ -41,7 +42,20 @@ pub(super) fn collect(
             json!({ "paths": feature.paths }),
         );
     }
-    let tags = Tags::read(repo, &rules.tags)?;
+    let packages = if matcher.prefixes.is_empty() {
+        package_names(repo, tree, &[String::new()])
+    } else {
+        package_names(repo, tree, &matcher.prefixes)
+    };
+    let tags = Tags::read(repo, &rules.tags, &packages)?;
+    if tags.other_packages > 0 {
+        log.log(
+            LogLevel::Info,
+            LogStage::Collect,
+            "release tags of other packages are left out",
+            json!({ "package": tags.package, "other_packages": tags.other_packages }),
+        );
+    }
     if tags.capped {
         log.log(
             LogLevel::Warn,
@@ -95,6 +109,7 @@ pub(super) fn collect(
             "release_tags": tags.count,
             "releases": history.releases.iter().filter(|r| r.tag.is_some()).count(),
             "renames_followed": history.renames,
+            "cherry_picks_left_out": history.cherry_picks,
             "since_commit": req.since_commit.filter(|_| history.since_found),
         }),
     );

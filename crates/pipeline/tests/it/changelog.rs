@@ -84,8 +84,9 @@ fn with_manifest(repo: &mut Repo, manifest: &str) {
 }
 
 #[test]
-fn a_first_run_has_one_section_per_release_newest_first_and_the_last_three_only() {
+fn a_first_run_has_one_section_per_release_newest_first_and_as_many_as_the_setting_says() {
     let mut repo = repo();
+    with_manifest(&mut repo, "[changelog]\nreleases = 3\n");
     tag(&repo, "v0.1.0");
     change(&mut repo, "feat: in 0.2");
     tag(&repo, "0.2.0");
@@ -356,7 +357,8 @@ fn commits_without_a_type_are_grouped_by_their_leading_verb() {
 }
 
 /// `Revert "Revert "…""` re-applies the change: listed as that change, its quotes balanced;
-/// a revert of a revert in range cancels that revert only.
+/// A revert of a revert re-applies the change; a revert cancels a change of its own release
+/// only, so each release says what it shipped.
 #[test]
 fn a_revert_of_a_revert_reapplies_the_change() {
     let mut repo = repo();
@@ -386,20 +388,28 @@ fn a_revert_of_a_revert_reapplies_the_change() {
         "{body}"
     );
 
-    // From the removal on: the second revert cancels the first, and the removal, back as it
-    // was, is no change since.
+    // From the removal on: 1.2.0 shipped the revert and 1.3.0 the removal again, each in
+    // its own release.
     let since_removal = changelog_since(&repo, &removal);
-    assert!(!since_removal.contains("build.rs"), "{since_removal}");
-
-    // All three in range: the second revert cancels the first, the removal stays.
-    let body = changelog(&repo);
-    assert_eq!(body.matches("Remove build.rs file").count(), 1, "{body}");
-    let v11 = &body[position(&body, "label=\"1.1.0\"")..];
+    let v12 = position(&since_removal, "label=\"1.2.0\"");
     assert!(
-        v11.contains("## Removed\n\n- Remove build.rs file ("),
+        since_removal[v12..].contains("## Reverted\n\n- Remove build.rs file ("),
+        "{since_removal}"
+    );
+    assert!(since_removal[..v12].contains("## Removed\n\n- Remove build.rs file ("));
+
+    // Each in a release of its own: each release says what it shipped (the removal, its
+    // revert, the removal again); a revert cancels only a change of its own release.
+    let body = changelog(&repo);
+    let v13 = position(&body, "label=\"1.3.0\"");
+    let v12 = position(&body, "label=\"1.2.0\"");
+    let v11 = position(&body, "label=\"1.1.0\"");
+    assert!(body[v13..v12].contains("## Removed\n\n- Remove build.rs file ("));
+    assert!(body[v12..v11].contains("## Reverted\n\n- Remove build.rs file ("));
+    assert!(
+        body[v11..].contains("## Removed\n\n- Remove build.rs file ("),
         "{body}"
     );
-    assert!(!body.contains("## Reverted\n\n- Remove"), "{body}");
 }
 
 #[test]

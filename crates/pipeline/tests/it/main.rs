@@ -17,6 +17,7 @@ mod non_api;
 mod prose;
 mod reexports_python;
 mod reexports_typescript;
+mod releases;
 mod resolve;
 mod run;
 mod tool_order;

@@ -3,6 +3,7 @@
 //! parsers, the built-in rules). Walks are bounded: [`MAX_COMMITS`] listed, [`MAX_WALKED`]
 //! walked, [`tags::MAX_TAGS`] tags read.
 
+mod chores;
 mod conventional;
 mod notes;
 mod pulls;
@@ -38,6 +39,9 @@ pub(crate) struct CommitInfo {
     /// or a lock file ([`crate::source::files::is_housekeeping_path`]): what a commit without a Conventional
     /// Commits type is, when its subject cannot say.
     pub housekeeping: bool,
+    /// Every file the commit changes is a test, CI or lint configuration, or a document for
+    /// contributors or agents (`chores::is_chore_path`): no news whatever its type says.
+    pub chores: bool,
 }
 /// The text of `bytes`, cut to at most `max` bytes at a character boundary; true when cut.
 pub(super) fn cut_text(bytes: &[u8], max: usize) -> (String, bool) {

@@ -12,7 +12,7 @@
 //! `docs` commits; commits without a type that only change documentation, tests, CI,
 //! tooling or lock files, or whose subject says they are such housekeeping (typos,
 //! formatting, review rounds); unless the repository's `[changelog]` settings say otherwise.
-//! A revert and the commit it reverts both leave when both are in the range; a revert of a
+//! A revert and the commit it reverts both leave when both are in one release; a revert of a
 //! revert re-applies the change and is listed as that change.
 
 use regex::Regex;
@@ -37,8 +37,10 @@ static RELEASE: LazyLock<Regex> = LazyLock::new(|| {
           | (?:chore|build|ci|release)(?:\([^)]*\))?!?:\s*(?:release|prepare\s+(?:for\s+)?(?:a\s+)?release|bump\s+(?:the\s+)?version|version\s+bump|publish)\b
           | release(?:\([^)]*\))?!?:
           | bump(?:\([^)]*\))?!?:\s*version\b
-          | (?:release|bump|version|prepare|start|begin|open)\s+(?:(?:version|to|for|release|the)\s+)*v?\d+\.\d+
-          | v?\d+\.\d+(?:\.\d+)?\S*$
+          | (?:release|releasing|released|bump|bumped|version|prepare|start|begin|open|publish|cut)\s+(?:(?:version|to|for|release|the|of|a|new)\s+)*v?\d+\.\d+
+          | (?:chore|build|ci|release|bump|version)(?:\([^)]*\))?!?:\s*(?:(?:version|bump|bumped|to|release|releasing|v)\s+)*v?\d+\.\d+(?:\.\d+)?\S*$
+          | (?:(?:release|releasing|publish)\s+\S+\s+v?|\S+@v?|\S+-v)\d+\.\d+\.\d+\S*$
+          | v?\d+\.\d+(?:\.\d+)?\S*(?:\s+release)?$
         )",
     )
 });
@@ -130,7 +132,7 @@ pub(crate) struct ReleaseNotes {
 
 /// Keep a Changelog's order, then the types it has no word for, then the repository's own
 /// groups (in the order `parsers` names them), then "Other".
-const GROUPS: [&str; 8] = [
+const GROUPS: [&str; 9] = [
     "Added",
     "Changed",
     "Deprecated",
@@ -139,7 +141,10 @@ const GROUPS: [&str; 8] = [
     "Performance",
     "Security",
     "Reverted",
+    DEPENDENCIES,
 ];
+/// The group of the dependency updates of a release that has nothing else to list.
+const DEPENDENCIES: &str = "Dependencies";
 const OTHER: &str = "Other";
 
 pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -> Entry {
@@ -165,6 +170,7 @@ pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -
     };
     let mut hints = Hints {
         housekeeping: commit.housekeeping,
+        chores: commit.chores,
         ..Hints::default()
     };
     let reverts = Reverts::of(&subject);
@@ -250,6 +256,9 @@ struct Hints {
     deprecated: bool,
     /// Every file it changes is housekeeping (`source::files::is_housekeeping_path`).
     housekeeping: bool,
+    /// Every file it changes is a test, CI, lint configuration or a document for
+    /// contributors (`chores::is_chore_path`).
+    chores: bool,
 }
 
 /// A revert's subject unwrapped: git's `Revert "…"` and Conventional Commits' `revert: …`,
@@ -272,11 +281,23 @@ impl Reverts {
         let mut text = subject.trim();
         let mut reverted = None;
         let mut scope = None;
+        // What follows a closing quote: a forge's ` (#123)`, kept for the entry.
+        let mut tails: Vec<&str> = Vec::new();
         // Bounded by the subject's length: each layer removes at least 7 bytes.
         loop {
             let inner = if let Some(rest) = text.strip_prefix("Revert \"") {
-                // One layer closes with one quote; git writes nothing after it.
-                rest.strip_suffix('"').unwrap_or(rest)
+                // One layer closes with one quote; git writes nothing after it, a forge's
+                // revert button ` (#123)`; a subject cut short has no closing quote.
+                match rest.strip_suffix('"') {
+                    Some(inner) => inner,
+                    None => match rest.rfind('"') {
+                        Some(end) if PULLS_ONLY.is_match(&rest[end + 1..]) => {
+                            tails.push(&rest[end + 1..]);
+                            &rest[..end]
+                        }
+                        _ => rest,
+                    },
+                }
             } else if let Some(caps) = CONVENTIONAL_REVERT.captures(text) {
                 if scope.is_none() {
                     scope = caps.name("scope").map(|m| m.as_str().to_string());
@@ -291,14 +312,29 @@ impl Reverts {
                 reverted = Some(text.to_string());
             }
         }
+        // A quote left unpaired (a subject cut short, a forge's suffix) is not the change's.
+        let text = if text.matches('"').count() % 2 == 1 {
+            text.strip_suffix('"')
+                .or_else(|| text.strip_prefix('"'))
+                .unwrap_or(text)
+        } else {
+            text
+        };
+        let innermost = std::iter::once(text.trim())
+            .chain(tails.iter().rev().map(|t| t.trim()))
+            .collect::<Vec<_>>()
+            .join(" ");
         (depth > 0).then(|| Reverts {
             depth,
-            innermost: text.to_string(),
+            innermost,
             reverted: reverted.unwrap_or_default(),
             scope,
         })
     }
 }
+
+/// Nothing but pull request references: ` (#123)`.
+static PULLS_ONLY: LazyLock<Regex> = LazyLock::new(|| builtin(r"^(?:\s*\(#\d{1,9}\))+\s*$"));
 
 /// Conventional Commits' `revert: …` / `revert(scope): …`.
 static CONVENTIONAL_REVERT: LazyLock<Regex> =
@@ -321,6 +357,31 @@ static HOUSEKEEPING_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
         )",
     )
 });
+
+/// Subjects of dependency updates: Dependabot's and Renovate's wording, or by hand.
+static DEPENDENCY_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?ix)^(?:
+            bump\s+\S+\s+(?:from\s+\S+\s+)?to\s+\S+
+          | (?:update|upgrade|bump)\s+(?:rust\s+crate|module|npm\s+package|actions?)\s
+          | (?:update|upgrade|bump|refresh)\s+(?:all\s+|the\s+|dev\s+|npm\s+|go\s+|cargo\s+|rust\s+)*(?:deps|dependencies|dependency|dev-?dependencies|lock\s*files?)\b
+          | (?:update|upgrade|bump)\s+\S+\s+(?:requirement\s+)?(?:from\s+\S+\s+)?to\s+v?\d
+        )",
+    )
+});
+
+/// Whether an entry updates dependencies: typed `deps`, scoped `deps`, or worded as one.
+fn is_dependency_update(entry: &Entry) -> bool {
+    matches!(entry.kind.as_str(), "deps" | "dep")
+        || entry.scope.as_deref().is_some_and(|s| {
+            matches!(
+                s.to_ascii_lowercase().as_str(),
+                "deps" | "deps-dev" | "dev-deps" | "dependencies" | "dependency"
+            )
+        })
+        || DEPENDENCY_SUBJECT.is_match(&entry.description)
+        || DEPENDENCY_SUBJECT.is_match(&entry.subject)
+}
 
 /// Git-cliff's keepachangelog.toml: the group of a commit without a type, by the verb it
 /// starts with; `None` when the verb says nothing (then "Changed", or "Other" with
@@ -373,6 +434,34 @@ fn verb_group(text: &str) -> Option<&'static str> {
     }
 }
 
+/// Descriptions of lint, typo, formatting and "tweaks" commits, whatever their type.
+static NOISE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?ix)^(?:
+            (?:fix(?:ed|es|ing)?\s+|correct(?:ed|s)?\s+|address(?:ed|es)?\s+|silence[ds]?\s+|resolve[ds]?\s+)?
+            (?:a\s+|an\s+|some\s+|the\s+|more\s+|minor\s+|small\s+|few\s+|various\s+|new\s+|all\s+|remaining\s+)*
+            (?:typos?|spelling|lints?|linter|linting|clippy|rustfmt|fmt|formatting|tweaks?|nits?|nitpicks?|(?:compiler\s+|clippy\s+|lint\s+)?warnings?)
+            (?:\s+(?:fix(?:es)?|errors?|issues?|warnings?|lints?))?
+            (?:\s*$|\s+(?:in|on|for|to|from|of|and|with|after|across)\b)
+        )",
+    )
+});
+
+/// Scopes that say a commit is about lint, formatting or spelling.
+const NOISE_SCOPES: &[&str] = &[
+    "lint", "lints", "linter", "clippy", "fmt", "format", "typo", "typos", "style", "spelling",
+];
+
+/// A lint, typo or tweaks commit, by its description or scope; a breaking change never is.
+fn is_noise(entry: &Entry) -> bool {
+    !entry.breaking
+        && (NOISE.is_match(&entry.description)
+            || entry
+                .scope
+                .as_deref()
+                .is_some_and(|s| NOISE_SCOPES.contains(&s.to_ascii_lowercase().as_str())))
+}
+
 /// A commit without a type that is about security.
 static SECURITY_WORDS: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"(?i)\bsecurity\b|\bcve-\d{4}-\d+|\bvulnerab|\bghsa-[0-9a-z]{4}-"));
@@ -397,6 +486,11 @@ fn classify(entry: &Entry, rules: &Rules, hints: &Hints) -> Option<String> {
         if matches {
             return parser.group.clone();
         }
+    }
+    // What a commit changed, or a subject that names a lint, typo or tweak, makes it no news
+    // whatever its type says.
+    if hints.chores || is_noise(entry) {
+        return None;
     }
     let typed = entry.conventional && KNOWN_TYPES.contains(&entry.kind.as_str());
     let group = if typed {
@@ -526,8 +620,34 @@ pub(crate) struct Notes {
 }
 
 pub(crate) fn notes(history: &History, rules: &Rules, forge: Option<&Forge>, head: &str) -> Notes {
-    let mut entries: Vec<Entry> = history.commits().map(|c| entry(c, rules, forge)).collect();
-    cancel_reverts(&mut entries);
+    // A revert cancels a change of its own release; one of a change an earlier release
+    // shipped is news of its own.
+    let mut entries: Vec<Entry> = Vec::new();
+    for release in &history.releases {
+        let mut own: Vec<Entry> = release
+            .commits
+            .iter()
+            .map(|c| entry(c, rules, forge))
+            .collect();
+        cancel_reverts(&mut own);
+        entries.extend(own);
+    }
+    // A release of dependency updates alone is still a release: it lists them.
+    let mut updates = BTreeSet::new();
+    for release in history.releases.iter().filter(|r| r.tag.is_some()) {
+        let shas: BTreeSet<&str> = release.commits.iter().map(|c| c.sha.as_str()).collect();
+        let own = || entries.iter().filter(|e| shas.contains(e.sha.as_str()));
+        if own().all(|e| e.group.is_none()) {
+            updates.extend(
+                own()
+                    .filter(|e| is_dependency_update(e))
+                    .map(|e| e.sha.clone()),
+            );
+        }
+    }
+    for e in entries.iter_mut().filter(|e| updates.contains(&e.sha)) {
+        e.group = Some(DEPENDENCIES.to_string());
+    }
     entries.retain(|e| e.group.is_some());
     let mut releases = Vec::new();
     for (i, release) in history.releases.iter().enumerate() {
@@ -543,7 +663,10 @@ pub(crate) fn notes(history: &History, rules: &Rules, forge: Option<&Forge>, hea
         let notes = changelog(&own, rules);
         let mut contributors: Vec<String> = Vec::new();
         for e in &own {
-            if !e.author.is_empty() && !contributors.contains(&e.author) {
+            if !e.author.is_empty()
+                && !is_bot(&e.author, &e.email)
+                && !contributors.contains(&e.author)
+            {
                 contributors.push(e.author.clone());
             }
         }
@@ -600,6 +723,9 @@ mod tests {
             &CONVENTIONAL_REVERT,
             &HOUSEKEEPING_SUBJECT,
             &SECURITY_WORDS,
+            &NOISE,
+            &PULLS_ONLY,
+            &DEPENDENCY_SUBJECT,
         ] {
             LazyLock::force(pattern);
         }

@@ -4,6 +4,7 @@
 use git2::{Commit, Repository, Tree};
 use std::path::Path;
 
+use super::chores::is_chore_path;
 use crate::error::PipelineError;
 use crate::source::files::{FeatureMatcher, is_housekeeping_path};
 
@@ -28,6 +29,8 @@ impl Renamed {
 pub(crate) struct Changed {
     /// Every path it changes is housekeeping ([`is_housekeeping_path`]).
     pub(crate) housekeeping: bool,
+    /// Every path it changes is a chore ([`is_chore_path`]): no news whatever its type.
+    pub(crate) chores: bool,
 }
 
 /// `Some` when `commit` changes a path of the feature.
@@ -79,6 +82,7 @@ fn differs(
     let mut touched = false;
     let mut added = false;
     let mut housekeeping = true;
+    let mut chores = true;
     for delta in diff.deltas() {
         let new_ours = ours(delta.new_file().path());
         touched |= new_ours || ours(delta.old_file().path());
@@ -87,6 +91,10 @@ fn differs(
             .into_iter()
             .flatten()
             .all(|p| p.to_str().is_some_and(is_housekeeping_path));
+        chores &= [delta.new_file().path(), delta.old_file().path()]
+            .into_iter()
+            .flatten()
+            .all(|p| p.to_str().is_some_and(is_chore_path));
     }
     if !touched {
         return Ok(None);
@@ -110,5 +118,8 @@ fn differs(
             renamed.paths.insert(from);
         }
     }
-    Ok(Some(Changed { housekeeping }))
+    Ok(Some(Changed {
+        housekeeping,
+        chores,
+    }))
 }

@@ -77,7 +77,7 @@ impl Rules {
         Ok(Rules {
             releases: config.releases.unwrap_or(DEFAULT_RELEASES),
             tags: TagRule {
-                prefix: config.tag_prefix.clone().unwrap_or_default(),
+                prefix: config.tag_prefix.clone(),
                 pattern,
                 prereleases: config.prereleases.unwrap_or(true),
             },
@@ -94,7 +94,7 @@ impl Default for Rules {
         Rules {
             releases: DEFAULT_RELEASES,
             tags: TagRule {
-                prefix: String::new(),
+                prefix: None,
                 pattern: None,
                 prereleases: true,
             },

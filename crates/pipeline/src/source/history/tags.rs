@@ -1,6 +1,14 @@
-//! Release tags: which tags name a release of the feature, their versions and commits.
+//! Release tags: which tags name a release of the feature's package, their versions and
+//! commits.
+//!
+//! A tag names a version alone (`v1.2.3`, `1.2.3`) or a package's version, in the forms
+//! cargo-release, changesets, release-please and Go modules write: `name-v1.2.3`,
+//! `name@1.2.3`, `@scope/name@1.2.3`, `path/to/module/v1.2.3`. Without `[changelog]
+//! tag_prefix` or `tag_pattern`, the tags read are those of the feature's package (its
+//! nearest package manifest's name, or its folder), else the unprefixed ones, else those of
+//! the only package that has tags.
 
-use git2::{Commit, Oid, Repository};
+use git2::{Oid, Repository};
 
 use crate::error::PipelineError;
 
@@ -13,61 +21,105 @@ pub(crate) struct Tag {
     pub name: String,
     /// The version without prefix, e.g. `1.2.3`.
     pub version: String,
+    pub semver: semver::Version,
+    /// The tagged commit.
+    pub commit: Oid,
     /// Commit time of the tagged commit.
     pub time: i64,
-    /// The tag of the next lower version, for the compare link.
+    /// The tag of the release before it on its line, for the compare link.
     pub previous: Option<String>,
+    /// The tagged commit's subject, when it names the version (`chore: release 1.2.3`).
+    pub subject: Option<String>,
 }
 
-/// Which tag names are releases: `<prefix>[v]<semver>` by default (`v1.2.3`, `1.2.3`,
-/// `pkg@1.2.3` with prefix `pkg@`, `pkg-v1.2.3` with prefix `pkg-`), or a regular expression
-/// whose group `version` (else the first group, else the whole match) is the version.
+/// Which tag names are releases: `<prefix>[v]<semver>` with `[changelog] tag_prefix`
+/// (`pkg@` for `pkg@1.2.3`, `pkg-` for `pkg-v1.2.3`), or a regular expression whose group
+/// `version` (else the first group, else the whole match) is the version; without either,
+/// the feature's package's tags ([`Tags::read`]).
 pub(crate) struct TagRule {
-    pub prefix: String,
+    pub prefix: Option<String>,
     pub pattern: Option<regex::Regex>,
     pub prereleases: bool,
 }
 
 impl TagRule {
-    pub fn version(&self, name: &str) -> Option<semver::Version> {
-        let text = match &self.pattern {
-            Some(pattern) => {
-                let caps = pattern.captures(name)?;
+    /// The version of `name` under the manifest's prefix or pattern; `None` when the
+    /// manifest gives neither, or the name is not a release.
+    fn configured(&self, name: &str) -> Option<Option<semver::Version>> {
+        let text = match (&self.pattern, &self.prefix) {
+            (Some(pattern), _) => pattern.captures(name).and_then(|caps| {
                 caps.name("version")
                     .or_else(|| caps.get(1))
-                    .or_else(|| caps.get(0))?
-                    .as_str()
-            }
-            None => name.strip_prefix(self.prefix.as_str())?,
+                    .or_else(|| caps.get(0))
+                    .map(|m| m.as_str())
+            }),
+            (None, Some(prefix)) => name.strip_prefix(prefix.as_str()),
+            (None, None) => return None,
         };
-        let text = text.strip_prefix(['v', 'V']).unwrap_or(text);
-        let version = semver::Version::parse(text).ok().or_else(|| {
-            // `v1.2` is a release too.
-            let (major, minor) = text.split_once('.')?;
-            let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-            (numeric(major) && numeric(minor))
-                .then(|| semver::Version::parse(&format!("{text}.0")).ok())
-                .flatten()
-        })?;
-        (self.prereleases || version.pre.is_empty()).then_some(version)
+        Some(text.and_then(parse_version))
     }
 }
 
-/// The repository's release tags, by the commit they point to.
+/// `1.2.3`, `v1.2.3`, `1.2` (a release too) as a semver version.
+fn parse_version(text: &str) -> Option<semver::Version> {
+    let text = text.strip_prefix(['v', 'V']).unwrap_or(text);
+    semver::Version::parse(text).ok().or_else(|| {
+        let (major, minor) = text.split_once('.')?;
+        let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        (numeric(major) && numeric(minor))
+            .then(|| semver::Version::parse(&format!("{text}.0")).ok())
+            .flatten()
+    })
+}
+
+/// The package a tag names (empty for none) and its version: `v1.2.3`, `name-v1.2.3`,
+/// `name-1.2.3`, `name@1.2.3`, `@scope/name@v1.2.3`, `path/to/module/v1.2.3`.
+pub(crate) fn split_tag(name: &str) -> Option<(&str, semver::Version)> {
+    if let Some(version) = parse_version(name) {
+        return Some(("", version));
+    }
+    // `@scope/name@1.2.3`: the last `@` ends the package; a leading one is its scope's.
+    if let Some((package, version)) = name.rsplit_once('@')
+        && !package.is_empty()
+    {
+        return Some((package, parse_version(version)?));
+    }
+    if let Some((package, version)) = name.rsplit_once('/') {
+        return Some((package, parse_version(version)?));
+    }
+    // `my-crate-1.2.3`: the first dash after which a version follows.
+    name.match_indices('-').find_map(|(i, _)| {
+        let package = &name[..i];
+        (!package.is_empty())
+            .then(|| parse_version(&name[i + 1..]))
+            .flatten()
+            .map(|version| (package, version))
+    })
+}
+
+/// The repository's release tags of the feature's package, lowest version first.
 #[derive(Default)]
 pub(crate) struct Tags {
-    pub(crate) by_commit: std::collections::HashMap<Oid, Tag>,
-    /// Tags whose commit's subject names their version (`bump: version 1.2.2 → 1.2.3`), by
-    /// that subject, with the tagged commit.
-    pub(crate) by_subject: std::collections::HashMap<String, (Oid, Tag)>,
+    pub(crate) list: Vec<Tag>,
     /// True when the repository has more tags than [`MAX_TAGS`].
     pub capped: bool,
     pub count: usize,
+    /// The package whose tags were chosen (empty: unprefixed tags or the manifest's rule).
+    pub package: String,
+    /// Packages with version tags that were not chosen.
+    pub other_packages: usize,
 }
 
 impl Tags {
-    pub fn read(repo: &Repository, rule: &TagRule) -> Result<Tags, PipelineError> {
-        let mut found: Vec<(semver::Version, String, Oid, i64, Option<String>)> = Vec::new();
+    /// The release tags under `rule`; without a prefix or pattern in the manifest, those of
+    /// the first of `packages` (the feature's package names and folders) that has tags, else
+    /// the unprefixed ones, else those of the only package that has tags.
+    pub fn read(
+        repo: &Repository,
+        rule: &TagRule,
+        packages: &[String],
+    ) -> Result<Tags, PipelineError> {
+        let mut found: Vec<(String, Tag)> = Vec::new();
         let mut capped = false;
         for (seen, reference) in repo.references_glob("refs/tags/*")?.enumerate() {
             if seen >= MAX_TAGS {
@@ -78,9 +130,17 @@ impl Tags {
             let Ok(name) = reference.shorthand().map(str::to_string) else {
                 continue;
             };
-            let Some(version) = rule.version(&name) else {
-                continue;
+            let (package, version) = match rule.configured(&name) {
+                Some(Some(version)) => (String::new(), version),
+                Some(None) => continue,
+                None => match split_tag(&name) {
+                    Some((package, version)) => (package.to_string(), version),
+                    None => continue,
+                },
             };
+            if !rule.prereleases && !version.pre.is_empty() {
+                continue;
+            }
             // A tag of a tree or a blob is no release.
             let Ok(commit) = reference.peel_to_commit() else {
                 continue;
@@ -89,45 +149,68 @@ impl Tags {
                 .summary_bytes()
                 .map(|b| String::from_utf8_lossy(b).into_owned())
                 .filter(|s| s.contains(&version.to_string()));
-            found.push((version, name, commit.id(), commit.time().seconds(), subject));
-        }
-        found.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        let count = found.len();
-        let mut by_commit = std::collections::HashMap::new();
-        let mut by_subject = std::collections::HashMap::new();
-        let mut previous: Option<String> = None;
-        for (version, name, commit, time, subject) in found {
             let tag = Tag {
-                name: name.clone(),
+                name,
                 version: version.to_string(),
-                time,
-                previous: previous.replace(name),
+                semver: version,
+                commit: commit.id(),
+                time: commit.time().seconds(),
+                previous: None,
+                subject,
             };
-            if let Some(subject) = subject {
-                by_subject.insert(subject, (commit, tag.clone()));
-            }
-            // Two tags on one commit: the higher version names the release.
-            by_commit.insert(commit, tag);
+            found.push((package, tag));
         }
+        let mut names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let chosen = packages
+            .iter()
+            .map(String::as_str)
+            .find(|p| !p.is_empty() && names.contains(p))
+            .or_else(|| names.contains(&"").then_some(""))
+            .or_else(|| (names.len() == 1).then(|| names[0]))
+            .map(str::to_string);
+        let other_packages = names.len() - usize::from(chosen.is_some());
+        let mut list: Vec<Tag> = match &chosen {
+            Some(chosen) => found
+                .into_iter()
+                .filter(|(p, _)| p == chosen)
+                .map(|(_, t)| t)
+                .collect(),
+            None => Vec::new(),
+        };
+        list.sort_by(|a, b| a.semver.cmp(&b.semver).then_with(|| a.name.cmp(&b.name)));
         Ok(Tags {
-            by_commit,
-            by_subject,
+            count: list.len(),
+            list,
             capped,
-            count,
+            package: chosen.unwrap_or_default(),
+            other_packages,
         })
     }
+}
 
-    pub(crate) fn at(&self, commit: Oid) -> Option<&Tag> {
-        self.by_commit.get(&commit)
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// The release of a tag put on a copy of `commit` that is not in HEAD's history (a release
-    /// commit amended or rebased after tagging): same subject, naming the tag's version.
-    pub(crate) fn moved(&self, repo: &Repository, head: &Commit, commit: &Commit) -> Option<&Tag> {
-        let subject = String::from_utf8_lossy(commit.summary_bytes()?);
-        let (tagged, tag) = self.by_subject.get(subject.as_ref())?;
-        let in_history =
-            *tagged == head.id() || repo.graph_descendant_of(head.id(), *tagged).unwrap_or(true);
-        (*tagged != commit.id() && !in_history).then_some(tag)
+    #[test]
+    fn package_tags_in_their_common_forms() {
+        let v = |s: &str| semver::Version::parse(s).unwrap();
+        for (name, package, version) in [
+            ("v1.2.3", "", "1.2.3"),
+            ("1.2", "", "1.2.0"),
+            ("name-v0.8.9", "name", "0.8.9"),
+            ("my-crate-1.0.0-rc.1", "my-crate", "1.0.0-rc.1"),
+            ("pkg@1.2.3", "pkg", "1.2.3"),
+            ("@scope/pkg@1.2.3", "@scope/pkg", "1.2.3"),
+            ("pkg/v1.2.3", "pkg", "1.2.3"),
+            ("tools/gopls/v0.16.1", "tools/gopls", "0.16.1"),
+        ] {
+            assert_eq!(split_tag(name), Some((package, v(version))), "{name}");
+        }
+        for name in ["latest", "nightly-2024", "@1.2.3x", "release-candidate"] {
+            assert_eq!(split_tag(name), None, "{name}");
+        }
     }
 }

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// How many releases a feature's first run covers when `[changelog] releases` is not set.
-pub const DEFAULT_RELEASES: usize = 3;
+pub const DEFAULT_RELEASES: usize = 20;
 /// `[changelog]` in `features.toml`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]

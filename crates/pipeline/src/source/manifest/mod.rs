@@ -18,7 +18,7 @@ use crate::source::paths::{
 };
 use crate::source::repository;
 pub use changelog::{ChangelogConfig, DEFAULT_RELEASES};
-pub(crate) use package::{humanize, package, product_name};
+pub(crate) use package::{humanize, package, package_names, product_name};
 
 pub const MANIFEST_PATH: &str = ".content-pipeline/features.toml";
 /// A manifest is a few KiB; a larger one is refused before it is parsed.

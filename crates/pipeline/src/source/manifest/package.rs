@@ -18,13 +18,16 @@ pub(crate) fn product_name(repo: &Repository, tree: &Tree) -> String {
     package(repo, tree).0
 }
 
-/// The package's name ([`product_name`]) and the one-line description its manifest gives
-/// (`Cargo.toml` `[package] description`, `package.json` `description`, `pyproject.toml`
-/// `[project] description` or `[tool.poetry] description`; empty when it gives none, as
-/// `go.mod` never does).
-pub(crate) fn package(repo: &Repository, tree: &Tree) -> (String, String) {
-    let read = |path: &str| -> Option<String> {
-        let entry = tree.get_path(Path::new(path)).ok()?;
+/// The name and description the package manifest in folder `dir` (empty: the root)
+/// declares.
+fn declared(repo: &Repository, tree: &Tree, dir: &str) -> Option<(String, Option<String>)> {
+    let read = |name: &str| -> Option<String> {
+        let path = if dir.is_empty() {
+            name.to_string()
+        } else {
+            format!("{dir}/{name}")
+        };
+        let entry = tree.get_path(Path::new(&path)).ok()?;
         if entry.filemode() == MODE_LINK || entry.kind() != Some(ObjectType::Blob) {
             return None;
         }
@@ -51,7 +54,7 @@ pub(crate) fn package(repo: &Repository, tree: &Tree) -> (String, String) {
             Some((name, description))
         })
     };
-    let declared = read("Cargo.toml")
+    read("Cargo.toml")
         .and_then(|t| toml_package(t, &[&["package"]]))
         .or_else(|| {
             let text = read("go.mod")?;
@@ -79,7 +82,42 @@ pub(crate) fn package(repo: &Repository, tree: &Tree) -> (String, String) {
         .or_else(|| {
             read("pyproject.toml")
                 .and_then(|t| toml_package(t, &[&["project"], &["tool", "poetry"]]))
-        });
+        })
+}
+
+/// The names a feature's package goes by in its release tags: the name its nearest package
+/// manifest declares (in a folder of `prefixes` or one above), that folder's path and its
+/// last component (`packages/cli/v1.2.3`, `cli-v1.2.3`).
+pub(crate) fn package_names(repo: &Repository, tree: &Tree, prefixes: &[String]) -> Vec<String> {
+    let mut names = Vec::new();
+    for prefix in prefixes {
+        let mut dir = prefix.trim_end_matches('/');
+        loop {
+            if let Some((name, _)) = declared(repo, tree, dir) {
+                names.push(name);
+                if let Some(last) = dir.rsplit('/').next().filter(|l| !l.is_empty()) {
+                    names.push(dir.to_string());
+                    names.push(last.to_string());
+                }
+                break;
+            }
+            match dir.rsplit_once('/') {
+                Some((parent, _)) => dir = parent,
+                None if !dir.is_empty() => dir = "",
+                None => break,
+            }
+        }
+    }
+    names.dedup();
+    names
+}
+
+/// The package's name ([`product_name`]) and the one-line description its manifest gives
+/// (`Cargo.toml` `[package] description`, `package.json` `description`, `pyproject.toml`
+/// `[project] description` or `[tool.poetry] description`; empty when it gives none, as
+/// `go.mod` never does).
+pub(crate) fn package(repo: &Repository, tree: &Tree) -> (String, String) {
+    let declared = declared(repo, tree, "");
     let from_folder = || {
         let folder = repo.workdir().unwrap_or_else(|| repo.path());
         let name = folder.file_name()?.to_str()?;
