@@ -7,6 +7,7 @@ pub(crate) mod blog;
 mod context;
 pub(crate) mod dev_docs;
 mod doc_links;
+pub(crate) mod handwritten;
 pub(crate) mod mdx;
 mod template;
 mod text;

@@ -17,6 +17,8 @@ pub(super) struct Collected {
     pub matcher: FeatureMatcher,
     pub files: Vec<RepoFile>,
     pub history: History,
+    /// How many release tags of the feature's package the repository has.
+    pub tags: usize,
 }
 
 pub(super) fn collect(
@@ -117,5 +119,6 @@ pub(super) fn collect(
         matcher,
         files,
         history,
+        tags: tags.count,
     })
 }

@@ -20,7 +20,7 @@ use crate::provenance::StepsSource;
 use crate::render::dev_docs::{Level, Shortened};
 use crate::render::mdx::convert::Links;
 use crate::render::mdx::frontmatter::Frontmatter;
-use crate::render::{self, Context, Renderer, StepView, blog, dev_docs};
+use crate::render::{self, Context, Renderer, StepView, blog, dev_docs, handwritten};
 use crate::source::code::{ModuleDoc, Symbol, first_sentence};
 use crate::source::docs::walkthrough::{self, Walkthrough};
 use crate::source::docs::{self, Prose};
@@ -112,7 +112,26 @@ pub(super) fn render(
     }
     let steps = step_views(feature, walkthrough.as_ref(), &extracted.captures, &links);
     let renderer = Renderer::new(overrides, req.limits, links)?;
-    let notes = history::notes(&collected.history, rules, forge.as_ref(), commit);
+    let mut notes = history::notes(&collected.history, rules, forge.as_ref(), commit);
+    if surfaces.contains(&Surface::Changelog)
+        && let Some(file) = history::changelog_file(repo, tree, &collected.matcher.prefixes)
+    {
+        let sections = handwritten::sections(&file.text, &file.path);
+        log.log(
+            LogLevel::Info,
+            LogStage::Render,
+            &format!("released sections come from the project's {}", file.path),
+            json!({ "path": file.path, "sections": sections.len() }),
+        );
+        // A later run shows only what is new; a first run fills its window.
+        let fill = if collected.history.since_found && req.since_commit.is_some() {
+            0
+        } else {
+            rules.releases
+        };
+        let tagged = collected.tags > 0;
+        handwritten::apply(&mut notes.releases, sections, &file.path, fill, tagged);
+    }
     let entries = &notes.entries;
     let introducing = first_release(repo, &notes.releases, &collected.matcher);
     // A help-center article only when something walks the reader through the feature.
@@ -608,7 +627,7 @@ fn range_label(count: usize, since: Option<&str>, truncated: bool) -> String {
 /// Whether the newest tagged release is the feature's first: no earlier release tag holds a
 /// file of the feature.
 fn first_release(repo: &Repository, releases: &[ReleaseNotes], matcher: &FeatureMatcher) -> bool {
-    let Some(release) = releases.iter().find(|r| r.version.is_some()) else {
+    let Some(release) = releases.iter().find(|r| r.tag.is_some()) else {
         return false;
     };
     let Some(previous) = &release.previous_tag else {

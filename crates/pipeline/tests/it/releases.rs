@@ -350,3 +350,57 @@ fn a_revert_title_is_clean_and_a_revert_in_range_cancels_its_change() {
     assert!(v11.contains("- A subject cut sho"), "{body}");
     assert!(!v11.contains('"'), "{body}");
 }
+
+#[test]
+fn the_projects_own_changelog_gives_the_released_sections_and_commits_the_rest() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: first version");
+    tag(&repo, "v0.9.0");
+    append(&mut repo, "src/lib.rs", "refactor: split the parser");
+    append(&mut repo, "src/lib.rs", "feat: streaming");
+    tag(&repo, "v1.0.0");
+    append(&mut repo, "src/lib.rs", "fix: a fix the file does not list");
+    tag(&repo, "v1.0.1");
+    append(&mut repo, "src/lib.rs", "feat: coming soon");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\nAll notable changes.\n\n## [Unreleased]\n\n## [1.0.0] - 2024-05-01\n\n\
+         ### Removed\n\n- **Breaking:** `Reader::old` is gone; use [`Reader::new`][new].\n\n\
+         ### Deprecated\n\n- `parse_v1`, to go in 2.0 <see below>.\n\n\
+         ## [0.9.0] - 2024-01-02\n\n- First release.\n\n## [0.8.0] - 2023-12-01\n\n- Before tags.\n\n\
+         [new]: https://docs.rs/x/latest/x/struct.Reader.html#method.new\n\
+         [1.0.0]: https://example.com/compare/v0.9.0...v1.0.0\n",
+    );
+    repo.commit("docs: changelog");
+    let body = changelog(&repo, "src");
+    assert_eq!(
+        labels(&body),
+        ["Unreleased", "1.0.1", "1.0.0", "0.9.0", "0.8.0"],
+        "{body}"
+    );
+    let v1 = section(&body, "1.0.0");
+    assert!(
+        v1.contains("### Removed") || v1.contains("## Removed"),
+        "{body}"
+    );
+    // A reference link keeps the definition the file gave at its end.
+    assert!(v1.contains("use [`Reader::new`][new]."), "{body}");
+    assert!(
+        v1.contains("[new]: https://docs.rs/x/latest/x/struct.Reader.html#method.new"),
+        "{body}"
+    );
+    assert!(!v1.contains("[1.0.0]:"), "{body}");
+    assert!(v1.contains("Deprecated") && v1.contains("parse\\_v1") || v1.contains("`parse_v1`"));
+    // The file's words replace the commits of the releases it covers.
+    assert!(
+        !v1.contains("Streaming") && !v1.contains("parser"),
+        "{body}"
+    );
+    assert!(section(&body, "0.9.0").contains("First release"));
+    // A release the file lacks, and what is not released yet, come from the commits.
+    assert!(section(&body, "1.0.1").contains("A fix the file does not list"));
+    assert!(section(&body, "Unreleased").contains("Coming soon"));
+    // A release before the project tagged any, within the first run's window.
+    assert!(section(&body, "0.8.0").contains("Before tags"));
+}

@@ -5,6 +5,7 @@
 
 mod chores;
 mod conventional;
+mod handwritten;
 mod notes;
 mod pulls;
 mod renames;
@@ -13,6 +14,7 @@ mod tags;
 mod walk;
 
 pub(crate) use conventional::has_known_type;
+pub(crate) use handwritten::changelog_file;
 pub(crate) use notes::{Changelog, Entry, ReleaseNotes, entry, notes};
 pub(crate) use rules::Rules;
 pub use tags::MAX_TAGS;

@@ -128,6 +128,11 @@ pub(crate) struct ReleaseNotes {
     pub count: usize,
     /// Authors of the listed entries, bots excluded, in order of appearance.
     pub contributors: Vec<String>,
+    /// The release's section of the project's own changelog file (Markdown), shown instead
+    /// of the commits.
+    pub handwritten: Option<String>,
+    /// The path of that file.
+    pub source: Option<String>,
 }
 
 /// Keep a Changelog's order, then the types it has no word for, then the repository's own
@@ -698,6 +703,8 @@ pub(crate) fn notes(history: &History, rules: &Rules, forge: Option<&Forge>, hea
             breaking: notes.breaking,
             groups: notes.groups,
             contributors,
+            handwritten: None,
+            source: None,
         });
     }
     let all = changelog(&entries, rules);

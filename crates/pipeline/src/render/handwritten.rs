@@ -1,0 +1,373 @@
+//! A project's own changelog file split into its releases: the sections under headings that
+//! name a version (`## [1.2.3] - 2024-05-01`, `# v1.2.3`, `1.2.3 (2024-05-01)` underlined in
+//! reStructuredText), at the heading level most of them use. Markdown is read with
+//! markdown-rs (its depth bounded first); reStructuredText headings by their underlines, and
+//! the common inline markup of its sections rewritten as Markdown.
+
+use markdown::mdast::Node;
+use regex::Regex;
+use std::sync::LazyLock;
+
+use super::mdx::nesting;
+use crate::builtin::regex as builtin;
+use crate::source::history::ReleaseNotes;
+
+/// At most this many release sections are read from one file.
+const MAX_SECTIONS: usize = 1_000;
+/// Deeper Markdown than this is not parsed (see `mdx::nesting`).
+const MAX_DEPTH: usize = 64;
+
+/// One release as the project wrote it.
+#[derive(Clone, Debug)]
+pub(crate) struct Section {
+    pub version: semver::Version,
+    /// `YYYY-MM-DD` when the heading gives one.
+    pub date: Option<String>,
+    /// The section's Markdown, without its heading, with the link definitions it uses.
+    pub markdown: String,
+}
+
+/// A version in a heading: `1.2.3`, `v1.2`, `1.2.3-rc.1`, after a word boundary.
+static VERSION: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(r"(?:^|[\s\[(@/_-])[vV]?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:-[0-9A-Za-z.-]+)?)")
+});
+static DATE: LazyLock<Regex> = LazyLock::new(|| builtin(r"\b(\d{4}-\d{2}-\d{2})\b"));
+
+fn version(text: &str) -> Option<semver::Version> {
+    let found = VERSION.captures(text)?.get(1)?.as_str();
+    semver::Version::parse(found)
+        .ok()
+        .or_else(|| semver::Version::parse(&format!("{found}.0")).ok())
+}
+
+/// The release sections of the changelog file at `path` (reStructuredText when it ends with
+/// `.rst`), in the file's order.
+pub(crate) fn sections(text: &str, path: &str) -> Vec<Section> {
+    if path.to_ascii_lowercase().ends_with(".rst") {
+        rst_sections(text)
+    } else {
+        markdown_sections(text)
+    }
+}
+
+/// A heading of the file: its level, where it starts and ends, its text.
+struct Heading {
+    level: usize,
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+/// Of `headings`, the sections at the level most release headings use.
+fn split(text: &str, headings: &[Heading]) -> Vec<(usize, usize)> {
+    let mut counts = std::collections::BTreeMap::new();
+    for h in headings.iter().filter(|h| version(&h.text).is_some()) {
+        *counts.entry(h.level).or_insert(0usize) += 1;
+    }
+    let Some(level) = counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(l, _)| *l)
+    else {
+        return Vec::new();
+    };
+    let mut spans = Vec::new();
+    for (i, h) in headings.iter().enumerate() {
+        if h.level != level || version(&h.text).is_none() {
+            continue;
+        }
+        let end = headings[i + 1..]
+            .iter()
+            .find(|n| n.level <= level)
+            .map_or(text.len(), |n| n.start);
+        spans.push((i, end));
+        if spans.len() >= MAX_SECTIONS {
+            break;
+        }
+    }
+    spans
+}
+
+fn markdown_sections(text: &str) -> Vec<Section> {
+    if nesting::check(text, MAX_DEPTH).is_err() {
+        return Vec::new();
+    }
+    let Ok(tree) = markdown::to_mdast(text, &markdown::ParseOptions::gfm()) else {
+        return Vec::new();
+    };
+    let Some(children) = tree.children() else {
+        return Vec::new();
+    };
+    let mut headings = Vec::new();
+    // Link definitions, by label, as written: a section keeps those it uses.
+    let mut definitions: Vec<(String, &str)> = Vec::new();
+    // Where each top-level block starts, and whether it is a definition.
+    let mut blocks: Vec<(usize, bool)> = Vec::new();
+    for node in children {
+        let Some(position) = node.position() else {
+            continue;
+        };
+        let (start, end) = (position.start.offset, position.end.offset);
+        blocks.push((start, matches!(node, Node::Definition(_))));
+        match node {
+            Node::Heading(h) => headings.push(Heading {
+                level: usize::from(h.depth),
+                start,
+                end,
+                text: node.to_string(),
+            }),
+            Node::Definition(d) => {
+                if let Some(source) = text.get(start..end) {
+                    definitions.push((d.identifier.to_lowercase(), source));
+                }
+            }
+            _ => {}
+        }
+    }
+    let spans = split(text, &headings);
+    spans
+        .into_iter()
+        .filter_map(|(i, end)| {
+            let heading = &headings[i];
+            // The definitions that close the file (or the section) are not its text.
+            let inside: Vec<&(usize, bool)> = blocks
+                .iter()
+                .filter(|(start, _)| *start >= heading.end && *start < end)
+                .collect();
+            let trailing = inside.iter().rev().take_while(|(_, d)| *d).count();
+            let end = match inside.len().checked_sub(trailing) {
+                Some(first) if trailing > 0 => inside.get(first).map_or(end, |(start, _)| *start),
+                _ => end,
+            };
+            let body = text.get(heading.end..end)?;
+            let lower = body.to_lowercase();
+            let mut markdown = body.trim().to_string();
+            let used: Vec<&str> = definitions
+                .iter()
+                .filter(|(label, source)| {
+                    !body.contains(*source) && lower.contains(&format!("[{label}]"))
+                })
+                .take(MAX_SECTIONS)
+                .map(|(_, source)| *source)
+                .collect();
+            if !used.is_empty() {
+                markdown.push_str("\n\n");
+                markdown.push_str(&used.join("\n"));
+            }
+            Some(Section {
+                version: version(&heading.text)?,
+                date: DATE.captures(&heading.text).map(|c| c[1].to_string()),
+                markdown,
+            })
+        })
+        .collect()
+}
+
+/// reStructuredText: a title line underlined (and maybe overlined) by one repeated
+/// punctuation character at least as long; levels in the order the characters appear.
+fn rst_sections(text: &str) -> Vec<Section> {
+    let lines: Vec<(usize, &str)> = text
+        .split_inclusive('\n')
+        .scan(0, |offset, line| {
+            let start = *offset;
+            *offset += line.len();
+            Some((start, line.trim_end_matches(['\n', '\r'])))
+        })
+        .collect();
+    let underline = |line: &str| -> Option<char> {
+        let first = line.chars().next()?;
+        ("=-~^*+#\"'`:.".contains(first) && line.len() >= 3 && line.chars().all(|c| c == first))
+            .then_some(first)
+    };
+    let mut order: Vec<char> = Vec::new();
+    let mut headings = Vec::new();
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        let (start, title) = lines[i];
+        let title_text = title.trim();
+        if let Some(c) = underline(lines[i + 1].1)
+            && !title_text.is_empty()
+            && underline(title).is_none()
+            && lines[i + 1].1.len() >= title_text.chars().count()
+        {
+            if !order.contains(&c) {
+                order.push(c);
+            }
+            let level = order.iter().position(|o| *o == c).unwrap_or(0) + 1;
+            // An overline belongs to the heading.
+            let start = match i.checked_sub(1).map(|j| lines[j]) {
+                Some((over, line)) if underline(line) == Some(c) => over,
+                _ => start,
+            };
+            let end = lines.get(i + 2).map_or(text.len(), |(s, _)| *s);
+            headings.push(Heading {
+                level,
+                start,
+                end,
+                text: title_text.to_string(),
+            });
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    split(text, &headings)
+        .into_iter()
+        .filter_map(|(h, end)| {
+            let heading = &headings[h];
+            let body = text.get(heading.end..end)?;
+            Some(Section {
+                version: version(&heading.text)?,
+                date: DATE.captures(&heading.text).map(|c| c[1].to_string()),
+                markdown: rst_to_markdown(body, &headings, heading.end, end),
+            })
+        })
+        .collect()
+}
+
+/// The project's own words for its releases: each release the file has a section for shows
+/// that section (its Markdown, from the file at `path`). A release of the file that the tags
+/// lack is added when it falls among the releases shown, or below them while fewer than
+/// `fill` releases are shown (a first run's window; 0 on a later run, which shows only what
+/// is new). A section above every release tag is not released yet. Unreleased changes stay
+/// the commits'. Releases end up highest version first, after "Unreleased".
+pub(crate) fn apply(
+    releases: &mut Vec<ReleaseNotes>,
+    sections: Vec<Section>,
+    path: &str,
+    fill: usize,
+    tagged: bool,
+) {
+    let versions: Vec<semver::Version> = releases
+        .iter()
+        .filter_map(|r| semver::Version::parse(r.version.as_deref()?).ok())
+        .collect();
+    let (lowest, highest) = (
+        versions.iter().min().cloned(),
+        versions.iter().max().cloned(),
+    );
+    let mut shown = versions.len();
+    for section in sections {
+        let found = releases.iter_mut().find(|r| {
+            r.version
+                .as_deref()
+                .and_then(|v| semver::Version::parse(v).ok())
+                .is_some_and(|v| v == section.version)
+        });
+        if let Some(release) = found {
+            release.date = release.date.take().or(section.date);
+            release.handwritten = Some(section.markdown);
+            release.source = Some(path.to_string());
+            continue;
+        }
+        let between = match (&lowest, &highest) {
+            (Some(lowest), Some(highest)) => {
+                section.version > *lowest && section.version < *highest
+            }
+            _ => false,
+        };
+        let above = highest.as_ref().is_some_and(|h| section.version > *h);
+        let below = !above && !between && shown < fill && (!tagged || lowest.is_some());
+        if !(between || below) {
+            continue;
+        }
+        shown += 1;
+        let version = section.version.to_string();
+        releases.push(ReleaseNotes {
+            title: version.clone(),
+            version: Some(version),
+            tag: None,
+            date: section.date,
+            previous_tag: None,
+            compare_url: None,
+            breaking: Vec::new(),
+            groups: Vec::new(),
+            count: 0,
+            contributors: Vec::new(),
+            handwritten: Some(section.markdown),
+            source: Some(path.to_string()),
+        });
+    }
+    let key = |r: &ReleaseNotes| {
+        r.version
+            .as_deref()
+            .and_then(|v| semver::Version::parse(v).ok())
+    };
+    // Unreleased (no version) first, then the highest version.
+    releases.sort_by(|a, b| match (key(a), key(b)) {
+        (None, None) => std::cmp::Ordering::Equal,
+        (None, Some(_)) => std::cmp::Ordering::Less,
+        (Some(_), None) => std::cmp::Ordering::Greater,
+        (Some(a), Some(b)) => b.cmp(&a),
+    });
+}
+
+/// ``code``, :role:`text`, `text <url>`_
+static RST_LITERAL: LazyLock<Regex> = LazyLock::new(|| builtin(r"``([^`\n]+)``"));
+static RST_ROLE: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r":[A-Za-z][\w:+.-]*:`(?:[^`<\n]*<)?~?([^`<>\n]+?)>?`"));
+static RST_LINK: LazyLock<Regex> = LazyLock::new(|| builtin(r"`([^`<\n]+?)\s*<([^`>\n\s]+)>`__?"));
+
+/// The common inline markup of a reStructuredText section as Markdown; subheadings become
+/// `###` headings, directives are dropped with their options.
+fn rst_to_markdown(body: &str, headings: &[Heading], start: usize, end: usize) -> String {
+    let inner: Vec<&Heading> = headings
+        .iter()
+        .filter(|h| h.start >= start && h.start < end)
+        .collect();
+    let mut out = String::new();
+    let mut offset = start;
+    let mut skip_until = 0;
+    for line in body.split_inclusive('\n') {
+        let here = offset;
+        offset += line.len();
+        if here < skip_until {
+            continue;
+        }
+        if let Some(h) = inner.iter().find(|h| h.start <= here && here < h.end) {
+            out.push_str(&format!("### {}\n", h.text));
+            skip_until = h.end;
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if trimmed.starts_with(".. ") {
+            continue;
+        }
+        let line = RST_LITERAL.replace_all(line, "`$1`");
+        let line = RST_LINK.replace_all(&line, "[$1]($2)");
+        let line = RST_ROLE.replace_all(&line, "`$1`");
+        out.push_str(&line);
+    }
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_a_changelog_sections_with_their_link_definitions() {
+        let text = "# Changelog\n\n## [Unreleased]\n\n- soon\n\n## [1.2.0] - 2024-05-01\n\n### Added\n\n- A [flag][f].\n\n## [1.1.0] - 2024-01-02\n\n### Fixed\n\n- Crash.\n\n[f]: https://example.com/f\n[1.2.0]: https://example.com/compare\n";
+        let found = sections(text, "CHANGELOG.md");
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].version.to_string(), "1.2.0");
+        assert_eq!(found[0].date.as_deref(), Some("2024-05-01"));
+        assert!(found[0].markdown.starts_with("### Added\n\n- A [flag][f]."));
+        assert!(found[0].markdown.ends_with("[f]: https://example.com/f"));
+        assert!(!found[0].markdown.contains("soon"));
+        assert!(found[1].markdown.contains("Crash.") && !found[1].markdown.contains("[f]:"));
+    }
+
+    #[test]
+    fn restructured_text_sections_by_their_underlines() {
+        let text = "Changelog\n=========\n\n1.2.0 (2024-05-01)\n------------------\n\nFeatures\n~~~~~~~~\n\n- Add ``x`` (:issue:`12`), see `docs <https://e.com>`_.\n\n.. note::\n\n1.1.0\n-----\n\n- Fix.\n";
+        let found = sections(text, "HISTORY.rst");
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].date.as_deref(), Some("2024-05-01"));
+        assert_eq!(
+            found[0].markdown,
+            "### Features\n\n- Add `x` (`12`), see [docs](https://e.com)."
+        );
+        assert_eq!(found[1].markdown, "- Fix.");
+    }
+}
