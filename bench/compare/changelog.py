@@ -68,8 +68,10 @@ def our_releases(mdx):
             current = m.group(1)
             releases[current] = []
             continue
-        b = re.match(r"^- (.*)", line)
-        if current and b:
+        # Our own entries are "- …"; a release shown from the project's changelog keeps its
+        # "* …" bullets.
+        b = BULLET.match(line)
+        if current and b and "made their first contribution" not in b.group(1):
             releases[current].append(b.group(1))
     return releases
 

@@ -31,6 +31,10 @@ pub(crate) struct Section {
 static VERSION: LazyLock<Regex> = LazyLock::new(|| {
     builtin(r"(?:^|[\s\[(@/_-])[vV]?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:-[0-9A-Za-z.-]+)?)")
 });
+/// A heading of changes not released yet.
+static UNRELEASED: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(r"(?i)\b(?:unreleased|upcoming|not\s+yet\s+released|in\s+progress)\b")
+});
 static DATE: LazyLock<Regex> = LazyLock::new(|| builtin(r"\b(\d{4}-\d{2}-\d{2})\b"));
 
 fn version(text: &str) -> Option<semver::Version> {
@@ -76,9 +80,15 @@ fn split(text: &str, headings: &[Heading]) -> Vec<(usize, usize)> {
         if h.level != level || version(&h.text).is_none() {
             continue;
         }
+        // The next release (or "Unreleased") at this level ends it, as does any heading
+        // above it; other headings of its level are its own ("## What's Changed").
         let end = headings[i + 1..]
             .iter()
-            .find(|n| n.level <= level)
+            .find(|n| {
+                n.level < level
+                    || n.level == level
+                        && (version(&n.text).is_some() || UNRELEASED.is_match(&n.text))
+            })
             .map_or(text.len(), |n| n.start);
         spans.push((i, end));
         if spans.len() >= MAX_SECTIONS {
@@ -226,17 +236,20 @@ fn rst_sections(text: &str) -> Vec<Section> {
 }
 
 /// The project's own words for its releases: each release the file has a section for shows
-/// that section (its Markdown, from the file at `path`). A release of the file that the tags
-/// lack is added when it falls among the releases shown, or below them while fewer than
-/// `fill` releases are shown (a first run's window; 0 on a later run, which shows only what
-/// is new). A section above every release tag is not released yet. Unreleased changes stay
-/// the commits'. Releases end up highest version first, after "Unreleased".
+/// that section (its Markdown, from the file at `path`). A release of the file that the
+/// commits listed nothing for is added when its version has a tag (`tags`: every release
+/// tag's version) and is not below the releases shown; one without a tag when it falls
+/// between two releases shown, or below them while fewer than `fill` releases are shown (a
+/// first run's window; 0 on a later run, which shows only what is new). A section above
+/// every release tag is not released yet, and a pre-release whose final release is in the
+/// file or tagged folds into it. Unreleased changes stay the commits'. Releases end up
+/// highest version first, after "Unreleased".
 pub(crate) fn apply(
     releases: &mut Vec<ReleaseNotes>,
     sections: Vec<Section>,
     path: &str,
     fill: usize,
-    tagged: bool,
+    tags: &[semver::Version],
 ) {
     let versions: Vec<semver::Version> = releases
         .iter()
@@ -246,8 +259,18 @@ pub(crate) fn apply(
         versions.iter().min().cloned(),
         versions.iter().max().cloned(),
     );
+    let core = |v: &semver::Version| (v.major, v.minor, v.patch);
+    let finals: std::collections::HashSet<(u64, u64, u64)> = tags
+        .iter()
+        .chain(sections.iter().map(|s| &s.version))
+        .filter(|v| v.pre.is_empty())
+        .map(core)
+        .collect();
     let mut shown = versions.len();
     for section in sections {
+        if section.markdown.trim().is_empty() {
+            continue;
+        }
         let found = releases.iter_mut().find(|r| {
             r.version
                 .as_deref()
@@ -260,15 +283,20 @@ pub(crate) fn apply(
             release.source = Some(path.to_string());
             continue;
         }
-        let between = match (&lowest, &highest) {
-            (Some(lowest), Some(highest)) => {
-                section.version > *lowest && section.version < *highest
-            }
-            _ => false,
+        let v = &section.version;
+        if !v.pre.is_empty() && finals.contains(&core(v)) {
+            continue;
+        }
+        let not_below = lowest.as_ref().is_some_and(|l| v >= l);
+        let filling = shown < fill;
+        let show = if tags.contains(v) {
+            not_below || (lowest.is_none() && filling)
+        } else {
+            let between = not_below && highest.as_ref().is_some_and(|h| v < h);
+            let below = !not_below && filling && (tags.is_empty() || lowest.is_some());
+            between || below
         };
-        let above = highest.as_ref().is_some_and(|h| section.version > *h);
-        let below = !above && !between && shown < fill && (!tagged || lowest.is_some());
-        if !(between || below) {
+        if !show {
             continue;
         }
         shown += 1;
@@ -356,6 +384,18 @@ mod tests {
         assert!(found[0].markdown.ends_with("[f]: https://example.com/f"));
         assert!(!found[0].markdown.contains("soon"));
         assert!(found[1].markdown.contains("Crash.") && !found[1].markdown.contains("[f]:"));
+    }
+
+    #[test]
+    fn headings_of_the_release_level_without_a_version_belong_to_the_release() {
+        let text = "# Change Log\n\n## [Unreleased]\n\n- next\n\n## [0.4.33] - 2026-06-20\n\n## What's Changed\n* Fixed key comparison\n\n## [0.4.32]\n\n- Other.\n";
+        let found = sections(text, "CHANGELOG.md");
+        assert_eq!(found.len(), 2);
+        assert_eq!(
+            found[0].markdown,
+            "## What's Changed\n* Fixed key comparison"
+        );
+        assert!(!found[0].markdown.contains("next"));
     }
 
     #[test]

@@ -17,8 +17,8 @@ pub(super) struct Collected {
     pub matcher: FeatureMatcher,
     pub files: Vec<RepoFile>,
     pub history: History,
-    /// How many release tags of the feature's package the repository has.
-    pub tags: usize,
+    /// The versions of the feature's package's release tags, lowest first.
+    pub tag_versions: Vec<semver::Version>,
 }
 
 pub(super) fn collect(
@@ -119,6 +119,6 @@ pub(super) fn collect(
         matcher,
         files,
         history,
-        tags: tags.count,
+        tag_versions: tags.list.iter().map(|t| t.semver.clone()).collect(),
     })
 }

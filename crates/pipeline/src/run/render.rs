@@ -129,8 +129,13 @@ pub(super) fn render(
         } else {
             rules.releases
         };
-        let tagged = collected.tags > 0;
-        handwritten::apply(&mut notes.releases, sections, &file.path, fill, tagged);
+        handwritten::apply(
+            &mut notes.releases,
+            sections,
+            &file.path,
+            fill,
+            &collected.tag_versions,
+        );
     }
     let entries = &notes.entries;
     let introducing = first_release(repo, &notes.releases, &collected.matcher);

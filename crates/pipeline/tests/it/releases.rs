@@ -362,13 +362,16 @@ fn the_projects_own_changelog_gives_the_released_sections_and_commits_the_rest()
     tag(&repo, "v1.0.0");
     append(&mut repo, "src/lib.rs", "fix: a fix the file does not list");
     tag(&repo, "v1.0.1");
+    append(&mut repo, "src/lib.rs", "chore: tidy");
+    tag(&repo, "v1.0.2");
     append(&mut repo, "src/lib.rs", "feat: coming soon");
     repo.write(
         "CHANGELOG.md",
-        "# Changelog\n\nAll notable changes.\n\n## [Unreleased]\n\n## [1.0.0] - 2024-05-01\n\n\
+        "# Changelog\n\nAll notable changes.\n\n## [Unreleased]\n\n## [1.0.2]\n\n- Docs of the fix.\n\n\
+         ## [1.0.0] - 2024-05-01\n\n\
          ### Removed\n\n- **Breaking:** `Reader::old` is gone; use [`Reader::new`][new].\n\n\
          ### Deprecated\n\n- `parse_v1`, to go in 2.0 <see below>.\n\n\
-         ## [0.9.0] - 2024-01-02\n\n- First release.\n\n## [0.8.0] - 2023-12-01\n\n- Before tags.\n\n\
+         ## [1.0.0-rc.1]\n\n- Folded.\n\n## [0.9.0] - 2024-01-02\n\n- First release.\n\n## [0.8.0] - 2023-12-01\n\n- Before tags.\n\n\
          [new]: https://docs.rs/x/latest/x/struct.Reader.html#method.new\n\
          [1.0.0]: https://example.com/compare/v0.9.0...v1.0.0\n",
     );
@@ -376,7 +379,7 @@ fn the_projects_own_changelog_gives_the_released_sections_and_commits_the_rest()
     let body = changelog(&repo, "src");
     assert_eq!(
         labels(&body),
-        ["Unreleased", "1.0.1", "1.0.0", "0.9.0", "0.8.0"],
+        ["Unreleased", "1.0.2", "1.0.1", "1.0.0", "0.9.0", "0.8.0"],
         "{body}"
     );
     let v1 = section(&body, "1.0.0");
@@ -401,6 +404,10 @@ fn the_projects_own_changelog_gives_the_released_sections_and_commits_the_rest()
     // A release the file lacks, and what is not released yet, come from the commits.
     assert!(section(&body, "1.0.1").contains("A fix the file does not list"));
     assert!(section(&body, "Unreleased").contains("Coming soon"));
+    // A tagged release whose commits list nothing shows the file's section; a pre-release
+    // folds into its final release.
+    assert!(section(&body, "1.0.2").contains("Docs of the fix"));
+    assert!(!body.contains("Folded"), "{body}");
     // A release before the project tagged any, within the first run's window.
     assert!(section(&body, "0.8.0").contains("Before tags"));
 }
