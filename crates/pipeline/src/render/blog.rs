@@ -23,6 +23,8 @@ use crate::source::manifest::Feature;
 const MAX_HIGHLIGHTS: usize = 12;
 /// Fixes and other changes listed at most, each.
 const MAX_ITEMS: usize = 10;
+/// Contributors thanked by name at most; the rest are counted ("and 80 others").
+const MAX_CONTRIBUTORS: usize = 10;
 
 #[derive(Debug, Serialize)]
 pub(crate) struct Post<'a> {
@@ -46,7 +48,10 @@ pub(crate) struct Post<'a> {
     pub changes: Vec<String>,
     /// Entries of the release not listed in the post (see the changelog).
     pub unlisted: usize,
+    /// Thanked by name, at most [`MAX_CONTRIBUTORS`].
     pub contributors: Vec<&'a str>,
+    /// Contributors beyond those named.
+    pub others: usize,
     /// The same run's articles on other surfaces.
     pub related: Vec<Related>,
 }
@@ -132,7 +137,7 @@ pub(crate) fn post<'a>(
         None => name.clone(),
     };
     let title = match version {
-        Some(_) if introducing => format!("Introducing {name}"),
+        Some(_) if introducing => format!("Introducing {subject}"),
         _ => format!("What's new in {subject}"),
     };
     let entries = || {
@@ -155,8 +160,19 @@ pub(crate) fn post<'a>(
                 .count()
         })
     };
+    // Every breaking change and deprecation is something to act on when upgrading.
     let upgrade: Vec<&Entry> = release
-        .map(|r| r.breaking.iter().collect())
+        .map(|r| {
+            r.breaking
+                .iter()
+                .chain(
+                    r.groups
+                        .iter()
+                        .filter(|g| g.title == "Deprecated")
+                        .flat_map(|g| &g.entries),
+                )
+                .collect()
+        })
         .unwrap_or_default();
     let mut highlights: Vec<Highlights> = Vec::new();
     for entry in entries()
@@ -201,7 +217,7 @@ pub(crate) fn post<'a>(
         count("Added"),
         fixes,
         others().count(),
-        upgrade.len(),
+        release_ref.breaking.len(),
     );
     let mut related = Vec::new();
     if let Some(url) = &release_ref.compare_url {
@@ -238,8 +254,13 @@ pub(crate) fn post<'a>(
         contributors: release_ref
             .contributors
             .iter()
+            .take(MAX_CONTRIBUTORS)
             .map(String::as_str)
             .collect(),
+        others: release_ref
+            .contributors
+            .len()
+            .saturating_sub(MAX_CONTRIBUTORS),
         related,
     })
 }

@@ -701,7 +701,10 @@ fn the_blog_announces_the_newest_release() {
             .mdx_body
             .contains("(https://github.com/acme/widgets/blob/")
     );
-    assert_eq!(output.articles[0].title, "Introducing src/new");
+    assert_eq!(
+        output.articles[0].title,
+        "Introducing src/new in repo 2.14.0"
+    );
     assert!(
         output.articles[0]
             .mdx_body

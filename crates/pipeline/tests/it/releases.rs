@@ -411,3 +411,39 @@ fn the_projects_own_changelog_gives_the_released_sections_and_commits_the_rest()
     // A release before the project tagged any, within the first run's window.
     assert!(section(&body, "0.8.0").contains("Before tags"));
 }
+
+#[test]
+fn a_post_names_its_version_caps_its_thanks_and_lists_deprecations_under_upgrading() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    for n in 0..12 {
+        let before = std::fs::read_to_string(repo.path.join("src/lib.rs")).unwrap();
+        repo.write("src/lib.rs", format!("{before}pub fn f{n}() {{}}\n"));
+        repo.commit_as(&format!("feat: feature {n}"), &format!("Author {n}"));
+    }
+    append(&mut repo, "src/lib.rs", "deprecate: the v1 parser");
+    tag(&repo, "v1.1.0");
+    let mut log = Recorded::default();
+    let output = run(
+        &RunRequest {
+            surfaces: Some(&[Surface::Blog]),
+            ..request(&repo.path, "src")
+        },
+        &mut log,
+    )
+    .unwrap();
+    let post = &output.articles[0];
+    validate_mdx(&post.mdx_body).unwrap();
+    assert_compiles(&[("post".into(), post.mdx_body.clone())]);
+    assert!(post.title.contains("1.1.0"), "{}", post.title);
+    assert!(!post.title.starts_with("Introducing"), "{}", post.title);
+    let upgrade = &post.mdx_body[post.mdx_body.find("## How to upgrade").unwrap()..];
+    assert!(upgrade.contains("The v1 parser"), "{}", post.mdx_body);
+    assert!(
+        post.mdx_body.contains(" and 3 others."),
+        "{}",
+        post.mdx_body
+    );
+}
