@@ -12,3 +12,4 @@ pub(crate) mod history;
 pub(crate) mod manifest;
 pub(crate) mod paths;
 pub(crate) mod repository;
+pub(crate) mod sentences;

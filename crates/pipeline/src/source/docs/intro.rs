@@ -3,8 +3,8 @@
 
 use super::markdown::{Prose, atx_heading, closes_fence, opens_fence};
 use super::site::SiteOrder;
-use crate::source::code::comments::first_sentence;
 use crate::source::paths::stem;
+use crate::source::sentences::first_sentence;
 
 /// Words at least in a sentence that introduces the project (not a badge row or a link).
 const MIN_WORDS: usize = 4;
