@@ -219,3 +219,75 @@ fn the_walkthrough_follows_the_sites_getting_started_path_across_pages() {
     assert!(body.find("Write a plugin.").unwrap() > steps_end, "{body}");
     assert!(body.find("Use `title:`.").unwrap() > steps_end, "{body}");
 }
+
+#[test]
+fn examples_in_doctest_and_code_directives_are_kept() {
+    let mut repo = Repo::new();
+    repo.write("docs/conf.py", "project = 'Tool'\n")
+        .write(
+            "docs/index.md",
+            "# Tool\n\nTool turns notes into pages.\n\n```{toctree}\nexamples\n```\n",
+        )
+        .write(
+            "docs/examples.md",
+            "# Examples\n\n(basics)=\n\n## Basics\n\nThe simplest possible usage is:\n\n```{doctest}\n>>> from tool import build\n>>> build(\"notes\")\n'site'\n```\n\nOr with a fence of its own:\n\n:::{code-block} python\n:caption: build.py\nbuild(\"notes\", out=\"site\")\n:::\n\nA session:\n\n>>> build(\"x\")\n'x'\n\nThe API is:\n\n```{eval-rst}\n.. autofunction:: tool.build\n```\n",
+        )
+        .write("tool.py", "def build(notes):\n    \"\"\"Builds.\"\"\"\n");
+    repo.commit("feat: tool");
+    let body = help_center(&repo, ".");
+    for kept in [
+        ">>> from tool import build",
+        "build(\"notes\", out=\"site\")",
+        ">>> build(\"x\")",
+        "The API is.",
+    ] {
+        assert!(body.contains(kept), "{kept}:\n{body}");
+    }
+    for leaked in [
+        "{doctest}",
+        "{code-block}",
+        "(basics)=",
+        "autofunction",
+        "The API is:",
+    ] {
+        assert!(!body.contains(leaked), "{leaked}:\n{body}");
+    }
+}
+
+#[test]
+fn framework_components_and_book_directives_are_not_shown() {
+    let mut repo = Repo::new();
+    repo.write("book/book.toml", "[book]\ntitle = \"Tool\"\n")
+        .write(
+            "book/src/SUMMARY.md",
+            "# Summary\n\n- [Tool](index.md)\n- [Getting started](start.md)\n",
+        )
+        .write(
+            "book/src/index.md",
+            "{{#title Tool — notes to pages}}\n\n# Tool\n\nTool turns notes into pages with <ExternalLinks.Markdown />, see <Link to=\"https://x.org\">the site</Link>.\n",
+        )
+        .write(
+            "book/src/start.md",
+            "# Getting started\n\n## Install\n\n<PackageTabs />\n\n```sh\ncargo add tool\n```\n\n## Build\n\n```rust\n# use tool::build;\n# fn main() {\nbuild(\"notes\");\n# }\n```\n\n```rust\n{{#rustdoc_include ../../examples/x.rs}}\n```\n\n::: tool.build\n    options:\n      heading: false\n",
+        )
+        .write("Cargo.toml", "[package]\nname = \"tool\"\nversion = \"0.1.0\"\n")
+        .write("src/lib.rs", "/// Builds.\npub fn build(_notes: &str) {}\n");
+    repo.commit("feat: tool");
+    let body = help_center(&repo, ".");
+    for leaked in [
+        "ExternalLinks",
+        "Link to",
+        "PackageTabs",
+        "{{#",
+        "\\{\\{",
+        "# fn main",
+        "use tool::build",
+        "::: tool.build",
+        "options:",
+    ] {
+        assert!(!body.contains(leaked), "{leaked}:\n{body}");
+    }
+    for kept in ["cargo add tool", "build(\"notes\");", "the site"] {
+        assert!(body.contains(kept), "{kept}:\n{body}");
+    }
+}

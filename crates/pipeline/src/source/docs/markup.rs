@@ -23,6 +23,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::fences::{closes_fence, opens_fence};
+use super::frameworks::{
+    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, foreign_components, foreign_tag_line,
+    hidden_lines, is_hidden_line, longest_backtick_run, mdbook_directive, note_dropped,
+};
 
 /// Directives inside directives deeper than this are dropped.
 const MAX_DEPTH: usize = 4;
@@ -52,7 +56,46 @@ fn admonition(kind: &str) -> Option<&'static str> {
 }
 
 /// Directives whose content is code.
-const CODE_DIRECTIVES: &[&str] = &["code-block", "code", "sourcecode", "code-cell", "testcode"];
+const CODE_DIRECTIVES: &[&str] = &[
+    "code-block",
+    "code",
+    "sourcecode",
+    "code-cell",
+    "testcode",
+    "testoutput",
+    "doctest",
+    "ipython",
+    "jupyter-execute",
+];
+
+/// The fence language of a code directive: its argument, or the one its name implies.
+fn code_language<'a>(name: &str, argument: &'a str) -> &'a str {
+    match argument.split_whitespace().next() {
+        Some(language) if name != "doctest" && name != "testoutput" => language,
+        _ if matches!(name, "doctest" | "ipython") => "pycon",
+        _ => "",
+    }
+}
+
+/// Lines of a Python console session (`>>> x`, then `...` continuations and output).
+fn is_console_prompt(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    line.len() - trimmed.len() <= 3 && (trimmed == ">>>" || trimmed.starts_with(">>> "))
+}
+
+/// When a directive is dropped, the sentence that introduced it (ending in ":") must not
+/// point at nothing: its colon becomes a full stop.
+fn close_dangling_colon(out: &mut [String]) {
+    let Some(last) = out.iter_mut().rev().find(|l| !l.trim().is_empty()) else {
+        return;
+    };
+    let trimmed = last.trim_end();
+    if trimmed.ends_with(':') && !trimmed.ends_with("::") && !trimmed.starts_with([':', '`', '~']) {
+        let cut = trimmed.len() - 1;
+        last.truncate(cut);
+        last.push('.');
+    }
+}
 
 pub(crate) fn read(markdown: &str) -> Markup {
     let definitions = definitions(markdown);
@@ -167,6 +210,8 @@ fn block(
     dropped: &mut Vec<String>,
 ) {
     let mut fence: Option<(char, usize)> = None;
+    // The prefix of the lines that mdBook hides in the open code block.
+    let mut hidden: Option<String> = None;
     let mut tabs = Tabs::default();
     let mut i = 0;
     while i < lines.len() {
@@ -175,8 +220,49 @@ fn block(
         if let Some((ch, len)) = fence {
             if closes_fence(line, ch, len) {
                 fence = None;
+                hidden = None;
+            } else if let Some(name) = mdbook_directive(line) {
+                note_dropped(dropped, name);
+                continue;
+            } else if hidden
+                .as_deref()
+                .is_some_and(|prefix| is_hidden_line(line, prefix))
+            {
+                continue;
+            } else if hidden.as_deref() == Some("#") && line.trim_start().starts_with("##") {
+                // mdBook's escape for a line that starts with `#`.
+                out.push(line.replacen("##", "#", 1));
+                continue;
             }
             out.push(line.to_string());
+            continue;
+        }
+        if let Some(name) = mdbook_directive(line) {
+            note_dropped(dropped, name);
+            continue;
+        }
+        if MYST_LABEL.is_match(line) || MDX_COMMENT.is_match(line) {
+            continue;
+        }
+        if let Some(found) = MKDOCSTRINGS.captures(line) {
+            let name = found.get(1).map_or("", |m| m.as_str());
+            if name.contains('.') || admonition(name).is_none() && !VUEPRESS.contains(&name) {
+                // Its options are the indented lines that follow.
+                while i < lines.len() && lines[i].starts_with([' ', '\t']) {
+                    i += 1;
+                }
+                note_dropped(dropped, "mkdocstrings".into());
+                continue;
+            }
+        }
+        if let Some(tag) = foreign_tag_line(lines, i - 1) {
+            let joined = lines[i - 1..i - 1 + tag.lines].join("\n");
+            i += tag.lines - 1;
+            if let Some(Some(mapped)) = tabs.component(&joined) {
+                out.push(String::new());
+                out.push(mapped);
+                out.push(String::new());
+            }
             continue;
         }
         if let Some((name, argument, ch, len)) = directive(line) {
@@ -197,18 +283,35 @@ fn block(
                 block(body, depth + 1, definitions, out, dropped);
                 out.push(":::".into());
             } else if CODE_DIRECTIVES.contains(&name.as_str()) {
-                let language = argument.split_whitespace().next().unwrap_or("");
-                out.push(format!("```{language}"));
+                let language = code_language(&name, &argument);
+                let ticks = "`".repeat(longest_backtick_run(body).max(2) + 1);
+                out.push(format!("{ticks}{language}"));
                 out.extend(body.iter().map(|l| l.to_string()));
-                out.push("```".into());
-            } else if !dropped.contains(&name) && dropped.len() < 32 {
-                dropped.push(name);
+                out.push(ticks);
+            } else {
+                close_dangling_colon(out);
+                note_dropped(dropped, name);
             }
+            continue;
+        }
+        if is_console_prompt(line) {
+            // A doctest session written as a paragraph: a code block up to the blank line.
+            let start = i - 1;
+            while i < lines.len() && !lines[i].trim().is_empty() {
+                i += 1;
+            }
+            let session = &lines[start..i];
+            let ticks = "`".repeat(longest_backtick_run(session).max(2) + 1);
+            out.push(format!("{ticks}pycon"));
+            out.extend(session.iter().map(|l| l.trim_start().to_string()));
+            out.push(ticks);
             continue;
         }
         if let Some((ch, len, _)) = opens_fence(line) {
             fence = Some((ch, len));
-            out.push(line.to_string());
+            let (opening, prefix) = hidden_lines(line);
+            hidden = prefix;
+            out.push(opening);
             continue;
         }
         if is_module_line(line) {
@@ -473,8 +576,10 @@ fn role_text(role: &str, content: &str) -> String {
     }
 }
 
-/// Text outside code: reference links resolved.
+/// Text outside code: a framework's components taken out, reference links resolved.
 fn text(text: &str, definitions: &Definitions) -> String {
+    let text = foreign_components(text);
+    let text = text.as_ref();
     if definitions.is_empty() || !text.contains('[') {
         return text.to_string();
     }
@@ -589,6 +694,28 @@ mod tests {
             ":::note\nInstall first.\n:::\n\n:::warning Careful\nIt overwrites.\n:::\n\n```python\nimport x\n```\n\n\n:::tip\nNested.\n:::"
         );
         assert_eq!(found.dropped, ["eval-rst", "toctree"]);
+    }
+
+    #[test]
+    fn doctest_directives_and_console_sessions_are_code() {
+        let out = md(
+            "The simplest possible usage is:\n\n```{doctest}\n>>> from attrs import define\n>>> C()\nC()\n```\n\nOr with options:\n\n:::{code-block} python\n:caption: x\nprint(1)\n:::\n\nA session:\n\n>>> 1 + 1\n2\n\nAfter.",
+        );
+        assert_eq!(
+            out,
+            "The simplest possible usage is:\n\n```pycon\n>>> from attrs import define\n>>> C()\nC()\n```\n\nOr with options:\n\n```python\nprint(1)\n```\n\nA session:\n\n```pycon\n>>> 1 + 1\n2\n```\n\nAfter."
+        );
+        // A body with a fence of its own gets a longer one.
+        let out = md("```{doctest}\n>>> s = '```'\n```");
+        assert!(out.starts_with("````pycon\n"), "{out}");
+    }
+
+    #[test]
+    fn an_introduction_to_a_dropped_directive_does_not_dangle() {
+        let found =
+            read("Here is the API:\n\n```{eval-rst}\n.. autofunction:: pkg.fn\n```\n\nNext.");
+        assert_eq!(found.markdown, "Here is the API.\n\n\nNext.");
+        assert_eq!(found.dropped, ["eval-rst"]);
     }
 
     #[test]

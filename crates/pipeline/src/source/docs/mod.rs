@@ -4,6 +4,7 @@
 //! they introduce it (`intro`), all read by the same words (`vocabulary`).
 
 mod fences;
+mod frameworks;
 mod html_blocks;
 mod intro;
 mod markdown;

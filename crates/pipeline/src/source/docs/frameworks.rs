@@ -1,0 +1,299 @@
+//! What a docs framework writes for its own build, read so that an article shows what the
+//! author meant: a framework's components (`<ExternalLinks.Redux />`, `<Link to="…">`)
+//! dropped or unwrapped to their children, mdBook's `{{#include …}}`/`{{#title …}}` dropped
+//! and the code lines the book hides left out, mkdocstrings' `::: module.path` dropped.
+//!
+//! Tags are read with their braces and quotes, at most [`MAX_TAG_BYTES`] bytes over
+//! [`MAX_TAG_LINES`] lines; what is not read as a tag is left to the escaper.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+pub(super) fn note_dropped(dropped: &mut Vec<String>, name: String) {
+    if !dropped.contains(&name) && dropped.len() < 32 {
+        dropped.push(name);
+    }
+}
+
+/// mdBook's `{{#include file}}`, `{{#title …}}`, `{{#rustdoc_include …}}` on a line of their
+/// own: only the book's build can resolve them.
+pub(super) fn mdbook_directive(line: &str) -> Option<String> {
+    let found = MDBOOK.captures(line)?;
+    Some(format!("{{{{#{}}}}}", found.get(1)?.as_str()))
+}
+
+/// A code block's opening line without mdBook's `hidelines=` attribute, and the prefix of
+/// the lines the book hides in it: `#` in Rust code (as rustdoc hides them too), else the
+/// `hidelines` prefix.
+pub(super) fn hidden_lines(line: &str) -> (String, Option<String>) {
+    let trimmed = line.trim_start();
+    let ticks = trimmed
+        .chars()
+        .take_while(|c| matches!(c, '`' | '~'))
+        .count();
+    let indent = &line[..line.len() - trimmed.len()];
+    let info = &trimmed[ticks..];
+    let mut words = info.split(|c: char| c == ',' || c.is_whitespace());
+    let language = words.next().unwrap_or("");
+    let prefix = info
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .find_map(|w| w.strip_prefix("hidelines="))
+        .filter(|p| !p.is_empty());
+    match prefix {
+        Some(prefix) => {
+            let kept: Vec<&str> = info
+                .split(',')
+                .filter(|w| !w.trim().starts_with("hidelines="))
+                .collect();
+            let info = kept.join(",");
+            (
+                format!("{indent}{}{}", &trimmed[..ticks], info.trim_end()),
+                Some(prefix.to_string()),
+            )
+        }
+        None if language == "rust" => (line.to_string(), Some("#".into())),
+        None => (line.to_string(), None),
+    }
+}
+
+pub(super) fn is_hidden_line(line: &str, prefix: &str) -> bool {
+    let trimmed = line.trim_start();
+    if prefix == "#" {
+        trimmed == "#" || trimmed.starts_with("# ")
+    } else {
+        trimmed.starts_with(prefix)
+    }
+}
+
+/// Lines one component tag may span.
+const MAX_TAG_LINES: usize = 8;
+/// Longest component tag read.
+const MAX_TAG_BYTES: usize = 2_000;
+
+/// A JSX tag of a docs framework's own component: a capitalised or dotted name.
+struct JsxTag<'a> {
+    name: &'a str,
+    closing: bool,
+    self_closing: bool,
+    /// Its length in bytes.
+    len: usize,
+}
+
+/// The component tag at the start of `text` (`<ExternalLinks.Redux />`, `</Link>`,
+/// `<Tabs values={[{label: 'a'}]}>`), read with its braces and quotes, bounded.
+fn jsx_tag(text: &str) -> Option<JsxTag<'_>> {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    let closing = bytes.get(i) == Some(&b'/');
+    if closing {
+        i += 1;
+    }
+    let start = i;
+    if !bytes.get(i)?.is_ascii_uppercase() {
+        return None;
+    }
+    while bytes
+        .get(i)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+    {
+        i += 1;
+    }
+    let name = &text[start..i];
+    // `<T>` is more often a generic than a component.
+    if name.len() < 2 && !closing {
+        return None;
+    }
+    if !matches!(bytes.get(i)?, b' ' | b'\t' | b'\n' | b'>' | b'/') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    while i < bytes.len().min(MAX_TAG_BYTES) {
+        let b = bytes[i];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'"' | b'\'' | b'`' => quote = Some(b),
+                b'{' => depth += 1,
+                b'}' => depth = depth.checked_sub(1)?,
+                b'>' if depth == 0 => {
+                    let self_closing = text[..i].trim_end().ends_with('/');
+                    if closing && self_closing {
+                        return None;
+                    }
+                    return Some(JsxTag {
+                        name,
+                        closing,
+                        self_closing,
+                        len: i + 1,
+                    });
+                }
+                b'<' if depth == 0 && !closing && bytes.get(i + 1) != Some(&b'/') => return None,
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The number of lines of a component tag that stands alone from line `at` on.
+pub(super) struct TagLines {
+    pub(super) lines: usize,
+}
+
+pub(super) fn foreign_tag_line(lines: &[&str], at: usize) -> Option<TagLines> {
+    let first = lines.get(at)?;
+    let trimmed = first.trim_start();
+    if !trimmed.starts_with('<') {
+        return None;
+    }
+    let end = (at + MAX_TAG_LINES).min(lines.len());
+    for last in at..end {
+        let joined = lines[at..=last].join("\n");
+        let text = joined.trim_start();
+        if let Some(tag) = jsx_tag(text) {
+            return text[tag.len..].trim().is_empty().then_some(TagLines {
+                lines: last - at + 1,
+            });
+        }
+        if lines[last].trim().is_empty() {
+            return None;
+        }
+    }
+    None
+}
+
+/// Prose with a docs framework's components taken out: a self-closing one dropped, a pair
+/// unwrapped to its children (`<Link to="…">Deriving Data</Link>` → `Deriving Data`).
+pub(super) fn foreign_components(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('<') {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut opened: Vec<&str> = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('<') {
+        let before = &rest[..at];
+        // `Vec<String>` is a generic, not a component; a closing tag may follow a word.
+        let joined = !rest[at..].starts_with("</")
+            && before
+                .chars()
+                .next_back()
+                .or_else(|| out.chars().next_back())
+                .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '\\'));
+        out.push_str(before);
+        let tag = if joined { None } else { jsx_tag(&rest[at..]) };
+        let Some(tag) = tag else {
+            out.push('<');
+            rest = &rest[at + 1..];
+            continue;
+        };
+        let tail = &rest[at + tag.len..];
+        let paired = tag.self_closing
+            || tag.name.contains('.')
+            || if tag.closing {
+                opened.contains(&tag.name)
+            } else {
+                tail.contains(&format!("</{}>", tag.name))
+            };
+        if paired {
+            if !tag.closing && !tag.self_closing && opened.len() < 64 {
+                opened.push(tag.name);
+            }
+            rest = tail;
+        } else {
+            out.push('<');
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out.into()
+}
+
+/// The longest run of backticks in `lines`, so that a fence around them is longer.
+pub(super) fn longest_backtick_run(lines: &[&str]) -> usize {
+    lines
+        .iter()
+        .flat_map(|l| l.split(|c| c != '`'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0)
+}
+
+pub(super) static MDBOOK: LazyLock<Regex> = LazyLock::new(|| {
+    crate::builtin::regex(
+        r"^\s*\{\{#(title|include|rustdoc_include|playground|template)\b[^{}]{0,500}\}\}\s*$",
+    )
+});
+/// A MyST target label, `(name)=`.
+pub(super) static MYST_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| crate::builtin::regex(r"^\s{0,3}\([\w.:-]{1,200}\)=\s*$"));
+/// An MDX comment on a line of its own, `{/* START: x */}`.
+pub(super) static MDX_COMMENT: LazyLock<Regex> =
+    LazyLock::new(|| crate::builtin::regex(r"^\s*\{/\*[^\n]{0,500}?\*/\}\s*$"));
+/// mkdocstrings' `::: package.module` (its options follow, indented).
+pub(super) static MKDOCSTRINGS: LazyLock<Regex> =
+    LazyLock::new(|| crate::builtin::regex(r"^:::[ \t]+([A-Za-z_][\w.]{0,200})\s*$"));
+/// VuePress container names, which are not mkdocstrings paths.
+pub(super) const VUEPRESS: &[&str] = &["details", "code-group", "v-pre", "raw"];
+
+#[cfg(test)]
+mod tests {
+    use super::super::markup::read;
+
+    fn md(text: &str) -> String {
+        read(text).markdown
+    }
+
+    #[test]
+    fn a_frameworks_own_components_are_dropped_or_unwrapped() {
+        let out = md(
+            "Selectors let <ExternalLinks.Redux /> store state; see <Link to=\"https://x.org\">Deriving Data</Link>.\n\n- <InternalLinks.Selector text={<b>Selector Function</b>} />: reads.\n\n<PackageTabs />\n\n<Tabs groupId='language'\n  values={[{label: 'TS', value: 'ts'}]}>\n<TabItem value='ts'>\n\nts\n\n</TabItem>\n</Tabs>\n\n<Wrapper>\nKept child.\n</Wrapper>\n\n{/* START: basic.ts */}\n\nA `<Code />` span, std::unique_ptr<T> and Vec<String> and a <T> stay.",
+        );
+        assert!(
+            out.contains("Selectors let  store state; see Deriving Data."),
+            "{out}"
+        );
+        assert!(out.contains("- : reads."), "{out}");
+        assert!(out.contains("**ts**\n\n\nts"), "{out}");
+        assert!(out.contains("Kept child."), "{out}");
+        for gone in [
+            "<Ext",
+            "<Link",
+            "</Link",
+            "PackageTabs",
+            "<Tabs",
+            "values=",
+            "<Wrapper",
+            "</Wrapper",
+            "START",
+        ] {
+            assert!(!out.contains(gone), "{gone}: {out}");
+        }
+        assert!(
+            out.ends_with("A `<Code />` span, std::unique_ptr<T> and Vec<String> and a <T> stay."),
+            "{out}"
+        );
+        // Unclosed or unbounded tags are left to the escaper.
+        assert_eq!(md("a <Open attr={x"), "a <Open attr={x");
+        let _ = md(&format!("<A {}", "{".repeat(100_000)));
+    }
+
+    #[test]
+    fn mdbook_directives_and_hidden_lines_mkdocstrings_and_labels_are_dropped() {
+        let found = read(
+            "{{#title Other tools}}\n(asdict)=\n# Tools\n\n```rust,editable\n# fn main() {\nlet x = 1;\n## not hidden\n#[derive(Debug)]\n# }\n```\n\n```toml,hidelines=...\n...[package]\nname = \"x\"\n```\n\n```python\n# a comment\n{{#include ../x.py}}\n```\n\n::: tool.applications.App\n    options:\n      show: false\n\n::: tip\nA tip.\n:::\n",
+        );
+        assert_eq!(
+            found.markdown,
+            "# Tools\n\n```rust,editable\nlet x = 1;\n# not hidden\n#[derive(Debug)]\n```\n\n```toml\nname = \"x\"\n```\n\n```python\n# a comment\n```\n\n\n::: tip\nA tip.\n:::"
+        );
+        assert_eq!(
+            found.dropped,
+            ["{{#title}}", "{{#include}}", "mkdocstrings"]
+        );
+    }
+}
