@@ -168,9 +168,11 @@ fn extract_files(
     // What each TypeScript or JavaScript file read exports.
     let mut typescript_exports: HashMap<String, Arc<TsModuleFacts>> = HashMap::new();
     let paths: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    // A Sphinx site's reStructuredText pages are its prose too.
+    let sphinx = paths.iter().any(|p| files::is_sphinx_config(p));
     for file in files {
         let language = Language::from_path(&file.path);
-        let markdown = files::is_markdown(&file.path);
+        let markdown = files::is_markdown(&file.path) || sphinx && files::is_rst(&file.path);
         if language.is_none() && !markdown {
             out.skipped += 1;
             continue;

@@ -291,3 +291,43 @@ fn framework_components_and_book_directives_are_not_shown() {
         assert!(body.contains(kept), "{kept}:\n{body}");
     }
 }
+
+#[test]
+fn a_sphinx_sites_restructuredtext_pages_are_read_as_prose() {
+    let mut repo = Repo::new();
+    repo.write("docs/conf.py", "project = 'Tool'\n")
+        .write(
+            "docs/index.rst",
+            "Tool\n====\n\n.. currentmodule:: tool\n\nTool turns notes into pages with :func:`build`.\n\n.. code-block:: python\n\n    from tool import build\n    build(\"notes\")\n\nInstalling\n----------\n\nInstall it with pip::\n\n    pip install -U tool\n\n.. toctree::\n    :maxdepth: 2\n\n    escaping\n",
+        )
+        .write(
+            "docs/escaping.rst",
+            "Escaping\n========\n\nUse ``build`` on a folder:\n\n.. doctest::\n\n    >>> build(\"x\")\n    'x'\n\n.. note::\n\n    It overwrites `the output <https://tool.example/out>`_.\n",
+        )
+        .write("README.md", "# Tool\n\nTool turns notes into pages.\n")
+        .write("tool.py", "def build(notes):\n    \"\"\"Builds.\"\"\"\n");
+    repo.commit("feat: tool");
+    let body = help_center(&repo, ".");
+    for kept in [
+        "pip install -U tool",
+        "from tool import build",
+        ">>> build(\"x\")",
+        "`build`",
+        "[the output](https://tool.example/out)",
+        "<Note>",
+    ] {
+        assert!(body.contains(kept), "{kept}:\n{body}");
+    }
+    for leaked in [
+        ".. ",
+        "toctree",
+        "currentmodule",
+        ":func:",
+        "``build``",
+        "====",
+        "----",
+        "::\n",
+    ] {
+        assert!(!body.contains(leaked), "{leaked}:\n{body}");
+    }
+}

@@ -40,6 +40,13 @@ const SECTION_TITLES: &[&str] = &[
 /// Reads a Markdown file as prose: its title is its first level-1 heading (ATX `# T` or
 /// setext `T` over `===`) unless that heading names a section, else its file name.
 pub(crate) fn prose(path: &str, text: &str) -> Prose {
+    let converted;
+    let text = if path.to_ascii_lowercase().ends_with(".rst") {
+        converted = super::rst::to_markdown(text);
+        converted.as_str()
+    } else {
+        text
+    };
     let read = super::markup::read(&without_hidden_parts(strip_frontmatter(text)));
     let body = read.markdown.as_str();
     let mut title = None;

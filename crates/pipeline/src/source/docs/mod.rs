@@ -9,6 +9,7 @@ mod html_blocks;
 mod intro;
 mod markdown;
 mod markup;
+mod rst;
 mod selection;
 mod site;
 mod translations;

@@ -335,6 +335,18 @@ pub(crate) fn is_markdown(path: &str) -> bool {
         .any(|ext| lower.ends_with(ext))
 }
 
+/// A reStructuredText document (`.rst`).
+pub(crate) fn is_rst(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".rst")
+}
+
+/// A Sphinx site's `conf.py` in a docs folder (`docs/conf.py`, `doc/source/conf.py`).
+pub(crate) fn is_sphinx_config(path: &str) -> bool {
+    path.strip_suffix("conf.py")
+        .and_then(|dir| dir.strip_suffix('/'))
+        .is_some_and(|dir| dir.split('/').any(|part| part.starts_with("doc")))
+}
+
 // Housekeeping: what a commit without a type changes when it changes nothing of the product.
 
 /// Folders whose files are documentation, tests, examples, benchmarks, CI or editor set-up
