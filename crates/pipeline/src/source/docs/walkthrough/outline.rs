@@ -255,6 +255,16 @@ impl<'a> Outline<'a> {
         else {
             return (Vec::new(), range.start..range.start);
         };
+        // The notes of a code block's annotations are no steps.
+        let mut above = start;
+        while above > range.start && self.lines[above - 1].trim().is_empty() {
+            above -= 1;
+        }
+        let annotation = above > 0
+            && self.fenced[above - 1]
+            && annotates(&self.lines[open_of(&self.fenced, above - 1)..above].join("\n"));
+        // A sentence that cannot name a step leaves the name to the section's heading.
+        let heading = self.nearest_heading(start).map(clean_title);
         let mut steps: Vec<DerivedStep> = Vec::new();
         // The current item's first paragraph (its title and what follows it), then the rest.
         let mut lead: Vec<&str> = Vec::new();
@@ -267,7 +277,11 @@ impl<'a> Outline<'a> {
             |steps: &mut Vec<DerivedStep>, lead: &mut Vec<&str>, body: &mut Vec<String>| {
                 if let Some(step) = steps.last_mut() {
                     let rest = body.join("\n").trim().to_string();
-                    let (title, kept) = title_and_lead(&lead.join(" "), rest.is_empty());
+                    let (mut title, mut kept) = title_and_lead(&lead.join(" "), rest.is_empty());
+                    if let Some(heading) = heading.as_ref().filter(|_| is_not_a_title(&title)) {
+                        title = heading.clone();
+                        kept = lead.join(" ").trim().to_string();
+                    }
                     step.title = title;
                     step.body = [kept, rest]
                         .into_iter()
@@ -320,6 +334,9 @@ impl<'a> Outline<'a> {
             i += 1;
         }
         finish(&mut steps, &mut lead, &mut body);
+        if annotation {
+            steps.clear();
+        }
         (steps, start..i)
     }
 
@@ -387,7 +404,7 @@ impl<'a> Outline<'a> {
                 // the section's only example the section's heading names it ("A simple
                 // example"), else what the block does ("Install with pip"), else the heading;
                 // the sentence stays whole in its text.
-                if !intro.is_empty() && is_fragment(&title) {
+                if !intro.is_empty() && (is_fragment(&title) || is_not_a_title(&title)) {
                     let only = steps.is_empty() && !(end..range.end).any(|l| self.fenced[l]);
                     let code = self.lines[open..end].join("\n");
                     title = command_title(&code, &language)
@@ -433,4 +450,13 @@ impl<'a> Outline<'a> {
     pub(crate) fn text(&self, range: Range<usize>) -> String {
         self.lines[range].join("\n").trim().to_string()
     }
+}
+
+/// The first line of the fenced block that holds line `last`.
+fn open_of(fenced: &[bool], last: usize) -> usize {
+    let mut open = last;
+    while open > 0 && fenced[open - 1] {
+        open -= 1;
+    }
+    open
 }

@@ -211,3 +211,31 @@ fn half_sentences_are_no_titles_and_no_title_appears_twice() {
         Some("Run mytool")
     );
 }
+
+#[test]
+fn code_annotations_and_long_or_referencing_sentences_are_no_step_titles() {
+    let page = "# Settings\n\n## Installation\n\n```sh\npip install settings\n```\n\n## Usage\n\n```py\nclass S(Base):\n    key: str = Field(alias='k')  # (1)!\n    dsn: str  # (2)!\n```\n\n1. The environment variable name is overridden using validation_alias.\n2. The [AliasChoices][pydantic.AliasChoices] class allows you to have multiple names.\n\n## Configure\n\n1. The env_prefix config setting allows you to set a prefix for all environment variables at once.\n2. Set the [Secrets][secrets] directory.\n";
+    let w = derive(&[doc("docs/index.md", page)], None).unwrap();
+    let all = titles(&w);
+    for title in &all {
+        assert!(!title.contains("validation_alias"), "{all:?}");
+        assert!(!title.contains('['), "{all:?}");
+        assert!(title.split_whitespace().count() <= 10, "{all:?}");
+    }
+    assert!(all.contains(&"Installation"), "{all:?}");
+    // Sentences that cannot name a step leave it to the heading and stay whole in its text.
+    let list = "# Settings\n\n## Usage\n\n1. The env_prefix config setting allows you to set a prefix for all environment variables at once.\n2. Set the [Secrets][secrets] directory.\n";
+    let w = derive(&[doc("docs/index.md", list)], None).unwrap();
+    assert!(titles(&w).iter().all(|t| *t == "Usage"), "{:?}", titles(&w));
+    let bodies: Vec<&str> = w.steps.iter().map(|s| s.body.as_str()).collect();
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.contains("set a prefix for all environment variables at once")),
+        "{bodies:?}"
+    );
+    assert!(annotates("x = 1  # (1)!") && annotates("let x = 1; // (1)"));
+    assert!(!annotates("f(1)") && !annotates("print('(1)')"));
+    assert!(is_not_a_title("Set the [Secrets][secrets] directory"));
+    assert!(!is_not_a_title("Install with pip"));
+}

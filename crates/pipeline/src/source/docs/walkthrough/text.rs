@@ -167,6 +167,27 @@ pub(crate) fn clean_title(text: &str) -> String {
     short
 }
 
+/// Longest step title made from a sentence, in words; a longer sentence is no step's name.
+const MAX_TITLE_WORDS: usize = 10;
+
+/// Whether a title made from a sentence cannot name a step: longer than [`MAX_TITLE_WORDS`]
+/// words, shortened, or holding a reference link (`[AliasChoices][pydantic.AliasChoices]`).
+pub(crate) fn is_not_a_title(title: &str) -> bool {
+    title.split_whitespace().count() > MAX_TITLE_WORDS
+        || title.ends_with('…')
+        || title.contains('[')
+}
+
+/// Whether an ordered list annotates the code block right above it: the block marks its
+/// lines with MkDocs code annotations (`# (1)!`, `// (1)`), and the items are their notes.
+pub(crate) fn annotates(code: &str) -> bool {
+    code.lines().any(|l| {
+        l.split_once("(1)").is_some_and(|(before, _)| {
+            before.trim_end().ends_with(['#', '/', '-', '*']) || l.contains("(1)!")
+        })
+    })
+}
+
 /// Whether a title made from a sentence reads as a cut-off fragment rather than a step's name:
 /// shortened, not an instruction ("It can be installed by running"), or ending on a word
 /// that leads into what follows ("Or, to include the optional HTTP/2 support, use").
