@@ -172,6 +172,18 @@ pub(super) fn foreign_components(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('<') {
         return text.into();
     }
+    // Where each component's last closing tag starts, found in one pass: asking the rest of
+    // the text for `</Name>` at every opening tag would be quadratic in the tags of a line.
+    let mut last_close: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (at, _) in text.match_indices("</") {
+        let name_start = at + 2;
+        let name_end = text[name_start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map_or(text.len(), |n| name_start + n);
+        if name_end > name_start && text[name_end..].starts_with('>') {
+            last_close.insert(&text[name_start..name_end], at);
+        }
+    }
     let mut out = String::with_capacity(text.len());
     let mut opened: Vec<&str> = Vec::new();
     let mut rest = text;
@@ -197,7 +209,10 @@ pub(super) fn foreign_components(text: &str) -> std::borrow::Cow<'_, str> {
             || if tag.closing {
                 opened.contains(&tag.name)
             } else {
-                tail.contains(&format!("</{}>", tag.name))
+                let tail_at = text.len() - tail.len();
+                last_close
+                    .get(tag.name)
+                    .is_some_and(|close| *close >= tail_at)
             };
         if paired {
             if !tag.closing && !tag.self_closing && opened.len() < 64 {
@@ -295,5 +310,21 @@ mod tests {
             found.dropped,
             ["{{#title}}", "{{#include}}", "mkdocstrings"]
         );
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::foreign_components;
+
+    #[test]
+    fn a_line_of_many_component_tags_is_read_in_one_pass() {
+        // 100,000 opening tags without a closing one: each is kept as text, found without
+        // searching the rest of the line for its closing tag.
+        let line = "<Ab x>y ".repeat(100_000);
+        let out = foreign_components(&line);
+        assert_eq!(out.matches("<Ab x>").count(), 100_000);
+        let paired = "<Tab>one</Tab> <Tab>two</Tab>";
+        assert_eq!(foreign_components(paired), "one two");
     }
 }
