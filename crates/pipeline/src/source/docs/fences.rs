@@ -19,3 +19,27 @@ pub(crate) fn closes_fence(line: &str, ch: char, len: usize) -> bool {
     let run = trimmed.chars().take_while(|c| *c == ch).count();
     run >= len && trimmed[run * ch.len_utf8()..].trim().is_empty()
 }
+
+/// Which lines of a document belong to a fenced code block, fences included, read line by
+/// line: the one fence state every pass over a document's lines keeps.
+#[derive(Default)]
+pub(crate) struct Fences {
+    open: Option<(char, usize)>,
+}
+
+impl Fences {
+    /// Whether `line`, the next line of the document, is code or a fence.
+    pub(crate) fn is_code(&mut self, line: &str) -> bool {
+        if let Some((ch, len)) = self.open {
+            if closes_fence(line, ch, len) {
+                self.open = None;
+            }
+            return true;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            self.open = Some((ch, len));
+            return true;
+        }
+        false
+    }
+}

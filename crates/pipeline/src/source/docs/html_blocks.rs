@@ -15,7 +15,7 @@
 //! An element is followed at most [`MAX_BLOCK_LINES`] lines; one left open is kept as
 //! written. Every pass is linear in the text times that bound.
 
-use super::fences::{closes_fence, opens_fence};
+use super::fences::Fences;
 
 /// Lines one element may span.
 const MAX_BLOCK_LINES: usize = 64;
@@ -30,20 +30,12 @@ const BLOCKS: &[&str] = &[
 
 pub(crate) fn read(lines: &[&str]) -> Vec<String> {
     let mut out = Vec::with_capacity(lines.len());
-    let mut fence: Option<(char, usize)> = None;
+    let mut fence = Fences::default();
     let mut open_blocks = 0usize;
     let mut i = 0;
     while let Some(&line) = lines.get(i) {
         i += 1;
-        if let Some((ch, len)) = fence {
-            if closes_fence(line, ch, len) {
-                fence = None;
-            }
-            out.push(line.to_string());
-            continue;
-        }
-        if let Some((ch, len, _)) = opens_fence(line) {
-            fence = Some((ch, len));
+        if fence.is_code(line) {
             out.push(line.to_string());
             continue;
         }

@@ -3,6 +3,7 @@
 
 use super::markdown::{Prose, atx_heading, closes_fence, opens_fence};
 use super::site::SiteOrder;
+use super::walkthrough::plain_text;
 use crate::source::paths::stem;
 use crate::source::sentences::first_sentence;
 
@@ -98,47 +99,6 @@ fn sentence(paragraph: &[String]) -> Option<String> {
     let words = first.split_whitespace().count();
     let ends = first.ends_with(['.', '!', '?']);
     (words >= MIN_WORDS && ends && !first.ends_with(':')).then_some(first)
-}
-
-/// Markdown inline syntax taken out: link targets, emphasis, code ticks, HTML tags.
-fn plain_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find(['[', '<']) {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        if rest[open..].starts_with('<') {
-            match after.find('>') {
-                Some(close) if after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/') => {
-                    rest = &after[close + 1..];
-                }
-                _ => {
-                    out.push('<');
-                    rest = after;
-                }
-            }
-            continue;
-        }
-        match after.find("](") {
-            Some(close) if !after[..close].contains('[') => {
-                out.push_str(&after[..close]);
-                let target = &after[close + 2..];
-                rest = target.find(')').map_or("", |end| &target[end + 1..]);
-            }
-            _ => {
-                out.push('[');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out.chars()
-        .filter(|c| !matches!(c, '*' | '`'))
-        .collect::<String>()
-        .replace("\\\n", " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

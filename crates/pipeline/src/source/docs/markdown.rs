@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::fences::Fences;
 pub(crate) use super::fences::{closes_fence, opens_fence};
 use super::translations::file_tag;
 use crate::source::manifest::humanize;
@@ -232,16 +233,9 @@ pub(crate) fn without_hidden_parts(markdown: &str) -> String {
     }
     let lines: Vec<&str> = markdown.lines().collect();
     let mut markers: Vec<(usize, MarkerKind, String)> = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
+    let mut fence = Fences::default();
     for (i, line) in lines.iter().enumerate() {
-        if let Some((ch, len)) = fence {
-            if closes_fence(line, ch, len) {
-                fence = None;
-            }
-            continue;
-        }
-        if let Some((ch, len, _)) = opens_fence(line) {
-            fence = Some((ch, len));
+        if fence.is_code(line) {
             continue;
         }
         if markers.len() < MAX_MARKERS

@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::fences::{closes_fence, opens_fence};
+use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
     MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, foreign_components, foreign_tag_line,
     hidden_lines, is_hidden_line, longest_backtick_run, mdbook_directive, note_dropped,
@@ -625,16 +625,9 @@ static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
 /// The link definitions of `markdown` outside fences, by normalised label (the first wins).
 fn definitions(markdown: &str) -> Definitions {
     let mut out = Definitions::new();
-    let mut fence: Option<(char, usize)> = None;
+    let mut fence = Fences::default();
     for line in markdown.lines() {
-        if let Some((ch, len)) = fence {
-            if closes_fence(line, ch, len) {
-                fence = None;
-            }
-            continue;
-        }
-        if let Some((ch, len, _)) = opens_fence(line) {
-            fence = Some((ch, len));
+        if fence.is_code(line) {
             continue;
         }
         if out.len() >= MAX_DEFINITIONS || !line.trim_start().starts_with('[') {

@@ -16,6 +16,7 @@ mod translations;
 mod vocabulary;
 pub(crate) mod walkthrough;
 
+pub(crate) use fences::Fences;
 pub(crate) use intro::{docs_intro, docs_title};
 pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::fences::{closes_fence, opens_fence};
+use super::fences::{Fences, closes_fence, opens_fence};
 
 /// Larger configuration files are not read.
 pub(crate) const MAX_CONFIG_BYTES: usize = 256 * 1024;
@@ -266,16 +266,9 @@ fn markdown_links(text: &str) -> Vec<String> {
     static LINK: LazyLock<Regex> =
         LazyLock::new(|| crate::builtin::regex(r"\[[^\]\n]{0,300}\]\(\s*<?([^)\s>]+)>?\s*\)"));
     let mut out = Vec::new();
-    let mut fence = None;
+    let mut fence = Fences::default();
     for line in text.lines() {
-        if let Some((ch, len)) = fence {
-            if closes_fence(line, ch, len) {
-                fence = None;
-            }
-            continue;
-        }
-        if let Some((ch, len, _)) = opens_fence(line) {
-            fence = Some((ch, len));
+        if fence.is_code(line) {
             continue;
         }
         for found in LINK.captures_iter(line) {

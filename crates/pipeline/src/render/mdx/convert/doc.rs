@@ -13,7 +13,7 @@ use crate::render::mdx::escape::{
     self, escape_line, escape_line_in, find_closing_ticks, jsx_attribute,
 };
 use crate::render::mdx::validate::{url_is_allowed, validate_mdx};
-use crate::source::docs::{atx_heading, closes_fence, opens_fence};
+use crate::source::docs::{Fences, atx_heading, closes_fence, opens_fence};
 
 /// Admonitions inside admonitions deeper than this are left as text.
 pub(crate) const MAX_CALLOUT_DEPTH: usize = 4;
@@ -29,19 +29,11 @@ pub(crate) struct Doc<'a> {
 pub(crate) fn join_split_tags(markdown: &str) -> Vec<String> {
     let lines: Vec<&str> = markdown.lines().collect();
     let mut out = Vec::with_capacity(lines.len());
-    let mut fence = None;
+    let mut fence = Fences::default();
     let mut index = 0;
     while let Some(&line) = lines.get(index) {
         index += 1;
-        if let Some((ch, len)) = fence {
-            if closes_fence(line, ch, len) {
-                fence = None;
-            }
-            out.push(line.to_string());
-            continue;
-        }
-        if let Some((ch, len, _)) = opens_fence(line) {
-            fence = Some((ch, len));
+        if fence.is_code(line) {
             out.push(line.to_string());
             continue;
         }

@@ -28,7 +28,7 @@ mod tests;
 mod text;
 
 pub(crate) use derive::{derive, without};
-pub(crate) use text::clean_title;
+pub(crate) use text::{clean_title, plain_text};
 
 pub(crate) const MAX_STEPS: usize = 12;
 /// Getting-started pages of a docs site one walkthrough follows (install, quick start, first

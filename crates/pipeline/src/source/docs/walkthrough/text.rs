@@ -117,9 +117,9 @@ fn split_title(text: &str) -> (String, &str, &str) {
     }
 }
 
-/// A title without Markdown syntax (emphasis, code ticks, link targets, HTML tags), at most
-/// [`MAX_TITLE_CHARS`] long.
-pub(crate) fn clean_title(text: &str) -> String {
+/// Markdown inline syntax taken out: HTML tags, link targets, emphasis, code ticks, line-break
+/// backslashes; whitespace collapsed.
+pub(crate) fn plain_text(text: &str) -> String {
     let text = strip_tags(text);
     let mut out = String::with_capacity(text.len());
     let mut rest = text.as_str();
@@ -139,13 +139,19 @@ pub(crate) fn clean_title(text: &str) -> String {
         }
     }
     out.push_str(rest);
-    let cleaned: String = out
-        .chars()
+    out.chars()
         .filter(|c| !matches!(c, '*' | '`'))
         .collect::<String>()
+        .replace("\\\n", " ")
         .split_whitespace()
         .collect::<Vec<_>>()
-        .join(" ");
+        .join(" ")
+}
+
+/// A title without Markdown syntax (emphasis, code ticks, link targets, HTML tags), at most
+/// [`MAX_TITLE_CHARS`] long.
+pub(crate) fn clean_title(text: &str) -> String {
+    let cleaned = plain_text(text);
     let cleaned = cleaned.trim_end_matches([':', '.']).trim();
     if cleaned.chars().count() <= MAX_TITLE_CHARS {
         return cleaned.to_string();
