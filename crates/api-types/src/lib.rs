@@ -14,13 +14,14 @@ mod resources;
 pub use errors::{ErrorEnvelope, ErrorObject, ErrorType};
 pub use page::Page;
 pub use requests::{
-    CreateToken, CreateWebhook, CreateWorkspace, InviteMember, RecoverDeliveries,
-    RegenerateArticle, ReplayDelivery, RotateSecret, SendTestEvent, TriggerRun, UpdateMember,
-    UpdateWebhook,
+    CreateToken, CreateWebhook, CreateWorkspace, DriftCheckOptions, InviteMember,
+    RecoverDeliveries, RegenerateArticle, ReplayDelivery, RotateSecret, SendTestEvent,
+    SetRepositoryToken, TriggerRun, UpdateMember, UpdateWebhook, UpdateWorkspace,
 };
 pub use resources::{
     Article, ArticleVersion, Delivery, DeliveryAttempt, DriftCheck, DriftReport, EventTypeInfo,
-    EventTypeList, Member, Recovered, Run, RunArtifact, RunLogEvent, Token, Webhook, Workspace,
+    EventTypeList, Member, Recovered, Repository, RepositoryCredential, Run, RunArtifact,
+    RunLogEvent, Token, Webhook, Workspace,
 };
 
 /// Lets `"field": null` be told apart from an absent field (PATCH bodies, fields shown only

@@ -18,9 +18,76 @@ pub struct CreateWorkspace {
     )]
     pub name: String,
     /// Absolute path to a readable git repository on the server; platform tokens only.
+    /// A workspace has a `repo_path` or a `repo_url`, not both.
     #[schema(min_length = 1, max_length = 4096, pattern = "^/")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repo_path: Option<String>,
+    /// The repository the service fetches: `https://…`, `ssh://…` or `git@host:path` (ssh
+    /// needs a deploy key). No credentials in it (422): set them with
+    /// `PUT /v1/workspaces/{id}/repository/credential`. Its host must not resolve to a
+    /// private, loopback or reserved address unless the operator allows that range.
+    #[schema(min_length = 1, max_length = 2048)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo_url: Option<String>,
+    /// The branch runs and drift checks read when they name no `ref`; default: the remote's
+    /// HEAD. Only with `repo_url`.
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = "^(?!refs/)(?![0-9a-fA-F]{40}$)(?![0-9a-fA-F]{64}$)(?!-)(?!\\.)(?!.*\\.\\.)(?!.*//)(?!.*/\\.)(?!.*\\.lock(/|$))(?!.*[./]$)[A-Za-z0-9._/+-]{1,255}$"
+    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_branch: Option<String>,
+}
+
+/// Changes to a workspace; absent fields stay as they are, `null` clears. Scope: admin
+/// (`repo_path`: platform tokens only). Setting `repo_url` clears `repo_path` and the
+/// reverse: a workspace has one or the other.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"repo_url": "https://github.com/acme/app.git", "default_branch": "main"}))]
+pub struct UpdateWorkspace {
+    /// 1–200 characters, not only blanks.
+    #[schema(min_length = 1, max_length = 200)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::double_option"
+    )]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 4096, pattern = "^/")]
+    pub repo_path: Option<Option<String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::double_option"
+    )]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 2048)]
+    pub repo_url: Option<Option<String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::double_option"
+    )]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 255, pattern = "^(?!refs/)(?![0-9a-fA-F]{40}$)(?![0-9a-fA-F]{64}$)(?!-)(?!\\.)(?!.*\\.\\.)(?!.*//)(?!.*/\\.)(?!.*\\.lock(/|$))(?!.*[./]$)[A-Za-z0-9._/+-]{1,255}$")]
+    pub default_branch: Option<Option<String>>,
+}
+
+/// An access token the service fetches the workspace's `repo_url` with (GitHub, GitLab, Gitea,
+/// Bitbucket), sent as HTTP basic auth over https. Write-only: no answer shows it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"token": "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"}))]
+pub struct SetRepositoryToken {
+    /// Printable ASCII without spaces, 1–4096 characters.
+    #[schema(min_length = 1, max_length = 4096, pattern = "^[!-~]{1,4096}$")]
+    pub token: String,
+    /// The user name sent with it: default `x-access-token` (GitHub; GitLab and Gitea take
+    /// any), Bitbucket wants `x-token-auth`. Printable ASCII without spaces or `:`.
+    #[schema(min_length = 1, max_length = 200, pattern = "^[!-9;-~]{1,200}$")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
@@ -42,6 +109,32 @@ pub struct TriggerRun {
     /// Whether `run.completed` / `run.failed` are emitted for this run. Default true.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notify_on_complete: Option<bool>,
+    /// What to run at: a branch, a tag, `refs/pull/N/head`, `refs/merge-requests/N/head` or a
+    /// full commit id. Default: the default branch. A run at another ref writes draft
+    /// versions (a preview to review and diff); nothing is published by it.
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = "^(?!-)(?!\\.)(?!.*\\.\\.)(?!.*//)(?!.*/\\.)(?!.*\\.lock(/|$))(?!.*[./]$)[A-Za-z0-9._/+-]{1,255}$"
+    )]
+    pub git_ref: Option<String>,
+}
+
+/// Options of a drift check; the body may be absent.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"ref": "refs/pull/42/head"}))]
+pub struct DriftCheckOptions {
+    /// Compare the articles with the code at this ref (as for runs). Default: the default
+    /// branch.
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = "^(?!-)(?!\\.)(?!.*\\.\\.)(?!.*//)(?!.*/\\.)(?!.*\\.lock(/|$))(?!.*[./]$)[A-Za-z0-9._/+-]{1,255}$"
+    )]
+    pub git_ref: Option<String>,
 }
 
 /// Regenerate options.

@@ -28,8 +28,47 @@ pub struct Workspace {
     )]
     #[schema(value_type = Option<String>)]
     pub repo_path: Option<Option<String>>,
+    /// The remote repository the service fetches (null when the code is a `repo_path`).
+    #[serde(default)]
+    pub repo_url: Option<String>,
+    /// The branch runs read by default (null: the remote's HEAD).
+    #[serde(default)]
+    pub default_branch: Option<String>,
     pub created_at: Option<Timestamp>,
     pub active: bool,
+}
+
+/// A workspace's remote repository: where it is, how the service authenticates (never the
+/// secret itself), and what the last fetch saw.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "url": "https://github.com/acme/app.git", "default_branch": "main", "credential": {"kind": "token", "fingerprint": "sha256:9f86d081884c7d65"}, "last_fetch_at": "2026-11-23T10:15:30.123Z", "fetched_head": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "last_fetch_error": null}))]
+pub struct Repository {
+    pub workspace_id: WorkspaceId,
+    /// The `repo_url` (null when the workspace reads a `repo_path` or has no repository).
+    pub url: Option<String>,
+    /// The configured default branch, else the one the last fetch found (the remote's HEAD).
+    pub default_branch: Option<String>,
+    pub credential: Option<RepositoryCredential>,
+    /// When a node last fetched (successfully or not).
+    pub last_fetch_at: Option<Timestamp>,
+    /// The default branch's commit at the last successful fetch.
+    pub fetched_head: Option<String>,
+    /// Why the last fetch failed; null when it succeeded.
+    pub last_fetch_error: Option<String>,
+}
+
+/// What may be shown of a repository credential.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct RepositoryCredential {
+    /// `token` or `deploy_key`.
+    pub kind: String,
+    /// For a token, `sha256:` and the first 16 hex digits of its SHA-256 (enough to tell two
+    /// tokens apart, not to recover one); for a deploy key, its fingerprint as `ssh-keygen -l`
+    /// prints it.
+    pub fingerprint: String,
+    /// The deploy key's public half, to add to the forge (deploy keys only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_key: Option<String>,
 }
 
 /// An article a run wrote for one feature on one surface.
@@ -104,6 +143,9 @@ pub struct Run {
     pub finished_at: Option<Timestamp>,
     /// The source commit the run read.
     pub commit: Option<String>,
+    /// The ref the run was asked to read; null: the default branch.
+    #[serde(rename = "ref", default)]
+    pub git_ref: Option<String>,
     pub artifacts: Vec<RunArtifact>,
     /// `<base>/v1/runs/{id}`
     pub runs_url: String,
@@ -222,8 +264,11 @@ pub struct DriftCheck {
     /// Why the check failed; present only when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The repository's HEAD the articles were compared with.
+    /// The commit the articles were compared with (the default branch's, or the `ref`'s).
     pub head_commit: Option<String>,
+    /// The ref checked; null: the default branch.
+    #[serde(rename = "ref", default)]
+    pub git_ref: Option<String>,
     pub articles_checked: usize,
     /// Every article that has drifted, whether reported before or not.
     pub drifted: Vec<DriftReport>,

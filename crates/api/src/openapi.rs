@@ -283,6 +283,7 @@ pub fn decorate(
                     params.push(json!({"$ref": "#/components/parameters/Idempotency-Key"}));
                 }
             }
+            let has_body = op.get("requestBody").is_some();
             let Some(responses) = op["responses"].as_object_mut() else {
                 continue;
             };
@@ -294,6 +295,14 @@ pub fn decorate(
             // A keyed POST or PATCH can always meet its key in flight or with another body.
             if matches!(method.as_str(), "post" | "patch") {
                 for code in ["409", "413", "415", "422"] {
+                    responses
+                        .entry(code)
+                        .or_insert_with(|| json!({"content": error_body.clone()}));
+                }
+            }
+            // Any other operation with a body (PUT) can meet the same refusals of its body.
+            if has_body {
+                for code in ["413", "415", "422"] {
                     responses
                         .entry(code)
                         .or_insert_with(|| json!({"content": error_body.clone()}));

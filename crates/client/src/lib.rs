@@ -213,6 +213,46 @@ impl Client {
         self.get(format!("/v1/workspaces/{id}"))
     }
 
+    /// Renames a workspace or connects its repository (`repo_url`, `default_branch`).
+    pub fn update_workspace(&self, id: &WorkspaceId, body: &UpdateWorkspace) -> Call<Workspace> {
+        self.call(Method::PATCH, format!("/v1/workspaces/{id}"))
+            .body(body)
+    }
+
+    /// The workspace's remote repository: URL, credential kind, last fetch.
+    pub fn get_repository(&self, id: &WorkspaceId) -> Call<Repository> {
+        self.get(format!("/v1/workspaces/{id}/repository"))
+    }
+
+    /// Sets the token the remote is fetched with.
+    pub fn set_repository_token(
+        &self,
+        id: &WorkspaceId,
+        body: &SetRepositoryToken,
+    ) -> Call<Repository> {
+        self.call(
+            Method::PUT,
+            format!("/v1/workspaces/{id}/repository/credential"),
+        )
+        .body(body)
+    }
+
+    /// Has the service generate a deploy key; the answer shows its public half.
+    pub fn generate_deploy_key(&self, id: &WorkspaceId) -> Call<Repository> {
+        self.call(
+            Method::POST,
+            format!("/v1/workspaces/{id}/repository/deploy-key"),
+        )
+    }
+
+    /// Removes the remote's credential (later fetches are anonymous).
+    pub fn delete_repository_credential(&self, id: &WorkspaceId) -> Call<Repository> {
+        self.call(
+            Method::DELETE,
+            format!("/v1/workspaces/{id}/repository/credential"),
+        )
+    }
+
     /// A soft delete: the workspace stays readable, every write in it becomes 409.
     pub fn delete_workspace(&self, id: &WorkspaceId) -> Call<Workspace> {
         self.call(Method::DELETE, format!("/v1/workspaces/{id}"))
@@ -306,6 +346,12 @@ impl Client {
     /// it takes under 5 s, else the queued one (poll it with [`Client::get_drift_check`]).
     pub fn drift_check(&self, ws: &WorkspaceId) -> Call<DriftCheck> {
         self.call(Method::POST, format!("/v1/workspaces/{ws}/drift-check"))
+    }
+
+    /// Checks the articles against the code at a ref (a pull request's head, a commit).
+    pub fn drift_check_at(&self, ws: &WorkspaceId, body: &DriftCheckOptions) -> Call<DriftCheck> {
+        self.call(Method::POST, format!("/v1/workspaces/{ws}/drift-check"))
+            .body(body)
     }
 
     pub fn get_drift_check(&self, id: &DriftCheckId) -> Call<DriftCheck> {

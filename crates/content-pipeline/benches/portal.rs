@@ -208,6 +208,7 @@ async fn seed(url: &str, base: &str) -> Seeded {
         let new = NewRun {
             workspace_id: workspace,
             feature_id: feature.clone(),
+            git_ref: String::new(),
             surfaces: None,
             source: if i % 3 == 0 {
                 RunSource::Portal

@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// standard or priority.
     #[arg(long)]
     tier: Option<Tier>,
+    /// The branch, tag, pull request ref or commit to document (e.g. "$GITHUB_SHA");
+    /// default: the workspace's default branch. Another ref than that writes drafts only.
+    #[arg(long = "ref")]
+    git_ref: Option<String>,
     /// Follow the run's log until it finishes; exit 1 when it fails.
     #[arg(long)]
     wait: bool,
@@ -72,6 +76,10 @@ pub struct DriftArgs {
     /// Exit 1 when an article no longer matches the code (a documentation gate).
     #[arg(long)]
     fail_on_drift: bool,
+    /// Check the code at this branch, tag, pull request ref or commit (e.g. "$GITHUB_SHA")
+    /// instead of the default branch.
+    #[arg(long = "ref")]
+    git_ref: Option<String>,
     /// Give up (exit 3) when the check has not finished after this long.
     #[arg(long, default_value = "10m", value_parser = parse_duration)]
     timeout: Duration,
@@ -203,6 +211,7 @@ async fn trigger_and_wait(args: RunArgs, config: &Config) -> Result<(), Failure>
         feature_id: args.feature.clone(),
         tier: args.tier,
         notify_on_complete: None,
+        git_ref: args.git_ref.clone(),
     };
     let mut call = api.trigger_run(&args.workspace, &body);
     if let Some(key) = &args.idempotency_key {
@@ -282,7 +291,15 @@ pub async fn drift(args: DriftArgs, config: &Config) -> ExitCode {
 async fn check_drift(args: DriftArgs, config: &Config) -> Result<(), Failure> {
     let api = connect(&args.connection, config)?;
     let deadline = Instant::now() + args.timeout;
-    let mut check = api.drift_check(&args.workspace).await?;
+    let mut check = match &args.git_ref {
+        None => api.drift_check(&args.workspace).await?,
+        Some(git_ref) => {
+            let options = client::DriftCheckOptions {
+                git_ref: Some(git_ref.clone()),
+            };
+            api.drift_check_at(&args.workspace, &options).await?
+        }
+    };
     while !check.status.is_finished() {
         if Instant::now() >= deadline {
             return Err(Failure::Service(format!(

@@ -105,6 +105,22 @@ pub struct Config {
     pub run_stack_mb: u64,
     /// The bounds of a run's work (`[limits]` in TOML, `CONTENT_PIPELINE_LIMITS__<FIELD>`).
     pub limits: pipeline::Limits,
+    // Repositories by URL (contract section 3b).
+    /// Where this node keeps its bare mirrors of workspaces' remotes; default: a
+    /// `content-pipeline-mirrors` folder beside the SQLite database (in the working directory
+    /// for PostgreSQL). Nodes share nothing here: each fetches what it runs.
+    pub mirror_dir: Option<PathBuf>,
+    /// Wall-clock limit of one fetch (lock wait included); keep it under `run_deadline`.
+    #[serde(deserialize_with = "values::positive_duration")]
+    pub fetch_timeout: Duration,
+    /// Bytes one fetch may receive, in MiB.
+    pub fetch_max_mb: u64,
+    /// Objects one fetch may receive.
+    pub fetch_max_objects: u64,
+    /// Size of one workspace's mirror on disk, in MiB.
+    pub mirror_max_mb: u64,
+    /// The `git` program that fetches (default: `git` on the PATH).
+    pub git_program: Option<PathBuf>,
     // Fairness between tenants.
     /// Delivery attempts in flight at once for one workspace in one process, across all its
     /// subscriptions; unset: half of `webhook_concurrency`.
@@ -191,6 +207,12 @@ impl Default for Config {
             run_open_files: 256,
             run_stack_mb: 16,
             limits: pipeline::Limits::default(),
+            mirror_dir: None,
+            fetch_timeout: Duration::from_secs(180),
+            fetch_max_mb: 1024,
+            fetch_max_objects: 5_000_000,
+            mirror_max_mb: 2048,
+            git_program: None,
             webhook_workspace_concurrency: None,
             log_streams_per_token: 5,
             log_stream_lifetime: Duration::from_secs(30 * 60),
@@ -271,7 +293,55 @@ impl Config {
             stack_bytes: mib(self.run_stack_mb, "CONTENT_PIPELINE_RUN_STACK_MB")? as usize,
         };
         sandbox.limits = self.limits.clone();
+        sandbox.mirrors = self.mirror_settings()?;
         Ok(sandbox)
+    }
+
+    /// Where and how remotes are fetched, checked (an absolute cache directory, the git
+    /// program found, positive limits).
+    fn mirror_settings(&self) -> anyhow::Result<workers::sandbox::MirrorSettings> {
+        let dir = match &self.mirror_dir {
+            Some(dir) => dir.clone(),
+            None => {
+                let url = self.database_url.expose();
+                let beside = url
+                    .strip_prefix("sqlite://")
+                    .or_else(|| url.strip_prefix("sqlite:"))
+                    .map(|rest| rest.split('?').next().unwrap_or(rest))
+                    .filter(|path| !path.is_empty() && !path.contains(":memory:"))
+                    .and_then(|path| Path::new(path).parent().map(Path::to_path_buf))
+                    .unwrap_or_default();
+                beside.join("content-pipeline-mirrors")
+            }
+        };
+        let dir = std::path::absolute(&dir).map_err(|e| {
+            anyhow::anyhow!(
+                "CONTENT_PIPELINE_MIRROR_DIR / mirror_dir: {}: {e}",
+                dir.display()
+            )
+        })?;
+        let mut settings = workers::sandbox::MirrorSettings::new(dir);
+        if let Some(git) = &self.git_program {
+            settings.git = git.clone();
+        }
+        let mib = |n: u64, name: &str| {
+            n.checked_mul(1024 * 1024)
+                .filter(|b| *b > 0)
+                .ok_or_else(|| anyhow::anyhow!("{name}: use a positive number of MiB"))
+        };
+        settings.limits = mirrors::FetchLimits {
+            wall_seconds: self.fetch_timeout.as_secs().max(1),
+            max_bytes: mib(self.fetch_max_mb, "CONTENT_PIPELINE_FETCH_MAX_MB")?,
+            max_objects: self.fetch_max_objects.max(1),
+            max_disk_bytes: mib(self.mirror_max_mb, "CONTENT_PIPELINE_MIRROR_MAX_MB")?,
+        };
+        settings.allowed_cidrs = self
+            .webhook_allowed_cidrs
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        Ok(settings)
     }
 
     /// The limits of live log streams.

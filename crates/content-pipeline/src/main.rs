@@ -9,9 +9,10 @@ use content_pipeline::startup::{
 use content_pipeline::{Config, ci};
 use domain::{Clock, Scope, WorkspaceId};
 use operations::accounts::NewUser;
+use operations::repositories::{NewCredential, SetRepositoryToken};
 use operations::tokens::CreateToken;
 use operations::views;
-use operations::workspaces::CreateWorkspace;
+use operations::workspaces::{CreateWorkspace, UpdateWorkspace};
 use operations::{Caller, Operations};
 
 /// mimalloc: the request path allocates many small short-lived buffers, which glibc's
@@ -108,9 +109,36 @@ enum WorkspaceCommand {
     Create {
         #[arg(long)]
         name: String,
-        /// Absolute path of the workspace's git repository.
-        #[arg(long)]
+        /// Absolute path of the workspace's git repository on this server.
+        #[arg(long, conflicts_with = "repo_url")]
         repo_path: Option<String>,
+        /// A remote repository the service fetches (https://, ssh://, git@host:path).
+        #[arg(long)]
+        repo_url: Option<String>,
+        /// The branch runs read by default (default: the remote's HEAD).
+        #[arg(long, requires = "repo_url")]
+        default_branch: Option<String>,
+    },
+    /// Connect a workspace to a remote repository and set the credential it is fetched with:
+    /// a token read from stdin (`--token-stdin`, never from the command line) or a deploy key
+    /// the service generates (`--deploy-key`, whose public half is printed to add to the
+    /// forge). Prints the repository as JSON.
+    Connect {
+        #[arg(long)]
+        workspace: WorkspaceId,
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        default_branch: Option<String>,
+        /// Read an access token from stdin (first line).
+        #[arg(long, conflicts_with = "deploy_key")]
+        token_stdin: bool,
+        /// The user name sent with the token (default x-access-token).
+        #[arg(long, requires = "token_stdin")]
+        token_username: Option<String>,
+        /// Generate an ed25519 deploy key.
+        #[arg(long)]
+        deploy_key: bool,
     },
 }
 
@@ -261,11 +289,79 @@ async fn serve(cli: Cli) -> anyhow::Result<ExitCode> {
             ops.store.close().await;
         }
         Command::Workspaces {
-            command: WorkspaceCommand::Create { name, repo_path },
+            command:
+                WorkspaceCommand::Connect {
+                    workspace,
+                    url,
+                    default_branch,
+                    token_stdin,
+                    token_username,
+                    deploy_key,
+                },
+        } => {
+            let credential = if token_stdin {
+                let mut line = String::new();
+                std::io::stdin().read_line(&mut line)?;
+                Some(NewCredential::Token(SetRepositoryToken {
+                    token: line.trim().to_owned(),
+                    username: token_username,
+                }))
+            } else if deploy_key {
+                Some(NewCredential::DeployKey)
+            } else {
+                None
+            };
+            let ops = open_operations(&config, &clock).await?;
+            ensure_platform_token(&ops, &config.admin_email).await?;
+            let ws = ops
+                .store
+                .workspace(workspace)
+                .await?
+                .ok_or_else(|| anyhow::anyhow!("no such workspace: {workspace}"))?;
+            let req = UpdateWorkspace {
+                repo_url: Some(Some(url)),
+                default_branch: Some(default_branch),
+                ..UpdateWorkspace::default()
+            };
+            let writer = ops.clone();
+            let repository = ops
+                .store
+                .write(move |tx| {
+                    Box::pin(async move {
+                        let caller = Caller::operator();
+                        let ws = writer.update_workspace(tx, &caller, &ws, &req).await?;
+                        match &credential {
+                            Some(c) => {
+                                writer
+                                    .set_repository_credential(tx, &caller, &ws, Some(c))
+                                    .await
+                            }
+                            None => Ok(operations::repositories::repository_view(&ws, None)),
+                        }
+                    })
+                })
+                .await
+                .map_err(|e| anyhow::anyhow!("{}", e.message))?;
+            println!("{}", serde_json::to_string_pretty(&repository)?);
+            ops.store.close().await;
+        }
+        Command::Workspaces {
+            command:
+                WorkspaceCommand::Create {
+                    name,
+                    repo_path,
+                    repo_url,
+                    default_branch,
+                },
         } => {
             let ops = open_operations(&config, &clock).await?;
             ensure_platform_token(&ops, &config.admin_email).await?;
-            let req = CreateWorkspace { name, repo_path };
+            let req = CreateWorkspace {
+                name,
+                repo_path,
+                repo_url,
+                default_branch,
+            };
             let writer = ops.clone();
             let ws = ops
                 .store

@@ -38,6 +38,7 @@ pub fn drift_check_view(base_url: &str, r: DriftCheckRecord) -> Result<DriftChec
         finished_at: r.finished_at,
         error: r.error,
         head_commit: summary.head_commit,
+        git_ref: Some(r.git_ref).filter(|g| !g.is_empty()),
         articles_checked: summary.articles_checked,
         drifted: summary.drifted,
         events_recorded: summary.events_recorded,
@@ -64,20 +65,19 @@ impl Operations {
             .collect())
     }
 
-    /// Queues a drift check of `ws`, or joins the one already queued; a workspace without a
-    /// repository has nothing to check.
+    /// Queues a drift check of `ws` at `git_ref` (`None`: the default branch), or joins the
+    /// one already queued at that ref; a workspace without a repository has nothing to check.
     pub async fn queue_drift_check(
         &self,
         tx: &mut Tx,
         ws: &WorkspaceRecord,
+        git_ref: Option<&str>,
     ) -> Result<DriftCheckRecord> {
-        if ws.repo_path.is_none() {
-            return Err(Error::validation(
-                "repo_path",
-                "The workspace has no repo_path.",
-            ));
-        }
-        Ok(tx.queue_drift_check(ws.id, self.clock.timestamp()).await?)
+        crate::repositories::require_repository(ws)?;
+        let git_ref = crate::repositories::checked_ref(git_ref)?;
+        Ok(tx
+            .queue_drift_check(ws.id, &git_ref, self.clock.timestamp())
+            .await?)
     }
 
     /// `check` once it has finished, or as it stands after `within`.

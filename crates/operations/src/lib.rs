@@ -17,6 +17,7 @@ pub mod drift;
 mod error;
 mod live_log;
 mod load;
+pub mod repositories;
 pub mod runs;
 pub mod token_usage;
 pub mod tokens;

@@ -21,7 +21,8 @@ impl Operations {
         req: TriggerRun,
         source: RunSource,
     ) -> Result<NewRun> {
-        self.check_feature(ws, &req.feature_id).await?;
+        let git_ref = crate::repositories::checked_ref(req.git_ref.as_deref())?;
+        self.check_feature(ws, &req.feature_id, &git_ref).await?;
         Ok(NewRun {
             workspace_id: ws.id,
             feature_id: req.feature_id,
@@ -29,6 +30,7 @@ impl Operations {
             source,
             tier: req.tier.unwrap_or_default(),
             notify_on_complete: req.notify_on_complete.unwrap_or(true),
+            git_ref,
         })
     }
 
@@ -40,7 +42,7 @@ impl Operations {
         req: RegenerateArticle,
         source: RunSource,
     ) -> Result<NewRun> {
-        self.check_feature(ws, &article.feature_id).await?;
+        self.check_feature(ws, &article.feature_id, "").await?;
         Ok(NewRun {
             workspace_id: ws.id,
             feature_id: article.feature_id,
@@ -48,6 +50,7 @@ impl Operations {
             source,
             tier: req.tier.unwrap_or_default(),
             notify_on_complete: req.notify_on_complete.unwrap_or(true),
+            git_ref: String::new(),
         })
     }
 
@@ -71,7 +74,15 @@ impl Operations {
             .map_err(|e| Error::validation("feature_id", e.to_string()))
     }
 
-    async fn check_feature(&self, ws: &WorkspaceRecord, feature_id: &str) -> Result<()> {
+    /// Checks the feature where the server can read the code now: a `repo_path` at its HEAD.
+    /// A remote, or another ref, is only read by the run (after its fetch): an unknown feature
+    /// there fails the run, with the reason in its `error`.
+    async fn check_feature(
+        &self,
+        ws: &WorkspaceRecord,
+        feature_id: &str,
+        git_ref: &str,
+    ) -> Result<()> {
         required_text("feature_id", feature_id, 200)?;
         if feature_id.chars().any(char::is_control) {
             return Err(Error::validation(
@@ -79,12 +90,18 @@ impl Operations {
                 "feature_id must not contain control characters.",
             ));
         }
+        if ws.repo_url.is_some() {
+            return Ok(());
+        }
         let Some(repo) = ws.repo_path.clone() else {
             return Err(Error::validation(
                 "feature_id",
-                "The workspace has no repo_path, so no feature can resolve.",
+                "The workspace has no repository (repo_url or repo_path), so no feature can resolve.",
             ));
         };
+        if !git_ref.is_empty() {
+            return Ok(());
+        }
         let (ops, feature) = (self.clone(), feature_id.to_owned());
         tokio::task::spawn_blocking(move || ops.features.check(Path::new(&repo), &feature))
             .await

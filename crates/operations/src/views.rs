@@ -30,6 +30,8 @@ fn workspace_showing_path(r: WorkspaceRecord, show_repo_path: bool) -> Workspace
         id: r.id,
         name: r.name,
         repo_path: show_repo_path.then_some(r.repo_path),
+        repo_url: r.repo_url,
+        default_branch: r.default_branch,
         created_at: Some(r.created_at),
         active: r.active,
     }
@@ -99,6 +101,7 @@ pub fn run(base_url: &str, r: RunRecord) -> Run {
         started_at: r.started_at,
         finished_at: r.finished_at,
         commit: r.source_commit,
+        git_ref: Some(r.git_ref).filter(|g| !g.is_empty()),
         artifacts: r
             .artifacts
             .0

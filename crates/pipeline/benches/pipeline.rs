@@ -42,6 +42,7 @@ fn main() {
 
     let versions = BTreeMap::new();
     let request = RunRequest {
+        commit: None,
         repo: &repo_path,
         feature_id: "bench-200",
         since_commit: None,
@@ -79,6 +80,7 @@ fn main() {
             let id = format!("f-{:02}-{}", i / SUBS, i % SUBS);
             let out = pipeline::run(
                 &RunRequest {
+                    commit: None,
                     repo: &repo_path,
                     feature_id: &id,
                     since_commit: None,

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
     let limits = Limits::default();
     let versions = BTreeMap::new();
     let request = RunRequest {
+        commit: None,
         repo: &repo,
         feature_id: feature,
         since_commit: rest.first().map(String::as_str),

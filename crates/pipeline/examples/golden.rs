@@ -115,6 +115,7 @@ fn generate(repo: &Path, feature: &str, out: &Path) -> Result<(), String> {
     let limits = Limits::default();
     let versions = BTreeMap::new();
     let request = RunRequest {
+        commit: None,
         repo,
         feature_id: feature,
         since_commit: None,

@@ -44,9 +44,17 @@ impl DriftChecker {
     /// one larger than `max_file_bytes` has no symbols (each documented symbol of it counts
     /// as changed), one past `max_nesting_depth` or `max_parse_millis` fails the check.
     pub fn open(repo: &Path, limits: &Limits) -> Result<Self, PipelineError> {
+        Self::open_at(repo, None, limits)
+    }
+
+    /// Indexes the commit `at` (a full id) of `repo`, or its HEAD.
+    pub fn open_at(repo: &Path, at: Option<&str>, limits: &Limits) -> Result<Self, PipelineError> {
         let repository = repository::open(repo)?;
         let (head, blobs) = {
-            let commit = repository::head_commit(&repository)?;
+            let commit = match at {
+                Some(id) => repository::commit(&repository, id)?,
+                None => repository::head_commit(&repository)?,
+            };
             let tree = commit.tree()?;
             let mut blobs = HashMap::new();
             tree.walk(TreeWalkMode::PreOrder, |root, entry| {

@@ -79,7 +79,7 @@ impl Store {
         Ok(read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
             format!(
                 "SELECT {WORKSPACE_COLUMNS} FROM workspaces
-             WHERE active AND repo_path IS NOT NULL ORDER BY created_at"
+             WHERE active AND (repo_path IS NOT NULL OR repo_url IS NOT NULL) ORDER BY created_at"
             )
         ))
         .fetch_all(c)
@@ -115,18 +115,20 @@ impl Tx {
 }
 
 impl Tx {
-    /// Queues a drift check of `workspace`, or joins the one already queued (its id is then
-    /// not `new_id`: the caller tells a join from a creation that way).
+    /// Queues a drift check of `workspace` at `git_ref` ('' is the default branch), or joins
+    /// the one already queued at that ref (its id is then not `new_id`: the caller tells a
+    /// join from a creation that way).
     pub async fn queue_drift_check(
         &mut self,
         workspace: WorkspaceId,
+        git_ref: &str,
         now: Timestamp,
     ) -> Result<DriftCheckRecord, StoreError> {
         self.wake(crate::Queue::Runs);
         let sql = format!(
-            "INSERT INTO drift_checks (id, workspace_id, status, created_at, updated_at)
-             VALUES ($1, $2, 'queued', $3, $3)
-             ON CONFLICT (workspace_id) WHERE status = 'queued'
+            "INSERT INTO drift_checks (id, workspace_id, status, created_at, updated_at, git_ref)
+             VALUES ($1, $2, 'queued', $3, $3, $4)
+             ON CONFLICT (workspace_id, git_ref) WHERE status = 'queued'
                  DO UPDATE SET updated_at = drift_checks.updated_at
              RETURNING {CHECK_COLUMNS}"
         );
@@ -134,6 +136,7 @@ impl Tx {
             .bind(DriftCheckId::generate())
             .bind(workspace)
             .bind(now)
+            .bind(git_ref)
             .fetch_one(c)
             .await?))
     }

@@ -61,6 +61,29 @@ record! {
         pub active: bool,
         pub created_at: Timestamp,
         pub updated_at: Timestamp,
+        /// The remote the service fetches (instead of `repo_path`).
+        pub repo_url: Option<String>,
+        /// `None`: the remote's HEAD.
+        pub default_branch: Option<String>,
+    }
+}
+
+record! {
+    /// A workspace's remote repository: its credential (encrypted) and what the last fetch saw.
+    pub struct RepositoryRecord {
+        pub workspace_id: WorkspaceId,
+        /// `token` or `deploy_key`.
+        pub credential_kind: Option<String>,
+        /// Encrypted with the server key.
+        pub credential: Option<Vec<u8>>,
+        pub credential_fingerprint: Option<String>,
+        /// A deploy key's public half (OpenSSH).
+        pub public_key: Option<String>,
+        pub fetched_at: Option<Timestamp>,
+        pub fetched_head: Option<String>,
+        pub fetched_branch: Option<String>,
+        pub fetch_error: Option<String>,
+        pub updated_at: Timestamp,
     }
 }
 
@@ -95,6 +118,8 @@ record! {
         pub result: Option<JsonText<serde_json::Value>>,
         pub error: Option<String>,
         pub attempts: i64,
+        /// The ref checked; '' is the default branch.
+        pub git_ref: String,
     }
 }
 
@@ -128,6 +153,8 @@ record! {
         pub artifacts: JsonText<Vec<Artifact>>,
         pub error: Option<String>,
         pub attempts: i64,
+        /// The ref asked for; '' is the default branch.
+        pub git_ref: String,
     }
 }
 

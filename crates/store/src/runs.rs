@@ -18,6 +18,8 @@ pub struct NewRun {
     pub source: RunSource,
     pub tier: Tier,
     pub notify_on_complete: bool,
+    /// The ref to run at; '' is the default branch. Queued runs coalesce per feature and ref.
+    pub git_ref: String,
 }
 
 /// A trigger either queues a new run or joins the run already queued for the feature.
@@ -264,8 +266,8 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// The source commits of the feature's two latest successful runs at different commits,
-    /// newest first: where its changelog resumes, and where it resumed before (a run at the
+    /// The source commits of the feature's two latest successful runs at the default branch
+    /// (runs at other refs are previews, never a baseline) at different commits, newest first: where its changelog resumes, and where it resumed before (a run at the
     /// same HEAD as the latest covers that latest run's range again).
     pub async fn last_successful_commits(
         &self,
@@ -275,7 +277,7 @@ impl Store {
         Ok(read!(self, |c| sqlx::query_scalar(
             "SELECT source_commit FROM runs
              WHERE workspace_id = $1 AND feature_id = $2 AND status = 'succeeded'
-               AND source_commit IS NOT NULL
+               AND source_commit IS NOT NULL AND git_ref = ''
              GROUP BY source_commit ORDER BY MAX(finished_at) DESC LIMIT 2"
         )
         .bind(workspace)
@@ -385,8 +387,8 @@ impl Tx {
         self.savepoint("SAVEPOINT trigger_run").await?;
         let insert = format!(
             "INSERT INTO runs (id, workspace_id, feature_id, surfaces, status, source, tier,
-                 notify_on_complete, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING {RUN_COLUMNS}"
+                 notify_on_complete, created_at, updated_at, git_ref)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) RETURNING {RUN_COLUMNS}"
         );
         let inserted = on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(insert))
             .bind(RunId::generate())
@@ -398,6 +400,7 @@ impl Tx {
             .bind(new.tier)
             .bind(new.notify_on_complete)
             .bind(now)
+            .bind(&new.git_ref)
             .fetch_one(c)
             .await
             .map_err(StoreError::from_write));
@@ -429,13 +432,14 @@ impl Tx {
     async fn queued_run(&mut self, new: &NewRun) -> Result<Option<RunRecord>, StoreError> {
         let select = format!(
             "SELECT {RUN_COLUMNS} FROM runs
-             WHERE workspace_id = $1 AND feature_id = $2 AND status = 'queued'"
+             WHERE workspace_id = $1 AND feature_id = $2 AND git_ref = $3 AND status = 'queued'"
         );
         Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
             select
         ))
         .bind(new.workspace_id)
         .bind(&new.feature_id)
+        .bind(&new.git_ref)
         .fetch_optional(c)
         .await?))
     }
@@ -473,9 +477,9 @@ impl Tx {
     ) -> Result<TriggerOutcome, StoreError> {
         let upsert = format!(
             "INSERT INTO runs (id, workspace_id, feature_id, surfaces, status, source, tier,
-                 notify_on_complete, created_at, updated_at)
-             VALUES ($1, $2, $3, NULL, 'queued', $4, $5, $6, $7, $7)
-             ON CONFLICT (workspace_id, feature_id) WHERE status = 'queued' DO UPDATE SET
+                 notify_on_complete, created_at, updated_at, git_ref)
+             VALUES ($1, $2, $3, NULL, 'queued', $4, $5, $6, $7, $7, $8)
+             ON CONFLICT (workspace_id, feature_id, git_ref) WHERE status = 'queued' DO UPDATE SET
                  surfaces = NULL,
                  tier = CASE WHEN excluded.tier = 'priority' THEN 'priority' ELSE runs.tier END,
                  notify_on_complete = (runs.notify_on_complete OR excluded.notify_on_complete),
@@ -496,6 +500,7 @@ impl Tx {
                             &new.tier,
                             &new.notify_on_complete,
                             &now,
+                            &new.git_ref,
                         ]),
                         RunRecord::from_sqlite,
                     )
@@ -511,6 +516,7 @@ impl Tx {
             .bind(new.tier)
             .bind(new.notify_on_complete)
             .bind(now)
+            .bind(&new.git_ref)
             .fetch_one(c)
             .await
             .map_err(StoreError::from_write)?);

@@ -59,7 +59,7 @@ impl Tx {
         Ok(on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(
             format!(
                 "INSERT INTO workspaces ({WORKSPACE_COLUMNS})
-             VALUES ($1, $2, $3, TRUE, $4, $4)
+             VALUES ($1, $2, $3, TRUE, $4, $4, NULL, NULL)
              RETURNING {WORKSPACE_COLUMNS}"
             )
         ))

@@ -129,6 +129,7 @@ fn new_run(ws: WorkspaceId, feature: &str, tier: Tier, notify: bool) -> NewRun {
         source: RunSource::Api,
         tier,
         notify_on_complete: notify,
+        git_ref: String::new(),
     }
 }
 

@@ -109,6 +109,13 @@ impl AddressPolicy {
         Self { allowed }
     }
 
+    /// True when `ip` is in the operator's allowed ranges (not merely public): plain-text
+    /// transports are only used to such hosts.
+    pub fn allows_explicitly(&self, ip: IpAddr) -> bool {
+        let ip = normalise(ip);
+        self.allowed.iter().any(|net| net.contains(&ip))
+    }
+
     pub fn permits(&self, ip: IpAddr) -> bool {
         let ip = normalise(ip);
         if self.allowed.iter().any(|net| net.contains(&ip)) {

@@ -5,6 +5,7 @@
 pub mod deliveries;
 pub mod drift;
 pub mod polish;
+pub mod repository;
 pub mod runs;
 pub mod sandbox;
 

@@ -6,7 +6,6 @@
 //! of an article from the same run).
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use domain::{Clock, EventType, LogLevel, LogStage, RunId, RunStatus, Surface, Timestamp};
@@ -19,7 +18,7 @@ use tokio::sync::mpsc;
 use operations::views;
 
 use crate::polish::Polisher;
-use crate::sandbox::{LogLine, RunResult, Sandbox, Work};
+use crate::sandbox::{LogLine, RunResult, Sandbox, Source, Work};
 use crate::{Shutdown, WorkerContext};
 
 #[derive(Clone, Debug)]
@@ -58,8 +57,10 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         runs: config,
         polish,
         sandbox,
+        server_key,
         ..
     } = ctx;
+    let secrets = crate::repository::credentials_box(&server_key);
     let polisher = polish.and_then(|p| match Polisher::new(p) {
         Ok(p) => Some(p),
         Err(e) => {
@@ -94,7 +95,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             .await
         {
             Ok(Some(run)) => {
-                let (store, clock, base_url, config, worker_id, polisher, sandbox) = (
+                let (store, clock, base_url, config, worker_id, polisher, sandbox, secrets) = (
                     store.clone(),
                     clock.clone(),
                     base_url.clone(),
@@ -102,6 +103,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                     worker_id.clone(),
                     polisher.clone(),
                     sandbox.clone(),
+                    secrets.clone(),
                 );
                 let run_id = run.id;
                 let task = tasks.spawn(async move {
@@ -113,6 +115,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                         worker_id: &worker_id,
                         polisher: polisher.as_ref(),
                         sandbox: &sandbox,
+                        secrets: &secrets,
                     };
                     execute(&job, run).await;
                     drop(permit);
@@ -125,15 +128,21 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                 .await
             {
                 Ok(Some(check)) => {
-                    let (store, clock, sandbox, worker_id) = (
+                    let (store, clock, sandbox, worker_id, secrets) = (
                         store.clone(),
                         clock.clone(),
                         sandbox.clone(),
                         worker_id.clone(),
+                        secrets.clone(),
                     );
                     tasks.spawn(async move {
-                        crate::drift::execute_check(&store, &clock, &sandbox, &worker_id, check)
-                            .await;
+                        let reader = crate::drift::Reader {
+                            store: &store,
+                            clock: &clock,
+                            sandbox: &sandbox,
+                            secrets: &secrets,
+                        };
+                        crate::drift::execute_check(&reader, &worker_id, check).await;
                         drop(permit);
                     });
                 }
@@ -295,6 +304,7 @@ struct Job<'a> {
     worker_id: &'a str,
     polisher: Option<&'a Polisher>,
     sandbox: &'a Sandbox,
+    secrets: &'a webhooks::SecretBox,
 }
 
 async fn execute(job: &Job<'_>, run: RunRecord) {
@@ -306,6 +316,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
         worker_id,
         polisher,
         sandbox,
+        secrets,
     } = *job;
     let run_id = run.id;
     let workspace_id = run.workspace_id;
@@ -341,7 +352,8 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
         })
     };
 
-    let (ending, versions) = match generate(store, clock, sandbox, &run).await {
+    let git_ref = run.git_ref.clone();
+    let (ending, versions) = match generate(store, clock, sandbox, secrets, &run).await {
         Outcome::Generated(mut output) => {
             if let Some(polisher) = polisher {
                 polish(store, clock, &run, polisher, &mut output).await;
@@ -409,24 +421,47 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
     .await;
     heartbeat.abort();
     match result {
-        Ok(true) => {
-            // Every run is also a drift check of its feature's articles against the HEAD it
-            // just read; the rest of the workspace is the periodic checker's.
+        Ok(true) if git_ref.is_empty() => {
+            // Every run at the default branch is also a drift check of its feature's articles
+            // against the commit it just read (in the mirror it just fetched, for a remote);
+            // the rest of the workspace is the periodic checker's. A run at another ref is a
+            // preview: it says nothing about the published articles.
             let workspace = store.workspace(workspace_id).await.ok().flatten();
-            if let Some(repo) = workspace.as_ref().and_then(|w| w.repo_path.as_deref()) {
-                let checked = crate::drift::check_workspace(
+            let commit = store
+                .run(run_id)
+                .await
+                .ok()
+                .flatten()
+                .and_then(|r| r.source_commit);
+            let source = workspace
+                .as_ref()
+                .and_then(|w| match (&w.repo_url, &w.repo_path) {
+                    (Some(_), _) => Some(Source::Path {
+                        path: sandbox.mirrors.mirror_of(&w.id.to_string()),
+                    }),
+                    (None, Some(path)) => Some(Source::Path { path: path.into() }),
+                    (None, None) => None,
+                });
+            if let (Some(source), Some(commit)) = (source, commit) {
+                let reader = crate::drift::Reader {
                     store,
                     clock,
                     sandbox,
+                    secrets,
+                };
+                let checked = reader.check_workspace(
                     workspace_id,
                     Some(&feature_id),
-                    Path::new(repo),
+                    source,
+                    Some(commit),
+                    true,
                 );
                 if let Err(e) = checked.await {
                     tracing::warn!(%run_id, error = %e, "drift check after the run failed");
                 }
             }
         }
+        Ok(true) => {}
         Ok(false) => tracing::warn!(%run_id, "lost the run's lease; its result was discarded"),
         Err(e) => {
             tracing::error!(%run_id, error = %e, "could not store the run's result");
@@ -500,8 +535,14 @@ async fn polish(
 }
 
 /// Runs the pipeline in a sandboxed child process, streaming its log into the database.
-async fn generate(store: &Store, clock: &Clock, sandbox: &Sandbox, run: &RunRecord) -> Outcome {
-    match prepare(store, run).await {
+async fn generate(
+    store: &Store,
+    clock: &Clock,
+    sandbox: &Sandbox,
+    secrets: &webhooks::SecretBox,
+    run: &RunRecord,
+) -> Outcome {
+    match prepare(store, secrets, sandbox, run).await {
         Ok(work) => run_sandboxed(store, clock, sandbox, run, work).await,
         Err(message) => Outcome::Failed(message),
     }
@@ -509,16 +550,20 @@ async fn generate(store: &Store, clock: &Clock, sandbox: &Sandbox, run: &RunReco
 
 /// What the child needs to know: the repository, the feature, where its changelog resumes and
 /// the versions its articles will carry.
-async fn prepare(store: &Store, run: &RunRecord) -> Result<Work, String> {
+async fn prepare(
+    store: &Store,
+    secrets: &webhooks::SecretBox,
+    sandbox: &Sandbox,
+    run: &RunRecord,
+) -> Result<Work, String> {
     let workspace = store
         .workspace(run.workspace_id)
         .await
         .map_err(|e| e.to_string())?
         .ok_or("The workspace no longer exists.")?;
-    let repo: PathBuf = workspace
-        .repo_path
-        .ok_or("The workspace has no repo_path.")?
-        .into();
+    let repo =
+        crate::repository::source_of(store, secrets, &sandbox.mirrors, &workspace, &run.git_ref)
+            .await?;
     let mut commits = store
         .last_successful_commits(run.workspace_id, &run.feature_id)
         .await
@@ -537,6 +582,7 @@ async fn prepare(store: &Store, run: &RunRecord) -> Result<Work, String> {
         current.iter().map(|a| (a.surface, a.version + 1)).collect();
     Ok(Work::Run {
         repo,
+        git_ref: Some(run.git_ref.clone()).filter(|r| !r.is_empty()),
         feature_id: run.feature_id.clone(),
         since_commit: since,
         previous_commit: previous,
@@ -570,13 +616,19 @@ async fn run_sandboxed(
             }
         })
     };
+    let mut fetched = None;
     let result = sandbox
-        .run(work, |line| {
-            let _ = tx.send(line);
-        })
+        .run(
+            work,
+            |line| {
+                let _ = tx.send(line);
+            },
+            &mut fetched,
+        )
         .await;
     drop(tx);
     let _ = writer.await;
+    crate::repository::note_fetch(store, clock, run.workspace_id, fetched).await;
     match result {
         Ok(Ok(output)) => Outcome::Generated(output),
         Ok(Err(message)) => Outcome::Failed(message),

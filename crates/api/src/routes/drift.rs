@@ -1,5 +1,6 @@
 use std::time::Duration;
 
+use api_types::DriftCheckOptions;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -10,7 +11,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::Id;
 use crate::auth::Auth;
-use crate::body::{EmptyBody, JsonBody};
+use crate::body::JsonBody;
 use crate::error::{ApiError, ApiResult, ErrorEnvelope};
 use crate::state::AppState;
 
@@ -31,10 +32,11 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 /// in a worker's sandboxed process, never inside the request. When it finishes within a few
 /// seconds the answer is 200 with the report; otherwise 202 with `Location` (and `check_url`)
 /// to poll. Asking while a check of the workspace is still queued joins it. The body is
-/// optional. Scope: write.
+/// optional; its `ref` checks the code at a branch, tag, pull/merge request head or commit
+/// instead of the default branch (a remote is fetched first). Scope: write.
 #[utoipa::path(post, path = "/v1/workspaces/{ws}/drift-check", tag = "Articles",
     params(("ws" = String, Path)),
-    request_body(content = Option<EmptyBody>), security(("bearer" = ["write"])),
+    request_body(content = Option<DriftCheckOptions>), security(("bearer" = ["write"])),
     responses((status = 200, body = DriftCheck), (status = 202, body = DriftCheck),
         (status = 409, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
 async fn drift_check(
@@ -44,12 +46,16 @@ async fn drift_check(
     body: JsonBody,
 ) -> ApiResult<Response> {
     let ws = state.ops.active_workspace(&auth, ws, Scope::Write).await?;
-    let _: EmptyBody = body.parse_optional()?;
+    let options: DriftCheckOptions = body.parse_optional()?;
     let ops = state.ops.clone();
     let queued = state
         .store
         .write(move |tx| {
-            Box::pin(async move { ops.queue_drift_check(tx, &ws).await.map_err(ApiError::from) })
+            Box::pin(async move {
+                ops.queue_drift_check(tx, &ws, options.git_ref.as_deref())
+                    .await
+                    .map_err(ApiError::from)
+            })
         })
         .await?;
     // The answer (200 or 202) is stored for the Idempotency-Key by the idempotency layer.

@@ -129,6 +129,12 @@ impl Builder {
         self
     }
 
+    /// Any other setting, as the configuration file or environment would give it.
+    pub fn configure(mut self, change: impl FnOnce(&mut Config)) -> Self {
+        change(&mut self.config);
+        self
+    }
+
     pub fn webhook_concurrency(mut self, attempts: usize) -> Self {
         self.config.webhook_concurrency = attempts;
         self
@@ -310,6 +316,7 @@ impl TestApp {
             workers: false,
             run_concurrency: 0,
             sandbox_program: Some(PathBuf::from(env!("CARGO_BIN_EXE_content-pipeline"))),
+            mirror_dir: Some(dir.path().join("mirrors")),
             ..Config::default()
         };
         Builder {
@@ -430,6 +437,7 @@ impl TestApp {
         let body = client::CreateWorkspace {
             name: name.into(),
             repo_path: Some(repo.display().to_string()),
+            ..Default::default()
         };
         let ws = self.platform_api().create_workspace(&body).await;
         ws.expect("create the workspace").id.to_string()

@@ -33,6 +33,8 @@ mod published_site;
 mod quotas;
 mod ratelimit;
 mod receiver;
+mod remote_repositories;
+mod remote_ssh;
 mod runs;
 mod settings;
 mod settings_browser;

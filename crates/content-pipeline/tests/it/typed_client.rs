@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use client::{
     ArticleFilter, Client, CreateToken, CreateWebhook, CreateWorkspace, EventType, InviteMember,
-    PageRequest, RegenerateArticle, ReplayDelivery, RotateSecret, Scope, TriggerRun, UpdateMember,
-    UpdateWebhook,
+    PageRequest, RegenerateArticle, ReplayDelivery, RotateSecret, Scope, SetRepositoryToken,
+    TriggerRun, UpdateMember, UpdateWebhook, UpdateWorkspace,
 };
 use futures_util::TryStreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -30,6 +30,11 @@ const OPERATIONS: &[&str] = &[
     "docs_errors",
     "create_workspace",
     "get_workspace",
+    "update_workspace",
+    "set_repository_token",
+    "generate_deploy_key",
+    "get_repository",
+    "delete_repository_credential",
     "list_workspaces",
     "create_token",
     "list_tokens",
@@ -136,6 +141,7 @@ async fn exercise(app: &TestApp, api: &Client, ids: &mut Ids, repo: &std::path::
             let body = CreateWorkspace {
                 name: "client".into(),
                 repo_path: Some(repo.display().to_string()),
+                ..Default::default()
             };
             let ws = api.create_workspace(&body).await.named(op);
             assert_eq!(ws.name, "client");
@@ -144,6 +150,42 @@ async fn exercise(app: &TestApp, api: &Client, ids: &mut Ids, repo: &std::path::
         "get_workspace" => {
             let ws = api.get_workspace(&ws(ids)).await.named(op);
             assert!(ws.active);
+        }
+        "update_workspace" => {
+            let body = UpdateWorkspace {
+                name: Some("client, renamed".into()),
+                ..Default::default()
+            };
+            let ws = api.update_workspace(&ws(ids), &body).await.named(op);
+            assert_eq!(ws.name, "client, renamed");
+        }
+        "set_repository_token" => {
+            let body = SetRepositoryToken {
+                token: "glpat-client".into(),
+                username: Some("oauth2".into()),
+            };
+            let repo = api.set_repository_token(&ws(ids), &body).await.named(op);
+            let credential = repo.credential.expect("a credential");
+            assert_eq!(credential.kind, "token");
+            assert!(credential.fingerprint.starts_with("sha256:"));
+        }
+        "generate_deploy_key" => {
+            let repo = api.generate_deploy_key(&ws(ids)).await.named(op);
+            let credential = repo.credential.expect("a credential");
+            assert_eq!(credential.kind, "deploy_key");
+            assert!(
+                credential
+                    .public_key
+                    .is_some_and(|k| k.starts_with("ssh-ed25519 "))
+            );
+        }
+        "get_repository" => {
+            let repo = api.get_repository(&ws(ids)).await.named(op);
+            assert!(repo.credential.is_some());
+        }
+        "delete_repository_credential" => {
+            let repo = api.delete_repository_credential(&ws(ids)).await.named(op);
+            assert!(repo.credential.is_none());
         }
         "list_workspaces" => {
             let all: Vec<_> = api.all_workspaces().try_collect().await.named(op);

@@ -14,7 +14,10 @@ What schemathesis cannot know from the document alone, and nothing else:
   server, a `feature_id` that does not resolve in the workspace's repository (or a run in a
   workspace without `repo_path`), a drift check in a workspace without one, and a token's `rate_limit` above the
   creating token's quota or the platform's configured ceiling. Each is expected only on its
-  operation and with its `param`.
+  operation and with its `param`. So are the repository's: a `repo_url` whose host is an
+  address the operator's policy refuses, a workspace given both a `repo_path` and a
+  `repo_url` (a field may be set by the request or already on the workspace), and a
+  `default_branch` on a workspace that has no `repo_url`.
 - Two 422s depend on the server's clock, which no schema can state: a token's `expires_at`
   must lie between now and 366 days ahead, and a recovery's `since` must not be in the
   future. Each is expected only on its operation and with its `param`.
@@ -62,6 +65,11 @@ def _error(response):
 # (operation, `param`) of the contract's state-dependent 422s.
 STATE_DEPENDENT_422 = {
     ("POST /v1/workspaces", "repo_path"),
+    ("POST /v1/workspaces", "repo_url"),
+    ("POST /v1/workspaces", "default_branch"),
+    ("PATCH /v1/workspaces/{id}", "repo_path"),
+    ("PATCH /v1/workspaces/{id}", "repo_url"),
+    ("PATCH /v1/workspaces/{id}", "default_branch"),
     ("POST /v1/workspaces/{ws}/runs", "feature_id"),
     ("POST /v1/workspaces/{ws}/tokens", "rate_limit"),
     ("POST /v1/workspaces/{ws}/runs", "repo_path"),

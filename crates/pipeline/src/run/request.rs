@@ -9,6 +9,8 @@ use crate::source::manifest::Feature;
 
 pub struct RunRequest<'a> {
     pub repo: &'a Path,
+    /// The commit to read (a full id); `None`: HEAD.
+    pub commit: Option<&'a str>,
     pub feature_id: &'a str,
     /// Commit of this feature's previous successful run; `None` = whole history (capped).
     pub since_commit: Option<&'a str>,
@@ -22,7 +24,7 @@ pub struct RunRequest<'a> {
 
 #[derive(Clone, Debug)]
 pub struct RunOutput {
-    /// The source commit (HEAD when the run started).
+    /// The source commit (the one asked for, else HEAD when the run started).
     pub commit: String,
     pub feature: Feature,
     pub articles: Vec<GeneratedArticle>,

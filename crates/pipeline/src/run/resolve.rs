@@ -31,7 +31,10 @@ pub(super) fn resolve<'r>(
     req: &RunRequest,
     log: &mut dyn LogSink,
 ) -> Result<Resolved<'r>, PipelineError> {
-    let head = repository::head_commit(repo)?;
+    let head = match req.commit {
+        Some(id) => repository::commit(repo, id)?,
+        None => repository::head_commit(repo)?,
+    };
     let commit = head.id().to_string();
     let tree = head.tree()?;
     let feature = manifest::resolve_in_tree(repo, &tree, req.feature_id)?;

@@ -54,6 +54,14 @@ pub(crate) fn head_commit(repo: &Repository) -> Result<Commit<'_>, PipelineError
     })
 }
 
+/// The commit `id` (a full hex id) of `repo`.
+pub(crate) fn commit<'r>(repo: &'r Repository, id: &str) -> Result<Commit<'r>, PipelineError> {
+    Oid::from_str(id)
+        .ok()
+        .and_then(|oid| repo.find_commit(oid).ok())
+        .ok_or_else(|| PipelineError::Repository(format!("commit {id} is not in the repository")))
+}
+
 /// The blob at `path` of `tree`, if it is a regular file (not a symbolic link, a submodule or
 /// a folder).
 pub(crate) fn regular_file(tree: &Tree, path: &str) -> Option<Oid> {

@@ -38,6 +38,7 @@ fn dev_docs(
 ) -> Result<String, pipeline::PipelineError> {
     let output = run(
         &RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::DevDocs]),
             limits,
             ..request(&repo.path, feature)

@@ -55,6 +55,7 @@ fn generate(
     let surfaces = [surface];
     let output = run(
         &RunRequest {
+            commit: None,
             since_commit: since,
             surfaces: Some(&surfaces),
             ..request(&repo.path, feature)
@@ -584,6 +585,7 @@ skip = true
         repo.commit("chore: bad settings");
         let err = run(
             &RunRequest {
+                commit: None,
                 surfaces: Some(&[Surface::Changelog]),
                 ..request(&repo.path, "src")
             },
@@ -820,6 +822,7 @@ fn nothing_to_announce_writes_no_post_and_no_changelog() {
     let mut log = Recorded::default();
     let output = run(
         &RunRequest {
+            commit: None,
             since_commit: Some(&since),
             surfaces: Some(&surfaces),
             ..request(&repo.path, "src")

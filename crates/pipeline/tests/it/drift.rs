@@ -6,6 +6,7 @@ use crate::fixture::{Product, SERVER_GO, WRITER_RS, product, request};
 fn provenance(p: &Product) -> Provenance {
     let output = run(
         &RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::DevDocs]),
             ..request(&p.repo.path, "csv-export")
         },
@@ -303,6 +304,7 @@ fn the_same_article_has_the_same_body_hash_whatever_its_version() {
     let versions = Surface::ALL.iter().map(|s| (*s, 7)).collect();
     let again = run(
         &RunRequest {
+            commit: None,
             versions: &versions,
             ..request(&p.repo.path, "csv-export")
         },
@@ -397,6 +399,7 @@ fn drift_reads_a_rust_file_as_the_run_documents_it() {
     repo.commit("feat: kv");
     let output = run(
         &RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::DevDocs]),
             ..request(&repo.path, "src/kv/value.rs")
         },
@@ -431,6 +434,7 @@ fn a_module_made_private_outside_the_feature_is_drift_of_its_items() {
     repo.commit("feat: kv");
     let output = run(
         &RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::DevDocs]),
             ..request(&repo.path, "src/kv.rs")
         },

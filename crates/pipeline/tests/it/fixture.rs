@@ -16,6 +16,7 @@ pub fn request<'a>(repo: &'a Path, feature: &'a str) -> RunRequest<'a> {
     static NO_VERSIONS: BTreeMap<Surface, i64> = BTreeMap::new();
     static DEFAULT_LIMITS: LazyLock<Limits> = LazyLock::new(Limits::default);
     RunRequest {
+        commit: None,
         repo,
         feature_id: feature,
         since_commit: None,
@@ -31,6 +32,7 @@ pub fn help_and_dev_docs(repo: &Repo, feature: &str) -> (RunOutput, Recorded) {
     let mut log = Recorded::default();
     let output = run(
         &RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::HelpCenter, Surface::DevDocs]),
             ..request(&repo.path, feature)
         },
@@ -279,6 +281,7 @@ pub fn repo_of(files: &[(&str, &str)]) -> Repo {
 pub fn dev_docs(repo: &Repo, feature: &str) -> (String, pipeline::Provenance) {
     let output = pipeline::run(
         &pipeline::RunRequest {
+            commit: None,
             surfaces: Some(&[domain::Surface::DevDocs]),
             ..request(&repo.path, feature)
         },

@@ -175,6 +175,7 @@ fn nothing_about_usage_means_no_help_center_article() {
     // Only the help center was asked for: the run succeeds with nothing to store.
     let output = run(
         &pipeline::RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::HelpCenter]),
             ..request(&repo.path, "plain")
         },

@@ -49,6 +49,7 @@ pub fn repo(title: &str, summary: &str, steps: &[&str], files: &[(&str, &str)]) 
 pub fn run_with(repo: &Repo, limits: &pipeline::Limits) -> Result<RunOutput, PipelineError> {
     run(
         &RunRequest {
+            commit: None,
             limits,
             ..request(&repo.path, "hostile")
         },

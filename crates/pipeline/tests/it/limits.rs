@@ -25,6 +25,7 @@ fn run_with(
     let mut log = Recorded::default();
     let result = run(
         &RunRequest {
+            commit: None,
             limits,
             ..request(&repo.path, feature)
         },
@@ -287,6 +288,7 @@ fn the_drift_checker_parses_within_the_same_bounds() {
     repo.commit("feat: two functions");
     let recorded = run(
         &RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::DevDocs]),
             ..request(&repo.path, "src")
         },

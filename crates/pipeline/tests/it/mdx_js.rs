@@ -176,6 +176,7 @@ fn converted_repository_markdown_compiles_and_runs_nothing() {
         .unwrap();
     let output = pipeline::run(
         &pipeline::RunRequest {
+            commit: None,
             surfaces: Some(&[domain::Surface::HelpCenter, domain::Surface::DevDocs]),
             ..crate::fixture::request(&fixture.path, "widgets")
         },
@@ -233,6 +234,7 @@ fn developer_docs_with_anchors_and_links_compile_in_the_reference_compiler() {
     repo.commit("feat: lib");
     let output = pipeline::run(
         &pipeline::RunRequest {
+            commit: None,
             surfaces: Some(&[domain::Surface::DevDocs]),
             ..crate::fixture::request(&repo.path, "lib")
         },

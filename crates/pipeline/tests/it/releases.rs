@@ -17,6 +17,7 @@ fn changelog(repo: &Repo, feature: &str) -> String {
     let mut log = Recorded::default();
     let output = run(
         &RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::Changelog]),
             ..request(&repo.path, feature)
         },
@@ -428,6 +429,7 @@ fn a_post_names_its_version_caps_its_thanks_and_lists_deprecations_under_upgradi
     let mut log = Recorded::default();
     let output = run(
         &RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::Blog]),
             ..request(&repo.path, "src")
         },

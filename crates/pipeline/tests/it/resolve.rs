@@ -168,6 +168,7 @@ fn symlinks_out_of_the_repository_are_refused() {
     // A link that stays inside is fine (and never followed).
     let inside = pipeline::run(
         &pipeline::RunRequest {
+            commit: None,
             surfaces: Some(&[Surface::DevDocs]),
             ..request(&repo.path, "inside")
         },

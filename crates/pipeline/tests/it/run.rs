@@ -16,6 +16,7 @@ fn run_feature(
     let mut log = Recorded::default();
     let output = run(
         &RunRequest {
+            commit: None,
             since_commit: since,
             surfaces,
             versions: &versions,
@@ -438,6 +439,7 @@ fn broken_templates_and_invalid_mdx_fail_the_run_with_a_position() {
     p.repo.commit("chore: break the blog template");
     let path = p.repo.path.clone();
     let blog = RunRequest {
+        commit: None,
         surfaces: Some(&[Surface::Blog]),
         ..request(&path, "csv-export")
     };

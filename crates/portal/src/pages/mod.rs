@@ -5,6 +5,7 @@
 
 mod account;
 mod articles;
+mod repository;
 mod runs;
 mod settings;
 mod webhooks;
@@ -33,6 +34,7 @@ pub fn router() -> Router<Portal> {
         .merge(articles::router())
         .merge(webhooks::router())
         .merge(settings::router())
+        .merge(repository::router())
         .route("/portal/{*rest}", axum::routing::any(crate::not_found))
 }
 

@@ -225,6 +225,9 @@ struct TriggerForm {
     path: String,
     #[serde(default)]
     tier: String,
+    /// A branch, tag or commit to run at; empty: the default branch.
+    #[serde(default)]
+    git_ref: String,
 }
 
 async fn trigger(
@@ -254,6 +257,7 @@ async fn trigger(
             feature_id,
             tier,
             notify_on_complete: None,
+            git_ref: Some(form.git_ref.trim().to_owned()).filter(|r| !r.is_empty()),
         };
         let new = portal
             .ops

@@ -59,14 +59,18 @@ pub fn router() -> Router<Portal> {
 }
 
 /// Settings are the workspace admins' (a platform admin is one everywhere).
-fn admin(member: &Member) -> PageResult<()> {
+pub(super) fn admin(member: &Member) -> PageResult<()> {
     member.caller.check_scope(Scope::Admin)?;
     Ok(())
 }
 
 /// Runs `work` in one transaction as the member, in their workspace, which must be active:
 /// the write tail of every settings action.
-async fn in_workspace<T, F>(portal: &Portal, member: &Member, work: F) -> operations::Result<T>
+pub(super) async fn in_workspace<T, F>(
+    portal: &Portal,
+    member: &Member,
+    work: F,
+) -> operations::Result<T>
 where
     F: for<'t> FnOnce(
             &'t mut Tx,
@@ -107,9 +111,9 @@ struct TokenRow {
 }
 
 /// A secret shown once, with what it belongs to.
-struct Shown {
-    what: String,
-    secret: String,
+pub(super) struct Shown {
+    pub(super) what: String,
+    pub(super) secret: String,
 }
 
 #[derive(Template)]
@@ -211,7 +215,7 @@ fn expiry(form: &CreateForm, now: Timestamp) -> Result<Option<Timestamp>, String
 }
 
 /// A page that shows `page` answering a POST: 200 on success, the error's status otherwise.
-fn answer(page: &impl Template, status: StatusCode) -> PageResult {
+pub(super) fn answer(page: &impl Template, status: StatusCode) -> PageResult {
     let mut response = render(page)?;
     *response.status_mut() = status;
     Ok(response)

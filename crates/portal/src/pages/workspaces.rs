@@ -97,6 +97,7 @@ async fn create(
     let req = CreateWorkspace {
         name: form.name.clone(),
         repo_path: Some(form.repo_path.trim().to_owned()).filter(|p| !p.is_empty()),
+        ..CreateWorkspace::default()
     };
     let ops = portal.ops.clone();
     let created = portal

@@ -183,6 +183,7 @@ fn every_article_the_pipeline_writes_renders() {
     let limits = pipeline::Limits::default();
     let versions = BTreeMap::new();
     let request = pipeline::RunRequest {
+        commit: None,
         repo: &repo.path,
         feature_id: "numbers",
         since_commit: None,

@@ -152,7 +152,7 @@ async fn committed_work_wakes_its_queue_here_and_on_other_nodes(store: Db) {
     tx.commit().await.expect("commit");
     runs.woken("a finished run frees its feature").await;
     let mut tx = store.begin().await.expect("begin");
-    tx.queue_drift_check(ws, at(9)).await.expect("queue");
+    tx.queue_drift_check(ws, "", at(9)).await.expect("queue");
     tx.commit().await.expect("commit");
     runs.woken("a queued drift check").await;
     deliveries.quiet("runs are not deliveries").await;
@@ -226,7 +226,7 @@ async fn the_next_due_delivery_and_lease_are_known(store: Db) {
         "a lease already over is the claim's to find"
     );
     let mut tx = store.begin().await.expect("begin");
-    tx.queue_drift_check(ws, at(5)).await.expect("queue");
+    tx.queue_drift_check(ws, "", at(5)).await.expect("queue");
     tx.commit().await.expect("commit");
     store
         .claim_drift_check("w1", at(200), at(6), 3)

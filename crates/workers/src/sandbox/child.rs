@@ -4,7 +4,7 @@
 //! database connection and no secret: it starts with an empty environment.
 
 use std::io::{BufWriter, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 
@@ -12,7 +12,7 @@ use domain::{LogLevel, LogStage};
 use pipeline::{LogSink, RunRequest};
 
 use super::protocol::{
-    ArticleToCheck, DriftResult, Job, Message, ResourceLimits, RunArticle, RunResult, Work,
+    ArticleToCheck, DriftResult, Job, Message, ResourceLimits, RunArticle, RunResult, Source, Work,
 };
 use operations::drift::DriftReport;
 
@@ -92,24 +92,80 @@ impl LogSink for PipeLog {
     }
 }
 
+/// The repository on disk and the commit the work reads: a path as it is, or the remote
+/// fetched into this node's mirror first (the fetch's outcome is told to the server).
+fn checkout(
+    source: Source,
+    git_ref: Option<&str>,
+    tx: &mpsc::Sender<Message>,
+) -> Result<(PathBuf, String), String> {
+    let git_ref = git_ref.filter(|r| !r.is_empty());
+    let repo = match source {
+        Source::Path { path } => path,
+        Source::Remote { fetch } => {
+            let mut log = PipeLog(tx.clone());
+            log.log(
+                LogLevel::Info,
+                LogStage::Resolve,
+                "fetching the repository",
+                serde_json::json!({ "url": fetch.url, "ref": git_ref }),
+            );
+            let fetched = mirrors::fetch(&fetch).map_err(|e| e.to_string());
+            let _ = tx.send(Message::Fetched {
+                result: fetched.clone(),
+            });
+            let fetched =
+                fetched.map_err(|e| format!("The repository could not be fetched: {e}"))?;
+            log.log(
+                LogLevel::Info,
+                LogStage::Resolve,
+                "fetched the repository",
+                serde_json::json!({
+                    "default_branch": fetched.default_branch,
+                    "head": fetched.head,
+                    "received_bytes": fetched.received_bytes,
+                    "elapsed_ms": fetched.elapsed_ms,
+                }),
+            );
+            fetched.mirror
+        }
+    };
+    let resolved = mirrors::resolve_ref(&repo, git_ref)?;
+    Ok((repo, resolved.commit))
+}
+
 fn work(job: Job, tx: mpsc::Sender<Message>) {
     let message = match job.work {
         Work::Run {
             repo,
+            git_ref,
             feature_id,
             since_commit,
             previous_commit,
             surfaces,
             versions,
         } => {
+            let (repo, commit) = match checkout(repo, git_ref.as_deref(), &tx) {
+                Ok(found) => found,
+                Err(e) => {
+                    let mut log = PipeLog(tx.clone());
+                    log.log(
+                        LogLevel::Error,
+                        LogStage::Resolve,
+                        &e,
+                        serde_json::json!({}),
+                    );
+                    let _ = tx.send(Message::RunDone { result: Err(e) });
+                    return;
+                }
+            };
             let versions = versions.into_iter().collect();
             let since_commit = match since_commit {
-                Some(since) if pipeline::head_commit_id(&repo).is_ok_and(|head| head == since) => {
-                    previous_commit
-                }
+                Some(since) if since == commit => previous_commit,
                 since => since,
             };
             let request = RunRequest {
+                commit: Some(&commit),
                 repo: &repo,
                 feature_id: &feature_id,
                 since_commit: since_commit.as_deref(),
@@ -123,8 +179,13 @@ fn work(job: Job, tx: mpsc::Sender<Message>) {
                 .and_then(run_result);
             Message::RunDone { result }
         }
-        Work::Drift { repo, articles } => Message::DriftDone {
-            result: compare(&repo, articles, &job.limits),
+        Work::Drift {
+            repo,
+            git_ref,
+            articles,
+        } => Message::DriftDone {
+            result: checkout(repo, git_ref.as_deref(), &tx)
+                .and_then(|(repo, commit)| compare(&repo, &commit, articles, &job.limits)),
         },
     };
     let _ = tx.send(message);
@@ -148,13 +209,15 @@ fn run_result(output: pipeline::RunOutput) -> Result<RunResult, String> {
     })
 }
 
-/// Compares each article's provenance with the repository's HEAD.
+/// Compares each article's provenance with the code at `commit`.
 fn compare(
     repo: &Path,
+    commit: &str,
     articles: Vec<ArticleToCheck>,
     limits: &pipeline::Limits,
 ) -> Result<DriftResult, String> {
-    let checker = pipeline::DriftChecker::open(repo, limits).map_err(|e| e.to_string())?;
+    let checker =
+        pipeline::DriftChecker::open_at(repo, Some(commit), limits).map_err(|e| e.to_string())?;
     let head = checker.head_commit().to_owned();
     let mut drifted = Vec::new();
     for item in articles {

@@ -15,7 +15,9 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
-pub use protocol::{ArticleToCheck, DriftResult, ResourceLimits, RunArticle, RunResult, Work};
+pub use protocol::{
+    ArticleToCheck, DriftResult, ResourceLimits, RunArticle, RunResult, Source, Work,
+};
 use protocol::{Job, Message};
 
 /// A message line from the child larger than this is not one of ours.
@@ -32,7 +34,51 @@ pub struct Sandbox {
     pub deadline: Duration,
     pub resources: ResourceLimits,
     pub limits: pipeline::Limits,
+    /// How remotes are fetched on this node.
+    pub mirrors: MirrorSettings,
 }
+
+/// Where and how this node fetches workspaces' remotes (see the `mirrors` crate).
+#[derive(Clone, Debug)]
+pub struct MirrorSettings {
+    /// The node's mirrors, one bare repository per workspace.
+    pub cache_dir: PathBuf,
+    pub limits: mirrors::FetchLimits,
+    /// The `git` program (an absolute path: the child's environment is empty).
+    pub git: PathBuf,
+    /// The operator's allowed address ranges (comma-separated CIDRs), as for webhooks.
+    pub allowed_cidrs: String,
+}
+
+impl MirrorSettings {
+    /// Mirrors under `cache_dir`, default limits, `git` found on the server's PATH.
+    pub fn new(cache_dir: PathBuf) -> Self {
+        Self {
+            cache_dir,
+            limits: mirrors::FetchLimits::default(),
+            git: find_program("git").unwrap_or_else(|| PathBuf::from("/usr/bin/git")),
+            allowed_cidrs: String::new(),
+        }
+    }
+}
+
+impl MirrorSettings {
+    /// The mirror of the workspace `key` on this node.
+    pub fn mirror_of(&self, key: &str) -> PathBuf {
+        mirrors::mirror_path(&self.cache_dir, key)
+    }
+}
+
+/// `name` on the server's PATH.
+pub fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// How a child's fetch of a remote ended, when it fetched one.
+pub type FetchOutcome = Option<Result<mirrors::Fetched, String>>;
 
 impl Sandbox {
     /// Children of the running executable, with the default limits.
@@ -46,6 +92,7 @@ impl Sandbox {
             deadline: Duration::from_secs(300),
             resources: ResourceLimits::default(),
             limits: pipeline::Limits::default(),
+            mirrors: MirrorSettings::new(std::env::temp_dir().join("content-pipeline-mirrors")),
         }
     }
 }
@@ -76,8 +123,9 @@ impl Sandbox {
         &self,
         work: Work,
         log: impl FnMut(LogLine),
+        fetched: &mut FetchOutcome,
     ) -> Result<Result<RunResult, String>, Stopped> {
-        match self.execute(work, log).await? {
+        match self.execute(work, log, fetched).await? {
             Message::RunDone { result } => Ok(result),
             _ => Err(Stopped(
                 "The run's process answered something else than a run's result.".into(),
@@ -86,8 +134,12 @@ impl Sandbox {
     }
 
     /// One drift check.
-    pub async fn check_drift(&self, work: Work) -> Result<Result<DriftResult, String>, Stopped> {
-        match self.execute(work, |_| {}).await? {
+    pub async fn check_drift(
+        &self,
+        work: Work,
+        fetched: &mut FetchOutcome,
+    ) -> Result<Result<DriftResult, String>, Stopped> {
+        match self.execute(work, |_| {}, fetched).await? {
             Message::DriftDone { result } => Ok(result),
             _ => Err(Stopped(
                 "The drift check's process answered something else than a drift result.".into(),
@@ -95,7 +147,12 @@ impl Sandbox {
         }
     }
 
-    async fn execute(&self, work: Work, mut log: impl FnMut(LogLine)) -> Result<Message, Stopped> {
+    async fn execute(
+        &self,
+        work: Work,
+        mut log: impl FnMut(LogLine),
+        fetched: &mut FetchOutcome,
+    ) -> Result<Message, Stopped> {
         let job = Job {
             resources: self.resources.clone(),
             limits: self.limits.clone(),
@@ -167,6 +224,7 @@ impl Sandbox {
                         message,
                         data,
                     }),
+                    Ok(Message::Fetched { result }) => *fetched = Some(result),
                     Ok(done) => return Some(done),
                     Err(_) => return None,
                 }

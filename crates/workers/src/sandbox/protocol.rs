@@ -39,12 +39,25 @@ pub struct Job {
     pub work: Work,
 }
 
+/// Where the child reads the code.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Source {
+    /// A repository on this node's disk (`repo_path`, or a mirror already fetched).
+    Path { path: PathBuf },
+    /// The workspace's remote: the child fetches it into this node's mirror first.
+    Remote { fetch: Box<mirrors::FetchRequest> },
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Work {
     /// One pipeline run.
     Run {
-        repo: PathBuf,
+        repo: Source,
+        /// The ref to read ('' or absent: the default branch, HEAD of a path).
+        #[serde(default)]
+        git_ref: Option<String>,
         feature_id: String,
         since_commit: Option<String>,
         /// Where the changelog resumed before `since_commit`: used instead of it when HEAD is
@@ -55,9 +68,11 @@ pub enum Work {
         /// The version number each generated article will carry.
         versions: Vec<(Surface, i64)>,
     },
-    /// A drift check of these articles against the repository's HEAD.
+    /// A drift check of these articles against the code at `git_ref` (default: HEAD).
     Drift {
-        repo: PathBuf,
+        repo: Source,
+        #[serde(default)]
+        git_ref: Option<String>,
         articles: Vec<ArticleToCheck>,
     },
 }
@@ -79,6 +94,10 @@ pub enum Message {
         stage: domain::LogStage,
         message: String,
         data: serde_json::Value,
+    },
+    /// How the fetch of a remote ended (before the work reads it).
+    Fetched {
+        result: Result<mirrors::Fetched, String>,
     },
     /// The run's result: its articles, or the error a user reads on the failed run.
     RunDone {

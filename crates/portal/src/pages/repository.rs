@@ -1,0 +1,185 @@
+//! Settings → Repository: where the workspace's code is (a remote the service fetches), the
+//! credential it is fetched with (a token pasted here, or a deploy key generated here whose
+//! public half is shown to copy into the forge), and what the last fetch saw. Each action is
+//! the API's use case with the person's caller; secrets are never shown back.
+
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::{get, post};
+use axum::{Form, Router};
+use operations::repositories::{NewCredential, Repository, SetRepositoryToken};
+use operations::workspaces::UpdateWorkspace;
+use serde::Deserialize;
+
+use super::Member;
+use super::settings::{Shown, admin, answer, in_workspace};
+use crate::Portal;
+use crate::web::{Nav, PageResult, render, when};
+
+pub fn router() -> Router<Portal> {
+    Router::new()
+        .route(
+            "/portal/w/{ws}/settings/repository",
+            get(repository_page).post(connect),
+        )
+        .route("/portal/w/{ws}/settings/repository/token", post(set_token))
+        .route(
+            "/portal/w/{ws}/settings/repository/deploy-key",
+            post(deploy_key),
+        )
+        .route("/portal/w/{ws}/settings/repository/fetch", post(fetch_now))
+}
+
+#[derive(Template)]
+#[template(path = "portal/settings_repository.html")]
+struct RepositoryPage {
+    nav: Nav,
+    repo: Repository,
+    /// A server path set by the platform (shown, not editable here).
+    repo_path: Option<String>,
+    last_fetch: Option<String>,
+    error: Option<String>,
+    notice: Option<String>,
+    may_admin: bool,
+    /// Never set: the settings tabs' frame shows a secret here on other tabs only.
+    shown: Option<Shown>,
+}
+
+async fn view(
+    portal: &Portal,
+    member: &Member,
+    error: Option<String>,
+    notice: Option<String>,
+) -> PageResult<RepositoryPage> {
+    admin(member)?;
+    let ws = portal
+        .ops
+        .store
+        .workspace(member.ws.id)
+        .await
+        .map_err(operations::Error::from)?
+        .unwrap_or_else(|| member.ws.clone());
+    let repo = portal.ops.repository(&member.caller, &ws).await?;
+    Ok(RepositoryPage {
+        nav: member.nav("settings"),
+        last_fetch: repo.last_fetch_at.map(when),
+        repo,
+        repo_path: ws.repo_path.clone(),
+        error,
+        notice,
+        may_admin: ws.active,
+        shown: None,
+    })
+}
+
+async fn repository_page(State(portal): State<Portal>, member: Member) -> PageResult {
+    render(&view(&portal, &member, None, None).await?)
+}
+
+/// Shows the page again with `outcome`: a notice (200) or the refusal (422).
+async fn after(
+    portal: &Portal,
+    member: &Member,
+    outcome: Result<String, operations::Error>,
+) -> PageResult {
+    match outcome {
+        Ok(notice) => render(&view(portal, member, None, Some(notice)).await?),
+        Err(e) if e.kind == operations::ErrorKind::Validation => {
+            let page = view(portal, member, Some(e.message), None).await?;
+            answer(&page, StatusCode::UNPROCESSABLE_ENTITY)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+struct ConnectForm {
+    #[serde(default)]
+    repo_url: String,
+    #[serde(default)]
+    default_branch: String,
+}
+
+async fn connect(
+    State(portal): State<Portal>,
+    member: Member,
+    Form(form): Form<ConnectForm>,
+) -> PageResult {
+    admin(&member)?;
+    let url = Some(form.repo_url.trim().to_owned()).filter(|u| !u.is_empty());
+    let branch = Some(form.default_branch.trim().to_owned()).filter(|b| !b.is_empty());
+    let req = UpdateWorkspace {
+        repo_url: Some(url),
+        default_branch: Some(branch),
+        ..UpdateWorkspace::default()
+    };
+    let outcome = in_workspace(&portal, &member, |tx, ops, caller, ws| {
+        Box::pin(async move { ops.update_workspace(tx, &caller, &ws, &req).await })
+    })
+    .await
+    .map(|ws| match ws.repo_url {
+        Some(url) => format!("Connected to {url}."),
+        None => "The repository was disconnected.".to_owned(),
+    });
+    after(&portal, &member, outcome).await
+}
+
+#[derive(Deserialize)]
+struct TokenForm {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    username: String,
+}
+
+async fn set_token(
+    State(portal): State<Portal>,
+    member: Member,
+    Form(form): Form<TokenForm>,
+) -> PageResult {
+    admin(&member)?;
+    let req = NewCredential::Token(SetRepositoryToken {
+        token: form.token.trim().to_owned(),
+        username: Some(form.username.trim().to_owned()).filter(|u| !u.is_empty()),
+    });
+    let outcome = in_workspace(&portal, &member, |tx, ops, caller, ws| {
+        Box::pin(async move {
+            ops.set_repository_credential(tx, &caller, &ws, Some(&req))
+                .await
+        })
+    })
+    .await
+    .map(|_| "The token is saved (encrypted; it is never shown again).".to_owned());
+    after(&portal, &member, outcome).await
+}
+
+async fn deploy_key(State(portal): State<Portal>, member: Member) -> PageResult {
+    admin(&member)?;
+    let outcome = in_workspace(&portal, &member, |tx, ops, caller, ws| {
+        Box::pin(async move {
+            ops.set_repository_credential(tx, &caller, &ws, Some(&NewCredential::DeployKey))
+                .await
+        })
+    })
+    .await
+    .map(|_| "A new deploy key is ready: add its public half to the repository's deploy keys (read access).".to_owned());
+    after(&portal, &member, outcome).await
+}
+
+/// Fetches now: a drift check at the default branch, which fetches first.
+async fn fetch_now(State(portal): State<Portal>, member: Member) -> PageResult {
+    admin(&member)?;
+    let queued = in_workspace(&portal, &member, |tx, ops, _caller, ws| {
+        Box::pin(async move { ops.queue_drift_check(tx, &ws, None).await })
+    })
+    .await;
+    match queued {
+        Ok(_) => Ok(
+            Redirect::to(&format!("/portal/w/{}/settings/repository", member.ws.id))
+                .into_response(),
+        ),
+        Err(e) => after(&portal, &member, Err(e)).await,
+    }
+}
