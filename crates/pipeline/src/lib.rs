@@ -32,4 +32,4 @@ pub use source::forge::{Forge, ForgeConfig, ForgeKind, encode_path, encode_segme
 pub use source::manifest::{
     DeclaredFeature, Feature, MANIFEST_PATH, Step, declared_features, resolve_feature,
 };
-pub use source::repository::{head_commit_id, is_git_repository, limit_pack_mappings};
+pub use source::repository::{is_git_repository, limit_pack_mappings};

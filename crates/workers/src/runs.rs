@@ -409,6 +409,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
             Vec::new(),
         ),
     };
+    let commit = ending.source_commit.clone();
     let result = finish(
         store,
         clock,
@@ -427,12 +428,6 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
             // the rest of the workspace is the periodic checker's. A run at another ref is a
             // preview: it says nothing about the published articles.
             let workspace = store.workspace(workspace_id).await.ok().flatten();
-            let commit = store
-                .run(run_id)
-                .await
-                .ok()
-                .flatten()
-                .and_then(|r| r.source_commit);
             let source = workspace
                 .as_ref()
                 .and_then(|w| match (&w.repo_url, &w.repo_path) {

@@ -24,11 +24,6 @@ pub unsafe fn limit_pack_mappings(mapped_bytes: usize) -> Result<(), PipelineErr
     Ok(())
 }
 
-/// The id (hex) of the commit HEAD points to in the repository at `path`.
-pub fn head_commit_id(path: &Path) -> Result<String, PipelineError> {
-    Ok(head_commit(&open(path)?)?.id().to_string())
-}
-
 pub(crate) fn open(path: &Path) -> Result<Repository, PipelineError> {
     if !path.is_absolute() {
         return Err(PipelineError::Repository(format!(
