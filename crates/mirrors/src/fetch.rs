@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use webhooks::AddressPolicy;
 
 use crate::credential::Credential;
-use crate::git::Session;
+use crate::git::{REDIRECTED, Session};
+use crate::redirect;
 use crate::remote::{RepoUrl, Transport};
 
 /// How much one fetch may take. Crossing a bound stops the fetch; the error names the bound.
@@ -65,6 +66,10 @@ pub struct Fetched {
     pub head: String,
     pub received_bytes: u64,
     pub elapsed_ms: u64,
+    /// Where the host redirected the fetch (each hop checked like the URL itself): the
+    /// repository moved, and its new URL should be connected.
+    #[serde(default)]
+    pub moved_to: Option<String>,
 }
 
 /// Why a fetch failed, written for the person who reads the run; never holds a secret.
@@ -124,20 +129,24 @@ pub fn fetch(req: &FetchRequest) -> Result<Fetched, FetchError> {
             req.limits.max_disk_bytes / (1024 * 1024)
         )));
     }
-    let addresses = permitted_addresses(&url, &policy)?;
-    let session = Session::new(req, &url, &addresses, &mirror)?;
-
-    let mut args: Vec<&str> = vec![
-        "fetch",
-        "--prune",
-        "--progress",
-        "--no-write-fetch-head",
-        "--no-recurse-submodules",
-        "--end-of-options",
-        &req.url,
-    ];
-    args.extend(REFSPECS);
-    let received = session.bounded(&args, deadline, before)?;
+    let connect = |url: &RepoUrl, credential: Option<&Credential>| {
+        let addresses = permitted_addresses(url, &policy)?;
+        Session::new(req, url, credential, &addresses, &mirror)
+    };
+    let mut session = connect(&url, req.credential.as_ref())?;
+    let mut remote = url.text.clone();
+    let mut moved_to = None;
+    let received = match session.bounded(&fetch_args(&remote), deadline, before) {
+        Err(e) if e.0 == REDIRECTED && matches!(url.transport, Transport::Http { .. }) => {
+            let moved = redirect::follow(&url, req.credential.as_ref(), &policy, deadline)?;
+            let credential = req.credential.as_ref().filter(|_| moved.same_origin);
+            session = connect(&moved.url, credential)?;
+            remote = moved.url.text.clone();
+            moved_to = Some(remote.clone());
+            session.bounded(&fetch_args(&remote), deadline, before)?
+        }
+        other => other?,
+    };
     let repo = git2::Repository::open_bare(&mirror)
         .map_err(|e| FetchError(format!("the mirror could not be opened: {}", e.message())))?;
     promote(&repo)?;
@@ -180,7 +189,7 @@ pub fn fetch(req: &FetchRequest) -> Result<Fetched, FetchError> {
                 "--no-write-fetch-head",
                 "--progress",
                 "--end-of-options",
-                &req.url,
+                &remote,
                 want,
             ],
             deadline,
@@ -193,7 +202,23 @@ pub fn fetch(req: &FetchRequest) -> Result<Fetched, FetchError> {
         head: head.to_string(),
         received_bytes,
         elapsed_ms: started.elapsed().as_millis() as u64,
+        moved_to,
     })
+}
+
+/// `git fetch` of every kept ref of `remote` into [`INCOMING`].
+fn fetch_args(remote: &str) -> Vec<&str> {
+    let mut args: Vec<&str> = vec![
+        "fetch",
+        "--prune",
+        "--progress",
+        "--no-write-fetch-head",
+        "--no-recurse-submodules",
+        "--end-of-options",
+        remote,
+    ];
+    args.extend(REFSPECS);
+    args
 }
 
 /// Moves the checked refs from [`INCOMING`] to where runs read them, and deletes the refs the
@@ -371,7 +396,10 @@ pub(crate) fn dir_size(dir: &Path) -> u64 {
 
 /// The addresses the host resolves to that the policy permits; an error naming the refused
 /// address when none is.
-fn permitted_addresses(url: &RepoUrl, policy: &AddressPolicy) -> Result<Vec<IpAddr>, FetchError> {
+pub(crate) fn permitted_addresses(
+    url: &RepoUrl,
+    policy: &AddressPolicy,
+) -> Result<Vec<IpAddr>, FetchError> {
     let resolved: Vec<IpAddr> = (url.host.as_str(), url.port)
         .to_socket_addrs()
         .map_err(|_| FetchError(format!("the host '{}' could not be resolved", url.host)))?

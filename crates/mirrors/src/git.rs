@@ -17,6 +17,9 @@ use crate::fetch::{
 };
 use crate::remote::{RepoUrl, Transport};
 
+/// What a fetch that met a redirect says (git never follows one itself; see `redirect`).
+pub(crate) const REDIRECTED: &str = "the host answered with a redirect";
+
 /// The git program set up for one remote: a clean environment, the connection pinned to the
 /// checked addresses, redirects refused, the credential given out of band.
 pub(crate) struct Session {
@@ -55,9 +58,12 @@ fn shell_quote(text: &str) -> String {
 }
 
 impl Session {
+    /// git for `url`, connecting only to `addresses`, with `credential` (which may be left
+    /// out where `req`'s is not to be sent).
     pub(crate) fn new(
         req: &FetchRequest,
         url: &RepoUrl,
+        credential: Option<&Credential>,
         addresses: &[IpAddr],
         mirror: &Path,
     ) -> Result<Self, FetchError> {
@@ -87,7 +93,7 @@ impl Session {
                     "http.curloptResolve",
                     format!("{}:{}:{}", url.host, url.port, pinned.join(",")),
                 ));
-                if let Some(Credential::Token { username, token }) = &req.credential {
+                if let Some(Credential::Token { username, token }) = credential {
                     config.push((
                         "http.extraHeader",
                         format!("Authorization: {}", basic_auth(username, token)),
@@ -95,7 +101,7 @@ impl Session {
                 }
             }
             Transport::Ssh => {
-                let Some(Credential::DeployKey { private_key }) = &req.credential else {
+                let Some(Credential::DeployKey { private_key }) = credential else {
                     return Err(FetchError("an ssh URL needs a deploy key".into()));
                 };
                 let path = req.cache_dir.join(format!("{}.key", req.key));
@@ -135,7 +141,7 @@ impl Session {
         Ok(Self {
             git: req.git.clone(),
             mirror: mirror.to_path_buf(),
-            url: req.url.clone(),
+            url: url.text.clone(),
             env,
             secrets: req
                 .credential
@@ -363,7 +369,7 @@ impl Session {
         .iter()
         .any(|code| lower.contains(code))
         {
-            "the host answered with a redirect, which is not followed: connect the repository's final URL".into()
+            REDIRECTED.into()
         } else if lower.contains("error: 404")
             || lower.contains("not found")
             || lower.contains("does not appear to be a git repository")

@@ -10,13 +10,15 @@
 //!
 //! Fetching uses the `git` program, not libgit2: the service's libgit2 is built without
 //! network transports, and the program lets the connection be pinned to the addresses checked
-//! here (`http.curloptResolve`, ssh's `HostName`), redirects be refused, and a fetch be
+//! here (`http.curloptResolve`, ssh's `HostName`), redirects be followed only after they are
+//! checked (`redirect`), and a fetch be
 //! stopped at any point by killing it (its pack is written to a temporary file and its refs
 //! updated last, so an interrupted fetch leaves the mirror as it was).
 
 mod credential;
 mod fetch;
 mod git;
+mod redirect;
 mod refs;
 mod remote;
 

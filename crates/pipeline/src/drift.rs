@@ -283,7 +283,7 @@ impl DriftChecker {
         if let Some(found) = lock(&self.symbols).get(&key) {
             return Ok(found.clone());
         }
-        let text = code::read_text(&lock(&self.repo), blob, &self.limits)?;
+        let text = code::read_text(&lock(&self.repo), path, blob, &self.limits)?;
         let index = match text {
             FileText::TooLarge(_) | FileText::Binary => Vec::new(),
             FileText::Text(text) => {
@@ -336,7 +336,7 @@ impl DriftChecker {
         let symbols = match found {
             Some(found) => found,
             None => {
-                let symbols = match code::read_text(&lock(&self.repo), blob, &self.limits)? {
+                let symbols = match code::read_text(&lock(&self.repo), path, blob, &self.limits)? {
                     FileText::TooLarge(_) | FileText::Binary => Vec::new(),
                     FileText::Text(text) => {
                         lock(&self.extractor).symbols(path, Language::Python, &text)?

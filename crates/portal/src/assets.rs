@@ -13,7 +13,7 @@ use crate::Portal;
 pub const HTMX: &str = "htmx-2.0.11.min.js";
 pub const HTMX_SSE: &str = "htmx-ext-sse-2.2.4.min.js";
 /// Renamed when its content changes, since it is cached for good.
-pub const STYLESHEET: &str = "portal-3.css";
+pub const STYLESHEET: &str = "portal-4.css";
 /// The copy buttons of the settings pages.
 pub const COPY: &str = "copy-1.js";
 /// The tab icon of the portal and the published site.

@@ -264,6 +264,25 @@ impl Browser {
         .await
     }
 
+    /// Reloads the page until an element matching `css` contains `text`, for up to `patience`
+    /// (what workers record shows on the next load, not live).
+    pub async fn reload_until(&self, css: &str, text: &str, patience: std::time::Duration) {
+        let deadline = std::time::Instant::now() + patience;
+        loop {
+            if self.count(css).await > 0 && self.text(css).await.contains(text) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "`{css}` never showed {text:?}; the page shows {:?}",
+                self.text("main").await
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            let here = self.current_url().await;
+            self.goto(here.as_str()).await;
+        }
+    }
+
     /// The text of the first element matching `css`, once there is one.
     pub async fn text(&self, css: &str) -> String {
         let element = self.wait_for(css).await;

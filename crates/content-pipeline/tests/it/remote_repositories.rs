@@ -240,7 +240,7 @@ async fn a_workspace_follows_its_remote_at_any_ref() {
 }
 
 /// `len` bytes that do not compress.
-fn noise(len: usize) -> Vec<u8> {
+pub(crate) fn noise(len: usize) -> Vec<u8> {
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     (0..len)
         .map(|_| {
@@ -386,29 +386,63 @@ async fn fetches_are_bounded_and_refused_addresses_named() {
     assert_eq!(capped["status"], "failed");
     let error = capped["error"].as_str().unwrap_or_default();
     assert!(error.contains("limit of 1 MiB"), "{error}");
+}
 
-    // A redirect is not followed.
-    server.redirect_moved_to(&server.base_url());
-    let moved = app
-        .patch(&format!("/v1/workspaces/{ws}"))
-        .json(&json!({"repo_url": format!("{}/moved/big.git", server.base_url())}))
+#[tokio::test(flavor = "multi_thread")]
+async fn a_moved_repository_is_followed_hop_by_hop_each_hop_checked() {
+    let app = app!(builder());
+    let server = GitServer::start().await;
+    server.require_basic_auth("x-access-token", TOKEN);
+    let bare = server.create_bare("acme/numbers");
+    let repo = project(app.dir.path());
+    push_to_bare(&repo.path, &bare, "+HEAD:refs/heads/main");
+    let base = server.base_url();
+    let ws = connect(&app, &format!("{base}/moved/acme/numbers.git")).await;
+
+    // Moved on the same host: followed with the credential, and the run log says where to.
+    server.redirect_moved_to(&base);
+    let run = run_at(&app, &ws, None).await;
+    assert_eq!(run["status"], "succeeded", "{run}");
+    assert_eq!(run["commit"], repo.head().as_str());
+    let id = run["id"].as_str().expect("run id");
+    let log = app
+        .get(&format!("/v1/runs/{id}/log?limit=100"))
         .expect(200)
         .await;
     assert!(
-        moved["repo_url"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("/moved/")
+        log["data"]
+            .as_array()
+            .expect("log events")
+            .iter()
+            .any(|e| e["level"] == "warn"
+                && e["data"]["moved_to"] == format!("{base}/acme/numbers.git").as_str()),
+        "the log names the new URL: {log}"
     );
-    let redirected = run_at(&app, ws, None).await;
-    assert_eq!(redirected["status"], "failed");
+
+    // Moved to an address the policy refuses: nothing connects there, the run says why.
+    server.redirect_moved_to("http://169.254.169.254");
+    let refused = run_at(&app, &ws, None).await;
+    assert_eq!(refused["status"], "failed");
+    let error = refused["error"].as_str().unwrap_or_default();
     assert!(
-        redirected["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("redirect"),
-        "{redirected}"
+        error.contains("redirected") && error.contains("169.254.169.254"),
+        "{error}"
     );
+
+    // Moved to another host name (same machine): the credential stays behind, so the
+    // server, which wants it, refuses the fetch.
+    let port = base.rsplit(':').next().unwrap_or_default().to_owned();
+    server.redirect_moved_to(&format!("http://localhost:{port}"));
+    let refused_before = server.refused();
+    let elsewhere = run_at(&app, &ws, None).await;
+    assert_eq!(elsewhere["status"], "failed");
+    let error = elsewhere["error"].as_str().unwrap_or_default();
+    assert!(error.contains("authentication failed"), "{error}");
+    assert!(
+        server.refused() > refused_before,
+        "asked without the credential"
+    );
+    assert!(!stored_text(&app).await.contains(TOKEN));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -612,4 +646,99 @@ async fn nodes_share_only_the_database_and_a_killed_fetch_is_taken_over() {
     assert_eq!(run["status"], "succeeded", "{run}");
     assert_eq!(run["commit"], last.as_str());
     assert!(second_dir.join(format!("{ws}.git")).join("HEAD").is_file());
+}
+
+/// Takes object `id` out of the bare repository `mirror`: its packs are unpacked into loose
+/// objects (with git's own `unpack-objects`), then that one object file is deleted.
+fn remove_object(mirror: &std::path::Path, id: &str) {
+    let packs = mirror.join("objects/pack");
+    let aside = tempfile::tempdir().expect("a place for the packs");
+    for entry in std::fs::read_dir(&packs)
+        .expect("the mirror's packs")
+        .flatten()
+    {
+        std::fs::rename(entry.path(), aside.path().join(entry.file_name())).expect("move a pack");
+    }
+    for entry in std::fs::read_dir(aside.path()).expect("packs").flatten() {
+        if entry.path().extension().is_some_and(|e| e == "pack") {
+            let pack = std::fs::File::open(entry.path()).expect("a pack");
+            let status = std::process::Command::new("git")
+                .arg("-C")
+                .arg(mirror)
+                .args(["unpack-objects", "-q"])
+                .stdin(pack)
+                .status()
+                .expect("git unpack-objects");
+            assert!(status.success());
+        }
+    }
+    let loose = mirror.join("objects").join(&id[..2]).join(&id[2..]);
+    std::fs::remove_file(&loose).unwrap_or_else(|e| panic!("{}: {e}", loose.display()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blob_missing_from_the_mirror_skips_that_file_and_names_it() {
+    let app = app!(builder());
+    let server = GitServer::start().await;
+    server.allow_anonymous();
+    let bare = server.create_bare("holes");
+    let mut repo = project(app.dir.path());
+    repo.write(
+        "src/extra.rs",
+        "/// Multiplies two numbers.\npub fn multiply(a: i32, b: i32) -> i32 { a * b }\n",
+    );
+    repo.commit("feat: multiply");
+    push_to_bare(&repo.path, &bare, "+HEAD:refs/heads/main");
+    let ws = app
+        .post("/v1/workspaces")
+        .json(&json!({"name": "holes", "repo_url": server.url("holes")}))
+        .expect(201)
+        .await;
+    let ws = ws["id"].as_str().expect("id").to_owned();
+    let first = run_at(&app, &ws, None).await;
+    assert_eq!(first["status"], "succeeded", "{first}");
+
+    // The mirror loses the blob of one file (a damaged disk, a server that left it out).
+    let mirror = app.dir.path().join("mirrors").join(format!("{ws}.git"));
+    remove_object(&mirror, &repo.blob_id("src/extra.rs"));
+
+    let second = run_at(&app, &ws, None).await;
+    assert_eq!(second["status"], "succeeded", "{second}");
+    let id = second["id"].as_str().expect("run id");
+    let log = app
+        .get(&format!("/v1/runs/{id}/log?limit=100"))
+        .expect(200)
+        .await;
+    let warnings: Vec<&Value> = log["data"]
+        .as_array()
+        .expect("log events")
+        .iter()
+        .filter(|e| e["level"] == "warn")
+        .collect();
+    assert!(
+        warnings.iter().any(
+            |w| w["message"].as_str().is_some_and(|m| m.contains("missing"))
+                && w["data"]["path"] == "src/extra.rs"
+        ),
+        "a warning names the path: {warnings:?}"
+    );
+    let list = app
+        .get(&format!(
+            "/v1/workspaces/{ws}/articles?feature_id=numbers&surface=dev-docs"
+        ))
+        .expect(200)
+        .await;
+    let article = app
+        .get(&format!(
+            "/v1/articles/{}",
+            list["data"][0]["id"].as_str().expect("a dev-docs article")
+        ))
+        .expect(200)
+        .await;
+    let body = article["mdx_body"].as_str().unwrap_or_default();
+    assert!(body.contains("add"), "the other files are read: {body}");
+    assert!(
+        !body.contains("multiply"),
+        "the missing file is left out: {body}"
+    );
 }

@@ -5,30 +5,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::browser::{Browser, sign_in, t};
+use crate::browser::{sign_in, t};
 use crate::helpers::TestApp;
 use crate::receiver::{Receiver, Reply, assert_verifies};
 use crate::{app, browser};
 
-/// Reloads the page until an element matching `css` contains `text` (the delivery page shows
-/// attempts as they are recorded, on the next load).
-async fn reload_until(b: &Browser, css: &str, text: &str) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let found = b.count(css).await > 0 && b.text(css).await.contains(text);
-        if found {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "`{css}` never showed {text:?}; the page shows {:?}",
-            b.text("main").await
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let here = b.current_url().await;
-        b.goto(here.as_str()).await;
-    }
-}
+/// How long a delivery's attempts may take to show (the page shows them on the next load).
+const PATIENCE: Duration = Duration::from_secs(15);
 
 #[tokio::test]
 async fn an_endpoint_from_the_catalog_gets_a_test_event_and_a_failed_delivery_is_replayed() {
@@ -80,7 +63,8 @@ async fn an_endpoint_from_the_catalog_gets_a_test_event_and_a_failed_delivery_is
 
     // A test event: delivered signed, its data marked as a test, the 500 shown on its page.
     b.submit_form(&t("test-form"), &[]).await;
-    reload_until(&b, &t("attempt-status"), "HTTP 500").await;
+    b.reload_until(&t("attempt-status"), "HTTP 500", PATIENCE)
+        .await;
     let received = receiver.wait_for(1, Duration::from_secs(10)).await;
     assert_verifies(&secret, &received[0]);
     let body = received[0].json();
@@ -94,7 +78,8 @@ async fn an_endpoint_from_the_catalog_gets_a_test_event_and_a_failed_delivery_is
     );
     let sent = b.text(&t("request-body")).await;
     assert!(sent.contains("\"test\": true"), "{sent}");
-    reload_until(&b, &t("delivery-status"), "dead").await;
+    b.reload_until(&t("delivery-status"), "dead", PATIENCE)
+        .await;
     // The request headers we sent, signature included (opened to be read).
     b.click("section.attempt summary").await;
     assert!(
@@ -116,8 +101,10 @@ async fn an_endpoint_from_the_catalog_gets_a_test_event_and_a_failed_delivery_is
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    reload_until(&b, &t("attempt-status"), "HTTP 200").await;
-    reload_until(&b, &t("delivery-status"), "delivered").await;
+    b.reload_until(&t("attempt-status"), "HTTP 200", PATIENCE)
+        .await;
+    b.reload_until(&t("delivery-status"), "delivered", PATIENCE)
+        .await;
     assert_eq!(b.text(&t("response-body")).await, "thanks");
     assert_eq!(
         receiver.wait_for(2, Duration::from_secs(10)).await[1].header("webhook-id"),
@@ -178,7 +165,8 @@ async fn a_reader_sees_the_console_without_write_controls() {
     }
     b.goto(&app.url(&format!("{page}/deliveries/{}", sent.id)))
         .await;
-    reload_until(&b, &t("attempt-status"), "HTTP 503").await;
+    b.reload_until(&t("attempt-status"), "HTTP 503", PATIENCE)
+        .await;
     assert_eq!(b.count(&t("replay")).await, 0);
     b.screenshot_as("reader-delivery").await;
     let errors = b.console_errors().await;

@@ -35,7 +35,16 @@ pub(super) fn collect(
         ..
     } = resolved;
     let matcher = FeatureMatcher::new(feature, tree)?;
-    let files = files::files(repo, tree, &matcher, &feature.id, req.limits)?;
+    let files::Listing { files, missing } =
+        files::files(repo, tree, &matcher, &feature.id, req.limits)?;
+    for path in &missing {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Collect,
+            "skipped a file whose content is missing from the repository's object store",
+            json!({ "path": path }),
+        );
+    }
     if files.is_empty() {
         log.log(
             LogLevel::Warn,

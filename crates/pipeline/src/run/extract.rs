@@ -218,7 +218,7 @@ fn extract_files(
             out.skipped += 1;
             continue;
         }
-        let text = match code::read_text(repo, file.blob, limits)? {
+        let text = match code::read_text(repo, &file.path, file.blob, limits)? {
             FileText::Text(text) => text,
             // One oversized file (a bundle, generated code) is left out, not fatal: the
             // feature's totals are bounded by collect.
@@ -455,7 +455,7 @@ fn extract_files(
     // The docs site's order, else paths with their numbers compared as numbers.
     let pages: Vec<&str> = out.prose.iter().map(|d| d.path.as_str()).collect();
     let read = |path: &str| match repository::regular_file(tree, path)
-        .map(|blob| code::read_text(repo, blob, limits))
+        .map(|blob| code::read_text(repo, path, blob, limits))
     {
         Some(Ok(FileText::Text(text))) => Some(text),
         _ => None,

@@ -24,7 +24,7 @@ use crate::render::{self, Context, Renderer, StepView, blog, dev_docs, handwritt
 use crate::source::code::{ModuleDoc, Symbol, first_sentence};
 use crate::source::docs::walkthrough::{self, Walkthrough};
 use crate::source::docs::{self, Prose};
-use crate::source::files::FeatureMatcher;
+use crate::source::files::{self, FeatureMatcher};
 use crate::source::history::{self, Entry, ReleaseNotes};
 use crate::source::manifest::Feature;
 use crate::source::paths::MODE_LINK;
@@ -49,7 +49,7 @@ pub(super) fn render(
         rules,
         surfaces,
     } = resolved;
-    let overrides = template_overrides(repo, tree, surfaces)?;
+    let overrides = template_overrides(repo, tree, surfaces, log)?;
     let overridden: Vec<&str> = overrides.iter().map(|(s, _)| s.as_str()).collect();
     if !overridden.is_empty() {
         log.log(
@@ -499,6 +499,7 @@ fn template_overrides(
     repo: &Repository,
     tree: &Tree,
     surfaces: &[Surface],
+    log: &mut dyn LogSink,
 ) -> Result<Vec<(Surface, String)>, PipelineError> {
     let mut overrides = Vec::new();
     for surface in surfaces {
@@ -511,7 +512,19 @@ fn template_overrides(
                 "{path}: must be a regular file"
             )));
         }
-        let blob = repo.find_blob(entry.id())?;
+        let blob = match repo.find_blob(entry.id()) {
+            Ok(blob) => blob,
+            Err(e) if files::is_missing_object(&e) => {
+                log.log(
+                    LogLevel::Warn,
+                    LogStage::Render,
+                    "skipped a template whose content is missing from the repository's object store; the built-in one is used",
+                    json!({ "path": path }),
+                );
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         if blob.size() > MAX_TEMPLATE_BYTES {
             return Err(PipelineError::InvalidTemplate(format!(
                 "{path}: larger than {MAX_TEMPLATE_BYTES} bytes"

@@ -127,6 +127,14 @@ fn checkout(
                     "elapsed_ms": fetched.elapsed_ms,
                 }),
             );
+            if let Some(moved_to) = &fetched.moved_to {
+                log.log(
+                    LogLevel::Warn,
+                    LogStage::Resolve,
+                    "the repository moved: its host redirected the fetch (each hop checked); connect its new URL",
+                    serde_json::json!({ "moved_to": moved_to }),
+                );
+            }
             fetched.mirror
         }
     };

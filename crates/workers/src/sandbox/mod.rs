@@ -160,7 +160,25 @@ impl Sandbox {
         };
         let job = serde_json::to_vec(&job)
             .map_err(|e| Stopped(format!("The job could not be written: {e}")))?;
-        let mut child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        let parent = std::process::id();
+        // SAFETY: prctl and getppid are async-signal-safe, and nothing else runs between fork
+        // and exec. The kernel kills the child when the thread that started it ends: with the
+        // worker (a SIGKILL included), whose `kill_on_drop` cannot run then. The thread is one
+        // of the runtime's, which live as long as the process. A worker that died before the
+        // prctl took effect is seen as a changed parent.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() as u32 != parent {
+                    return Err(std::io::Error::other("the worker ended"));
+                }
+                Ok(())
+            });
+        }
+        let mut child = command
             .arg("sandbox")
             .env_clear()
             // mimalloc reserves 1 GiB of address space up front by default, which would count

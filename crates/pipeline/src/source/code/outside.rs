@@ -162,7 +162,7 @@ impl OutsideFiles {
         if self.failed.is_some() {
             return None;
         }
-        match read_text(repo, blob, &self.limits) {
+        match read_text(repo, path, blob, &self.limits) {
             Ok(FileText::Text(text)) => {
                 let counted = self.counted.contains(&blob) || self.spend(path, text.len() as u64);
                 if counted {

@@ -18,14 +18,24 @@ pub(crate) enum FileText {
     Binary,
 }
 
-/// Reads a file worth parsing, never inflating one larger than `max_file_bytes`. Runs and
-/// drift checks both read with this, so the symbols they hash are always made the same way.
+/// Reads a file worth parsing (`path`, named when its blob is missing), never inflating one
+/// larger than `max_file_bytes`. Runs and drift checks both read with this, so the symbols
+/// they hash are always made the same way.
 pub(crate) fn read_text(
     repo: &Repository,
+    path: &str,
     blob: Oid,
     limits: &Limits,
 ) -> Result<FileText, PipelineError> {
-    let (bytes, _) = repo.odb()?.read_header(blob)?;
+    let (bytes, _) = repo.odb()?.read_header(blob).map_err(|e| {
+        if crate::source::files::is_missing_object(&e) {
+            PipelineError::Repository(format!(
+                "the content of '{path}' is missing from the repository's object store"
+            ))
+        } else {
+            e.into()
+        }
+    })?;
     let bytes = bytes as u64;
     if bytes > limits.max_file_bytes {
         return Ok(FileText::TooLarge(bytes));

@@ -113,16 +113,30 @@ impl FeatureMatcher {
     }
 }
 
+/// The feature's files, and the paths whose content the object store does not hold.
+pub(crate) struct Listing {
+    pub files: Vec<RepoFile>,
+    /// Paths under the globs whose blob is missing (a mirror fetched from a server that left
+    /// objects out, a damaged checkout): left out, each one named in the run log.
+    pub missing: Vec<String>,
+}
+
+/// Whether `e` says the object asked for is not in the store.
+pub(crate) fn is_missing_object(e: &git2::Error) -> bool {
+    e.code() == git2::ErrorCode::NotFound
+}
+
 /// The regular files (and executables) under the feature's globs at `tree`, sorted by path.
 /// Symlinks are never followed; one that points out of the repository is an error. More than
 /// `max_feature_files` files, or more than `max_feature_bytes` bytes in all, fail the run.
+/// A file whose blob is missing is left out and listed in [`Listing::missing`].
 pub(crate) fn files(
     repo: &Repository,
     tree: &Tree,
     matcher: &FeatureMatcher,
     feature_id: &str,
     limits: &Limits,
-) -> Result<Vec<RepoFile>, PipelineError> {
+) -> Result<Listing, PipelineError> {
     let mut found = Vec::new();
     let mut links = Vec::new();
     let walked = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
@@ -163,16 +177,27 @@ pub(crate) fn files(
         });
     }
     walked?;
+    let odb = repo.odb()?;
+    let mut missing = Vec::new();
     for (path, id) in links {
+        if !odb.exists(id) {
+            missing.push(path);
+            continue;
+        }
         check_link_entry(repo, &path, id)?;
     }
     // Sizes come from the object headers: nothing is read or inflated before the cap holds.
-    let odb = repo.odb()?;
     let mut total = 0u64;
     let mut files = Vec::with_capacity(found.len());
     for (path, blob) in found {
-        let (bytes, _) = odb.read_header(blob)?;
-        let bytes = bytes as u64;
+        let bytes = match odb.read_header(blob) {
+            Ok((bytes, _)) => bytes as u64,
+            Err(e) if is_missing_object(&e) => {
+                missing.push(path);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         total = total.saturating_add(bytes);
         files.push(RepoFile { path, blob, bytes });
     }
@@ -188,5 +213,6 @@ pub(crate) fn files(
         });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
+    missing.sort();
+    Ok(Listing { files, missing })
 }

@@ -187,7 +187,16 @@ fn read_manifest(repo: &Repository, tree: &Tree) -> Result<Option<ManifestFile>,
             "it must be a regular file, not a symlink or a folder".into(),
         ));
     }
-    let blob = repo.find_blob(entry.id())?;
+    // Without the manifest the features are unknown: a missing blob fails the run, named.
+    let blob = repo.find_blob(entry.id()).map_err(|e| {
+        if crate::source::files::is_missing_object(&e) {
+            PipelineError::InvalidManifest(
+                "its content is missing from the repository's object store".into(),
+            )
+        } else {
+            e.into()
+        }
+    })?;
     if blob.size() > MAX_MANIFEST_BYTES {
         return Err(PipelineError::InvalidManifest(format!(
             "it is larger than {} KiB",
