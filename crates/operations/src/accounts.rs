@@ -805,6 +805,9 @@ impl Operations {
         caller.check(ws.id, Scope::Admin, "workspace", ws.id)?;
         ensure_active(ws)?;
         within_own_role(caller, role)?;
+        if role != Scope::Admin {
+            keep_an_admin(tx, ws, user).await?;
+        }
         if !tx.set_membership_role(user, ws.id, role).await? {
             return Err(Error::not_found("member", user));
         }
@@ -815,9 +818,10 @@ impl Operations {
         Ok(member.into())
     }
 
-    /// Ends `user`'s membership of `ws` (an admin of the active workspace may) and every
-    /// portal session of theirs, so that a page open elsewhere stops working at once.
-    /// Returns the membership as it was.
+    /// Ends `user`'s membership of `ws` (an admin of the active workspace may; never its last
+    /// admin). Their access to `ws` ends at once, since every portal request reads the
+    /// membership; their sessions go on in their other workspaces. Returns the membership as
+    /// it was.
     pub async fn remove_member(
         &self,
         tx: &mut Tx,
@@ -831,8 +835,8 @@ impl Operations {
             .member(user, ws.id)
             .await?
             .ok_or_else(|| Error::not_found("member", user))?;
+        keep_an_admin(tx, ws, user).await?;
         tx.delete_membership(user, ws.id).await?;
-        tx.delete_sessions_of(user).await?;
         Ok(member.into())
     }
 
@@ -848,6 +852,21 @@ impl Operations {
             )
             .await?)
     }
+}
+
+/// Refuses to take the admin role from `user` when they are `ws`'s last admin (409, as GitHub
+/// refuses to remove an organization's last owner): someone must be able to manage it.
+async fn keep_an_admin(tx: &mut Tx, ws: &WorkspaceRecord, user: UserId) -> Result<()> {
+    let is_admin = tx
+        .member(user, ws.id)
+        .await?
+        .is_some_and(|m| m.role == Scope::Admin);
+    if is_admin && tx.other_admins(ws.id, user).await? == 0 {
+        return Err(Error::conflict(
+            "This is the workspace's last admin: make another member admin first.",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

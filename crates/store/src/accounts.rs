@@ -374,6 +374,27 @@ impl Tx {
         .await?))
     }
 
+    /// How many admins `workspace` has besides `user`. The workspace's row is held until the
+    /// transaction ends (see [`Tx::lock_workspace`]), so two admins demoting each other at
+    /// once take turns and the second sees the first's change.
+    pub async fn other_admins(
+        &mut self,
+        workspace: WorkspaceId,
+        user: UserId,
+    ) -> Result<i64, StoreError> {
+        self.lock_workspace(workspace).await?;
+        Ok(on_tx!(self, |c| {
+            sqlx::query_scalar(
+            "SELECT COUNT(*) FROM memberships WHERE workspace_id = $1 AND user_id <> $2 AND role = $3"
+        )
+        .bind(workspace)
+        .bind(user)
+        .bind(Scope::Admin)
+        .fetch_one(c)
+        .await?
+        }))
+    }
+
     /// Ends the user's membership of `workspace`; false when there was none.
     pub async fn delete_membership(
         &mut self,

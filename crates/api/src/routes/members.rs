@@ -98,7 +98,9 @@ async fn invite_member(
 
 /// Change a member's role
 ///
-/// The role is never above the caller's own (422, `param: "role"`). Scope: admin.
+/// The role is never above the caller's own (422, `param: "role"`). The workspace's last admin
+/// cannot be demoted (409 `conflict`: make another member admin first), as GitHub refuses to
+/// remove an organization's last owner. Scope: admin.
 #[utoipa::path(patch, path = "/v1/workspaces/{ws}/members/{user_id}", tag = "Members",
     params(("ws" = String, Path), ("user_id" = String, Path)),
     request_body = UpdateMember, security(("bearer" = ["admin"])),
@@ -129,9 +131,10 @@ async fn update_member(
 
 /// Remove a member
 ///
-/// Ends the membership and every portal session of that person (a page they have open stops
-/// working at once; they sign in again for their other workspaces). Answers with the
-/// membership as it was; afterwards the member is 404. Scope: admin.
+/// Ends the membership: that person's access to this workspace ends at once (a page they have
+/// open stops working on its next request); their sessions go on in their other workspaces.
+/// The workspace's last admin cannot be removed (409 `conflict`). Answers with the membership
+/// as it was; afterwards the member is 404. Scope: admin.
 #[utoipa::path(delete, path = "/v1/workspaces/{ws}/members/{user_id}", tag = "Members",
     params(("ws" = String, Path), ("user_id" = String, Path)),
     security(("bearer" = ["admin"])),

@@ -326,7 +326,13 @@ async fn admins_invite_list_change_and_remove_members() {
     );
     assert_eq!(changed["email"], "ana@example.com");
 
-    // Removing Ana ends her membership and her sessions.
+    // Removing Ana ends her membership of this workspace, and nothing else. (Bob becomes an
+    // admin first: the last admin cannot be removed.)
+    app.patch(&format!("{members}/{bob_id}"))
+        .token(&admin)
+        .json(&json!({"role": "admin"}))
+        .expect(200)
+        .await;
     let session = app
         .ops
         .sign_in(
@@ -350,14 +356,17 @@ async fn admins_invite_list_change_and_remove_members() {
         .await;
     assert_eq!(removed["user_id"], ana_id.as_str());
     assert_eq!(removed["role"], "admin", "the membership as it was");
-    assert!(
-        app.ops
-            .session(&session.cookie)
-            .await
-            .expect("read")
-            .is_none(),
-        "her session ended"
-    );
+    let signed_in = app
+        .ops
+        .session(&session.cookie)
+        .await
+        .expect("read")
+        .expect("her session goes on (for her other workspaces)");
+    let inside = app
+        .ops
+        .portal_caller(&signed_in.user, ws.parse().expect("workspace id"))
+        .await;
+    assert!(inside.is_err(), "no longer inside this workspace");
     let left = app.get(&members).token(&admin).expect(200).await;
     let ids: Vec<&str> = left["data"]
         .as_array()
@@ -683,4 +692,114 @@ async fn the_settings_forms_work_without_javascript_and_follow_the_api_rules() {
         )
         .await;
     assert_eq!(r.status(), 409);
+}
+
+/// The members of `ws` as (email, user id), through the API.
+async fn member_ids(app: &TestApp, ws: &str) -> Vec<(String, String)> {
+    let list = app
+        .get(&format!("/v1/workspaces/{ws}/members"))
+        .token(&app.platform_token)
+        .expect(200)
+        .await;
+    list["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(|m| {
+            (
+                m["email"].as_str().unwrap_or_default().to_owned(),
+                m["user_id"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_last_admin_stays_and_a_removal_ends_one_workspace_only() {
+    let app = app!();
+    let ws = app.workspace("Docs").await;
+    let other = app.workspace("Other").await;
+    let lead = app.person("lead@example.com", Some((&ws, "admin"))).await;
+    let lead_id = member_ids(&app, &ws).await[0].1.clone();
+    let member = |id: &str| format!("/v1/workspaces/{ws}/members/{id}");
+
+    // The only admin can be neither demoted nor removed.
+    let refused = app
+        .patch(&member(&lead_id))
+        .token(&app.platform_token)
+        .json(&json!({"role": "write"}))
+        .expect(409)
+        .await;
+    assert_eq!(refused["error"]["type"], "conflict", "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("last admin"),
+        "{refused}"
+    );
+    app.delete(&member(&lead_id))
+        .token(&app.platform_token)
+        .expect(409)
+        .await;
+
+    // With a second admin, the first may go; lead keeps their other workspace.
+    app.post(&format!("/v1/workspaces/{ws}/members"))
+        .token(&app.platform_token)
+        .json(&json!({"email": "ada@example.com", "role": "admin"}))
+        .expect(201)
+        .await;
+    app.post(&format!("/v1/workspaces/{other}/members"))
+        .token(&app.platform_token)
+        .json(&json!({"email": "lead@example.com", "role": "read"}))
+        .expect(201)
+        .await;
+    let (status, _) = lead.page(&format!("/portal/w/{other}/runs")).await;
+    assert_eq!(status, 200);
+    app.delete(&member(&lead_id))
+        .token(&app.platform_token)
+        .expect(200)
+        .await;
+    let (status, _) = lead.page(&format!("/portal/w/{ws}/runs")).await;
+    assert_eq!(status, 404, "no longer a member of Docs");
+    let (status, _) = lead.page(&format!("/portal/w/{other}/runs")).await;
+    assert_eq!(status, 200, "the session goes on in the other workspace");
+
+    // Ada is now the last admin.
+    let ada_id = member_ids(&app, &ws)
+        .await
+        .into_iter()
+        .find(|(email, _)| email == "ada@example.com")
+        .expect("ada")
+        .1;
+    app.patch(&member(&ada_id))
+        .token(&app.platform_token)
+        .json(&json!({"role": "publish"}))
+        .expect(409)
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_admins_demoting_each_other_at_once_leave_one_admin() {
+    let app = app!();
+    for round in 0..5 {
+        let ws = app.workspace(&format!("Pair {round}")).await;
+        let _ = app
+            .person(&format!("a{round}@example.com"), Some((&ws, "admin")))
+            .await;
+        let _ = app
+            .person(&format!("b{round}@example.com"), Some((&ws, "admin")))
+            .await;
+        let ids = member_ids(&app, &ws).await;
+        let demote = |id: String| {
+            app.patch(&format!("/v1/workspaces/{ws}/members/{id}"))
+                .token(&app.platform_token)
+                .json(&json!({"role": "write"}))
+                .send()
+        };
+        let (first, second) = tokio::join!(demote(ids[0].1.clone()), demote(ids[1].1.clone()));
+        let mut codes = [first.status().as_u16(), second.status().as_u16()];
+        codes.sort_unstable();
+        assert_eq!(codes, [200, 409], "round {round}: exactly one is refused");
+    }
 }
