@@ -16,7 +16,7 @@ use crate::fetch::{FetchError, permitted_addresses};
 use crate::remote::{RepoUrl, Transport};
 
 /// Redirects followed before the fetch gives up (git's own limit is 20; forges use one).
-pub(crate) const MAX_REDIRECTS: usize = 5;
+const MAX_REDIRECTS: usize = 5;
 /// How long one request of the walk may take, within the fetch's deadline.
 const HOP_TIMEOUT: Duration = Duration::from_secs(30);
 const DISCOVERY: &str = "/info/refs";

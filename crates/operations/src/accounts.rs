@@ -805,16 +805,17 @@ impl Operations {
         caller.check(ws.id, Scope::Admin, "workspace", ws.id)?;
         ensure_active(ws)?;
         within_own_role(caller, role)?;
+        let mut member = tx
+            .member(user, ws.id)
+            .await?
+            .ok_or_else(|| Error::not_found("member", user))?;
         if role != Scope::Admin {
-            keep_an_admin(tx, ws, user).await?;
+            keep_an_admin(tx, ws, user, member.role).await?;
         }
         if !tx.set_membership_role(user, ws.id, role).await? {
             return Err(Error::not_found("member", user));
         }
-        let member = tx
-            .member(user, ws.id)
-            .await?
-            .ok_or_else(|| Error::not_found("member", user))?;
+        member.role = role;
         Ok(member.into())
     }
 
@@ -835,7 +836,7 @@ impl Operations {
             .member(user, ws.id)
             .await?
             .ok_or_else(|| Error::not_found("member", user))?;
-        keep_an_admin(tx, ws, user).await?;
+        keep_an_admin(tx, ws, user, member.role).await?;
         tx.delete_membership(user, ws.id).await?;
         Ok(member.into())
     }
@@ -854,14 +855,11 @@ impl Operations {
     }
 }
 
-/// Refuses to take the admin role from `user` when they are `ws`'s last admin (409, as GitHub
-/// refuses to remove an organization's last owner): someone must be able to manage it.
-async fn keep_an_admin(tx: &mut Tx, ws: &WorkspaceRecord, user: UserId) -> Result<()> {
-    let is_admin = tx
-        .member(user, ws.id)
-        .await?
-        .is_some_and(|m| m.role == Scope::Admin);
-    if is_admin && tx.other_admins(ws.id, user).await? == 0 {
+/// Refuses to take the admin role from `user` (whose role is `role`) when they are `ws`'s last
+/// admin (409, as GitHub refuses to remove an organization's last owner): someone must be able
+/// to manage it.
+async fn keep_an_admin(tx: &mut Tx, ws: &WorkspaceRecord, user: UserId, role: Scope) -> Result<()> {
+    if role == Scope::Admin && tx.other_admins(ws.id, user).await? == 0 {
         return Err(Error::conflict(
             "This is the workspace's last admin: make another member admin first.",
         ));

@@ -85,6 +85,25 @@ impl PipelineError {
     }
 }
 
+/// Whether a git error says the object asked for is not in the store (a mirror fetched from a
+/// server that left it out, a damaged checkout).
+pub(crate) fn is_missing_object(e: &git2::Error) -> bool {
+    e.code() == git2::ErrorCode::NotFound
+}
+
+impl PipelineError {
+    /// A failed read of the blob at `path`: a missing object is named by its path.
+    pub(crate) fn reading(path: &str, e: git2::Error) -> Self {
+        if is_missing_object(&e) {
+            PipelineError::Repository(format!(
+                "the content of '{path}' is missing from the repository's object store"
+            ))
+        } else {
+            e.into()
+        }
+    }
+}
+
 impl From<git2::Error> for PipelineError {
     fn from(e: git2::Error) -> Self {
         PipelineError::Repository(e.message().to_string())

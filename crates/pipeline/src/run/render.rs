@@ -13,7 +13,7 @@ use super::extract::{Capture, Extracted};
 use super::provenance::{body_hash, provenance};
 use super::request::{GeneratedArticle, RunRequest};
 use super::resolve::Resolved;
-use crate::error::PipelineError;
+use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
 use crate::log::LogSink;
 use crate::provenance::StepsSource;
@@ -24,7 +24,7 @@ use crate::render::{self, Context, Renderer, StepView, blog, dev_docs, handwritt
 use crate::source::code::{ModuleDoc, Symbol, first_sentence};
 use crate::source::docs::walkthrough::{self, Walkthrough};
 use crate::source::docs::{self, Prose};
-use crate::source::files::{self, FeatureMatcher};
+use crate::source::files::FeatureMatcher;
 use crate::source::history::{self, Entry, ReleaseNotes};
 use crate::source::manifest::Feature;
 use crate::source::paths::MODE_LINK;
@@ -514,7 +514,7 @@ fn template_overrides(
         }
         let blob = match repo.find_blob(entry.id()) {
             Ok(blob) => blob,
-            Err(e) if files::is_missing_object(&e) => {
+            Err(e) if is_missing_object(&e) => {
                 log.log(
                     LogLevel::Warn,
                     LogStage::Render,

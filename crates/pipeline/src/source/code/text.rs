@@ -27,15 +27,10 @@ pub(crate) fn read_text(
     blob: Oid,
     limits: &Limits,
 ) -> Result<FileText, PipelineError> {
-    let (bytes, _) = repo.odb()?.read_header(blob).map_err(|e| {
-        if crate::source::files::is_missing_object(&e) {
-            PipelineError::Repository(format!(
-                "the content of '{path}' is missing from the repository's object store"
-            ))
-        } else {
-            e.into()
-        }
-    })?;
+    let (bytes, _) = repo
+        .odb()?
+        .read_header(blob)
+        .map_err(|e| PipelineError::reading(path, e))?;
     let bytes = bytes as u64;
     if bytes > limits.max_file_bytes {
         return Ok(FileText::TooLarge(bytes));

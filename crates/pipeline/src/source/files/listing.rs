@@ -5,7 +5,7 @@ use git2::{ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
 use globset::{GlobSet, GlobSetBuilder};
 use std::path::Path;
 
-use crate::error::PipelineError;
+use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
 use crate::source::manifest::Feature;
 use crate::source::paths::{
@@ -119,11 +119,6 @@ pub(crate) struct Listing {
     /// Paths under the globs whose blob is missing (a mirror fetched from a server that left
     /// objects out, a damaged checkout): left out, each one named in the run log.
     pub missing: Vec<String>,
-}
-
-/// Whether `e` says the object asked for is not in the store.
-pub(crate) fn is_missing_object(e: &git2::Error) -> bool {
-    e.code() == git2::ErrorCode::NotFound
 }
 
 /// The regular files (and executables) under the feature's globs at `tree`, sorted by path.

@@ -7,5 +7,5 @@ mod listing;
 mod roles;
 
 pub(crate) use documents::*;
-pub(crate) use listing::{FeatureMatcher, Listing, RepoFile, files, is_missing_object};
+pub(crate) use listing::{FeatureMatcher, Listing, RepoFile, files};
 pub(crate) use roles::*;

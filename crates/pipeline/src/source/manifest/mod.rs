@@ -189,7 +189,7 @@ fn read_manifest(repo: &Repository, tree: &Tree) -> Result<Option<ManifestFile>,
     }
     // Without the manifest the features are unknown: a missing blob fails the run, named.
     let blob = repo.find_blob(entry.id()).map_err(|e| {
-        if crate::source::files::is_missing_object(&e) {
+        if crate::error::is_missing_object(&e) {
             PipelineError::InvalidManifest(
                 "its content is missing from the repository's object store".into(),
             )
