@@ -278,3 +278,18 @@ pub struct RecoverDeliveries {
     /// RFC 3339; deliveries created at or after it are recovered. Not in the future.
     pub since: Timestamp,
 }
+
+/// The token commit statuses are posted with, and the forge API it is for.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"token": "ghp_…", "api_url": "https://api.github.com"}))]
+pub struct SetForgeToken {
+    /// A token allowed to set commit statuses (GitHub: `repo:status`; GitLab: `api`; Gitea:
+    /// `write:repository`). Write-only.
+    pub token: String,
+    /// The forge API root: `https://api.github.com` (default for GitHub), `https://gitlab.com/api/v4`
+    /// (default for GitLab), `https://<host>/api/v3` for GitHub Enterprise, `https://<host>/api/v4`
+    /// for self-hosted GitLab, `https://<host>/api/v1` for Gitea and Forgejo (required).
+    #[serde(default)]
+    pub api_url: Option<String>,
+}

@@ -154,6 +154,96 @@ pub struct Run {
     /// Why the run failed; present only when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What triggered the run when it was not a plain request: a forge push. Absent for runs
+    /// asked for over the API, the portal or the CLI (`source` says which).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<RunTrigger>,
+}
+
+/// The forge event that triggered a run.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"kind": "forge_push", "forge": "github", "delivery_id": "72d3162e-cc78-11e3-81ab-4c9367dc0958", "ref": "refs/heads/main", "before": "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c", "after": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e"}))]
+pub struct RunTrigger {
+    /// `forge_push`.
+    pub kind: String,
+    /// `github`, `gitlab` or `gitea`.
+    pub forge: String,
+    /// The forge's delivery id.
+    pub delivery_id: String,
+    #[serde(rename = "ref")]
+    pub git_ref: String,
+    /// Null when the push created the branch.
+    pub before: Option<String>,
+    pub after: String,
+}
+
+/// A workspace's forge connection: where its forge sends webhooks, whether a delivery secret
+/// is set, and the API its commit statuses are posted with (never a secret, except `secret`
+/// in the answer of a rotation).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "endpoints": {"github": "https://docs.example.com/v1/workspaces/ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f/forge/github", "gitlab": "https://docs.example.com/v1/workspaces/ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f/forge/gitlab", "gitea": "https://docs.example.com/v1/workspaces/ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f/forge/gitea"}, "secret_set": true, "previous_secret_expires_at": null, "api_url": "https://api.github.com", "api_token": {"kind": "token", "fingerprint": "sha256:9f86d081884c7d65"}}))]
+pub struct ForgeConnection {
+    pub workspace_id: WorkspaceId,
+    /// The payload URL to paste into each forge's webhook form.
+    pub endpoints: ForgeEndpoints,
+    /// Whether deliveries can be verified (a secret was generated).
+    pub secret_set: bool,
+    /// The secret, only in the answer of `POST …/repository/forge-secret`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    /// Until then, deliveries signed with the previous secret are accepted too.
+    pub previous_secret_expires_at: Option<Timestamp>,
+    /// The forge API root commit statuses are posted to; null: the public GitHub or GitLab.
+    pub api_url: Option<String>,
+    /// The token commit statuses are posted with (write-only).
+    pub api_token: Option<RepositoryCredential>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ForgeEndpoints {
+    pub github: String,
+    pub gitlab: String,
+    /// For Gitea and Forgejo.
+    pub gitea: String,
+}
+
+/// A delivery a forge sent to the workspace, and what it triggered.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ForgeDelivery {
+    pub id: String,
+    pub forge: String,
+    /// The forge's delivery id.
+    pub delivery_id: String,
+    /// The forge's event name (`push`, `Merge Request Hook`, …).
+    pub event: String,
+    /// `queued`, `running`, `done`, `ignored` or `failed`.
+    pub status: String,
+    pub received_at: Timestamp,
+    /// What it triggered, in words ("2 runs queued: billing, csv-export").
+    pub summary: Option<String>,
+    /// The runs it queued or joined.
+    pub run_ids: Vec<String>,
+    /// The drift check it queued (a pull request).
+    pub drift_check_id: Option<String>,
+}
+
+/// The commit status of a pull request's drift check.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct PullRequestCheck {
+    pub drift_check_id: String,
+    pub forge: String,
+    /// `owner/name` (or `group/project`).
+    pub repository: String,
+    pub pull_number: i64,
+    pub sha: String,
+    /// What the status says: `pending`, `success`, `failure` or `error`.
+    pub state: String,
+    pub description: String,
+    /// What the forge last accepted; null before the first post.
+    pub posted_state: Option<String>,
+    /// Why the last post failed.
+    pub last_error: Option<String>,
+    pub created_at: Timestamp,
 }
 
 /// One structured event of a run's log.

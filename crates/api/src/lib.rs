@@ -45,11 +45,29 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(routes::tokens::router())
         .merge(routes::members::router())
         .merge(routes::drift::router())
+        .merge(routes::forge::router())
+}
+
+/// What the API serves without bearer authentication or idempotency keys: forges' webhooks.
+fn hooks() -> OpenApiRouter<AppState> {
+    routes::forge::receiver()
+}
+
+/// Both routers' documents, as one.
+fn document() -> (
+    axum::Router<AppState>,
+    axum::Router<AppState>,
+    utoipa::openapi::OpenApi,
+) {
+    let (v1, mut doc) = v1().split_for_parts();
+    let (hooks, hooks_doc) = hooks().split_for_parts();
+    doc.merge(hooks_doc);
+    (v1, hooks, doc)
 }
 
 /// The OpenAPI document as served at `/openapi.json`.
 pub fn openapi_document() -> Result<serde_json::Value, serde_json::Error> {
-    let (_, doc) = v1().split_for_parts();
+    let (_, _, doc) = document();
     openapi::decorate(doc, deprecation::DEPRECATIONS)
 }
 
@@ -65,7 +83,7 @@ pub fn app_announcing(
     deprecations: &'static [deprecation::Deprecation],
 ) -> Result<Router, serde_json::Error> {
     telemetry::install();
-    let (v1, doc) = v1().split_for_parts();
+    let (v1, hooks, doc) = document();
     let doc = openapi::decorate(doc, deprecations)?;
     let docs_html = openapi::reference_html(&doc);
     let v1 = v1
@@ -76,8 +94,10 @@ pub fn app_announcing(
         .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
         .route_layer(from_fn_with_state(deprecations, deprecation::announce))
         .route_layer(from_fn(telemetry::record));
+    let hooks = hooks.route_layer(from_fn(telemetry::record));
     Ok(Router::new()
         .merge(v1)
+        .merge(hooks)
         .merge(routes::meta::router(doc, docs_html))
         .fallback(|| async { error::ApiError::new(error::ErrorType::NotFound, "No such route.") })
         .layer(RequestBodyLimitLayer::new(idempotency::BODY_LIMIT))

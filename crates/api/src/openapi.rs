@@ -22,6 +22,7 @@ const DESCRIPTION: &str = include_str!("openapi_description.md");
         (name = "Webhooks", description = "Subscriptions, deliveries and their attempts, the event catalog, test events, secret rotation, replay and recovery."),
         (name = "Tokens", description = "API tokens of a workspace (the portal's Settings → API tokens page)."),
         (name = "Members", description = "The people of a workspace and their roles (the portal's Settings → Members page)."),
+        (name = "Forges", description = "GitHub, GitLab and Gitea/Forgejo webhooks in (pushes queue runs, pull requests a drift check), commit statuses out (the portal's Repository page)."),
         (name = "Service", description = "Health, metrics, documentation and published articles; no token needed."),
     )
 )]
@@ -274,8 +275,10 @@ pub fn decorate(
             if let Some(Value::Array(params)) = op.get_mut("parameters") {
                 params.iter_mut().for_each(never_null);
             }
-            // Every POST and PATCH goes through the one idempotency layer.
-            if matches!(method.as_str(), "post" | "patch") {
+            // Every POST and PATCH with a bearer token goes through the one idempotency layer
+            // (a forge's webhook has none: its delivery id makes redeliveries harmless).
+            let keyed = op.get("security") != Some(&json!([{}]));
+            if keyed && matches!(method.as_str(), "post" | "patch") {
                 let params = op
                     .as_object_mut()
                     .map(|o| o.entry("parameters").or_insert_with(|| json!([])));

@@ -253,6 +253,52 @@ impl Client {
         )
     }
 
+    /// The workspace's forge connection: payload URLs, whether a secret is set, the status
+    /// token's fingerprint.
+    pub fn get_forge(&self, id: &WorkspaceId) -> Call<ForgeConnection> {
+        self.get(format!("/v1/workspaces/{id}/repository/forge"))
+    }
+
+    /// Generates (or rotates) the forge secret; the answer is the only time it is shown.
+    pub fn rotate_forge_secret(
+        &self,
+        id: &WorkspaceId,
+        body: &RotateSecret,
+    ) -> Call<ForgeConnection> {
+        self.call(
+            Method::POST,
+            format!("/v1/workspaces/{id}/repository/forge-secret"),
+        )
+        .body(body)
+    }
+
+    /// Sets the token commit statuses are posted with, and the forge API root.
+    pub fn set_forge_token(&self, id: &WorkspaceId, body: &SetForgeToken) -> Call<ForgeConnection> {
+        self.call(
+            Method::PUT,
+            format!("/v1/workspaces/{id}/repository/forge-token"),
+        )
+        .body(body)
+    }
+
+    /// Removes the status token (statuses are then kept in the service only).
+    pub fn delete_forge_token(&self, id: &WorkspaceId) -> Call<ForgeConnection> {
+        self.call(
+            Method::DELETE,
+            format!("/v1/workspaces/{id}/repository/forge-token"),
+        )
+    }
+
+    /// The last deliveries the workspace's forge sent, and what each triggered.
+    pub fn list_forge_deliveries(&self, id: &WorkspaceId) -> Call<Page<ForgeDelivery>> {
+        self.get(format!("/v1/workspaces/{id}/forge-deliveries"))
+    }
+
+    /// The pull requests' drift checks and their commit statuses.
+    pub fn list_pull_request_checks(&self, id: &WorkspaceId) -> Call<Page<PullRequestCheck>> {
+        self.get(format!("/v1/workspaces/{id}/pull-request-checks"))
+    }
+
     /// A soft delete: the workspace stays readable, every write in it becomes 409.
     pub fn delete_workspace(&self, id: &WorkspaceId) -> Call<Workspace> {
         self.call(Method::DELETE, format!("/v1/workspaces/{id}"))

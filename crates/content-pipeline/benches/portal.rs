@@ -209,6 +209,7 @@ async fn seed(url: &str, base: &str) -> Seeded {
             workspace_id: workspace,
             feature_id: feature.clone(),
             git_ref: String::new(),
+            trigger: None,
             surfaces: None,
             source: if i % 3 == 0 {
                 RunSource::Portal

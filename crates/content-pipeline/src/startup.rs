@@ -293,6 +293,7 @@ pub fn worker_context(
     base_url: &str,
 ) -> anyhow::Result<WorkerContext> {
     Ok(WorkerContext {
+        ops: operations(config, store, clock, base_url, server_key)?,
         store: store.clone(),
         clock: clock.clone(),
         server_key: *server_key.expose(),

@@ -89,6 +89,8 @@ prefixed_id!(/// A person who signs in to the portal.
     UserId, "usr_");
 prefixed_id!(/// One HTTP attempt of a delivery.
     AttemptId, "att_");
+prefixed_id!(/// One webhook delivery a forge sent to a workspace (and the job that acts on it).
+    ForgeDeliveryId, "fdl_");
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,7 @@ macro_rules! stored_as_text_types {
             crate::DriftCheckId,
             crate::UserId,
             crate::AttemptId,
+            crate::ForgeDeliveryId,
             crate::Scope,
             crate::Surface,
             crate::ArticleStatus,
@@ -51,8 +52,8 @@ pub use enums::{
     RunSource, RunStatus, Surface, Tier,
 };
 pub use ids::{
-    ArticleId, AttemptId, DeliveryId, DriftCheckId, EventId, IdParseError, RunId, TokenId, UserId,
-    WebhookId, WorkspaceId,
+    ArticleId, AttemptId, DeliveryId, DriftCheckId, EventId, ForgeDeliveryId, IdParseError, RunId,
+    TokenId, UserId, WebhookId, WorkspaceId,
 };
 pub use scope::Scope;
 pub use secret::Secret;

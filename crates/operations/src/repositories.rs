@@ -103,7 +103,7 @@ pub fn repository_view(ws: &WorkspaceRecord, r: Option<RepositoryRecord>) -> Rep
     }
 }
 
-fn token_fingerprint(token: &str) -> String {
+pub(crate) fn token_fingerprint(token: &str) -> String {
     let digest = Sha256::digest(token.as_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")

@@ -31,6 +31,7 @@ impl Operations {
             tier: req.tier.unwrap_or_default(),
             notify_on_complete: req.notify_on_complete.unwrap_or(true),
             git_ref,
+            trigger: None,
         })
     }
 
@@ -51,6 +52,7 @@ impl Operations {
             tier: req.tier.unwrap_or_default(),
             notify_on_complete: req.notify_on_complete.unwrap_or(true),
             git_ref: String::new(),
+            trigger: None,
         })
     }
 

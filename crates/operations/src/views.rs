@@ -114,6 +114,7 @@ pub fn run(base_url: &str, r: RunRecord) -> Run {
             })
             .collect(),
         error: r.error,
+        trigger: r.run_trigger.and_then(|t| serde_json::from_value(t.0).ok()),
     }
 }
 

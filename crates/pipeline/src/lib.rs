@@ -13,6 +13,7 @@ mod provenance;
 mod render;
 mod run;
 mod source;
+mod touched;
 
 pub use domain::{Change, ChangeKind};
 pub use drift::DriftChecker;
@@ -33,3 +34,4 @@ pub use source::manifest::{
     DeclaredFeature, Feature, MANIFEST_PATH, Step, declared_features, resolve_feature,
 };
 pub use source::repository::{is_git_repository, limit_pack_mappings};
+pub use touched::{Touched, touched_features};

@@ -14,6 +14,7 @@ mod drift;
 mod engine;
 mod error;
 mod events;
+mod forge;
 mod hot;
 mod idempotency;
 mod json;
@@ -36,6 +37,7 @@ pub use deliveries::{AttemptLog, AttemptRecord, ClaimedDelivery, NextStep, Satur
 pub use drift::ArticleProvenance;
 pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};
 pub use error::StoreError;
+pub use forge::{KEPT_DELIVERIES, NewCommitStatus, NewForgeDelivery, StatusAttempt};
 pub use idempotency::{Claim, ClaimOutcome, StoredResponse};
 pub use json::JsonText;
 pub use page::{KeysetPage, Position};

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use domain::{
     ArticleId, ArticleStatus, AttemptError, AttemptId, DeliveryId, DeliveryStatus, DriftCheckId,
-    EventId, EventType, LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Surface, Tier,
-    Timestamp, TokenId, UserId, WebhookId, WorkspaceId,
+    EventId, EventType, ForgeDeliveryId, LogLevel, LogStage, RunId, RunSource, RunStatus, Scope,
+    Surface, Tier, Timestamp, TokenId, UserId, WebhookId, WorkspaceId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -155,6 +155,8 @@ record! {
         pub attempts: i64,
         /// The ref asked for; '' is the default branch.
         pub git_ref: String,
+        /// What triggered it, when not a plain request (a forge push): JSON.
+        pub run_trigger: Option<JsonText<serde_json::Value>>,
     }
 }
 
@@ -325,5 +327,64 @@ record! {
         pub created_at: Timestamp,
         pub expires_at: Timestamp,
         pub used_at: Option<Timestamp>,
+    }
+}
+
+record! {
+    /// A workspace's forge connection (secrets encrypted with the server key).
+    pub struct ForgeSettingsRecord {
+        pub workspace_id: WorkspaceId,
+        pub secret: Option<Vec<u8>>,
+        pub previous_secret: Option<Vec<u8>>,
+        pub previous_expires_at: Option<Timestamp>,
+        pub api_token: Option<Vec<u8>>,
+        pub api_token_fingerprint: Option<String>,
+        pub api_url: Option<String>,
+        pub updated_at: Timestamp,
+    }
+}
+
+record! {
+    /// A verified forge delivery and the job that acts on it.
+    pub struct ForgeDeliveryRecord {
+        pub id: ForgeDeliveryId,
+        pub workspace_id: WorkspaceId,
+        /// `github`, `gitlab`, `gitea`.
+        pub forge: String,
+        /// The forge's delivery id.
+        pub delivery: String,
+        pub event: String,
+        /// `queued`, `running`, `done`, `ignored` or `failed`.
+        pub status: String,
+        /// The event as read from the payload (JSON).
+        pub request: JsonText<serde_json::Value>,
+        /// What it triggered, or why nothing (JSON).
+        pub outcome: Option<JsonText<serde_json::Value>>,
+        pub received_at: Timestamp,
+        pub updated_at: Timestamp,
+        pub attempts: i64,
+    }
+}
+
+record! {
+    /// The commit status of a pull request's drift check.
+    pub struct CommitStatusRecord {
+        pub drift_check_id: DriftCheckId,
+        pub workspace_id: WorkspaceId,
+        pub forge: String,
+        /// The repository as the forge's API names it (JSON: path, id).
+        pub repository: JsonText<serde_json::Value>,
+        pub sha: String,
+        pub pull_number: i64,
+        /// What should be on the forge: `pending`, `success`, `failure`, `error`.
+        pub state: String,
+        pub description: String,
+        /// What was last posted.
+        pub posted_state: Option<String>,
+        pub attempts: i64,
+        pub next_attempt_at: Option<Timestamp>,
+        pub last_error: Option<String>,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
     }
 }

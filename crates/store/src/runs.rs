@@ -20,6 +20,8 @@ pub struct NewRun {
     pub notify_on_complete: bool,
     /// The ref to run at; '' is the default branch. Queued runs coalesce per feature and ref.
     pub git_ref: String,
+    /// What triggered it (a forge push), kept on the run; a run joined keeps its own.
+    pub trigger: Option<serde_json::Value>,
 }
 
 /// A trigger either queues a new run or joins the run already queued for the feature.
@@ -387,8 +389,8 @@ impl Tx {
         self.savepoint("SAVEPOINT trigger_run").await?;
         let insert = format!(
             "INSERT INTO runs (id, workspace_id, feature_id, surfaces, status, source, tier,
-                 notify_on_complete, created_at, updated_at, git_ref)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) RETURNING {RUN_COLUMNS}"
+                 notify_on_complete, created_at, updated_at, git_ref, run_trigger)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11) RETURNING {RUN_COLUMNS}"
         );
         let inserted = on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(insert))
             .bind(RunId::generate())
@@ -401,6 +403,7 @@ impl Tx {
             .bind(new.notify_on_complete)
             .bind(now)
             .bind(&new.git_ref)
+            .bind(new.trigger.clone().map(JsonText))
             .fetch_one(c)
             .await
             .map_err(StoreError::from_write));
@@ -477,8 +480,8 @@ impl Tx {
     ) -> Result<TriggerOutcome, StoreError> {
         let upsert = format!(
             "INSERT INTO runs (id, workspace_id, feature_id, surfaces, status, source, tier,
-                 notify_on_complete, created_at, updated_at, git_ref)
-             VALUES ($1, $2, $3, NULL, 'queued', $4, $5, $6, $7, $7, $8)
+                 notify_on_complete, created_at, updated_at, git_ref, run_trigger)
+             VALUES ($1, $2, $3, NULL, 'queued', $4, $5, $6, $7, $7, $8, $9)
              ON CONFLICT (workspace_id, feature_id, git_ref) WHERE status = 'queued' DO UPDATE SET
                  surfaces = NULL,
                  tier = CASE WHEN excluded.tier = 'priority' THEN 'priority' ELSE runs.tier END,
@@ -487,7 +490,9 @@ impl Tx {
              RETURNING {RUN_COLUMNS}"
         );
         let id = RunId::generate();
+        let trigger = new.trigger.map(JsonText);
         if let Some(c) = self.direct().await? {
+            let trigger_text = trigger.as_ref().map(|t| t.0.to_string());
             let run = c
                 .prepare_cached(&upsert)
                 .and_then(|mut statement| {
@@ -501,6 +506,7 @@ impl Tx {
                             &new.notify_on_complete,
                             &now,
                             &new.git_ref,
+                            &trigger_text,
                         ]),
                         RunRecord::from_sqlite,
                     )
@@ -517,6 +523,7 @@ impl Tx {
             .bind(new.notify_on_complete)
             .bind(now)
             .bind(&new.git_ref)
+            .bind(trigger)
             .fetch_one(c)
             .await
             .map_err(StoreError::from_write)?);

@@ -130,6 +130,7 @@ fn new_run(ws: WorkspaceId, feature: &str, tier: Tier, notify: bool) -> NewRun {
         tier,
         notify_on_complete: notify,
         git_ref: String::new(),
+        trigger: None,
     }
 }
 

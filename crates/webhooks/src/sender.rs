@@ -217,14 +217,26 @@ impl Sender {
     /// Makes one attempt; never fails, every ending is an [`AttemptOutcome`], reported with
     /// what was sent and received.
     pub async fn send(&self, attempt: &Attempt<'_>) -> Exchange {
-        let request_headers = request_headers(attempt);
+        self.post(attempt.url, request_headers(attempt), attempt.body)
+            .await
+    }
+
+    /// POSTs `body` with `request_headers` to `url` under the same rules as a delivery (the
+    /// address policy, no redirects, the timeout, a capped read): the forges' commit-status
+    /// calls use it.
+    pub async fn post(
+        &self,
+        url: &str,
+        request_headers: BTreeMap<String, String>,
+        body: &[u8],
+    ) -> Exchange {
         let mut exchange = Exchange {
             outcome: AttemptOutcome::TimedOut,
             request_headers,
             response: None,
         };
         // Literal addresses never reach the resolver: check them here.
-        let url = match self.policy.check_url(attempt.url) {
+        let url = match self.policy.check_url(url) {
             Ok(url) => url,
             Err(crate::TargetError::Private(_)) => {
                 exchange.outcome = AttemptOutcome::Refused;
@@ -254,7 +266,7 @@ impl Sender {
         let mut response = None;
         let exchanged = tokio::time::timeout(
             self.timeout,
-            self.exchange(url, headers, attempt.body, &mut response),
+            self.exchange(url, headers, body, &mut response),
         )
         .await;
         exchange.outcome = exchanged.unwrap_or(AttemptOutcome::TimedOut);

@@ -208,8 +208,21 @@ async fn bench(url: &str) -> (Steady, Burst) {
         AddressPolicy::from_allowed_list("127.0.0.0/8").expect("policy"),
     );
     let (stop, shutdown) = workers::shutdown_channel();
+    let ops = operations::Operations::new(
+        store.clone(),
+        clock.clone(),
+        operations::Settings {
+            base_url: "http://127.0.0.1".into(),
+            default_rate_limit: 6_000,
+            server_key: domain::Secret::new(server_key),
+            address_policy: settings.address_policy.clone(),
+            quotas: operations::WorkspaceQuotas::default(),
+            sessions: operations::accounts::SessionSettings::default(),
+        },
+    );
     let running = workers::spawn_all(
         WorkerContext {
+            ops,
             store: store.clone(),
             clock: clock.clone(),
             server_key,

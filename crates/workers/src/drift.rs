@@ -180,6 +180,23 @@ pub async fn execute_check(reader: &Reader<'_>, worker: &str, check: DriftCheckR
     if let Err(e) = finished {
         tracing::warn!(check = %check.id, error = %e, "could not store a drift check's result");
     }
+    // A pull request's check: its commit status now says what the check found.
+    let summary = outcome
+        .as_ref()
+        .ok()
+        .and_then(|v| serde_json::from_value::<DriftSummary>(v.clone()).ok());
+    let verdict = match (&summary, &outcome) {
+        (Some(summary), _) => Ok(summary),
+        (None, Err(e)) => Err(e.as_str()),
+        (None, Ok(_)) => Err("its report could not be read"),
+    };
+    let (state, description) = operations::forge::verdict(verdict);
+    let set = store
+        .set_commit_state(check.id, state.as_str(), &description, clock.timestamp())
+        .await;
+    if let Err(e) = set {
+        tracing::warn!(check = %check.id, error = %e, "could not set a pull request's commit status");
+    }
 }
 
 /// The periodic checker, every `ctx.drift_interval` (started only when it is not zero).

@@ -4,6 +4,7 @@
 
 pub mod deliveries;
 pub mod drift;
+pub mod forge;
 pub mod polish;
 pub mod repository;
 pub mod runs;
@@ -75,6 +76,8 @@ pub struct WorkerContext {
     pub polish: Option<polish::PolishConfig>,
     /// How runs and drift checks are isolated in child processes.
     pub sandbox: sandbox::Sandbox,
+    /// The use cases workers perform too (queueing the runs a forge push asks for).
+    pub ops: operations::Operations,
 }
 
 /// The running workers of this process.
@@ -91,7 +94,13 @@ pub enum WorkerError {
 /// Starts every background worker of this process.
 pub fn spawn_all(ctx: WorkerContext, shutdown: Shutdown) -> Result<Workers, WorkerError> {
     let deliveries = DeliveryWorker::new(&ctx)?;
-    let mut handles = vec![("deliveries", tokio::spawn(deliveries.run(shutdown.clone())))];
+    let mut handles = vec![
+        ("deliveries", tokio::spawn(deliveries.run(shutdown.clone()))),
+        (
+            "commit statuses",
+            tokio::spawn(forge::status_worker(ctx.clone(), shutdown.clone())),
+        ),
+    ];
     if !ctx.drift_interval.is_zero() {
         handles.push((
             "drift",

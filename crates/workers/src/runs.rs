@@ -58,6 +58,7 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         polish,
         sandbox,
         server_key,
+        ops,
         ..
     } = ctx;
     let secrets = crate::repository::credentials_box(&server_key);
@@ -146,10 +147,43 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                         drop(permit);
                     });
                 }
-                Ok(None) => {
-                    drop(permit);
-                    idle(&store, &clock, &config, &mut wakeup, &mut shutdown).await;
-                }
+                // Nor a drift check: forge pushes to read share them too.
+                Ok(None) => match store
+                    .claim_forge_delivery(
+                        &worker_id,
+                        now.plus(config.lease),
+                        now,
+                        config.max_attempts,
+                    )
+                    .await
+                {
+                    Ok(Some(delivery)) => {
+                        let (ops, sandbox, worker_id, secrets) = (
+                            ops.clone(),
+                            sandbox.clone(),
+                            worker_id.clone(),
+                            secrets.clone(),
+                        );
+                        tasks.spawn(async move {
+                            let reader = crate::forge::PushReader {
+                                ops: &ops,
+                                sandbox: &sandbox,
+                                secrets: &secrets,
+                            };
+                            crate::forge::execute_delivery(&reader, &worker_id, delivery).await;
+                            drop(permit);
+                        });
+                    }
+                    Ok(None) => {
+                        drop(permit);
+                        idle(&store, &clock, &config, &mut wakeup, &mut shutdown).await;
+                    }
+                    Err(e) => {
+                        drop(permit);
+                        tracing::warn!(error = %e, "could not claim a forge delivery");
+                        shutdown.sleep(Duration::from_secs(1)).await;
+                    }
+                },
                 Err(e) => {
                     drop(permit);
                     tracing::warn!(error = %e, "could not claim a drift check");

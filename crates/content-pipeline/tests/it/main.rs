@@ -15,6 +15,7 @@ mod connections;
 mod drift;
 mod errors;
 mod fairness;
+mod forge_events;
 mod idempotency;
 mod idempotency_by_token;
 mod isolation;

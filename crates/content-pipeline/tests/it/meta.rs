@@ -151,7 +151,10 @@ async fn the_openapi_document_is_3_1_version_1_0_0_with_bearer_and_errors() {
                     .filter(|p| p["$ref"] == "#/components/parameters/Idempotency-Key")
                     .count()
             });
-            let expected = usize::from(matches!(method.as_str(), "post" | "patch"));
+            // …except the forges' webhook endpoint, which has no bearer token to key by.
+            let unauthenticated = op["security"] == serde_json::json!([{}]);
+            let expected =
+                usize::from(matches!(method.as_str(), "post" | "patch") && !unauthenticated);
             assert_eq!(keyed, expected, "{method} {path}");
         }
     }

@@ -4,14 +4,21 @@
 //! the API's use case with the person's caller; secrets are never shown back.
 
 use askama::Template;
+use axum::extract::Path;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::{Form, Router};
+use domain::{DriftCheckId, Scope};
+use operations::drift::DriftCheck;
+use operations::forge::{
+    ForgeConnection, ForgeDelivery, PullRequestCheck, RotateSecret, SetForgeToken,
+};
 use operations::repositories::{NewCredential, Repository, SetRepositoryToken};
 use operations::workspaces::UpdateWorkspace;
 use serde::Deserialize;
+use store::DriftCheckRecord;
 
 use super::Member;
 use super::settings::{Shown, admin, answer, in_workspace};
@@ -30,6 +37,15 @@ pub fn router() -> Router<Portal> {
             post(deploy_key),
         )
         .route("/portal/w/{ws}/settings/repository/fetch", post(fetch_now))
+        .route(
+            "/portal/w/{ws}/settings/repository/forge-secret",
+            post(forge_secret),
+        )
+        .route(
+            "/portal/w/{ws}/settings/repository/forge-token",
+            post(forge_token),
+        )
+        .route("/portal/w/{ws}/drift-checks/{id}", get(drift_check))
 }
 
 #[derive(Template)]
@@ -45,6 +61,17 @@ struct RepositoryPage {
     may_admin: bool,
     /// Never set: the settings tabs' frame shows a secret here on other tabs only.
     shown: Option<Shown>,
+    forge: ForgeConnection,
+    /// The forge secret, once, right after it was generated.
+    forge_secret: Option<String>,
+    deliveries: Vec<DeliveryRow>,
+    checks: Vec<PullRequestCheck>,
+}
+
+/// A forge delivery as the page lists it.
+struct DeliveryRow {
+    delivery: ForgeDelivery,
+    received: String,
 }
 
 async fn view(
@@ -52,6 +79,16 @@ async fn view(
     member: &Member,
     error: Option<String>,
     notice: Option<String>,
+) -> PageResult<RepositoryPage> {
+    view_with(portal, member, error, notice, None).await
+}
+
+async fn view_with(
+    portal: &Portal,
+    member: &Member,
+    error: Option<String>,
+    notice: Option<String>,
+    forge_secret: Option<String>,
 ) -> PageResult<RepositoryPage> {
     admin(member)?;
     let ws = portal
@@ -62,7 +99,23 @@ async fn view(
         .map_err(operations::Error::from)?
         .unwrap_or_else(|| member.ws.clone());
     let repo = portal.ops.repository(&member.caller, &ws).await?;
+    let forge = portal.ops.forge_connection(&member.caller, &ws).await?;
+    let deliveries = portal
+        .ops
+        .forge_deliveries(&member.caller, &ws)
+        .await?
+        .into_iter()
+        .map(|delivery| DeliveryRow {
+            received: when(delivery.received_at),
+            delivery,
+        })
+        .collect();
+    let checks = portal.ops.pull_request_checks(&member.caller, &ws).await?;
     Ok(RepositoryPage {
+        forge,
+        forge_secret,
+        deliveries,
+        checks,
         nav: member.nav("settings"),
         last_fetch: repo.last_fetch_at.map(when),
         repo,
@@ -182,4 +235,103 @@ async fn fetch_now(State(portal): State<Portal>, member: Member) -> PageResult {
         ),
         Err(e) => after(&portal, &member, Err(e)).await,
     }
+}
+
+/// Generates (or rotates) the forge secret and shows it once.
+async fn forge_secret(State(portal): State<Portal>, member: Member) -> PageResult {
+    admin(&member)?;
+    let rotated = in_workspace(&portal, &member, |tx, ops, caller, ws| {
+        Box::pin(async move {
+            ops.rotate_forge_secret(tx, &caller, &ws, RotateSecret::default())
+                .await
+        })
+    })
+    .await;
+    match rotated {
+        Ok(connection) => {
+            let notice = "A new forge secret: paste it into the forge's webhook form now; it is not shown again (the previous one keeps working for 24 hours).";
+            render(
+                &view_with(
+                    &portal,
+                    &member,
+                    None,
+                    Some(notice.into()),
+                    connection.secret,
+                )
+                .await?,
+            )
+        }
+        Err(e) => after(&portal, &member, Err(e)).await,
+    }
+}
+
+#[derive(Deserialize)]
+struct ForgeTokenForm {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    api_url: String,
+}
+
+/// Sets the token commit statuses are posted with (an empty token removes it).
+async fn forge_token(
+    State(portal): State<Portal>,
+    member: Member,
+    Form(form): Form<ForgeTokenForm>,
+) -> PageResult {
+    admin(&member)?;
+    let token = form.token.trim().to_owned();
+    let req = (!token.is_empty()).then(|| SetForgeToken {
+        token,
+        api_url: Some(form.api_url.trim().to_owned()).filter(|u| !u.is_empty()),
+    });
+    let removed = req.is_none();
+    let outcome = in_workspace(&portal, &member, |tx, ops, caller, ws| {
+        Box::pin(async move { ops.set_forge_token(tx, &caller, &ws, req).await })
+    })
+    .await
+    .map(|_| {
+        if removed {
+            "The status token is removed: pull requests' checks are kept here only.".to_owned()
+        } else {
+            "The status token is saved (encrypted; it is never shown again).".to_owned()
+        }
+    });
+    after(&portal, &member, outcome).await
+}
+
+#[derive(Template)]
+#[template(path = "portal/drift_check.html")]
+struct DriftCheckPage {
+    nav: Nav,
+    check: DriftCheck,
+    created: String,
+    finished: Option<String>,
+    pull: Option<PullRequestCheck>,
+}
+
+/// One drift check: what it read, what drifted (a pull request's commit status links here).
+async fn drift_check(
+    State(portal): State<Portal>,
+    member: Member,
+    Path((_, id)): Path<(String, String)>,
+) -> PageResult {
+    let id: DriftCheckId = id.parse().map_err(|_| crate::web::PageError::not_found())?;
+    let record: DriftCheckRecord = portal.ops.load(&member.caller, id, Scope::Read).await?;
+    member.owns(record.workspace_id)?;
+    let pull = portal
+        .ops
+        .store
+        .commit_status(record.id)
+        .await
+        .map_err(operations::Error::from)?
+        .map(operations::forge::check_view);
+    let check = operations::drift::drift_check_view(&portal.ops.base_url, record)?;
+    render(&DriftCheckPage {
+        nav: member.nav("articles"),
+        created: when(check.created_at),
+        finished: check.finished_at.map(when),
+        check,
+        pull,
+    })
 }

@@ -195,6 +195,12 @@ fn work(job: Job, tx: mpsc::Sender<Message>) {
             result: checkout(repo, git_ref.as_deref(), &tx)
                 .and_then(|(repo, commit)| compare(&repo, &commit, articles, &job.limits)),
         },
+        Work::Push(push) => Message::PushRead {
+            result: checkout(push.repo, Some(&push.after), &tx).and_then(|(repo, commit)| {
+                pipeline::touched_features(&repo, push.before.as_deref(), &commit, &push.known)
+                    .map_err(|e| e.to_string())
+            }),
+        },
     };
     let _ = tx.send(message);
 }

@@ -16,7 +16,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
 pub use protocol::{
-    ArticleToCheck, DriftResult, ResourceLimits, RunArticle, RunResult, Source, Work,
+    ArticleToCheck, DriftResult, PushToRead, ResourceLimits, RunArticle, RunResult, Source, Work,
 };
 use protocol::{Job, Message};
 
@@ -143,6 +143,20 @@ impl Sandbox {
             Message::DriftDone { result } => Ok(result),
             _ => Err(Stopped(
                 "The drift check's process answered something else than a drift result.".into(),
+            )),
+        }
+    }
+
+    /// What a push touched (in a child, after fetching the pushed commit).
+    pub async fn read_push(
+        &self,
+        work: Work,
+        fetched: &mut FetchOutcome,
+    ) -> Result<Result<pipeline::Touched, String>, Stopped> {
+        match self.execute(work, |_| {}, fetched).await? {
+            Message::PushRead { result } => Ok(result),
+            _ => Err(Stopped(
+                "The push's process answered something else than the features it touched.".into(),
             )),
         }
     }

@@ -75,6 +75,19 @@ pub enum Work {
         git_ref: Option<String>,
         articles: Vec<ArticleToCheck>,
     },
+    /// The features a push touched.
+    Push(PushToRead),
+}
+
+/// What a push changed, for the features it touched. The work of a forge push.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PushToRead {
+    pub repo: Source,
+    /// `None`: the branch is new.
+    pub before: Option<String>,
+    pub after: String,
+    /// The features the workspace has articles for (implicit ones are matched by path).
+    pub known: Vec<String>,
 }
 
 /// An article's current version, as the drift check needs it.
@@ -105,6 +118,9 @@ pub enum Message {
     },
     DriftDone {
         result: Result<DriftResult, String>,
+    },
+    PushRead {
+        result: Result<pipeline::Touched, String>,
     },
 }
 

@@ -124,21 +124,21 @@ pub(crate) fn settings(repo: &Repository, tree: &Tree) -> Result<Settings, Pipel
         .unwrap_or_default())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-struct ManifestFeature {
-    id: String,
+pub(crate) struct ManifestFeature {
+    pub(crate) id: String,
     title: Option<String>,
     #[serde(default)]
     summary: String,
-    paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     surfaces: Option<Vec<Surface>>,
     captures: Option<String>,
     #[serde(default)]
     steps: Vec<ManifestStep>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct ManifestStep {
     title: String,
@@ -176,6 +176,16 @@ pub(crate) fn resolve_in_tree(
         }
     }
     implicit_feature(repo, tree, feature_id)
+}
+
+/// The feature entries of the manifest at `tree`, as written; none without a manifest.
+pub(crate) fn manifest_features(
+    repo: &Repository,
+    tree: &Tree,
+) -> Result<Vec<ManifestFeature>, PipelineError> {
+    Ok(read_manifest(repo, tree)?
+        .map(|m| m.features)
+        .unwrap_or_default())
 }
 
 fn read_manifest(repo: &Repository, tree: &Tree) -> Result<Option<ManifestFile>, PipelineError> {
