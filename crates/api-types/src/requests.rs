@@ -285,11 +285,14 @@ pub struct RecoverDeliveries {
 #[schema(example = json!({"token": "ghp_…", "api_url": "https://api.github.com"}))]
 pub struct SetForgeToken {
     /// A token allowed to set commit statuses (GitHub: `repo:status`; GitLab: `api`; Gitea:
-    /// `write:repository`). Write-only.
+    /// `write:repository`). Write-only. Printable ASCII without spaces, 1–4096 characters.
+    #[schema(min_length = 1, max_length = 4096, pattern = "^[!-~]{1,4096}$")]
     pub token: String,
     /// The forge API root: `https://api.github.com` (default for GitHub), `https://gitlab.com/api/v4`
     /// (default for GitLab), `https://<host>/api/v3` for GitHub Enterprise, `https://<host>/api/v4`
-    /// for self-hosted GitLab, `https://<host>/api/v1` for Gitea and Forgejo (required).
-    #[serde(default)]
+    /// for self-hosted GitLab, `https://<host>/api/v1` for Gitea and Forgejo (required). It
+    /// must pass the outbound address policy (422 with `param: "api_url"` otherwise).
+    #[schema(max_length = 2048)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_url: Option<String>,
 }

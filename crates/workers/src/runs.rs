@@ -91,11 +91,25 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             () = shutdown.wait() => break,
         };
         let now = clock.timestamp();
-        match store
-            .claim_run(&worker_id, now.plus(config.lease), now, config.max_attempts)
-            .await
-        {
-            Ok(Some(run)) => {
+        match claim(&store, &worker_id, &config, now).await {
+            Ok(Some(Claimed::Push(delivery))) => {
+                let (ops, sandbox, worker_id, secrets) = (
+                    ops.clone(),
+                    sandbox.clone(),
+                    worker_id.clone(),
+                    secrets.clone(),
+                );
+                tasks.spawn(async move {
+                    let reader = crate::forge::PushReader {
+                        ops: &ops,
+                        sandbox: &sandbox,
+                        secrets: &secrets,
+                    };
+                    crate::forge::execute_delivery(&reader, &worker_id, delivery).await;
+                    drop(permit);
+                });
+            }
+            Ok(Some(Claimed::Run(run))) => {
                 let (store, clock, base_url, config, worker_id, polisher, sandbox, secrets) = (
                     store.clone(),
                     clock.clone(),
@@ -123,76 +137,32 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
                 });
                 in_hand.insert(task.id(), run_id);
             }
-            // No run waits: drift checks asked for over the API share the same slots.
-            Ok(None) => match store
-                .claim_drift_check(&worker_id, now.plus(config.lease), now, config.max_attempts)
-                .await
-            {
-                Ok(Some(check)) => {
-                    let (store, clock, sandbox, worker_id, secrets) = (
-                        store.clone(),
-                        clock.clone(),
-                        sandbox.clone(),
-                        worker_id.clone(),
-                        secrets.clone(),
-                    );
-                    tasks.spawn(async move {
-                        let reader = crate::drift::Reader {
-                            store: &store,
-                            clock: &clock,
-                            sandbox: &sandbox,
-                            secrets: &secrets,
-                        };
-                        crate::drift::execute_check(&reader, &worker_id, check).await;
-                        drop(permit);
-                    });
-                }
-                // Nor a drift check: forge pushes to read share them too.
-                Ok(None) => match store
-                    .claim_forge_delivery(
-                        &worker_id,
-                        now.plus(config.lease),
-                        now,
-                        config.max_attempts,
-                    )
-                    .await
-                {
-                    Ok(Some(delivery)) => {
-                        let (ops, sandbox, worker_id, secrets) = (
-                            ops.clone(),
-                            sandbox.clone(),
-                            worker_id.clone(),
-                            secrets.clone(),
-                        );
-                        tasks.spawn(async move {
-                            let reader = crate::forge::PushReader {
-                                ops: &ops,
-                                sandbox: &sandbox,
-                                secrets: &secrets,
-                            };
-                            crate::forge::execute_delivery(&reader, &worker_id, delivery).await;
-                            drop(permit);
-                        });
-                    }
-                    Ok(None) => {
-                        drop(permit);
-                        idle(&store, &clock, &config, &mut wakeup, &mut shutdown).await;
-                    }
-                    Err(e) => {
-                        drop(permit);
-                        tracing::warn!(error = %e, "could not claim a forge delivery");
-                        shutdown.sleep(Duration::from_secs(1)).await;
-                    }
-                },
-                Err(e) => {
+            Ok(Some(Claimed::Check(check))) => {
+                let (store, clock, sandbox, worker_id, secrets) = (
+                    store.clone(),
+                    clock.clone(),
+                    sandbox.clone(),
+                    worker_id.clone(),
+                    secrets.clone(),
+                );
+                tasks.spawn(async move {
+                    let reader = crate::drift::Reader {
+                        store: &store,
+                        clock: &clock,
+                        sandbox: &sandbox,
+                        secrets: &secrets,
+                    };
+                    crate::drift::execute_check(&reader, &worker_id, check).await;
                     drop(permit);
-                    tracing::warn!(error = %e, "could not claim a drift check");
-                    shutdown.sleep(Duration::from_secs(1)).await;
-                }
-            },
+                });
+            }
+            Ok(None) => {
+                drop(permit);
+                idle(&store, &clock, &config, &mut wakeup, &mut shutdown).await;
+            }
             Err(e) => {
                 drop(permit);
-                tracing::warn!(error = %e, "could not claim a run");
+                tracing::warn!(error = %e, "could not claim work");
                 shutdown.sleep(Duration::from_secs(1)).await;
             }
         }
@@ -209,6 +179,39 @@ pub async fn run_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         config.hand_back_after,
     )
     .await;
+}
+
+/// Work the run slots take.
+enum Claimed {
+    /// A forge push to read: first, as it is short and decides which runs to queue.
+    Push(store::ForgeDeliveryRecord),
+    Run(RunRecord),
+    /// A drift check asked for (over the API, or by a pull request).
+    Check(store::DriftCheckRecord),
+}
+
+/// The next piece of work for a free slot: a push to read, else a run (priority first), else
+/// a drift check.
+async fn claim(
+    store: &Store,
+    worker: &str,
+    config: &RunWorkerConfig,
+    now: domain::Timestamp,
+) -> Result<Option<Claimed>, StoreError> {
+    let (lease, attempts) = (now.plus(config.lease), config.max_attempts);
+    if let Some(delivery) = store
+        .claim_forge_delivery(worker, lease, now, attempts)
+        .await?
+    {
+        return Ok(Some(Claimed::Push(delivery)));
+    }
+    if let Some(run) = store.claim_run(worker, lease, now, attempts).await? {
+        return Ok(Some(Claimed::Run(run)));
+    }
+    Ok(store
+        .claim_drift_check(worker, lease, now, attempts)
+        .await?
+        .map(Claimed::Check))
 }
 
 /// Waits, with nothing to claim, until work is queued, a lease in hand could expire (its

@@ -557,16 +557,34 @@ async fn pull_requests_get_a_commit_status_with_the_drift_they_cause() {
     assert_eq!(two["sha"], drifting.as_str());
 
     // The status's link opens the portal's page of the check, for the workspace's admins.
-    let admin = f.app.person("admin@example.com", Some((&f.ws, "admin"))).await;
-    let path = target.strip_prefix(&f.app.base).expect("a link to this service");
+    let admin = f
+        .app
+        .person("admin@example.com", Some((&f.ws, "admin")))
+        .await;
+    let path = target
+        .strip_prefix(&f.app.base)
+        .expect("a link to this service");
     let (status, html) = admin.page(path).await;
     assert_eq!(status, 200, "{html}");
     assert!(html.contains("#1 of <code>acme/numbers</code>"), "{html}");
-    assert!(html.contains("Nothing: every article still matches"), "{html}");
-    let failing = format!("/portal/w/{}/drift-checks/{}", f.ws, two["drift_check_id"].as_str().expect("id"));
+    assert!(
+        html.contains("Nothing: every article still matches"),
+        "{html}"
+    );
+    let failing = format!(
+        "/portal/w/{}/drift-checks/{}",
+        f.ws,
+        two["drift_check_id"].as_str().expect("id")
+    );
     let (_, html) = admin.page(&failing).await;
     assert!(html.contains("numbers — dev-docs"), "{html}");
-    let stranger = f.app.person("stranger@example.com", Some((&f.app.workspace("else").await, "admin"))).await;
+    let stranger = f
+        .app
+        .person(
+            "stranger@example.com",
+            Some((&f.app.workspace("else").await, "admin")),
+        )
+        .await;
     let (status, _) = stranger.page(path).await;
     assert_eq!(status, 404);
 
@@ -574,9 +592,20 @@ async fn pull_requests_get_a_commit_status_with_the_drift_they_cause() {
     // a secret shown once.
     let settings = format!("/portal/w/{}/settings/repository", f.ws);
     let (_, html) = admin.page(&settings).await;
-    assert!(html.contains(&format!("/v1/workspaces/{}/forge/github", f.ws)), "{html}");
-    assert_eq!(html.matches("data-test=\"forge-delivery\"").count(), 2, "{html}");
-    assert_eq!(html.matches("data-test=\"pull-check\"").count(), 2, "{html}");
+    assert!(
+        html.contains(&format!("/v1/workspaces/{}/forge/github", f.ws)),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("data-test=\"forge-delivery\"").count(),
+        2,
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("data-test=\"pull-check\"").count(),
+        2,
+        "{html}"
+    );
     let csrf = admin.csrf(&settings).await;
     let shown = admin
         .post(&format!("{settings}/forge-secret"), &[("csrf", &csrf)])

@@ -77,6 +77,8 @@ STATE_DEPENDENT_422 = {
     ("POST /v1/articles/{id}/regenerate", "repo_path"),
     ("POST /v1/workspaces/{ws}/tokens", "expires_at"),
     ("POST /v1/webhooks/{id}/recover", "since"),
+    # The forge API root must pass the outbound address policy (like a webhook's url).
+    ("PUT /v1/workspaces/{id}/repository/forge-token", "api_url"),
 }
 
 

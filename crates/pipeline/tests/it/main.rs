@@ -21,6 +21,7 @@ mod releases;
 mod resolve;
 mod run;
 mod tool_order;
+mod touched;
 mod type_members;
 mod walkthrough;
 
