@@ -2,6 +2,7 @@
 
 mod big;
 mod changelog;
+mod changelog_tools;
 mod devdocs;
 mod doc_comments;
 mod drift;

@@ -1,7 +1,7 @@
 //! What the repository's history says: commits, release tags, pull requests, and the
 //! commits read as release notes (Conventional Commits, the repository's own `[changelog]`
-//! parsers, the built-in rules). Walks are bounded: [`MAX_COMMITS`] listed, [`MAX_WALKED`]
-//! walked, [`tags::MAX_TAGS`] tags read.
+//! parsers or else its changelog tool's configuration, the built-in rules). Walks are
+//! bounded: [`MAX_COMMITS`] listed, [`MAX_WALKED`] walked, [`tags::MAX_TAGS`] tags read.
 
 mod chores;
 mod conventional;
@@ -11,6 +11,7 @@ mod pulls;
 mod renames;
 mod rules;
 mod tags;
+mod tools;
 mod walk;
 
 pub(crate) use conventional::has_known_type;
@@ -19,6 +20,7 @@ pub(crate) use notes::{Changelog, Entry, ReleaseNotes, entry, notes};
 pub(crate) use rules::Rules;
 pub use tags::MAX_TAGS;
 pub(crate) use tags::Tags;
+pub(crate) use tools::tool_rules;
 pub(crate) use walk::{History, Range, history};
 
 /// At most this many commits go into a changelog (a first run reads the newest releases, a
