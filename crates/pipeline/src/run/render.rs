@@ -113,6 +113,8 @@ pub(super) fn render(
     let steps = step_views(feature, walkthrough.as_ref(), &extracted.captures, &links);
     let renderer = Renderer::new(overrides, req.limits, links)?;
     let mut notes = history::notes(&collected.history, rules, forge.as_ref(), commit);
+    // A later run shows only what is new; a first run fills its window.
+    let first_run = !(collected.history.since_found && req.since_commit.is_some());
     if surfaces.contains(&Surface::Changelog)
         && let Some(file) = history::changelog_file(repo, tree, &collected.matcher.prefixes)
     {
@@ -123,18 +125,24 @@ pub(super) fn render(
             &format!("released sections come from the project's {}", file.path),
             json!({ "path": file.path, "sections": sections.len() }),
         );
-        // A later run shows only what is new; a first run fills its window.
-        let fill = if collected.history.since_found && req.since_commit.is_some() {
-            0
-        } else {
-            rules.releases
-        };
+        let fill = if first_run { rules.releases } else { 0 };
         handwritten::apply(
             &mut notes.releases,
             sections,
             &file.path,
             fill,
             &collected.tag_versions,
+        );
+    }
+    if surfaces.contains(&Surface::Changelog) {
+        pending_changes(
+            repo,
+            tree,
+            collected,
+            feature,
+            first_run,
+            &mut notes.releases,
+            log,
         );
     }
     let entries = &notes.entries;
@@ -659,6 +667,32 @@ fn first_release(repo: &Repository, releases: &[ReleaseNotes], matcher: &Feature
         Ok(tree) => !matcher.matches_any(&tree),
         // An unreadable tag says nothing: no claim that the feature is new.
         Err(_) => false,
+    }
+}
+
+/// The Unreleased section from the project's pending changesets or news fragments, when it
+/// keeps some for the feature.
+fn pending_changes(
+    repo: &Repository,
+    tree: &Tree,
+    collected: &Collected,
+    feature: &Feature,
+    first_run: bool,
+    releases: &mut Vec<ReleaseNotes>,
+    log: &mut dyn LogSink,
+) {
+    let Some(pending) = history::pending(repo, tree, &collected.matcher.prefixes, &feature.product)
+    else {
+        return;
+    };
+    let (path, count) = (pending.path.clone(), pending.fragments.len());
+    if render::pending::apply(releases, pending, first_run) {
+        log.log(
+            LogLevel::Info,
+            LogStage::Render,
+            &format!("unreleased changes come from the project's pending notes ({path})"),
+            json!({ "path": path, "fragments": count }),
+        );
     }
 }
 

@@ -15,6 +15,7 @@ mod layers;
 mod limits;
 mod mdx_js;
 mod non_api;
+mod pending;
 mod prose;
 mod reexports_python;
 mod reexports_typescript;
