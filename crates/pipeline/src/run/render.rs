@@ -24,7 +24,6 @@ use crate::render::{self, Context, Renderer, StepView, blog, dev_docs, handwritt
 use crate::source::code::{ModuleDoc, Symbol, first_sentence};
 use crate::source::docs::walkthrough::{self, Walkthrough};
 use crate::source::docs::{self, Prose};
-use crate::source::files::FeatureMatcher;
 use crate::source::history::{self, Entry, ReleaseNotes};
 use crate::source::manifest::Feature;
 use crate::source::paths::MODE_LINK;
@@ -115,21 +114,32 @@ pub(super) fn render(
     let mut notes = history::notes(&collected.history, rules, forge.as_ref(), commit);
     // A later run shows only what is new; a first run fills its window.
     let first_run = !(collected.history.since_found && req.since_commit.is_some());
+    // The project's own changelog: its releases for the changelog, its oldest version for
+    // the post (a package whose changelog predates its first tag is not introduced).
+    let written = if surfaces.contains(&Surface::Changelog) || surfaces.contains(&Surface::Blog) {
+        history::changelog_file(repo, tree, &collected.matcher.prefixes)
+            .map(|file| (handwritten::sections(&file.text, &file.path), file.path))
+    } else {
+        None
+    };
+    let oldest_written = written
+        .iter()
+        .flat_map(|(sections, _)| sections.iter().map(|s| s.version.clone()))
+        .min();
     if surfaces.contains(&Surface::Changelog)
-        && let Some(file) = history::changelog_file(repo, tree, &collected.matcher.prefixes)
+        && let Some((sections, path)) = written
     {
-        let sections = handwritten::sections(&file.text, &file.path);
         log.log(
             LogLevel::Info,
             LogStage::Render,
-            &format!("released sections come from the project's {}", file.path),
-            json!({ "path": file.path, "sections": sections.len() }),
+            &format!("released sections come from the project's {path}"),
+            json!({ "path": path, "sections": sections.len() }),
         );
         let fill = if first_run { rules.releases } else { 0 };
         handwritten::apply(
             &mut notes.releases,
             sections,
-            &file.path,
+            &path,
             fill,
             &collected.tag_versions,
         );
@@ -146,7 +156,7 @@ pub(super) fn render(
         );
     }
     let entries = &notes.entries;
-    let introducing = first_release(repo, &notes.releases, &collected.matcher);
+    let introducing = first_release(&notes.releases, oldest_written.as_ref());
     // A help-center article only when something walks the reader through the feature.
     let writes_help_center = !steps.is_empty() || renderer.is_overridden(Surface::HelpCenter);
     let post = blog::post(
@@ -650,23 +660,22 @@ fn range_label(count: usize, since: Option<&str>, truncated: bool) -> String {
     label
 }
 
-/// Whether the newest tagged release is the feature's first: no earlier release tag holds a
-/// file of the feature.
-fn first_release(repo: &Repository, releases: &[ReleaseNotes], matcher: &FeatureMatcher) -> bool {
-    let Some(release) = releases.iter().find(|r| r.tag.is_some()) else {
+/// Whether the release a post announces is the package's first: tagged, after no earlier
+/// release tag, and no older than every version the project's own changelog lists
+/// (`oldest_written`: a project that kept a changelog before it tagged is not new).
+fn first_release(releases: &[ReleaseNotes], oldest_written: Option<&semver::Version>) -> bool {
+    let Some(release) = releases.iter().find(|r| r.version.is_some()) else {
         return false;
     };
-    let Some(previous) = &release.previous_tag else {
-        return true;
-    };
-    let earlier = repo
-        .find_reference(&format!("refs/tags/{previous}"))
-        .and_then(|r| r.peel_to_commit())
-        .and_then(|c| c.tree());
-    match earlier {
-        Ok(tree) => !matcher.matches_any(&tree),
-        // An unreadable tag says nothing: no claim that the feature is new.
-        Err(_) => false,
+    let version = release
+        .version
+        .as_deref()
+        .and_then(|v| semver::Version::parse(v).ok());
+    match version {
+        Some(version) if release.tag.is_some() && release.previous_tag.is_none() => {
+            oldest_written.is_none_or(|oldest| *oldest >= version)
+        }
+        _ => false,
     }
 }
 

@@ -484,3 +484,45 @@ fn a_post_names_its_version_caps_its_thanks_and_lists_deprecations_under_upgradi
         post.mdx_body
     );
 }
+
+/// The title of the post of `src`.
+fn post_title(repo: &Repo) -> String {
+    let output = run(
+        &RunRequest {
+            commit: None,
+            surfaces: Some(&[Surface::Blog]),
+            ..request(&repo.path, "src")
+        },
+        &mut Recorded::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let post = &output.articles[0];
+    validate_mdx(&post.mdx_body).unwrap_or_else(|e| panic!("{e}"));
+    post.title.clone()
+}
+
+#[test]
+fn a_post_title_names_the_package_and_version_and_introduces_only_a_first_release() {
+    let mut repo = Repo::new();
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"widgets\"\nversion = \"1.0.0\"\n",
+    );
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: first version");
+    append(&mut repo, "src/lib.rs", "feat: streaming reader");
+    // The package's source folder is announced as the package, never as `src`.
+    tag(&repo, "v1.0.0");
+    assert_eq!(post_title(&repo), "Introducing widgets 1.0.0");
+    // A changelog older than the first tag: the package is not new.
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.0.0\n\n- Streaming reader.\n\n## 0.9.0\n\n- Before tags.\n",
+    );
+    repo.commit("Add the changelog");
+    assert_eq!(post_title(&repo), "What's new in widgets 1.0.0");
+    append(&mut repo, "src/lib.rs", "fix: one bug");
+    tag(&repo, "v1.0.1");
+    append(&mut repo, "src/lib.rs", "feat: not released yet");
+    assert_eq!(post_title(&repo), "What's new in widgets 1.0.1");
+}
