@@ -31,7 +31,7 @@ pub(crate) struct Post<'a> {
     pub title: String,
     /// The release announced: the newest tagged one, else the changes after the newest tag.
     pub release: Option<&'a ReleaseNotes>,
-    /// This release is the first that contains the feature's files.
+    /// This release is the package's first.
     pub introducing: bool,
     /// One paragraph of what users gain, in plain words.
     pub lede: String,
@@ -108,8 +108,20 @@ fn internal(entry: &Entry) -> bool {
                     .is_some_and(|w| w.to_ascii_lowercase().starts_with("refactor"))))
 }
 
-/// `introducing`: whether the release is the feature's first (decided by the caller, which
-/// can look at the repository).
+/// What a post announces and in which package: a file or folder inside its package's release
+/// ("src/macros.rs in log"); the package's source folder (`src`), or anything else, under
+/// its own title, never under its path.
+fn names(feature: &Feature) -> (String, String) {
+    match &feature.path {
+        Some(path) if !feature.product.is_empty() && feature.title != feature.product => {
+            (path.clone(), feature.product.clone())
+        }
+        _ => (feature.title.clone(), feature.title.clone()),
+    }
+}
+
+/// `introducing`: whether the release is the package's first (decided by the caller, which
+/// can look at the repository and its own changelog).
 pub(crate) fn post<'a>(
     feature: &Feature,
     releases: &'a [ReleaseNotes],
@@ -123,11 +135,7 @@ pub(crate) fn post<'a>(
         .or_else(|| releases.first())
         .filter(|r| r.count > 0);
     let release_ref = release.ok_or(NoPost::NothingListed)?;
-    // A file or folder is announced inside its package's release: "src/macros.rs in log".
-    let (name, product) = match &feature.path {
-        Some(path) if !feature.product.is_empty() => (path.clone(), feature.product.clone()),
-        _ => (feature.title.clone(), feature.title.clone()),
-    };
+    let (name, product) = names(feature);
     let name = &name;
     let version = release_ref.version.as_deref();
     let introducing = introducing && version.is_some();

@@ -336,6 +336,12 @@ static RST_ROLE: LazyLock<Regex> =
     LazyLock::new(|| builtin(r":[A-Za-z][\w:+.-]*:`(?:[^`<\n]*<)?~?([^`<>\n]+?)>?`"));
 static RST_LINK: LazyLock<Regex> = LazyLock::new(|| builtin(r"`([^`<\n]+?)\s*<([^`>\n\s]+)>`__?"));
 
+/// The common inline markup of a reStructuredText text without headings (a news fragment) as
+/// Markdown.
+pub(crate) fn rst_to_markdown_text(text: &str) -> String {
+    rst_to_markdown(text, &[], 0, text.len())
+}
+
 /// The common inline markup of a reStructuredText section as Markdown; subheadings become
 /// `###` headings, directives are dropped with their options.
 fn rst_to_markdown(body: &str, headings: &[Heading], start: usize, end: usize) -> String {

@@ -9,6 +9,7 @@ pub(crate) mod dev_docs;
 mod doc_links;
 pub(crate) mod handwritten;
 pub(crate) mod mdx;
+pub(crate) mod pending;
 mod template;
 mod text;
 

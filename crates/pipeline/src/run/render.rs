@@ -24,7 +24,6 @@ use crate::render::{self, Context, Renderer, StepView, blog, dev_docs, handwritt
 use crate::source::code::{ModuleDoc, Symbol, first_sentence};
 use crate::source::docs::walkthrough::{self, Walkthrough};
 use crate::source::docs::{self, Prose};
-use crate::source::files::FeatureMatcher;
 use crate::source::history::{self, Entry, ReleaseNotes};
 use crate::source::manifest::Feature;
 use crate::source::paths::MODE_LINK;
@@ -113,32 +112,51 @@ pub(super) fn render(
     let steps = step_views(feature, walkthrough.as_ref(), &extracted.captures, &links);
     let renderer = Renderer::new(overrides, req.limits, links)?;
     let mut notes = history::notes(&collected.history, rules, forge.as_ref(), commit);
+    // A later run shows only what is new; a first run fills its window.
+    let first_run = !(collected.history.since_found && req.since_commit.is_some());
+    // The project's own changelog: its releases for the changelog, its oldest version for
+    // the post (a package whose changelog predates its first tag is not introduced).
+    let written = if surfaces.contains(&Surface::Changelog) || surfaces.contains(&Surface::Blog) {
+        history::changelog_file(repo, tree, &collected.matcher.prefixes)
+            .map(|file| (handwritten::sections(&file.text, &file.path), file.path))
+    } else {
+        None
+    };
+    let oldest_written = written
+        .iter()
+        .flat_map(|(sections, _)| sections.iter().map(|s| s.version.clone()))
+        .min();
     if surfaces.contains(&Surface::Changelog)
-        && let Some(file) = history::changelog_file(repo, tree, &collected.matcher.prefixes)
+        && let Some((sections, path)) = written
     {
-        let sections = handwritten::sections(&file.text, &file.path);
         log.log(
             LogLevel::Info,
             LogStage::Render,
-            &format!("released sections come from the project's {}", file.path),
-            json!({ "path": file.path, "sections": sections.len() }),
+            &format!("released sections come from the project's {path}"),
+            json!({ "path": path, "sections": sections.len() }),
         );
-        // A later run shows only what is new; a first run fills its window.
-        let fill = if collected.history.since_found && req.since_commit.is_some() {
-            0
-        } else {
-            rules.releases
-        };
+        let fill = if first_run { rules.releases } else { 0 };
         handwritten::apply(
             &mut notes.releases,
             sections,
-            &file.path,
+            &path,
             fill,
             &collected.tag_versions,
         );
     }
+    if surfaces.contains(&Surface::Changelog) {
+        pending_changes(
+            repo,
+            tree,
+            collected,
+            feature,
+            first_run,
+            &mut notes.releases,
+            log,
+        );
+    }
     let entries = &notes.entries;
-    let introducing = first_release(repo, &notes.releases, &collected.matcher);
+    let introducing = first_release(&notes.releases, oldest_written.as_ref());
     // A help-center article only when something walks the reader through the feature.
     let writes_help_center = !steps.is_empty() || renderer.is_overridden(Surface::HelpCenter);
     let post = blog::post(
@@ -642,23 +660,48 @@ fn range_label(count: usize, since: Option<&str>, truncated: bool) -> String {
     label
 }
 
-/// Whether the newest tagged release is the feature's first: no earlier release tag holds a
-/// file of the feature.
-fn first_release(repo: &Repository, releases: &[ReleaseNotes], matcher: &FeatureMatcher) -> bool {
-    let Some(release) = releases.iter().find(|r| r.tag.is_some()) else {
+/// Whether the release a post announces is the package's first: tagged, after no earlier
+/// release tag, and no older than every version the project's own changelog lists
+/// (`oldest_written`: a project that kept a changelog before it tagged is not new).
+fn first_release(releases: &[ReleaseNotes], oldest_written: Option<&semver::Version>) -> bool {
+    let Some(release) = releases.iter().find(|r| r.version.is_some()) else {
         return false;
     };
-    let Some(previous) = &release.previous_tag else {
-        return true;
+    let version = release
+        .version
+        .as_deref()
+        .and_then(|v| semver::Version::parse(v).ok());
+    match version {
+        Some(version) if release.tag.is_some() && release.previous_tag.is_none() => {
+            oldest_written.is_none_or(|oldest| *oldest >= version)
+        }
+        _ => false,
+    }
+}
+
+/// The Unreleased section from the project's pending changesets or news fragments, when it
+/// keeps some for the feature.
+fn pending_changes(
+    repo: &Repository,
+    tree: &Tree,
+    collected: &Collected,
+    feature: &Feature,
+    first_run: bool,
+    releases: &mut Vec<ReleaseNotes>,
+    log: &mut dyn LogSink,
+) {
+    let Some(pending) = history::pending(repo, tree, &collected.matcher.prefixes, &feature.product)
+    else {
+        return;
     };
-    let earlier = repo
-        .find_reference(&format!("refs/tags/{previous}"))
-        .and_then(|r| r.peel_to_commit())
-        .and_then(|c| c.tree());
-    match earlier {
-        Ok(tree) => !matcher.matches_any(&tree),
-        // An unreadable tag says nothing: no claim that the feature is new.
-        Err(_) => false,
+    let (path, count) = (pending.path.clone(), pending.fragments.len());
+    if render::pending::apply(releases, pending, first_run) {
+        log.log(
+            LogLevel::Info,
+            LogStage::Render,
+            &format!("unreleased changes come from the project's pending notes ({path})"),
+            json!({ "path": path, "fragments": count }),
+        );
     }
 }
 

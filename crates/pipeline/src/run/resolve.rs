@@ -9,7 +9,7 @@ use super::request::RunRequest;
 use crate::error::PipelineError;
 use crate::log::LogSink;
 use crate::source::forge::Forge;
-use crate::source::history::Rules;
+use crate::source::history::{self, Rules};
 use crate::source::manifest::{self, Feature};
 use crate::source::repository;
 
@@ -41,7 +41,19 @@ pub(super) fn resolve<'r>(
     let settings = manifest::settings(repo, &tree)?;
     // The run's forge: every surface links commits, pull requests and files with this one.
     let forge = Forge::detect(repo, settings.forge.as_ref());
-    let rules = Rules::new(&settings.changelog)?;
+    let mut rules = Rules::new(&settings.changelog)?;
+    if let Some(tool) = history::tool_rules(repo, &tree) {
+        let path = tool.path;
+        let count = tool.parsers.len();
+        if rules.follow(tool.parsers) {
+            log.log(
+                LogLevel::Info,
+                LogStage::Resolve,
+                &format!("the changelog follows the rules of {path}"),
+                json!({ "path": path, "parsers": count }),
+            );
+        }
+    }
     let surfaces: Vec<Surface> = match req.surfaces {
         Some(list) => {
             let mut unique = Vec::new();

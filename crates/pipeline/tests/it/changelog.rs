@@ -650,15 +650,13 @@ fn the_blog_announces_the_newest_release() {
     change(&mut repo, "feat: not released yet");
     let (output, _) = generate(&repo, "src", None, Surface::Blog);
     let blog = &output.articles[0];
-    // A folder is announced inside its package's release (the package here has no manifest:
-    // the repository folder's name).
-    assert_eq!(blog.title, "What's new in src in repo 2.13.0");
+    // The package's source folder is announced as the package (here without a manifest:
+    // the repository folder's name), never by its path.
+    assert_eq!(blog.title, "What's new in repo 2.13.0");
     let body = &blog.mdx_body;
     validate_mdx(body).unwrap();
     assert!(
-        body.contains(
-            "src in repo 2.13.0 brings 2 new features and one fix. It has one breaking change"
-        ),
+        body.contains("repo 2.13.0 brings 2 new features and one fix. It has one breaking change"),
         "{body}"
     );
     assert!(
@@ -693,7 +691,8 @@ fn the_blog_announces_the_newest_release() {
         assert!(!body.contains(gone), "{gone}:\n{body}");
     }
 
-    // The first release of a feature introduces it.
+    // A folder new in a later release is announced inside its package's release, which is
+    // not the package's first: nothing is introduced.
     repo.write("src/new/mod.rs", "pub fn new() {}\n");
     repo.commit("feat(new): a new module");
     tag(&repo, "v2.14.0");
@@ -705,17 +704,17 @@ fn the_blog_announces_the_newest_release() {
     );
     assert_eq!(
         output.articles[0].title,
-        "Introducing src/new in repo 2.14.0"
+        "What's new in src/new in repo 2.14.0"
     );
     assert!(
         output.articles[0]
             .mdx_body
-            .contains("src/new in repo 2.14.0 is the first release of src/new."),
+            .contains("src/new in repo 2.14.0 brings one new feature."),
         "{}",
         output.articles[0].mdx_body
     );
     let (output, _) = generate(&repo, "src", None, Surface::Blog);
-    assert_eq!(output.articles[0].title, "What's new in src in repo 2.14.0");
+    assert_eq!(output.articles[0].title, "What's new in repo 2.14.0");
 }
 
 #[test]
@@ -875,7 +874,7 @@ fn refactors_are_not_news() {
     let body = &output.articles[0].mdx_body;
     validate_mdx(body).unwrap();
     assert!(
-        body.contains("src in repo 1.1.0 brings one new feature. It has one breaking change"),
+        body.contains("repo 1.1.0 brings one new feature. It has one breaking change"),
         "{body}"
     );
     assert!(body.contains("- Read TOML"), "{body}");

@@ -2,6 +2,7 @@
 
 mod big;
 mod changelog;
+mod changelog_tools;
 mod devdocs;
 mod doc_comments;
 mod drift;
@@ -14,6 +15,7 @@ mod layers;
 mod limits;
 mod mdx_js;
 mod non_api;
+mod pending;
 mod prose;
 mod reexports_python;
 mod reexports_typescript;

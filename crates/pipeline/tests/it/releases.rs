@@ -106,6 +106,41 @@ fn a_patch_release_of_a_maintenance_branch_lists_only_its_own_commits_and_a_cher
 }
 
 #[test]
+fn a_cherry_pick_under_another_title_is_listed_once_by_its_patch_id() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.write("src/parse.rs", "pub fn parse() {}\n");
+    let base = repo.commit("feat: first version");
+    tag(&repo, "v1.2.0");
+    append(&mut repo, "src/lib.rs", "feat: streaming reader");
+    repo.write("src/parse.rs", "pub fn parse() { /* empty input */ }\n");
+    repo.commit("fix: crash on empty input (#12)");
+    tag(&repo, "v1.3.0");
+    let main = repo.head();
+    // The same change on the 1.2 line, titled as its backport.
+    repo.reset_to(&base);
+    repo.write("src/parse.rs", "pub fn parse() { /* empty input */ }\n");
+    repo.commit("Fix the crash on empty input on the 1.2 line");
+    tag(&repo, "v1.2.1");
+    repo.reset_to(&main);
+    append(&mut repo, "src/lib.rs", "feat: after 1.3");
+
+    let body = changelog(&repo, "src");
+    assert_eq!(
+        labels(&body),
+        ["Unreleased", "1.3.0", "1.2.1", "1.2.0"],
+        "{body}"
+    );
+    assert!(
+        section(&body, "1.2.1").contains("Fix the crash on empty input on the 1.2 line"),
+        "{body}"
+    );
+    let v130 = section(&body, "1.3.0");
+    assert!(v130.contains("Streaming reader"), "{body}");
+    assert!(!v130.contains("rash on empty input"), "{body}");
+}
+
+#[test]
 fn a_maintenance_line_merged_back_lists_its_fixes_under_the_patch_release_only() {
     let mut repo = Repo::new();
     repo.write("src/lib.rs", "pub fn a() {}\n");
@@ -448,4 +483,46 @@ fn a_post_names_its_version_caps_its_thanks_and_lists_deprecations_under_upgradi
         "{}",
         post.mdx_body
     );
+}
+
+/// The title of the post of `src`.
+fn post_title(repo: &Repo) -> String {
+    let output = run(
+        &RunRequest {
+            commit: None,
+            surfaces: Some(&[Surface::Blog]),
+            ..request(&repo.path, "src")
+        },
+        &mut Recorded::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let post = &output.articles[0];
+    validate_mdx(&post.mdx_body).unwrap_or_else(|e| panic!("{e}"));
+    post.title.clone()
+}
+
+#[test]
+fn a_post_title_names_the_package_and_version_and_introduces_only_a_first_release() {
+    let mut repo = Repo::new();
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"widgets\"\nversion = \"1.0.0\"\n",
+    );
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: first version");
+    append(&mut repo, "src/lib.rs", "feat: streaming reader");
+    // The package's source folder is announced as the package, never as `src`.
+    tag(&repo, "v1.0.0");
+    assert_eq!(post_title(&repo), "Introducing widgets 1.0.0");
+    // A changelog older than the first tag: the package is not new.
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.0.0\n\n- Streaming reader.\n\n## 0.9.0\n\n- Before tags.\n",
+    );
+    repo.commit("Add the changelog");
+    assert_eq!(post_title(&repo), "What's new in widgets 1.0.0");
+    append(&mut repo, "src/lib.rs", "fix: one bug");
+    tag(&repo, "v1.0.1");
+    append(&mut repo, "src/lib.rs", "feat: not released yet");
+    assert_eq!(post_title(&repo), "What's new in widgets 1.0.1");
 }

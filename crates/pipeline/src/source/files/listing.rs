@@ -74,27 +74,6 @@ impl FeatureMatcher {
         self.globs.is_match(path)
     }
 
-    /// Whether `tree` holds at least one path of the feature.
-    pub fn matches_any(&self, tree: &Tree) -> bool {
-        let mut found = false;
-        // An aborted walk reports an error: `found` says why it stopped.
-        let _ = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
-            let Ok(name) = entry.name() else {
-                return TreeWalkResult::Skip;
-            };
-            let path = format!("{root}{name}");
-            match entry.kind() {
-                Some(ObjectType::Tree) if !self.may_contain(&path) => TreeWalkResult::Skip,
-                Some(ObjectType::Blob) if self.is_match(&path) => {
-                    found = true;
-                    TreeWalkResult::Abort
-                }
-                _ => TreeWalkResult::Ok,
-            }
-        });
-        found
-    }
-
     /// Whether the folder `dir` (no trailing slash) may contain matching paths.
     fn may_contain(&self, dir: &str) -> bool {
         self.prefixes.is_empty()

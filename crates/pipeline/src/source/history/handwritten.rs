@@ -54,7 +54,7 @@ pub(crate) fn changelog_file(
                 } else {
                     format!("{dir}/{name}")
                 };
-                if let Some(text) = read(repo, tree, &path) {
+                if let Some(text) = read(repo, tree, &path, MAX_CHANGELOG_FILE_BYTES) {
                     return Some(ChangelogFile { path, text });
                 }
             }
@@ -68,14 +68,17 @@ pub(crate) fn changelog_file(
     None
 }
 
-fn read(repo: &Repository, tree: &Tree, path: &str) -> Option<String> {
+/// The text of the file at `path`: `None` for a link, a folder, a file that is not UTF-8 or
+/// one larger than `max` bytes (its size is read before its content).
+pub(super) fn read(repo: &Repository, tree: &Tree, path: &str, max: usize) -> Option<String> {
     let entry = tree.get_path(Path::new(path)).ok()?;
     if entry.filemode() == MODE_LINK || entry.kind() != Some(ObjectType::Blob) {
         return None;
     }
-    let blob = repo.find_blob(entry.id()).ok()?;
-    if blob.size() > MAX_CHANGELOG_FILE_BYTES {
+    let (size, _) = repo.odb().ok()?.read_header(entry.id()).ok()?;
+    if size > max {
         return None;
     }
+    let blob = repo.find_blob(entry.id()).ok()?;
     String::from_utf8(blob.content().to_vec()).ok()
 }

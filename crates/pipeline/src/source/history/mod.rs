@@ -1,24 +1,29 @@
-//! What the repository's history says: commits, release tags, pull requests, and the
+//! What the repository's history says: commits, release tags, pull requests, the changes
+//! it keeps notes of for its next release (changesets, news fragments), and the
 //! commits read as release notes (Conventional Commits, the repository's own `[changelog]`
-//! parsers, the built-in rules). Walks are bounded: [`MAX_COMMITS`] listed, [`MAX_WALKED`]
-//! walked, [`tags::MAX_TAGS`] tags read.
+//! parsers or else its changelog tool's configuration, the built-in rules). Walks are
+//! bounded: [`MAX_COMMITS`] listed, [`MAX_WALKED`] walked, [`tags::MAX_TAGS`] tags read.
 
 mod chores;
 mod conventional;
 mod handwritten;
 mod notes;
+mod pending;
 mod pulls;
 mod renames;
 mod rules;
 mod tags;
+mod tools;
 mod walk;
 
 pub(crate) use conventional::has_known_type;
 pub(crate) use handwritten::changelog_file;
 pub(crate) use notes::{Changelog, Entry, ReleaseNotes, entry, notes};
+pub(crate) use pending::{Fragment, Markup, Pending, pending};
 pub(crate) use rules::Rules;
 pub use tags::MAX_TAGS;
 pub(crate) use tags::Tags;
+pub(crate) use tools::tool_rules;
 pub(crate) use walk::{History, Range, history};
 
 /// At most this many commits go into a changelog (a first run reads the newest releases, a

@@ -8,10 +8,9 @@ use super::tags::TagRule;
 use crate::error::PipelineError;
 use crate::source::manifest::{ChangelogConfig, DEFAULT_RELEASES};
 
-/// Longest regular expression accepted in `[changelog]`.
-const MAX_PATTERN_BYTES: usize = 1024;
-/// Compiled size cap of one such expression (the `regex` crate matches in linear time; this
-/// bounds its memory).
+/// Longest regular expression accepted in `[changelog]` or a changelog tool's configuration.
+pub(super) const MAX_PATTERN_BYTES: usize = 1024;
+/// Compiled size cap of one such expression.
 const MAX_REGEX_BYTES: usize = 256 * 1024;
 
 pub(crate) struct Parser {
@@ -89,6 +88,18 @@ impl Rules {
     }
 }
 
+impl Rules {
+    /// Follows a changelog tool's rules (`tools`) unless `[changelog]` gave parsers, which
+    /// override them; true when followed.
+    pub(crate) fn follow(&mut self, tool_parsers: Vec<Parser>) -> bool {
+        if !self.parsers.is_empty() {
+            return false;
+        }
+        self.parsers = tool_parsers;
+        true
+    }
+}
+
 impl Default for Rules {
     fn default() -> Self {
         Rules {
@@ -113,23 +124,28 @@ fn compile(pattern: &str, source: &str, key: &str) -> Result<Regex, PipelineErro
             "{key}: the regular expression is longer than {MAX_PATTERN_BYTES} bytes"
         )));
     }
+    bounded(pattern).map_err(|e| {
+        let reason = match e {
+            regex::Error::CompiledTooBig(_) => "it is too large".to_string(),
+            other => other
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        };
+        PipelineError::InvalidManifest(format!(
+            "{key}: invalid regular expression '{source}': {reason}"
+        ))
+    })
+}
+
+/// `pattern` compiled within the size caps (the `regex` crate matches in linear time; the
+/// caps bound its memory).
+pub(super) fn bounded(pattern: &str) -> Result<Regex, regex::Error> {
     RegexBuilder::new(pattern)
         .size_limit(MAX_REGEX_BYTES)
         .dfa_size_limit(MAX_REGEX_BYTES)
         .build()
-        .map_err(|e| {
-            let reason = match e {
-                regex::Error::CompiledTooBig(_) => "it is too large".to_string(),
-                other => other
-                    .to_string()
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-                    .trim()
-                    .to_string(),
-            };
-            PipelineError::InvalidManifest(format!(
-                "{key}: invalid regular expression '{source}': {reason}"
-            ))
-        })
 }

@@ -66,10 +66,10 @@ pub(crate) struct Range<'a> {
 /// that the commits of a GitHub pull request (a merge "Merge pull request #N from …" whose
 /// body is the pull request's title) are one entry, "<title> (#N)", where the newest of
 /// them is, as GitHub's release notes list them, unless one of them is a Conventional
-/// Commit (then they are listed one by one, as git-cliff lists them). A change listed in two
-/// releases (a cherry-pick: same subject, same patch id) is listed in the lower version
-/// only. Messages and author names are cut to `max_message_bytes`, so that a commit subject
-/// of megabytes never reaches an article.
+/// Commit (then they are listed one by one, as git-cliff lists them). A change listed twice
+/// (a cherry-pick: the same patch id on another line, whatever its subject) is listed in the
+/// lower version only. Messages and author names are cut to `max_message_bytes`, so that a
+/// commit subject of megabytes never reaches an article.
 pub(crate) fn history(
     repo: &Repository,
     head: &git2::Commit,
@@ -394,29 +394,37 @@ impl Walker<'_> {
 }
 
 /// Leaves out the copies of a change listed more than once (a fix cherry-picked onto a
-/// maintenance branch): commits with the same subject and the same patch id are one change,
-/// listed where it was first released, the lowest version. Returns how many were left out.
+/// maintenance branch, whatever its new subject says): commits on different lines (neither
+/// holds the other) with the same patch id are one change, listed where it was first
+/// released, the lowest version. A change re-applied after its revert holds the original,
+/// and stays. Returns how many were left out.
 fn drop_cherry_picks(repo: &Repository, releases: &mut [Release]) -> usize {
-    let mut by_subject: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    // Only commits that change the same files can have the same patch id, which is costly
+    // (it reads the files): it is computed for those alone.
+    let mut by_files: HashMap<Vec<Vec<u8>>, Vec<(usize, usize)>> = HashMap::new();
     for (r, release) in releases.iter().enumerate() {
         for (c, commit) in release.commits.iter().enumerate() {
-            let subject = commit.message.lines().next().unwrap_or("").trim();
-            by_subject
-                .entry(subject.to_string())
-                .or_default()
-                .push((r, c));
+            if let Some(files) = change(repo, &commit.sha).map(|(_, diff)| files(&diff)) {
+                by_files.entry(files).or_default().push((r, c));
+            }
         }
     }
     let mut dropped: HashSet<(usize, usize)> = HashSet::new();
-    for places in by_subject.values().filter(|p| p.len() > 1) {
-        let mut by_patch: HashSet<Oid> = HashSet::new();
+    for places in by_files.values().filter(|p| p.len() > 1) {
+        let mut kept: HashMap<Oid, Vec<Oid>> = HashMap::new();
         // Oldest first: the last release listed is the lowest version.
         for &(r, c) in places.iter().rev() {
-            let Some(id) = patch_id(repo, &releases[r].commits[c].sha) else {
+            let Some((commit, diff)) = change(repo, &releases[r].commits[c].sha) else {
                 continue;
             };
-            if !by_patch.insert(id) {
+            let Ok(id) = diff.patchid(None) else {
+                continue;
+            };
+            let copies = kept.entry(id).or_default();
+            if copies.iter().any(|&k| !same_line(repo, k, commit)) {
                 dropped.insert((r, c));
+            } else {
+                copies.push(commit);
             }
         }
     }
@@ -430,13 +438,34 @@ fn drop_cherry_picks(repo: &Repository, releases: &mut [Release]) -> usize {
     dropped.len()
 }
 
-/// The stable patch id of a commit's change to its first parent (git's `patch-id`).
-fn patch_id(repo: &Repository, sha: &str) -> Option<Oid> {
+/// A commit's id and its change to its first parent.
+fn change<'r>(repo: &'r Repository, sha: &str) -> Option<(Oid, git2::Diff<'r>)> {
     let commit = repo.find_commit(Oid::from_str(sha).ok()?).ok()?;
     let tree = commit.tree().ok()?;
     let parent = commit.parent(0).ok().and_then(|p| p.tree().ok());
     let diff = repo
         .diff_tree_to_tree(parent.as_ref(), Some(&tree), None)
         .ok()?;
-    diff.patchid(None).ok()
+    Some((commit.id(), diff))
+}
+
+/// The paths a change touches, sorted (read from the trees, not the files).
+fn files(diff: &git2::Diff) -> Vec<Vec<u8>> {
+    let mut paths: Vec<Vec<u8>> = diff
+        .deltas()
+        .flat_map(|d| [d.old_file().path_bytes(), d.new_file().path_bytes()])
+        .flatten()
+        .map(<[u8]>::to_vec)
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// Whether one of two commits holds the other: a change and its re-application after a
+/// revert, not a copy on another line.
+fn same_line(repo: &Repository, a: Oid, b: Oid) -> bool {
+    a == b
+        || repo.graph_descendant_of(a, b).unwrap_or(false)
+        || repo.graph_descendant_of(b, a).unwrap_or(false)
 }

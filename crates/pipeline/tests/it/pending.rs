@@ -1,0 +1,131 @@
+//! Changes not released yet as the project wrote them for its next release: pending
+//! changesets and towncrier news fragments make the Unreleased section, in their words.
+
+use domain::Surface;
+use pipeline::{RunRequest, run, validate_mdx};
+use testkit::Repo;
+
+use crate::Recorded;
+use crate::fixture::request;
+
+fn changelog(repo: &Repo) -> String {
+    let output = run(
+        &RunRequest {
+            commit: None,
+            surfaces: Some(&[Surface::Changelog]),
+            ..request(&repo.path, "src")
+        },
+        &mut Recorded::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let body = output.articles[0].mdx_body.clone();
+    validate_mdx(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+    body
+}
+
+fn tag(repo: &Repo, name: &str) {
+    let head = repo.git.head().unwrap().peel_to_commit().unwrap();
+    repo.git
+        .tag_lightweight(name, head.as_object(), false)
+        .unwrap();
+}
+
+/// The text of the release section labelled `label`, up to the next one.
+fn section<'a>(body: &'a str, label: &str) -> &'a str {
+    let marker = format!("<Update label=\"{label}\"");
+    let start = body
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no section {label}:\n{body}"));
+    let rest = &body[start + marker.len()..];
+    let end = rest.find("<Update label=").unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[test]
+fn pending_changesets_of_the_package_are_its_unreleased_section() {
+    let mut repo = Repo::new();
+    repo.write("package.json", r#"{"name": "@acme/widgets"}"#);
+    repo.write("src/index.js", "export const a = 1;\n");
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    repo.write(
+        "src/index.js",
+        "export const a = 1;\nexport class Gadget {}\n",
+    );
+    repo.write(
+        ".changeset/brave-cats-dance.md",
+        "---\n\"@acme/widgets\": minor\n---\n\nAdd the `Gadget` reader.\n\nIt reads gadgets.\n",
+    );
+    repo.write(
+        ".changeset/big-bang.md",
+        "---\n'@acme/widgets': major\n\"@acme/other\": patch\n---\n\nDrop Node 16.\n",
+    );
+    repo.write(
+        ".changeset/quiet-dogs.md",
+        "---\n\"@acme/other\": patch\n---\n\nOther package only.\n",
+    );
+    repo.write(".changeset/empty.md", "---\n---\n");
+    repo.write(".changeset/README.md", "# Changesets\n\nHello.\n");
+    repo.write(".changeset/config.json", "{}");
+    repo.commit("feat: add the gadget class");
+
+    let body = changelog(&repo);
+    let unreleased = section(&body, "Unreleased");
+    let major = unreleased
+        .find("## Major Changes")
+        .unwrap_or_else(|| panic!("{body}"));
+    let minor = unreleased
+        .find("## Minor Changes")
+        .unwrap_or_else(|| panic!("{body}"));
+    assert!(major < minor, "{body}");
+    assert!(
+        unreleased[major..minor].contains("- Drop Node 16."),
+        "{body}"
+    );
+    assert!(
+        unreleased[minor..].contains("- Add the `Gadget` reader.\n\n  It reads gadgets."),
+        "{body}"
+    );
+    for gone in ["Other package only", "Hello", "Add the gadget class"] {
+        assert!(!body.contains(gone), "{gone}:\n{body}");
+    }
+    assert!(section(&body, "1.0.0").contains("First version"), "{body}");
+}
+
+#[test]
+fn towncrier_fragments_make_an_unreleased_section_after_the_newest_tag() {
+    let mut repo = Repo::new();
+    repo.write("src/reader.py", "def read():\n    pass\n");
+    repo.write("newsfragments/123.feature.md", "Add streaming reads.\n");
+    repo.write(
+        "newsfragments/+empty.bugfix.rst",
+        "Fix ``read()`` on empty files.\n",
+    );
+    repo.write("newsfragments/7.misc.md", "Internal shuffle.\n");
+    repo.write("newsfragments/template.rst", "{{ name }}\n");
+    repo.write("newsfragments/.gitignore", "!.gitignore\n");
+    repo.commit("Add the reader");
+    tag(&repo, "v0.1.0");
+
+    let body = changelog(&repo);
+    let unreleased = section(&body, "Unreleased");
+    let features = unreleased
+        .find("## Features")
+        .unwrap_or_else(|| panic!("{body}"));
+    let fixes = unreleased
+        .find("## Bugfixes")
+        .unwrap_or_else(|| panic!("{body}"));
+    assert!(features < fixes, "{body}");
+    assert!(
+        unreleased.contains("- Add streaming reads. (#123)"),
+        "{body}"
+    );
+    assert!(
+        unreleased.contains("- Fix `read()` on empty files."),
+        "{body}"
+    );
+    for gone in ["Internal shuffle", "name", "gitignore"] {
+        assert!(!unreleased.contains(gone), "{gone}:\n{body}");
+    }
+    assert!(section(&body, "0.1.0").contains("Add the reader"), "{body}");
+}
