@@ -282,7 +282,7 @@ pub struct RecoverDeliveries {
 /// The token commit statuses are posted with, and the forge API it is for.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"token": "ghp_…", "api_url": "https://api.github.com"}))]
+#[schema(example = json!({"token": "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "api_url": "https://api.github.com"}))]
 pub struct SetForgeToken {
     /// A token allowed to set commit statuses (GitHub: `repo:status`; GitLab: `api`; Gitea:
     /// `write:repository`). Write-only. Printable ASCII without spaces, 1–4096 characters.
