@@ -3,8 +3,6 @@
 //! recorded once, queued), and what a delivery asks for once a worker has read the
 //! repository: runs for a push, a drift check with a commit status for a pull request.
 
-use std::time::Duration;
-
 pub use api_types::{
     ForgeConnection, ForgeDelivery, ForgeEndpoints, PullRequestCheck, RotateSecret, RunTrigger,
     SetForgeToken,
@@ -21,7 +19,6 @@ use crate::drift::DriftSummary;
 use crate::error::{Error, Result};
 use crate::{Caller, Operations};
 
-const MAX_GRACE_SECONDS: u64 = 604_800;
 /// The most features one push may queue runs for (the rest are named in the outcome).
 pub const MAX_RUNS_PER_PUSH: usize = 50;
 
@@ -165,13 +162,7 @@ impl Operations {
         req: RotateSecret,
     ) -> Result<ForgeConnection> {
         caller.check(ws.id, Scope::Admin, "workspace", ws.id)?;
-        let grace = req.grace_period_seconds.unwrap_or(86_400);
-        if grace > MAX_GRACE_SECONDS {
-            return Err(Error::validation(
-                "grace_period_seconds",
-                "grace_period_seconds must be between 0 and 604800.",
-            ));
-        }
+        let grace = crate::webhooks::grace_period(&req)?;
         let secret = forges::generate_secret();
         let sealed = self
             .secrets
@@ -179,7 +170,7 @@ impl Operations {
             .map_err(Error::internal)?;
         let now = self.clock.timestamp();
         let record = tx
-            .rotate_forge_secret(ws.id, &sealed, now.plus(Duration::from_secs(grace)), now)
+            .rotate_forge_secret(ws.id, &sealed, now.plus(grace), now)
             .await?;
         Ok(self.connection_view(ws.id, Some(record), Some(secret)))
     }
@@ -546,17 +537,23 @@ pub fn delivery_view(r: ForgeDeliveryRecord) -> ForgeDelivery {
     }
 }
 
-pub fn check_view(r: CommitStatusRecord) -> PullRequestCheck {
-    PullRequestCheck {
-        drift_check_id: r.drift_check_id.to_string(),
-        forge: r.forge,
-        repository: r
-            .repository
-            .0
+/// The repository a commit status is for, as stored on it (`{"path", "id"}`).
+pub fn stored_repository(stored: &serde_json::Value) -> forges::RepositoryRef {
+    forges::RepositoryRef {
+        path: stored
             .get("path")
             .and_then(|p| p.as_str())
             .unwrap_or_default()
             .to_owned(),
+        id: stored.get("id").and_then(serde_json::Value::as_u64),
+    }
+}
+
+pub fn check_view(r: CommitStatusRecord) -> PullRequestCheck {
+    PullRequestCheck {
+        drift_check_id: r.drift_check_id.to_string(),
+        forge: r.forge,
+        repository: stored_repository(&r.repository.0).path,
         pull_number: r.pull_number,
         sha: r.sha,
         state: r.state,

@@ -16,6 +16,19 @@ use crate::error::{Error, Result, bounded};
 
 const MAX_GRACE_SECONDS: u64 = 604_800;
 
+/// How long a rotated secret's predecessor stays valid (webhook and forge secrets alike):
+/// 0–604800 s, default 86400.
+pub(crate) fn grace_period(req: &RotateSecret) -> Result<Duration> {
+    let grace = req.grace_period_seconds.unwrap_or(86_400);
+    if grace > MAX_GRACE_SECONDS {
+        return Err(Error::validation(
+            "grace_period_seconds",
+            "grace_period_seconds must be between 0 and 604800.",
+        ));
+    }
+    Ok(Duration::from_secs(grace))
+}
+
 /// A subscription with its signing secret, shown only on create and rotate.
 pub struct WithSecret {
     pub record: WebhookRecord,
@@ -132,22 +145,11 @@ impl Operations {
         hook: &WebhookRecord,
         req: RotateSecret,
     ) -> Result<WithSecret> {
-        let grace = req.grace_period_seconds.unwrap_or(86_400);
-        if grace > MAX_GRACE_SECONDS {
-            return Err(Error::validation(
-                "grace_period_seconds",
-                "grace_period_seconds must be between 0 and 604800.",
-            ));
-        }
+        let grace = grace_period(&req)?;
         let secret = SigningSecret::generate();
         let now = self.clock.timestamp();
         let record = tx
-            .rotate_webhook_secret(
-                hook.id,
-                &self.secrets.seal(&secret),
-                now.plus(Duration::from_secs(grace)),
-                now,
-            )
+            .rotate_webhook_secret(hook.id, &self.secrets.seal(&secret), now.plus(grace), now)
             .await?
             .ok_or_else(|| Error::not_found("webhook", hook.id))?;
         Ok(WithSecret {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use domain::Clock;
-use forges::{CommitState, ForgeEvent, ForgeKind, Push, RepositoryRef};
+use forges::{CommitState, ForgeEvent, ForgeKind, Push};
 use operations::Operations;
 use operations::forge::DeliveryOutcome;
 use store::{CommitStatusRecord, ForgeDeliveryRecord, Queue, StatusAttempt, Store};
@@ -249,16 +249,7 @@ async fn attempt(
             "no forge token is set: the status is kept here only".to_owned(),
             false,
         ))?;
-    let repository = RepositoryRef {
-        path: status
-            .repository
-            .0
-            .get("path")
-            .and_then(|p| p.as_str())
-            .unwrap_or_default()
-            .to_owned(),
-        id: status.repository.0.get("id").and_then(|i| i.as_u64()),
-    };
+    let repository = operations::forge::stored_repository(&status.repository.0);
     let state: CommitState = status
         .state
         .parse()
