@@ -15,6 +15,31 @@ pub const MAX_PUBLISHED_LISTED: i64 = 500;
 /// rendered in full on every request.
 pub const MAX_FEED_ENTRIES: i64 = 50;
 
+/// The most source files a published page links ("edit the source"); the rest are counted.
+pub const MAX_SOURCE_FILES: usize = 5;
+
+/// Where a reader finds what a published version was written from: its commit and files, each
+/// with its page on the repository's forge when the forge is known (the workspace's remote
+/// URL, else the `origin` remote of its repository; GitHub, GitLab, Bitbucket, Gitea and
+/// Forgejo).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceLinks {
+    /// The commit's full id.
+    pub commit: Option<String>,
+    pub commit_url: Option<String>,
+    /// The documents and code it was written from, documents first, at most
+    /// [`MAX_SOURCE_FILES`].
+    pub files: Vec<SourceFile>,
+    /// How many more files there are.
+    pub more_files: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    pub path: String,
+    pub url: Option<String>,
+}
+
 /// What a published article's public page shows: the article and its published version.
 #[derive(Clone, Debug)]
 pub struct Published {
@@ -83,6 +108,55 @@ impl Operations {
             .published_versions(id, surface, MAX_FEED_ENTRIES)
             .await?;
         Ok(PublishedSite { workspace, items })
+    }
+
+    /// Where `version`'s sources are (see [`SourceLinks`]); anyone who may read the version may
+    /// read this. A repository that cannot be opened gives links without forge pages.
+    pub async fn source_links(
+        &self,
+        workspace: &WorkspaceRecord,
+        version: &ArticleVersionRecord,
+    ) -> SourceLinks {
+        let Ok(provenance) =
+            serde_json::from_value::<pipeline::Provenance>(version.provenance.0.clone())
+        else {
+            return SourceLinks::default();
+        };
+        let forge = match (&workspace.repo_url, &workspace.repo_path) {
+            (Some(url), _) => pipeline::Forge::from_remote(url),
+            (None, Some(path)) => {
+                let path = std::path::PathBuf::from(path);
+                tokio::task::spawn_blocking(move || pipeline::Forge::of_repository_at(&path))
+                    .await
+                    .ok()
+                    .flatten()
+            }
+            (None, None) => None,
+        };
+        let commit = provenance.commit;
+        let mut sources: Vec<&pipeline::FileSource> = provenance
+            .files
+            .iter()
+            .filter(|f| matches!(f.role, pipeline::FileRole::Prose | pipeline::FileRole::Code))
+            .collect();
+        sources.sort_by_key(|f| f.role != pipeline::FileRole::Prose);
+        let more_files = sources.len().saturating_sub(MAX_SOURCE_FILES);
+        let files = sources
+            .into_iter()
+            .take(MAX_SOURCE_FILES)
+            .map(|f| SourceFile {
+                path: f.path.clone(),
+                url: forge
+                    .as_ref()
+                    .and_then(|forge| forge.file_url(&commit, &f.path, None)),
+            })
+            .collect();
+        SourceLinks {
+            commit_url: forge.as_ref().and_then(|f| f.commit_url(&commit)),
+            commit: Some(commit).filter(|c| !c.is_empty()),
+            files,
+            more_files,
+        }
     }
 
     async fn publishing_workspace(&self, id: WorkspaceId) -> Result<WorkspaceRecord> {

@@ -56,7 +56,8 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<PublishedArticle>, StoreError> {
         Ok(read!(self, |c| sqlx::query_as(
-            "SELECT a.id AS article_id, a.feature_id, a.surface, v.version, v.title, v.created_at
+            "SELECT a.id AS article_id, a.feature_id, a.surface, v.version, v.title, v.created_at,
+                 a.published_at
              FROM articles a
              JOIN article_versions v ON v.article_id = a.id AND v.version = a.published_version
              WHERE a.workspace_id = $1
@@ -159,6 +160,8 @@ pub struct PublishedArticle {
     pub title: String,
     /// When the published version was written.
     pub created_at: Timestamp,
+    /// When it was published (see [`crate::ArticleRecord::published_at`]).
+    pub published_at: Option<Timestamp>,
 }
 
 /// What a run produced for one surface of a feature.
@@ -185,7 +188,7 @@ impl Tx {
     ) -> Result<Option<(ArticleRecord, bool)>, StoreError> {
         let update = format!(
             "UPDATE articles SET status = 'published', public_url = $2, published_version = version,
-                 updated_at = $3
+                 updated_at = $3, published_at = $3
              WHERE id = $1 AND status <> 'published' RETURNING {ARTICLE_COLUMNS}"
         );
         let changed: Option<ArticleRecord> =

@@ -187,6 +187,9 @@ record! {
         pub published_version: Option<i64>,
         pub created_at: Timestamp,
         pub updated_at: Timestamp,
+        /// When the published version was published (absent for articles published before
+        /// the service recorded it).
+        pub published_at: Option<Timestamp>,
     }
 }
 

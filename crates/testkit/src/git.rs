@@ -41,6 +41,12 @@ impl Repo {
         }
     }
 
+    /// Points the `origin` remote at `url` (where the repository is browsed, for forge links).
+    pub fn set_origin(&self, url: &str) -> &Self {
+        self.git.remote("origin", url).expect("git remote add");
+        self
+    }
+
     /// The folder holding the repository, outside it.
     pub fn outside(&self) -> PathBuf {
         self.path

@@ -21,6 +21,10 @@
 //!   gone when the [`Browser`] is dropped. At most [`CONCURRENT_BROWSERS`] run at once.
 //! - Without Chromium the test prints `SKIPPED` and passes, unless
 //!   `CONTENT_PIPELINE_REQUIRE_BROWSER=1` (set by `.ci/run`) makes that a failure.
+//! - Every portal and published page a test reaches (after `goto`, `wait_for_path` and any
+//!   `wait_for…`) is audited once per address ([`Browser::audit`]): axe-core finds no serious
+//!   or critical violation, the page does not scroll sideways at its width nor at [`NARROW`],
+//!   and the console has no error.
 //!
 //! The WebDriver client is thirtyfour (without default features): it speaks HTTP through the
 //! reqwest 0.13 the tests already use, so it adds nine small crates. fantoccini 0.22 would
@@ -45,6 +49,28 @@ pub const WAIT: Duration = Duration::from_secs(10);
 pub const DESKTOP: (u32, u32) = (1280, 900);
 /// A phone's viewport (an iPhone 14's CSS pixels).
 pub const PHONE: (u32, u32) = (390, 844);
+/// The most presses of Tab [`Browser::tab_to`] tries.
+pub const MAX_TABS: usize = 80;
+/// The narrowest width every page is checked at: headless Chromium's smallest window.
+pub const NARROW: (u32, u32) = (500, 900);
+/// axe-core, installed by `npm ci` in `tests/axe` (`.ci/run` does it).
+const AXE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/axe/node_modules/axe-core/axe.min.js"
+);
+/// Runs axe-core on the page and answers its serious and critical violations, one line each.
+const AXE_RUN: &str = r#"
+const done = arguments[arguments.length - 1];
+axe.run(document, { resultTypes: ['violations'] })
+  .then(r => done(r.violations
+    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => `${v.id} (${v.impact}): ${v.help}: ` +
+      v.nodes.slice(0, 5).map(n => n.target.join(' ') + ' ' + n.failureSummary).join(' | '))))
+  .catch(e => done(['axe-core failed: ' + e]));
+"#;
+/// True when the page is wider than its viewport: it scrolls sideways.
+const SCROLLS_SIDEWAYS: &str = "return document.documentElement.scrollWidth > \
+     document.documentElement.clientWidth;";
 /// Browsers alive at once in this test binary. Chromium takes most of a core while it starts
 /// and renders, and a few hundred MiB. On the 2-core development machine (busy with other
 /// builds) two at once did not make the suite measurably faster than one: 63–72 s either way,
@@ -104,6 +130,8 @@ pub struct Browser {
     test: String,
     screenshots: PathBuf,
     chromedriver: Chromedriver,
+    /// The addresses audited so far ([`Browser::audit`]).
+    audited: std::sync::Mutex<std::collections::HashSet<String>>,
     _profile: tempfile::TempDir,
     _turn: SemaphorePermit<'static>,
 }
@@ -144,11 +172,54 @@ impl Browser {
             test,
             screenshots,
             chromedriver,
+            audited: Default::default(),
             _profile: profile,
             _turn: turn,
         };
         browser.resize(DESKTOP).await;
         Some(browser)
+    }
+
+    /// Presses Tab until the focused element matches `css` (at most [`MAX_TABS`] times), as a
+    /// person without a mouse reaches it; fails the test when Tab never gets there.
+    pub async fn tab_to(&self, css: &str) {
+        let matches = format!(
+            "return document.activeElement !== null && document.activeElement.matches({});",
+            serde_json::Value::String(css.to_owned())
+        );
+        for _ in 0..MAX_TABS {
+            let focused = self
+                .driver()
+                .execute(matches.as_str(), Vec::new())
+                .await
+                .is_ok_and(|answer| answer.json() == &serde_json::Value::Bool(true));
+            if focused {
+                return;
+            }
+            self.press(Key::Tab).await;
+        }
+        let shot = self.failure(&format!("Tab to reach `{css}`"));
+        panic!("{MAX_TABS} presses of Tab did not do it: {shot}");
+    }
+
+    /// Presses `key` on whatever has the focus.
+    pub async fn press(&self, key: Key) {
+        self.driver()
+            .action_chain()
+            .send_keys(key)
+            .perform()
+            .await
+            .unwrap_or_else(|e| panic!("press a key: {e}"));
+    }
+
+    /// Types `text` into whatever has the focus.
+    pub async fn type_text(&self, text: &str) {
+        self.driver()
+            .action_chain()
+            .send_keys(text)
+            .perform()
+            .await
+            .unwrap_or_else(|e| panic!("type {text:?}: {e}"));
     }
 
     /// The WebDriver session, for what the helpers here do not cover.
@@ -164,6 +235,110 @@ impl Browser {
             .goto(url)
             .await
             .unwrap_or_else(|e| panic!("open {url}: {e}"));
+        self.audit().await;
+    }
+
+    /// Audits the page the browser shows, once per address, when it is one of the portal's or
+    /// the published site's: axe-core finds no serious or critical violation, the page does
+    /// not scroll sideways at its width nor at [`NARROW`], and its console reports no error.
+    pub async fn audit(&self) {
+        let Ok(url) = self.driver().current_url().await else {
+            return;
+        };
+        if !(url.path().starts_with("/portal") || url.path().starts_with("/published")) {
+            return;
+        }
+        // The refusal a test asks for on purpose (a 403 or 404 page) is logged as the page's
+        // own failed load: that is the page, not an error in it.
+        let own_status =
+            format!("{url} - Failed to load resource: the server responded with a status of 4");
+        let errors: Vec<String> = self
+            .console_errors()
+            .await
+            .into_iter()
+            .filter(|e| !e.starts_with(&own_status))
+            .collect();
+        let address = format!("{}?{}", url.path(), url.query().unwrap_or(""));
+        assert!(
+            errors.is_empty(),
+            "{address}: the page reported errors: {errors:#?}"
+        );
+        let first = self
+            .audited
+            .lock()
+            .expect("the audit list is never poisoned")
+            .insert(address.clone());
+        if !first {
+            return;
+        }
+        let violations = self.axe().await;
+        assert!(
+            violations.is_empty(),
+            "{address}: axe-core found serious or critical violations:\n{}",
+            violations.join("\n")
+        );
+        let width = self.viewport_width().await;
+        assert!(
+            !self.scrolls_sideways().await,
+            "{address} scrolls sideways at {width} px"
+        );
+        if width > NARROW.0 {
+            let (_, height) = DESKTOP;
+            self.resize(NARROW).await;
+            let sideways = self.scrolls_sideways().await;
+            self.resize((width, height)).await;
+            assert!(!sideways, "{address} scrolls sideways at {} px", NARROW.0);
+        }
+    }
+
+    /// The serious and critical violations axe-core finds in the page, one line each.
+    async fn axe(&self) -> Vec<String> {
+        let source = match std::fs::read_to_string(AXE) {
+            Ok(source) => source,
+            Err(e) if std::env::var("CONTENT_PIPELINE_REQUIRE_BROWSER").as_deref() == Ok("1") => {
+                panic!(
+                    "CONTENT_PIPELINE_REQUIRE_BROWSER=1 but axe-core is missing ({AXE}: {e}); run `npm ci` in crates/content-pipeline/tests/axe"
+                )
+            }
+            Err(_) => {
+                eprintln!(
+                    "SKIPPED: the accessibility audit; run `npm ci` in crates/content-pipeline/tests/axe"
+                );
+                return Vec::new();
+            }
+        };
+        let driver = self.driver();
+        let present = driver
+            .execute("return typeof window.axe !== 'undefined';", Vec::new())
+            .await
+            .is_ok_and(|answer| answer.json() == &serde_json::Value::Bool(true));
+        if !present {
+            driver
+                .execute(format!("{source}\nreturn true;"), Vec::new())
+                .await
+                .unwrap_or_else(|e| panic!("load axe-core into the page: {e}"));
+        }
+        driver
+            .execute_async(AXE_RUN, Vec::new())
+            .await
+            .and_then(|answer| answer.convert())
+            .unwrap_or_else(|e| panic!("run axe-core: {e}"))
+    }
+
+    async fn viewport_width(&self) -> u32 {
+        self.driver()
+            .execute("return window.innerWidth;", Vec::new())
+            .await
+            .and_then(|answer| answer.convert())
+            .expect("the viewport's width")
+    }
+
+    async fn scrolls_sideways(&self) -> bool {
+        self.driver()
+            .execute(SCROLLS_SIDEWAYS, Vec::new())
+            .await
+            .and_then(|answer| answer.convert())
+            .expect("the page's width")
     }
 
     pub async fn current_url(&self) -> Url {
@@ -201,7 +376,7 @@ impl Browser {
     /// The first element matching `css`, once there is one.
     pub async fn wait_for(&self, css: &str) -> WebElement {
         let what = self.failure(&format!("an element matching `{css}`"));
-        eventually(WAIT, &what, || async {
+        let found = eventually(WAIT, &what, || async {
             self.driver()
                 .find_all(By::Css(css))
                 .await
@@ -209,7 +384,9 @@ impl Browser {
                 .into_iter()
                 .next()
         })
-        .await
+        .await;
+        self.audit().await;
+        found
     }
 
     /// The first element matching `css` whose text contains `text`, once there is one.
@@ -217,7 +394,7 @@ impl Browser {
         let what = self.failure(&format!(
             "an element matching `{css}` with the text {text:?}"
         ));
-        eventually(WAIT, &what, || async {
+        let found = eventually(WAIT, &what, || async {
             for element in self.driver().find_all(By::Css(css)).await.ok()? {
                 if element.text().await.is_ok_and(|t| t.contains(text)) {
                     return Some(element);
@@ -225,7 +402,9 @@ impl Browser {
             }
             None
         })
-        .await
+        .await;
+        self.audit().await;
+        found
     }
 
     /// Waits until no element matches `css`.
@@ -241,11 +420,13 @@ impl Browser {
     /// Waits until the current URL's path is `path` (after a redirect or a form's answer).
     pub async fn wait_for_path(&self, path: &str) -> Url {
         let what = self.failure(&format!("the URL's path {path:?}"));
-        eventually(WAIT, &what, || async {
+        let url = eventually(WAIT, &what, || async {
             let url = self.driver().current_url().await.ok()?;
             (url.path() == path).then_some(url)
         })
-        .await
+        .await;
+        self.audit().await;
+        url
     }
 
     /// Waits until the JavaScript expression `condition` is true in the page, e.g.

@@ -19,6 +19,7 @@ mod forge_events;
 mod idempotency;
 mod idempotency_by_token;
 mod isolation;
+mod keyboard_browser;
 mod lifecycle;
 mod meta;
 mod nothing_lost;

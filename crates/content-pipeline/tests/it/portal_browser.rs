@@ -24,7 +24,7 @@ async fn sign_in(b: &Browser, app: &TestApp, email: &str, password: &str) {
 }
 
 /// A repository whose feature has a two-step walkthrough, the first with a capture.
-fn walkthrough_repo(app: &TestApp, name: &str) -> Repo {
+pub(crate) fn walkthrough_repo(app: &TestApp, name: &str) -> Repo {
     let mut repo = Repo::init(&app.dir.path().join(name));
     repo.write(
         "src/lib.rs",
@@ -74,15 +74,12 @@ async fn signing_in_a_wrong_password_and_throttling() {
     b.screenshot_as("throttled").await;
 }
 
-#[tokio::test]
-async fn a_run_started_in_the_portal_shows_its_log_lines_as_they_are_written() {
-    // No run worker: the run stays queued while the test writes its log, so every line seen
-    // came through the live stream, not the first page load.
-    let app = app!();
-    let b = browser!();
+/// A writer of a new workspace "Docs" signs in and starts a run from the runs page; answers
+/// the workspace and the run, whose page the browser shows.
+async fn run_started_in_the_portal(app: &TestApp, b: &Browser) -> (String, String) {
     let ws = app.workspace("Docs").await;
     app.person("writer@example.com", Some((&ws, "write"))).await;
-    sign_in(&b, &app, "writer@example.com", PASSWORD).await;
+    sign_in(b, app, "writer@example.com", PASSWORD).await;
     b.wait_for_path("/portal/workspaces").await;
 
     b.goto(&app.url(&format!("/portal/w/{ws}/runs"))).await;
@@ -91,6 +88,16 @@ async fn a_run_started_in_the_portal_shows_its_log_lines_as_they_are_written() {
     b.wait_for_text(&t("run-source"), "portal").await;
     let path = b.current_url().await.path().to_owned();
     let run_id = path.rsplit('/').next().expect("a run id").to_owned();
+    (ws, run_id)
+}
+
+#[tokio::test]
+async fn a_run_started_in_the_portal_shows_its_log_lines_as_they_are_written() {
+    // No run worker: the run stays queued while the test writes its log, so every line seen
+    // came through the live stream, not the first page load.
+    let app = app!();
+    let b = browser!();
+    let (ws, run_id) = run_started_in_the_portal(&app, &b).await;
     let run = app
         .platform_api()
         .get_run(&run_id.parse().expect("a run id"))
@@ -115,6 +122,55 @@ async fn a_run_started_in_the_portal_shows_its_log_lines_as_they_are_written() {
     let errors = b.console_errors().await;
     assert!(errors.is_empty(), "no script or policy errors: {errors:?}");
     b.screenshot_as("list").await;
+}
+
+#[tokio::test]
+async fn a_run_page_whose_stream_ends_with_the_run_reports_no_error() {
+    // No run worker: the test claims and ends the run itself while the page follows it.
+    let app = app!();
+    let b = browser!();
+    let (_, run_id) = run_started_in_the_portal(&app, &b).await;
+    b.wait_for(&t("live-log")).await;
+    let run_id: domain::RunId = run_id.parse().expect("a run id");
+
+    let now = app.clock.timestamp();
+    let claimed = app
+        .store
+        .claim_run(
+            "test-worker",
+            now.plus(std::time::Duration::from_secs(60)),
+            now,
+            5,
+        )
+        .await
+        .expect("claim")
+        .expect("the queued run");
+    assert_eq!(claimed.id, run_id);
+    app.log(&run_id.to_string(), "resolve", "Resolving").await;
+    b.wait_for_text("#log-resolve", "Resolving").await;
+    let mut tx = app.store.begin().await.expect("tx");
+    let ending = store::RunEnding {
+        status: domain::RunStatus::Failed,
+        source_commit: None,
+        artifacts: Vec::new(),
+        error: Some("stopped by the test".into()),
+    };
+    tx.finish_run(run_id, Some("test-worker"), &ending, app.clock.timestamp())
+        .await
+        .expect("finish")
+        .expect("the test's run");
+    tx.commit().await.expect("commit");
+
+    // The stream's `done` event reloads the run, which no longer follows a log.
+    b.wait_for_text(&t("run-status"), "failed").await;
+    b.wait_gone(&t("live-log")).await;
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let errors = b.console_errors().await;
+    assert!(
+        errors.is_empty(),
+        "the closed stream logged errors: {errors:#?}"
+    );
+    b.screenshot().await;
 }
 
 #[tokio::test]

@@ -44,7 +44,11 @@ fn fixture(app: &TestApp) -> Repo {
 
 /// Runs `numbers` in a new workspace on the fixture; returns the workspace and its articles.
 async fn generated(app: &TestApp) -> (String, Vec<Value>) {
-    let repo = fixture(app);
+    generated_from(app, &fixture(app)).await
+}
+
+/// Runs `numbers` in a new workspace on `repo`; returns the workspace and its articles.
+pub(crate) async fn generated_from(app: &TestApp, repo: &Repo) -> (String, Vec<Value>) {
     let ws = app.workspace_on("Numbers team", &repo.path).await;
     let run = app.run_feature(&ws, "numbers").await;
     assert_eq!(run["status"], "succeeded", "{run}");
@@ -160,12 +164,12 @@ async fn a_published_walkthrough_is_a_page_with_its_captures_and_its_mdx() {
         "<title>Numbers · Numbers team</title>",
         "<header class=\"site-header\">",
         "<nav aria-label=\"Site\">",
-        "<main id=\"content\">",
+        "<main id=\"content\" class=\"docs-main\">",
         &format!("<a class=\"site-name\" href=\"/published/workspaces/{ws}\">Numbers team</a>"),
         &format!("<a href=\"/published/{id}.mdx\" type=\"text/markdown\">MDX source</a>"),
         "<h1>Numbers</h1>",
         "<ol class=\"steps\">",
-        "<h2 class=\"step-title\">Install the crate</h2>",
+        "<h2 class=\"step-title\">Install the crate <a class=\"heading-link\"",
         &format!(
             "<figure class=\"frame\"><img src=\"/published/{id}/files/captures/one.png\" alt=\"Install the crate\"></figure>"
         ),
@@ -328,6 +332,116 @@ async fn only_the_files_an_article_shows_are_served() {
             .await
             .status(),
         404
+    );
+}
+
+#[tokio::test]
+async fn an_article_page_is_a_page_of_the_docs_site() {
+    let app = app!(TestApp::builder().run_worker());
+    let repo = fixture(&app);
+    repo.set_origin("https://github.com/acme/numbers.git");
+    let commit = repo.head();
+    let (ws, articles) = generated_from(&app, &repo).await;
+    let help = article(&articles, "help-center");
+    let dev = article(&articles, "dev-docs");
+    let changelog = article(&articles, "changelog");
+    let id = |a: &Value| a["id"].as_str().unwrap().to_owned();
+    let help_url = publish(&app, help).await;
+    publish(&app, dev).await;
+    publish(&app, changelog).await;
+
+    let html = page(&app, &help_url, 200).await;
+    let (help_id, dev_id, changelog_id) = (id(help), id(dev), id(changelog));
+    let absolute = app.url(&format!("/published/{help_id}"));
+    for part in [
+        // Found and shared: canonical address, description, OpenGraph and Twitter cards.
+        format!("<link rel=\"canonical\" href=\"{absolute}\">"),
+        format!("<meta property=\"og:url\" content=\"{absolute}\">"),
+        "<meta property=\"og:title\" content=\"Numbers\">".to_owned(),
+        "<meta property=\"og:site_name\" content=\"Numbers team\">".to_owned(),
+        "<meta name=\"twitter:card\" content=\"summary\">".to_owned(),
+        "<meta name=\"description\" content=\"".to_owned(),
+        // The sidebar: every published article by surface, this one current.
+        "<nav id=\"docs-nav\" class=\"docs-sidebar\"".to_owned(),
+        "<h3 class=\"sidebar-group-title\">Help center</h3>".to_owned(),
+        "<h3 class=\"sidebar-group-title\">Developer docs</h3>".to_owned(),
+        "<h3 class=\"sidebar-group-title\">Changelog</h3>".to_owned(),
+        format!("<a href=\"/published/{help_id}\" aria-current=\"page\">Numbers</a>"),
+        format!("<a href=\"/published/{changelog_id}\">Numbers changelog</a>"),
+        // Help center comes first: no previous page; the developer docs come next.
+        format!("<a class=\"pager-next\" rel=\"next\" href=\"/published/{dev_id}\">"),
+        // The outline of its sections.
+        "<nav class=\"docs-outline\" aria-labelledby=\"outline-heading\">".to_owned(),
+        "<li class=\"outline-level-2\"><a href=\"#install-the-crate\">Install the crate</a></li>"
+            .to_owned(),
+        // When and from what it was written, linked to the forge.
+        "<p class=\"last-updated\">Last updated <time datetime=\"".to_owned(),
+        format!(
+            "from commit <a href=\"https://github.com/acme/numbers/commit/{commit}\"><code>{}</code></a>",
+            &commit[..12]
+        ),
+        "<p>Edit the source:</p>".to_owned(),
+        format!(
+            "<a href=\"https://github.com/acme/numbers/blob/{commit}/docs/guide.md\"><code>docs/guide.md</code></a>"
+        ),
+    ] {
+        assert!(html.contains(&part), "no {part:?} in:\n{html}");
+    }
+    assert!(
+        !html.contains("pager-previous"),
+        "the first page has no previous"
+    );
+    // The service's own fields stay out of a reader's page.
+    for internal in ["source_commit", "surface: ", "article-meta", "<dt>feature"] {
+        assert!(!html.contains(internal), "{internal:?} in:\n{html}");
+    }
+
+    // The last page links back and has no next.
+    let last = page(&app, &format!("/published/{changelog_id}"), 200).await;
+    assert!(
+        last.contains(&format!(
+            "<a class=\"pager-previous\" rel=\"prev\" href=\"/published/{dev_id}\">"
+        )),
+        "{last}"
+    );
+    assert!(!last.contains("pager-next"), "{last}");
+
+    // The sitemap lists the index and every published page, with absolute addresses.
+    let res = get(&app, &format!("/published/workspaces/{ws}/sitemap.xml")).await;
+    assert_eq!(res.status(), 200);
+    assert!(header(res.headers(), "content-type").starts_with("application/xml"));
+    let xml = res.text().await.unwrap();
+    let document = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}:\n{xml}"));
+    let locations: Vec<&str> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("loc"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert_eq!(locations.len(), 4, "{xml}");
+    assert_eq!(
+        locations[0],
+        app.url(&format!("/published/workspaces/{ws}"))
+    );
+    for article in [&help_id, &dev_id, &changelog_id] {
+        assert!(
+            locations.contains(&app.url(&format!("/published/{article}")).as_str()),
+            "{article} in {xml}"
+        );
+    }
+    assert_eq!(
+        document
+            .descendants()
+            .filter(|n| n.has_tag_name("lastmod"))
+            .count(),
+        4
+    );
+    let other = app.workspace_on("Other", &repo.path).await;
+    assert_eq!(
+        get(&app, &format!("/published/workspaces/{other}/sitemap.xml"))
+            .await
+            .status(),
+        404,
+        "nothing published, no sitemap"
     );
 }
 

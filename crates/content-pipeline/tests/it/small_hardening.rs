@@ -111,7 +111,10 @@ async fn published_articles_are_never_sniffed_or_run_by_browsers() {
         .to_owned();
     assert!(csp.contains("script-src 'self'"), "{csp}");
     let html = page.text().await.expect("body");
-    assert!(html.contains("<h1 id=\"title\">Title</h1>"), "{html}");
+    assert!(
+        html.contains("<h1 id=\"title\">Title <a class=\"heading-link\""),
+        "{html}"
+    );
     assert!(!html.contains("<script>alert"), "{html}");
 }
 

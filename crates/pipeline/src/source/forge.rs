@@ -83,6 +83,21 @@ impl Forge {
         Forge::from_remote(remote.url().ok()?)
     }
 
+    /// The forge the `origin` remote of the repository at `path` points to: the repository
+    /// at that path itself (no search upwards), which must be absolute.
+    pub fn of_repository_at(path: &std::path::Path) -> Option<Forge> {
+        if !path.is_absolute() {
+            return None;
+        }
+        let repo = Repository::open_ext(
+            path,
+            git2::RepositoryOpenFlags::NO_SEARCH,
+            [] as [&std::ffi::OsStr; 0],
+        )
+        .ok()?;
+        Forge::detect(&repo, None)
+    }
+
     /// A forge from a remote URL (`https://host/owner/repo.git`, `git@host:owner/repo.git`,
     /// `ssh://git@host/owner/repo`), when the host is a known forge.
     pub fn from_remote(remote: &str) -> Option<Forge> {

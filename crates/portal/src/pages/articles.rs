@@ -216,6 +216,8 @@ struct PreviewPage {
     nav: Nav,
     head: ArticleHead,
     version: i64,
+    /// The frontmatter's `source_commit`: the service's field, shown here and not to readers.
+    source_commit: Option<String>,
     html: String,
 }
 
@@ -240,6 +242,11 @@ async fn preview(
         nav: member.nav("articles"),
         head,
         version: version.version,
+        source_commit: rendered
+            .front
+            .iter()
+            .find(|(key, _)| key == "source_commit")
+            .map(|(_, commit)| commit.clone()),
         html: rendered.html,
     };
     render_page(&page)

@@ -28,7 +28,7 @@ pub fn diff(old: &str, new: &str) -> String {
         .timeout(DIFF_TIMEOUT)
         .diff_lines(old, new);
     let mut html = String::from(
-        "<table class=\"diff\"><thead><tr><th class=\"diff-old\">Old</th><th class=\"diff-new\">New</th><th class=\"diff-sign\"></th><th class=\"diff-text\">Line</th></tr></thead>\n",
+        "<table class=\"diff\" tabindex=\"0\"><thead><tr><th class=\"diff-old\">Old</th><th class=\"diff-new\">New</th><th class=\"diff-sign\"></th><th class=\"diff-text\">Line</th></tr></thead>\n",
     );
     let groups = diff.grouped_ops(CONTEXT_LINES);
     if groups.is_empty() {

@@ -66,10 +66,13 @@ pub(super) const TAGS: &[&str] = &[
 
 /// The attributes each element may keep besides `class`.
 const ATTRIBUTES: &[(&str, &[&str])] = &[
-    ("a", &["href"]),
+    ("a", &["href", "aria-label"]),
     ("span", &["id"]),
     ("img", &["src", "alt"]),
     ("ol", &["start"]),
+    // Code and tables scroll sideways when wide: focusable, so that a keyboard scrolls them.
+    ("pre", &["tabindex"]),
+    ("table", &["tabindex"]),
     ("aside", &["role"]),
     ("section", &["id"]),
     ("li", &["id"]),
@@ -85,7 +88,7 @@ const ATTRIBUTES: &[(&str, &[&str])] = &[
 pub(super) const CLASSES: &[&str] = &[
     "article-header",
     "article-description",
-    "article-meta",
+    "heading-link",
     "steps",
     "step",
     "step-title",
@@ -136,6 +139,8 @@ static SANITISER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
                 let kept = allowed_classes(element, value);
                 (!kept.is_empty()).then_some(Cow::Owned(kept))
             }
+            // In the tab order, never ahead of it.
+            "tabindex" => Some(Cow::Borrowed("0")),
             _ => Some(Cow::Borrowed(value)),
         });
     builder

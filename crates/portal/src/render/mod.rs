@@ -22,15 +22,18 @@ use pipeline::{Limits, ParseRefusal};
 
 pub use diff::diff;
 pub use paths::repository_path;
+pub use tree::Section;
 
 /// An article rendered for reading.
 #[derive(Clone, Debug, Default)]
 pub struct Rendered {
     /// The frontmatter's fields in their order (title, description, …), for the header.
     pub front: Vec<(String, String)>,
-    /// The article as sanitised HTML: a `<header>` from the frontmatter (title as `<h1>`,
-    /// description, the other fields as a definition list), then the body.
+    /// The article as sanitised HTML: a `<header>` from the frontmatter (title as `<h1>` and
+    /// description; the other fields are in `front` only), then the body.
     pub html: String,
+    /// Its sections of levels 2 and 3, for an "on this page" list.
+    pub outline: Vec<Section>,
     /// Why the article is shown as its source instead (too large, nested too deep, not MDX).
     pub refused: Option<String>,
 }
@@ -70,12 +73,13 @@ pub fn article(mdx: &str, file_url: &dyn Fn(&str) -> Option<String>) -> Rendered
             Rendered {
                 front: walk.front,
                 html: sanitise(&walk.out),
+                outline: walk.outline,
                 refused: None,
             }
         }
         Err(reason) => {
             let source = if mdx.len() <= max_article_bytes() {
-                format!("<pre><code>{}</code></pre>", escape(mdx))
+                format!("<pre tabindex=\"0\"><code>{}</code></pre>", escape(mdx))
             } else {
                 String::new()
             };
@@ -86,6 +90,7 @@ pub fn article(mdx: &str, file_url: &dyn Fn(&str) -> Option<String>) -> Rendered
             Rendered {
                 front: Vec::new(),
                 html: sanitise(&html),
+                outline: Vec::new(),
                 refused: Some(reason),
             }
         }
@@ -110,7 +115,7 @@ pub fn source(mdx: &str) -> String {
     let mut budget = highlight::HIGHLIGHT_BUDGET;
     let code = highlight::code(mdx, "md", &mut budget);
     sanitise(&format!(
-        "<pre class=\"{}\"><code>{code}</code></pre>",
+        "<pre class=\"{}\" tabindex=\"0\"><code>{code}</code></pre>",
         highlight::CODE_CLASS
     ))
 }

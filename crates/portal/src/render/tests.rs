@@ -21,10 +21,69 @@ fn nothing_served(_: &str) -> Option<String> {
     None
 }
 
+/// `mdx` rendered, without the links each heading has to itself (one test checks them), so
+/// that the other tests read as the article's own markup.
 fn render(mdx: &str) -> Rendered {
-    let rendered = article(mdx, &served);
+    let mut rendered = article(mdx, &served);
     assert_eq!(rendered.refused, None, "{}", rendered.html);
+    rendered.html = without_heading_links(&rendered.html);
     rendered
+}
+
+const HEADING_LINK: &str = " <a class=\"heading-link\"";
+
+fn without_heading_links(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(start) = rest.find(HEADING_LINK) {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find("</a>")
+            .map_or(rest.len(), |e| start + e + 4);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn each_section_links_to_itself_and_is_in_the_outline() {
+    let mdx =
+        "---\ntitle: \"T\"\n---\n\n## Install <b>it</b>\n\n### Usage\n\n#### Deep\n\n## Usage\n";
+    let rendered = article(mdx, &served);
+    assert_contains(
+        &rendered.html,
+        &[
+            "<h2 id=\"install-it\">Install <b>it</b> <a class=\"heading-link\" aria-label=\"Link to this section\" href=\"#install-it\"",
+            "<h3 id=\"usage\">Usage <a class=\"heading-link\" aria-label=\"Link to this section\" href=\"#usage\"",
+            "<h2 id=\"usage-1\">Usage <a class=\"heading-link\"",
+        ],
+    );
+    let outline: Vec<(u8, &str, &str)> = rendered
+        .outline
+        .iter()
+        .map(|s| (s.level, s.id.as_str(), s.title.as_str()))
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            (2, "install-it", "Install it"),
+            (3, "usage", "Usage"),
+            (2, "usage-1", "Usage"),
+        ]
+    );
+}
+
+#[test]
+fn the_service_s_own_frontmatter_fields_are_not_in_the_page() {
+    let rendered = render(CHANGELOG);
+    assert!(
+        !rendered.html.contains("source_commit"),
+        "{}",
+        rendered.html
+    );
+    assert!(!rendered.html.contains("<dl"), "{}", rendered.html);
+    assert!(rendered.front.iter().any(|(k, _)| k == "source_commit"));
 }
 
 fn assert_contains(html: &str, parts: &[&str]) {
@@ -46,7 +105,7 @@ fn a_walkthrough_has_its_steps_frames_callouts_code_and_table() {
     assert_contains(
         html,
         &[
-            "<header class=\"article-header\"><h1>Numbers</h1><p class=\"article-description\">Small arithmetic helpers.</p><dl class=\"article-meta\"><div><dt>feature</dt><dd>numbers</dd></div>",
+            "<header class=\"article-header\"><h1>Numbers</h1><p class=\"article-description\">Small arithmetic helpers.</p></header>",
             "<ol class=\"steps\">",
             "<li class=\"step\" id=\"install-the-crate\"><h2 class=\"step-title\">Install the crate</h2>",
             "<li class=\"step\" id=\"add-two-numbers\"><h2 class=\"step-title\">Add two numbers</h2>",
@@ -54,7 +113,7 @@ fn a_walkthrough_has_its_steps_frames_callouts_code_and_table() {
             "<img src=\"/files/docs/img/result.png\" alt=\"inline\">",
             "<aside class=\"callout callout-note\" role=\"note\"><p class=\"callout-label\">Note</p>",
             "<aside class=\"callout callout-warning\" role=\"note\"><p class=\"callout-label\">Warning</p>",
-            "<pre class=\"hl-code\"><code><span class=\"hl-",
+            "<pre class=\"hl-code\" tabindex=\"0\"><code><span class=\"hl-",
             "<th class=\"align-left\">Function</th><th class=\"align-right\">Returns</th>",
             "<td class=\"align-left\"><code>add</code></td>",
             "<h3 id=\"usage\">Usage</h3>",
@@ -302,7 +361,7 @@ fn hostile_markup_renders_as_text_or_nothing() {
             "<h2 class=\"step-title\">\"&gt;&lt;script&gt;alert(11)&lt;/script&gt;</h2>",
             "kept child",
             // Code is highlighted text.
-            "<pre class=\"hl-code\"><code>",
+            "<pre class=\"hl-code\" tabindex=\"0\"><code>",
             "alert</span>",
         ],
     );
@@ -432,7 +491,10 @@ fn lists_references_and_breaks() {
 #[test]
 fn the_source_tab_is_highlighted_and_escaped() {
     let html = source(HELP_CENTER);
-    assert!(html.starts_with("<pre class=\"hl-code\"><code>"), "{html}");
+    assert!(
+        html.starts_with("<pre class=\"hl-code\" tabindex=\"0\"><code>"),
+        "{html}"
+    );
     assert!(html.contains("<span class=\"hl-"), "{html}");
     assert!(html.contains("Steps</span>"), "{html}");
     assert!(!html.contains("<Steps") && !html.contains("<Frame"));

@@ -37,11 +37,26 @@ const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
 const MAX_SLUG_CHARS: usize = 64;
 /// Longest anchor id kept from an `<a id>`.
 const MAX_ID_CHARS: usize = 128;
+/// Most sections an article's outline lists ("on this page"); a longer outline helps no one.
+const MAX_OUTLINE: usize = 200;
+/// Longest section title the outline keeps, in characters.
+const MAX_OUTLINE_CHARS: usize = 120;
+
+/// A section of the article, for its outline: a heading of level 2 or 3 (steps and changelog
+/// updates are level 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub level: u8,
+    pub id: String,
+    pub title: String,
+}
 
 /// The state of one walk.
 pub(super) struct Walk<'a> {
     pub out: String,
     pub front: Vec<(String, String)>,
+    /// The sections of levels 2 and 3, in order (at most [`MAX_OUTLINE`]).
+    pub outline: Vec<Section>,
     /// Repository paths of the images shown, in order of appearance, each once.
     pub referenced: Vec<String>,
     seen: HashSet<String>,
@@ -61,6 +76,7 @@ impl<'a> Walk<'a> {
         Self {
             out: String::new(),
             front: Vec::new(),
+            outline: Vec::new(),
             referenced: Vec::new(),
             seen: HashSet::new(),
             file_url,
@@ -93,8 +109,9 @@ impl<'a> Walk<'a> {
             Node::Paragraph(p) => self.paragraph(&p.children),
             Node::Heading(h) => {
                 let depth = h.depth.saturating_add(self.heading_shift).clamp(1, 6);
-                self.open_heading(depth, &h.children);
+                let id = self.open_heading(depth, &h.children);
                 self.nodes(&h.children);
+                self.heading_link(&id);
                 self.close(HEADINGS[usize::from(depth - 1)]);
             }
             Node::Text(t) => self.text(&t.value),
@@ -205,7 +222,7 @@ impl<'a> Walk<'a> {
     }
 
     fn table(&mut self, rows: &[Node], align: &[AlignKind]) {
-        self.out.push_str("<table>\n");
+        self.out.push_str("<table tabindex=\"0\">\n");
         for (index, row) in rows.iter().enumerate() {
             let Node::TableRow(row) = row else {
                 self.node(row);
@@ -348,17 +365,45 @@ impl<'a> Walk<'a> {
         let html = highlight::code(code, language, &mut self.highlight_budget);
         let _ = writeln!(
             self.out,
-            "<pre class=\"{}\"><code>{html}</code></pre>",
+            "<pre class=\"{}\" tabindex=\"0\"><code>{html}</code></pre>",
             highlight::CODE_CLASS
         );
     }
 
+    /// Opens a heading and returns its id.
     #[inline(never)]
-    fn open_heading(&mut self, depth: u8, children: &[Node]) {
-        let id = self.unique_id(&slug(&text_of(children)));
+    fn open_heading(&mut self, depth: u8, children: &[Node]) -> String {
+        let title = text_of(children);
+        let id = self.unique_id(&slug(&title));
         let _ = write!(self.out, "<h{depth} id=\"");
         escape_into(&mut self.out, &id);
         self.out.push_str("\">");
+        self.section(depth, &id, &title);
+        id
+    }
+
+    /// A link to the heading `id` itself, so that a reader can copy where a section is.
+    #[inline(never)]
+    fn heading_link(&mut self, id: &str) {
+        self.out
+            .push_str(" <a class=\"heading-link\" aria-label=\"Link to this section\" href=\"#");
+        escape_into(&mut self.out, id);
+        self.out.push_str("\">#</a>");
+    }
+
+    /// Records a section of the outline.
+    fn section(&mut self, level: u8, id: &str, title: &str) {
+        if !(2..=3).contains(&level) || self.outline.len() >= MAX_OUTLINE {
+            return;
+        }
+        let title: String = title.trim().chars().take(MAX_OUTLINE_CHARS).collect();
+        if !title.is_empty() {
+            self.outline.push(Section {
+                level,
+                id: id.to_owned(),
+                title,
+            });
+        }
     }
 
     #[inline(never)]
@@ -388,7 +433,9 @@ impl<'a> Walk<'a> {
         escape_into(&mut self.out, &id);
         self.out.push_str("\"><h2 class=\"step-title\">");
         escape_into(&mut self.out, title);
+        self.heading_link(&id);
         self.out.push_str("</h2>\n");
+        self.section(2, &id, title);
     }
 
     #[inline(never)]
@@ -398,7 +445,9 @@ impl<'a> Walk<'a> {
         escape_into(&mut self.out, &id);
         self.out.push_str("\"><h2>");
         escape_into(&mut self.out, label);
+        self.heading_link(&id);
         self.out.push_str("</h2>");
+        self.section(2, &id, label);
         if let Some(description) = description {
             self.out.push_str("<p class=\"update-description\">");
             escape_into(&mut self.out, description);
@@ -428,7 +477,9 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// The article's header from its frontmatter: title, description, the other fields.
+    /// The article's header from its frontmatter: title and description. The other fields
+    /// (feature, surface, version, commit) are the service's, not the reader's: they stay in
+    /// [`Walk::front`] for the portal to show.
     #[inline(never)]
     fn header(&mut self, yaml: &str) {
         self.front = pipeline::Frontmatter::fields(yaml);
@@ -443,22 +494,6 @@ impl<'a> Walk<'a> {
             header.push_str("<p class=\"article-description\">");
             escape_into(&mut header, description);
             header.push_str("</p>");
-        }
-        let mut others = self
-            .front
-            .iter()
-            .filter(|(k, _)| k != "title" && k != "description")
-            .peekable();
-        if others.peek().is_some() {
-            header.push_str("<dl class=\"article-meta\">");
-            for (key, value) in others {
-                header.push_str("<div><dt>");
-                escape_into(&mut header, key);
-                header.push_str("</dt><dd>");
-                escape_into(&mut header, value);
-                header.push_str("</dd></div>");
-            }
-            header.push_str("</dl>");
         }
         header.push_str("</header>\n");
         self.out.push_str(&header);

@@ -77,17 +77,19 @@ fn entry(ops: &Operations, version: &ArticleVersionRecord) -> Entry {
     entry.set_id(format!("{page}#v{}", version.version));
     entry.set_title(Text::plain(rendered.title().unwrap_or(&version.title)));
     entry.set_updated(date(version.created_at));
-    entry.set_links(vec![link(page, "alternate", Some("text/html"))]);
+    entry.set_links(vec![link(page.clone(), "alternate", Some("text/html"))]);
     let mut content = Content::default();
     content.set_content_type(Some("html".to_owned()));
-    content.set_value(Some(absolute_links(ops, &rendered.html)));
+    content.set_value(Some(absolute_links(ops, &page, &rendered.html)));
     entry.set_content(Some(content));
     entry
 }
 
-/// Root-relative `href`s of the rendered article (the site's own links) made absolute.
-fn absolute_links(ops: &Operations, html: &str) -> String {
+/// Root-relative `href`s of the rendered article (the site's own links) made absolute, and
+/// links to its own sections made links to them on its `page`.
+fn absolute_links(ops: &Operations, page: &str, html: &str) -> String {
     html.replace("href=\"/", &format!("href=\"{}/", ops.url("")))
+        .replace("href=\"#", &format!("href=\"{page}#"))
 }
 
 fn link(href: String, rel: &str, mime: Option<&str>) -> Link {

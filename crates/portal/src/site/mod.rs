@@ -8,6 +8,8 @@
 //! - `GET /published/workspaces/{workspace_id}`: the workspace's published articles by surface.
 //! - `GET /published/workspaces/{workspace_id}/changelog.atom`: its published changelogs as an
 //!   Atom feed ([`feed`]).
+//! - `GET /published/workspaces/{workspace_id}/sitemap.xml`: its index and article pages
+//!   ([`sitemap`]).
 //! - `GET /published/assets/…`: the site's stylesheets, from the binary.
 //!
 //! Decisions: published articles stay up when their workspace is deleted (see
@@ -22,6 +24,7 @@ pub mod files;
 mod negotiate;
 mod pages;
 pub mod security;
+mod sitemap;
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -55,6 +58,11 @@ pub fn file_path(article: ArticleId, path: &str) -> String {
     format!("/published/{article}/files/{}", pipeline::encode_path(path))
 }
 
+/// Where a workspace's sitemap is.
+pub fn sitemap_path(workspace: WorkspaceId) -> String {
+    format!("/published/workspaces/{workspace}/sitemap.xml")
+}
+
 /// The published site's routes (see the module), for the portal's router.
 pub fn router() -> Router<Portal> {
     Router::new()
@@ -65,6 +73,7 @@ pub fn router() -> Router<Portal> {
             "/published/workspaces/{id}/changelog.atom",
             get(changelog_feed),
         )
+        .route("/published/workspaces/{id}/sitemap.xml", get(sitemap))
         .merge(assets::router())
 }
 
@@ -120,7 +129,15 @@ async fn article_html(
     let id = article.id;
     let rendered =
         files::render_version(ops, &article, &version, move |path| file_path(id, path)).await?;
-    pages::article(&workspace, &article, &version, &rendered)
+    let site = ops.published_articles(article.workspace_id).await?;
+    let sources = ops.source_links(&workspace, &version).await;
+    let context = pages::ArticleContext {
+        workspace: &workspace,
+        site: &site,
+        sources: &sources,
+        page_url: ops.url(&article_path(id)),
+    };
+    pages::article(&context, &article, &version, &rendered)
 }
 
 /// An image or capture of the published version.
@@ -154,7 +171,7 @@ async fn index_page(State(portal): State<Portal>, Path(id): Path<String>) -> Res
         Ok(site) => site,
         Err(e) => return page_error(&e),
     };
-    match pages::index(&site) {
+    match pages::index(&site, portal.ops.url(&index_path(workspace))) {
         Ok(page) => security::html_page(StatusCode::OK, page),
         Err(e) => page_error(&e),
     }
@@ -189,6 +206,28 @@ async fn changelog_feed(State(portal): State<Portal>, Path(id): Path<String>) ->
             .into_response(),
         Err(e) => {
             tracing::error!(error = %e, "rendering a changelog feed");
+            security::text(StatusCode::INTERNAL_SERVER_ERROR, "Internal error.")
+        }
+    }
+}
+
+async fn sitemap(State(portal): State<Portal>, Path(id): Path<String>) -> Response {
+    let Ok(workspace) = id.parse::<WorkspaceId>() else {
+        return security::not_found_text();
+    };
+    match portal.ops.published_articles(workspace).await {
+        Ok(site) => (
+            [
+                (header::CONTENT_TYPE, "application/xml; charset=utf-8"),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                (header::CONTENT_SECURITY_POLICY, security::TEXT_CSP),
+            ],
+            sitemap::of(&portal.ops, &site),
+        )
+            .into_response(),
+        Err(e) if e.kind == ErrorKind::NotFound => security::not_found_text(),
+        Err(e) => {
+            tracing::error!(error = %e, "reading a sitemap");
             security::text(StatusCode::INTERNAL_SERVER_ERROR, "Internal error.")
         }
     }
