@@ -9,6 +9,8 @@ pub enum TargetError {
     NotHttp,
     #[error("must not contain credentials")]
     Credentials,
+    #[error("must name a host after `//` (as in https://hooks.example.com/path)")]
+    NoHost,
     #[error("points at a private, loopback or reserved address ({0})")]
     Private(IpAddr),
 }
@@ -143,6 +145,16 @@ impl AddressPolicy {
         if !url.username().is_empty() || url.password().is_some() {
             return Err(TargetError::Credentials);
         }
+        // The URL standard reads `http:///x` and `http:x` as the host `x`: what was written
+        // names no host, so it is refused rather than guessed.
+        let authority = raw
+            .trim()
+            .get(url.scheme().len()..)
+            .and_then(|rest| rest.strip_prefix("://"))
+            .ok_or(TargetError::NoHost)?;
+        if authority.is_empty() || authority.starts_with(['/', '\\', '?', '#']) {
+            return Err(TargetError::NoHost);
+        }
         let ip = match url.host() {
             None => return Err(TargetError::NotHttp),
             Some(url::Host::Domain(_)) => None,
@@ -164,6 +176,37 @@ mod tests {
     const EXAMPLE_PUBLIC: IpAddr = IpAddr::V4(Ipv4Addr::new(93, 184, 215, 14));
     const EXAMPLE_MAPPED_LOOPBACK: IpAddr =
         IpAddr::V6(Ipv6Addr::new(0, 0, 0, 0, 0, 0xffff, 0x7f00, 1));
+
+    #[test]
+    fn a_url_must_name_its_host() {
+        let p = AddressPolicy::default();
+        for bad in [
+            "http:///x",
+            "https:///",
+            "http:x",
+            "http:/x",
+            "http://",
+            "https://?q",
+            "https:\\\\hooks.example.com/x",
+        ] {
+            assert!(
+                matches!(
+                    p.check_url(bad),
+                    Err(TargetError::NoHost | TargetError::NotHttp)
+                ),
+                "{bad}: {:?}",
+                p.check_url(bad)
+            );
+        }
+        for good in [
+            "https://hooks.example.com/x",
+            "HTTPS://hooks.example.com",
+            " https://hooks.example.com/x ",
+            "http://93.184.215.14:8080/",
+        ] {
+            assert!(p.check_url(good).is_ok(), "{good}");
+        }
+    }
 
     #[test]
     fn blocks_private_ranges_in_every_form() {

@@ -165,6 +165,8 @@ async fn urls_must_be_public_http() {
         "http://169.254.169.254/latest",
         "http://192.168.1.1/",
         "https://user:pass@example.com/",
+        "http:///x",
+        "https:example.com/hook",
     ] {
         let err = refused(create(
             &app,
