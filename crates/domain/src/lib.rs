@@ -48,7 +48,7 @@ mod timestamp;
 pub use clock::Clock;
 pub use drift::{Change, ChangeKind};
 pub use enums::{
-    ArticleStatus, AttemptError, DeliveryStatus, EventType, LogLevel, LogStage, ParseEnumError,
+    ArticleStatus, AttemptError, DeliveryStatus, EventType, ExportFormat, LogLevel, LogStage, ParseEnumError,
     RunSource, RunStatus, Surface, Tier,
 };
 pub use ids::{
