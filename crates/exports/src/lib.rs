@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 
 use domain::Surface;
 
-pub use archive::{ArchiveWriter, is_safe_path};
+pub use archive::{ArchiveWriter, is_safe_path, unpack};
 
 /// The framework an export is laid out for (the API's `format`).
 pub use domain::ExportFormat as Format;
