@@ -54,7 +54,7 @@ pub struct ExportArchive(#[allow(dead_code)] Vec<u8>);
 /// 422 `validation_failed` with `param: "format"`. Scope: read.
 #[utoipa::path(get, path = "/v1/workspaces/{id}/export", tag = "Workspaces",
     params(("id" = String, Path),
-        ("format" = ExportFormat, Query, description = "The framework to lay the articles out for.")),
+        ("format" = inline(ExportFormat), Query, description = "The framework to lay the articles out for.")),
     security(("bearer" = ["read"])),
     responses(
         (status = 200, description = "The archive (`<workspace id>-<format>.tar.gz`).",
