@@ -130,7 +130,7 @@ impl Operations {
 struct Files {
     /// Open repositories at a commit (`None`: gone).
     snapshots: HashMap<String, Option<CommitFiles>>,
-    /// Images read and not yet written, by (commit, repository path).
+    /// Images the current page reads and has not written, by (commit, repository path).
     pending: HashMap<(String, String), Vec<u8>>,
     /// What each (commit, path) gave: its blob id, or nothing.
     known: HashMap<(String, String), Option<String>>,
@@ -160,7 +160,6 @@ impl Files {
         let blob = read.and_then(|file| {
             let size = file.bytes.len() as u64;
             (self.image_bytes + size <= MAX_EXPORT_IMAGE_BYTES).then(|| {
-                self.image_bytes += size;
                 self.pending.insert(key.clone(), file.bytes);
                 file.blob_id
             })
@@ -236,9 +235,12 @@ impl Job {
         for image in exported.images {
             let key = (commit.clone(), image.repository_path);
             if let Some(bytes) = self.files.pending.remove(&key) {
+                self.files.image_bytes += bytes.len() as u64;
                 self.writer.add(&image.archive_path, &bytes)?;
             }
         }
+        // Files read for this page that an earlier page already copied (the same blob).
+        self.files.pending.clear();
         Ok(())
     }
 }

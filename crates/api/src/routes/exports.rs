@@ -19,7 +19,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// A `tar.gz` archive: the export's files (see the operation).
 #[derive(ToSchema)]
 #[schema(value_type = String, content_media_type = "application/gzip")]
-pub struct ExportArchive(#[allow(dead_code)] Vec<u8>);
+pub struct ExportArchive(pub Vec<u8>);
 
 /// Export published articles for a docs framework
 ///
