@@ -39,8 +39,7 @@ pub use api_types::*;
 pub use call::Call;
 pub use domain::{
     ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventType, ExportFormat,
-    RunId,
-    RunStatus, Scope, Surface, Tier, TokenId, UserId, WebhookId, WorkspaceId,
+    RunId, RunStatus, Scope, Surface, Tier, TokenId, UserId, WebhookId, WorkspaceId,
 };
 pub use error::{Error, Result};
 
@@ -393,9 +392,14 @@ impl Client {
     /// Mintlify, Starlight or MkDocs Material); unpack it with care (its paths are the
     /// server's: `content-pipeline export` refuses any that would leave the folder).
     pub fn export_workspace(&self, ws: &WorkspaceId, format: ExportFormat) -> Call<Vec<u8>> {
-        Call::new(self, Method::GET, format!("/v1/workspaces/{ws}/export"), bytes)
-            .query("format", Some(format.as_str()))
-            .accept("application/gzip")
+        Call::new(
+            self,
+            Method::GET,
+            format!("/v1/workspaces/{ws}/export"),
+            bytes,
+        )
+        .query("format", Some(format.as_str()))
+        .accept("application/gzip")
     }
 
     // ---- Drift

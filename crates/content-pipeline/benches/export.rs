@@ -50,23 +50,36 @@ async fn bench(exports: usize) {
 
     let env = vec![
         ("CONTENT_PIPELINE_DATABASE_URL", url.clone()),
-        ("CONTENT_PIPELINE_KEY_FILE", dir.path().join("key").display().to_string()),
+        (
+            "CONTENT_PIPELINE_KEY_FILE",
+            dir.path().join("key").display().to_string(),
+        ),
         ("CONTENT_PIPELINE_BIND", format!("127.0.0.1:{base_port}")),
         ("CONTENT_PIPELINE_LOG", "warn".into()),
     ];
-    let token = cli(&env, &["tokens", "create", "--scope", "read", "--workspace", &ws]);
+    let token = cli(
+        &env,
+        &["tokens", "create", "--scope", "read", "--workspace", &ws],
+    );
     let server = start(&env, &base, dir.path()).await;
     let pid = server.0.id();
     let started_peak = peak_memory(pid);
     let http = reqwest::Client::new();
     let cpu_before = cpu_time(pid);
     let mut total_exports = 0;
-    println!("export of 1,000 published articles ({CAPTURES} captures of 24 KiB), {exports} timed per format");
+    println!(
+        "export of 1,000 published articles ({CAPTURES} captures of 24 KiB), {exports} timed per format"
+    );
     for format in FORMATS {
         let url = format!("{base}/v1/workspaces/{ws}/export?format={format}");
         let get = || async {
             let started = Instant::now();
-            let res = http.get(&url).bearer_auth(&token).send().await.expect("request");
+            let res = http
+                .get(&url)
+                .bearer_auth(&token)
+                .send()
+                .await
+                .expect("request");
             assert_eq!(res.status(), 200, "{format}");
             let bytes = res.bytes().await.expect("the archive");
             (started.elapsed(), bytes)
@@ -168,10 +181,15 @@ async fn seed(url: &str, base: &str, repo: &Path, commit: &str) -> String {
             artifacts,
             error: None,
         };
-        tx.finish_run(run.id, Some("bench"), &ending, at.plus(Duration::from_secs(5)))
-            .await
-            .expect("finish")
-            .expect("the run is the bench's");
+        tx.finish_run(
+            run.id,
+            Some("bench"),
+            &ending,
+            at.plus(Duration::from_secs(5)),
+        )
+        .await
+        .expect("finish")
+        .expect("the run is the bench's");
         tx.commit().await.expect("commit");
     }
     let mut tx = store.begin().await.expect("begin");
@@ -230,7 +248,10 @@ fn cli(env: &[(&str, String)], args: &[&str]) -> String {
         .output()
         .expect("run the CLI");
     assert!(out.status.success(), "{args:?}: {}", out.status);
-    String::from_utf8(out.stdout).expect("text").trim().to_owned()
+    String::from_utf8(out.stdout)
+        .expect("text")
+        .trim()
+        .to_owned()
 }
 
 /// The server's process, stopped when the benchmark ends, however it ends.
@@ -286,6 +307,11 @@ fn cpu_time(pid: u32) -> Duration {
         .rsplit_once(')')
         .map(|(_, rest)| rest.split_whitespace().collect())
         .unwrap_or_default();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }

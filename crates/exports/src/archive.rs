@@ -16,8 +16,7 @@ pub fn is_safe_path(path: &str) -> bool {
         && path.len() <= 4096
         && !path.starts_with('/')
         && path.split('/').all(|segment| {
-            !matches!(segment, "" | "." | "..")
-                && !segment.contains(['\\', '\0', ':'])
+            !matches!(segment, "" | "." | "..") && !segment.contains(['\\', '\0', ':'])
         })
 }
 
@@ -103,7 +102,10 @@ fn inside(dir: &Path, path: &str) -> io::Result<PathBuf> {
         if fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("refusing to write through the symbolic link {}", target.display()),
+                format!(
+                    "refusing to write through the symbolic link {}",
+                    target.display()
+                ),
             ));
         }
     }
@@ -119,7 +121,17 @@ mod tests {
         for path in ["docs/a.md", "a", "static/img/x-1.png"] {
             assert!(is_safe_path(path), "{path}");
         }
-        for path in ["", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a\\b", "C:/x", "a/"] {
+        for path in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a//b",
+            "./a",
+            "a\\b",
+            "C:/x",
+            "a/",
+        ] {
             assert!(!is_safe_path(path), "{path}");
         }
     }
@@ -173,7 +185,8 @@ mod tests {
     }
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("exports-unpack-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("exports-unpack-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         dir
     }
@@ -189,8 +202,14 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.join("docs/a.md"))?, "a");
 
         for (name, entries) in [
-            ("climb", vec![("../escaped.md", tar::EntryType::Regular, &b"x"[..])]),
-            ("absolute", vec![("/tmp/escaped.md", tar::EntryType::Regular, &b"x"[..])]),
+            (
+                "climb",
+                vec![("../escaped.md", tar::EntryType::Regular, &b"x"[..])],
+            ),
+            (
+                "absolute",
+                vec![("/tmp/escaped.md", tar::EntryType::Regular, &b"x"[..])],
+            ),
             ("link", vec![("docs", tar::EntryType::Symlink, &b""[..])]),
         ] {
             let target = temp_dir(name);

@@ -216,8 +216,12 @@ impl Writer<'_, '_, '_> {
             }
             Node::Definition(definition) => match self.context.link(&definition.url) {
                 Some(url) => {
-                    let label = definition.label.as_deref().unwrap_or(&definition.identifier);
-                    self.out.push_str(&format!("[{label}]: {}", destination(&url)));
+                    let label = definition
+                        .label
+                        .as_deref()
+                        .unwrap_or(&definition.identifier);
+                    self.out
+                        .push_str(&format!("[{label}]: {}", destination(&url)));
                 }
                 None => self.splice(node),
             },
@@ -284,10 +288,11 @@ impl Writer<'_, '_, '_> {
             };
         }
         match name {
-            "img" => match literal(attributes, "src") {
-                Some(src) => self.image(src, literal(attributes, "alt").unwrap_or(""), None),
-                None => {}
-            },
+            "img" => {
+                if let Some(src) = literal(attributes, "src") {
+                    self.image(src, literal(attributes, "alt").unwrap_or(""), None);
+                }
+            }
             "Steps" | "Step" | "Frame" | "Update" if native => self.splice(node),
             "Steps" if self.format == Format::Starlight => self.starlight_steps(children),
             "Steps" => self.heading_steps(children),
@@ -303,7 +308,8 @@ impl Writer<'_, '_, '_> {
                     self.out.push_str("\n\n");
                 }
                 self.children(children);
-                if let Some(caption) = literal(attributes, "caption").filter(|c| !c.trim().is_empty())
+                if let Some(caption) =
+                    literal(attributes, "caption").filter(|c| !c.trim().is_empty())
                 {
                     let caption = escape(caption, is_mdx(self.format));
                     self.out.push_str(&format!("\n\n_{caption}_"));

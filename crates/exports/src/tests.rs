@@ -93,9 +93,24 @@ fn layout(format: Format) -> Layout {
             base_url: "https://cp.example.com".to_owned(),
         },
         vec![
-            entry("art_03log", "csv-export", Surface::Changelog, "CSV export changelog"),
-            entry("art_01help", "csv-export", Surface::HelpCenter, "CSV export"),
-            entry("art_02dev", "csv-export", Surface::DevDocs, "CSV export API"),
+            entry(
+                "art_03log",
+                "csv-export",
+                Surface::Changelog,
+                "CSV export changelog",
+            ),
+            entry(
+                "art_01help",
+                "csv-export",
+                Surface::HelpCenter,
+                "CSV export",
+            ),
+            entry(
+                "art_02dev",
+                "csv-export",
+                Surface::DevDocs,
+                "CSV export API",
+            ),
             entry("art_04root", ".", Surface::HelpCenter, "About Acme"),
         ],
     )
@@ -136,26 +151,52 @@ fn docusaurus_uses_folders_categories_and_admonitions() {
     assert_eq!(category["label"], "Help center");
     assert_eq!(category["position"], 1);
     assert_eq!(
-        serde_json::from_str::<serde_json::Value>(find(&skeleton, "docs/changelog/_category_.json"))
-            .unwrap_or_default()["position"],
+        serde_json::from_str::<serde_json::Value>(find(
+            &skeleton,
+            "docs/changelog/_category_.json"
+        ))
+        .unwrap_or_default()["position"],
         3
     );
-    assert!(find(&skeleton, "docs/index.mdx").contains("- [CSV export](help-center/csv-export.mdx)"));
+    assert!(
+        find(&skeleton, "docs/index.mdx").contains("- [CSV export](help-center/csv-export.mdx)")
+    );
 
     let help = export(&mut layout, "art_01help", HELP);
     assert_eq!(help.page.path, "docs/help-center/csv-export.mdx");
     let page = text(&help.page);
     assert!(page.starts_with("---\ntitle: \"CSV export\"\ndescription: \"Export any report as a CSV file.\"\nsidebar_position: 2\n---\n"), "{page}");
     assert!(!page.contains("source_commit"), "{page}");
-    assert!(page.contains("Export any report as a \\{CSV\\} file."), "{page}");
+    assert!(
+        page.contains("Export any report as a \\{CSV\\} file."),
+        "{page}"
+    );
     assert!(page.contains("## 1. Open Reports"), "{page}");
     assert!(page.contains("## 2. Export"), "{page}");
-    assert!(page.contains("![Open Reports](/img/docs/captures/01-open.png)"), "{page}");
-    assert!(!page.contains("missing.png") && page.contains("The export button"), "{page}");
-    assert!(page.contains("[the API](../dev-docs/csv-export.mdx#api-reference)"), "{page}");
-    assert!(page.contains("[a draft](https://cp.example.com/published/art_09gone)"), "{page}");
-    assert!(page.contains("[elsewhere](https://example.com/a)"), "{page}");
-    assert!(page.contains(":::note\n\nLarge reports take a minute.\n\n:::"), "{page}");
+    assert!(
+        page.contains("![Open Reports](/img/docs/captures/01-open.png)"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("missing.png") && page.contains("The export button"),
+        "{page}"
+    );
+    assert!(
+        page.contains("[the API](../dev-docs/csv-export.mdx#api-reference)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("[a draft](https://cp.example.com/published/art_09gone)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("[elsewhere](https://example.com/a)"),
+        "{page}"
+    );
+    assert!(
+        page.contains(":::note\n\nLarge reports take a minute.\n\n:::"),
+        "{page}"
+    );
     assert!(!page.contains("<Steps>") && !page.contains("<Frame>") && !page.contains("<Note>"));
     assert_eq!(
         help.images,
@@ -167,11 +208,17 @@ fn docusaurus_uses_folders_categories_and_admonitions() {
 
     let log = export(&mut layout, "art_03log", CHANGELOG);
     let page = text(&log.page);
-    assert!(page.contains("## v1.2.0\n\n_2026-11-01_\n\n### Added"), "{page}");
+    assert!(
+        page.contains("## v1.2.0\n\n_2026-11-01_\n\n### Added"),
+        "{page}"
+    );
     let dev = export(&mut layout, "art_02dev", DEV);
     let page = text(&dev.page);
     assert!(page.contains("<a id=\"csv-Writer\" />"), "{page}");
-    assert!(page.contains(":::warning\n\n**Deprecated.** Use the stream.\n\n:::"), "{page}");
+    assert!(
+        page.contains(":::warning\n\n**Deprecated.** Use the stream.\n\n:::"),
+        "{page}"
+    );
     assert!(page.contains("```rust\npub struct Writer;\n```"), "{page}");
 }
 
@@ -190,16 +237,34 @@ fn mintlify_keeps_our_components_and_lists_pages_in_docs_json() {
         groups[1]["pages"],
         serde_json::json!(["help-center/repository", "help-center/csv-export"])
     );
-    assert_eq!(groups[2]["pages"], serde_json::json!(["dev-docs/csv-export"]));
+    assert_eq!(
+        groups[2]["pages"],
+        serde_json::json!(["dev-docs/csv-export"])
+    );
 
     let help = export(&mut layout, "art_01help", HELP);
     assert_eq!(help.page.path, "help-center/csv-export.mdx");
     let page = text(&help.page);
-    assert!(page.contains("<Steps>\n<Step title=\"Open Reports\">"), "{page}");
-    assert!(page.contains("<Frame>\n  ![Open Reports](/images/docs/captures/01-open.png)\n</Frame>"), "{page}");
-    assert!(page.contains("<Note>\nLarge reports take a minute.\n</Note>"), "{page}");
-    assert!(page.contains("[the API](/dev-docs/csv-export#api-reference)"), "{page}");
-    assert_eq!(help.images[0].archive_path, "images/docs/captures/01-open.png");
+    assert!(
+        page.contains("<Steps>\n<Step title=\"Open Reports\">"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<Frame>\n  ![Open Reports](/images/docs/captures/01-open.png)\n</Frame>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<Note>\nLarge reports take a minute.\n</Note>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("[the API](/dev-docs/csv-export#api-reference)"),
+        "{page}"
+    );
+    assert_eq!(
+        help.images[0].archive_path,
+        "images/docs/captures/01-open.png"
+    );
     let log = export(&mut layout, "art_03log", CHANGELOG);
     assert!(text(&log.page).contains("<Update label=\"v1.2.0\" description=\"2026-11-01\">"));
 }
@@ -209,21 +274,45 @@ fn starlight_uses_its_steps_asides_and_sidebar_order() {
     let mut layout = layout(Format::Starlight);
     let skeleton = layout.skeleton();
     let config = find(&skeleton, "astro.config.mjs");
-    assert!(config.contains("{ label: \"Help center\", autogenerate: { directory: \"help-center\" } }"), "{config}");
+    assert!(
+        config.contains("{ label: \"Help center\", autogenerate: { directory: \"help-center\" } }"),
+        "{config}"
+    );
     assert!(find(&skeleton, "src/content.config.ts").contains("docsLoader()"));
     assert!(find(&skeleton, "src/content/docs/index.mdx").contains("](/help-center/csv-export/)"));
 
     let help = export(&mut layout, "art_01help", HELP);
-    assert_eq!(help.page.path, "src/content/docs/help-center/csv-export.mdx");
+    assert_eq!(
+        help.page.path,
+        "src/content/docs/help-center/csv-export.mdx"
+    );
     let page = text(&help.page);
     assert!(page.contains("sidebar:\n  order: 2\n"), "{page}");
-    assert!(page.contains("import { Steps } from \"@astrojs/starlight/components\";"), "{page}");
-    assert!(page.contains("<Steps>\n\n1. Open Reports\n\n   Choose **Reports**"), "{page}");
-    assert!(page.contains("   ![Open Reports](/images/docs/captures/01-open.png)"), "{page}");
+    assert!(
+        page.contains("import { Steps } from \"@astrojs/starlight/components\";"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<Steps>\n\n1. Open Reports\n\n   Choose **Reports**"),
+        "{page}"
+    );
+    assert!(
+        page.contains("   ![Open Reports](/images/docs/captures/01-open.png)"),
+        "{page}"
+    );
     assert!(page.contains("2. Export\n\n   Press **Export**."), "{page}");
-    assert!(page.contains(":::note\n\nLarge reports take a minute.\n\n:::"), "{page}");
-    assert!(page.contains("[the API](/dev-docs/csv-export/#api-reference)"), "{page}");
-    assert_eq!(help.images[0].archive_path, "public/images/docs/captures/01-open.png");
+    assert!(
+        page.contains(":::note\n\nLarge reports take a minute.\n\n:::"),
+        "{page}"
+    );
+    assert!(
+        page.contains("[the API](/dev-docs/csv-export/#api-reference)"),
+        "{page}"
+    );
+    assert_eq!(
+        help.images[0].archive_path,
+        "public/images/docs/captures/01-open.png"
+    );
     let dev = export(&mut layout, "art_02dev", DEV);
     assert!(text(&dev.page).contains(":::caution"));
 }
@@ -241,17 +330,35 @@ fn mkdocs_writes_plain_markdown_with_admonitions_and_a_nav() {
     let help = export(&mut layout, "art_01help", HELP);
     assert_eq!(help.page.path, "docs/help-center/csv-export.md");
     let page = text(&help.page);
-    assert!(page.contains("Export any report as a \\{CSV\\} file."), "{page}");
+    assert!(
+        page.contains("Export any report as a \\{CSV\\} file."),
+        "{page}"
+    );
     assert!(page.contains("## 1. Open Reports"), "{page}");
-    assert!(page.contains("![Open Reports](../assets/images/docs/captures/01-open.png)"), "{page}");
-    assert!(page.contains("!!! note\n\n    Large reports take a minute."), "{page}");
-    assert!(page.contains("[the API](../dev-docs/csv-export.md#api-reference)"), "{page}");
+    assert!(
+        page.contains("![Open Reports](../assets/images/docs/captures/01-open.png)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("!!! note\n\n    Large reports take a minute."),
+        "{page}"
+    );
+    assert!(
+        page.contains("[the API](../dev-docs/csv-export.md#api-reference)"),
+        "{page}"
+    );
     assert!(!page.contains('<') || !page.contains("<Steps"), "{page}");
-    assert_eq!(help.images[0].archive_path, "docs/assets/images/docs/captures/01-open.png");
+    assert_eq!(
+        help.images[0].archive_path,
+        "docs/assets/images/docs/captures/01-open.png"
+    );
     let dev = export(&mut layout, "art_02dev", DEV);
     let page = text(&dev.page);
     assert!(page.contains("<a id=\"csv-Writer\"></a>"), "{page}");
-    assert!(page.contains("!!! warning\n\n    **Deprecated.** Use the stream."), "{page}");
+    assert!(
+        page.contains("!!! warning\n\n    **Deprecated.** Use the stream."),
+        "{page}"
+    );
     let log = export(&mut layout, "art_03log", CHANGELOG);
     assert!(text(&log.page).contains("## v1.2.0\n\n_2026-11-01_\n\n### Added"));
 }
@@ -268,7 +375,10 @@ fn an_image_is_copied_once_and_different_files_get_different_names() {
     let mut other = |path: &str| Some(format!("other:{path}"));
     let changed = layout.article("art_04root", HELP, &mut other);
     let images = changed.map(|c| c.images).unwrap_or_default();
-    assert_eq!(images[0].archive_path, "static/img/docs/captures/01-open-2.png");
+    assert_eq!(
+        images[0].archive_path,
+        "static/img/docs/captures/01-open-2.png"
+    );
 }
 
 #[test]

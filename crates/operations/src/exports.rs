@@ -67,7 +67,12 @@ impl Operations {
     /// refusal (not found, scope, format, too many articles) comes before the first byte.
     /// A workspace that has published nothing gets the framework's skeleton: a site that
     /// builds and says that nothing is published yet.
-    pub async fn export(&self, caller: &Caller, id: WorkspaceId, format: Option<&str>) -> Result<Export> {
+    pub async fn export(
+        &self,
+        caller: &Caller,
+        id: WorkspaceId,
+        format: Option<&str>,
+    ) -> Result<Export> {
         let workspace: WorkspaceRecord = self.load(caller, id, Scope::Read).await?;
         let format = parse_format(format)?;
         let listed = self
@@ -199,14 +204,20 @@ impl Job {
             after = Some(last.article_id);
             let mut sources = Vec::with_capacity(page.len());
             for body in &page {
-                if !commits.contains_key(&body.run_id) {
-                    let commit = self.ops.run_commit(self.workspace, body.run_id).await?;
-                    commits.insert(body.run_id, commit);
-                }
-                let commit = commits.get(&body.run_id).cloned().flatten();
-                sources.push(self.repository.clone().zip(commit).map(
-                    |(repository, commit)| CommitSource { repository, commit },
-                ));
+                let commit = match commits.get(&body.run_id) {
+                    Some(commit) => commit.clone(),
+                    None => {
+                        let commit = self.ops.run_commit(self.workspace, body.run_id).await?;
+                        commits.insert(body.run_id, commit.clone());
+                        commit
+                    }
+                };
+                sources.push(
+                    self.repository
+                        .clone()
+                        .zip(commit)
+                        .map(|(repository, commit)| CommitSource { repository, commit }),
+                );
             }
             self = blocking(move || {
                 for (body, source) in page.into_iter().zip(sources) {
@@ -246,7 +257,9 @@ impl Job {
 }
 
 /// Runs archive work (conversion, git reads, compression) off the async threads.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> io::Result<T> + Send + 'static) -> Result<T> {
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> io::Result<T> + Send + 'static,
+) -> Result<T> {
     tokio::task::spawn_blocking(work)
         .await
         .map_err(Error::internal)?

@@ -68,8 +68,9 @@ async fn export_workspace(
     Id(ws): Id<WorkspaceRecord>,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Response> {
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query.as_deref().unwrap_or(""))
-        .map_err(|_| ApiError::invalid_request("query", "The query string is malformed."))?;
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(query.as_deref().unwrap_or(""))
+            .map_err(|_| ApiError::invalid_request("query", "The query string is malformed."))?;
     let format = pairs
         .iter()
         .find(|(key, _)| key == "format")
@@ -81,7 +82,10 @@ async fn export_workspace(
     let disposition = format!("attachment; filename=\"{}\"", export.file_name);
     let mut response = (StatusCode::OK, Body::from_stream(chunks)).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/gzip"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/gzip"),
+    );
     if let Ok(value) = HeaderValue::from_str(&disposition) {
         headers.insert(header::CONTENT_DISPOSITION, value);
     }

@@ -20,7 +20,13 @@ fn frameworks_dir() -> PathBuf {
 
 /// The export unpacked into a folder of its own.
 async fn unpacked(app: &TestApp, site: &Published, format: &str) -> PathBuf {
-    unpacked_in(app, site, format, &app.dir.path().join(format!("build-{format}"))).await
+    unpacked_in(
+        app,
+        site,
+        format,
+        &app.dir.path().join(format!("build-{format}")),
+    )
+    .await
 }
 
 async fn unpacked_in(app: &TestApp, site: &Published, format: &str, dir: &Path) -> PathBuf {
@@ -55,15 +61,25 @@ fn check_site(root: &Path, site: &Published, page: impl Fn(&str, &str) -> PathBu
             .unwrap_or_else(|e| panic!("{id}: {} ({e})", file.display()));
         let shown = title.replace('&', "&amp;");
         assert!(html.contains(&shown), "{id}: {title} in {}", file.display());
-        for src in html.split("<img").skip(1).filter_map(|tag| attribute(tag, "src")) {
+        for src in html
+            .split("<img")
+            .skip(1)
+            .filter_map(|tag| attribute(tag, "src"))
+        {
             // Docusaurus inlines small images.
-            if let Some((_, data)) = src.strip_prefix("data:").and_then(|d| d.split_once(";base64,")) {
+            if let Some((_, data)) = src
+                .strip_prefix("data:")
+                .and_then(|d| d.split_once(";base64,"))
+            {
                 use base64::Engine;
                 let bytes = base64::engine::general_purpose::STANDARD.decode(data);
                 images.push(bytes.unwrap_or_else(|e| panic!("{id}: a data URI ({e})")));
                 continue;
             }
-            assert!(!src.starts_with("http"), "{id}: an image from elsewhere: {src}");
+            assert!(
+                !src.starts_with("http"),
+                "{id}: an image from elsewhere: {src}"
+            );
             let path = src.split(['?', '#']).next().unwrap_or_default();
             let resolved = match path.strip_prefix('/') {
                 Some(absolute) => root.join(absolute),
@@ -97,7 +113,10 @@ fn with_modules(dir: &Path, modules: &Path) {
 #[tokio::test]
 async fn docusaurus_builds_the_export() {
     let modules = frameworks_dir().join("docusaurus/node_modules");
-    let Some(_) = framework(&modules.join("@docusaurus/core/bin/docusaurus.mjs"), "npm ci in crates/content-pipeline/tests/frameworks/docusaurus") else {
+    let Some(_) = framework(
+        &modules.join("@docusaurus/core/bin/docusaurus.mjs"),
+        "npm ci in crates/content-pipeline/tests/frameworks/docusaurus",
+    ) else {
         return;
     };
     let app = app!(TestApp::builder().run_worker());
@@ -106,7 +125,12 @@ async fn docusaurus_builds_the_export() {
     with_modules(&dir, &modules);
     let mut cmd = Command::new("node");
     cmd.current_dir(&dir)
-        .args(["node_modules/@docusaurus/core/bin/docusaurus.mjs", "build", "--out-dir", "build"])
+        .args([
+            "node_modules/@docusaurus/core/bin/docusaurus.mjs",
+            "build",
+            "--out-dir",
+            "build",
+        ])
         .env("DOCUSAURUS_TELEMETRY_DISABLED", "1");
     build(cmd, "docusaurus build").await;
     let root = dir.join("build");
@@ -118,7 +142,10 @@ async fn docusaurus_builds_the_export() {
 #[tokio::test]
 async fn starlight_builds_the_export() {
     let modules = frameworks_dir().join("starlight/node_modules");
-    let Some(_) = framework(&modules.join("astro/astro.js"), "npm ci in crates/content-pipeline/tests/frameworks/starlight") else {
+    let Some(_) = framework(
+        &modules.join("astro/astro.js"),
+        "npm ci in crates/content-pipeline/tests/frameworks/starlight",
+    ) else {
         return;
     };
     let app = app!(TestApp::builder().run_worker());
@@ -151,7 +178,10 @@ fn mkdocs() -> Option<PathBuf> {
                 .find(|p| p.is_file())
         })
         .unwrap_or_else(|| PathBuf::from("mkdocs (not on PATH)"));
-    framework(&found, "pip install -r crates/content-pipeline/tests/frameworks/mkdocs-requirements.txt")
+    framework(
+        &found,
+        "pip install -r crates/content-pipeline/tests/frameworks/mkdocs-requirements.txt",
+    )
 }
 
 #[tokio::test]
@@ -179,20 +209,28 @@ async fn mintlify_navigation_names_every_page_of_the_export() {
     let app = app!(TestApp::builder().run_worker());
     let site = published(&app).await;
     let dir = unpacked(&app, &site, "mintlify").await;
-    let config: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("docs.json")).expect("docs.json"),
-    )
-    .expect("docs.json is JSON");
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("docs.json")).expect("docs.json"))
+            .expect("docs.json is JSON");
     assert_eq!(config["$schema"], "https://mintlify.com/docs.json");
-    assert!(["mint", "maple", "palm", "willow", "linden", "almond", "aspen"]
-        .contains(&config["theme"].as_str().unwrap_or_default()));
+    assert!(
+        [
+            "mint", "maple", "palm", "willow", "linden", "almond", "aspen"
+        ]
+        .contains(&config["theme"].as_str().unwrap_or_default())
+    );
     assert!(config["name"].as_str().is_some_and(|n| !n.is_empty()));
     let primary = config["colors"]["primary"].as_str().unwrap_or_default();
     assert!(primary.len() == 7 && primary.starts_with('#'), "{primary}");
-    let groups = config["navigation"]["groups"].as_array().expect("navigation.groups");
+    let groups = config["navigation"]["groups"]
+        .as_array()
+        .expect("navigation.groups");
     let mut named = Vec::new();
     for group in groups {
-        assert!(group["group"].as_str().is_some_and(|g| !g.is_empty()), "{group}");
+        assert!(
+            group["group"].as_str().is_some_and(|g| !g.is_empty()),
+            "{group}"
+        );
         for page in group["pages"].as_array().expect("pages") {
             let page = page.as_str().expect("a page path");
             assert!(dir.join(format!("{page}.mdx")).is_file(), "{page}");
@@ -200,6 +238,9 @@ async fn mintlify_navigation_names_every_page_of_the_export() {
         }
     }
     for (id, feature, surface, _) in &site.articles {
-        assert!(named.contains(&format!("{surface}/{feature}")), "{id} in the navigation");
+        assert!(
+            named.contains(&format!("{surface}/{feature}")),
+            "{id} in the navigation"
+        );
     }
 }

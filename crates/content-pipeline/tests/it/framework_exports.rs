@@ -16,7 +16,8 @@ use crate::app;
 use crate::helpers::{TestApp, cli};
 
 pub const CAPTURE: &[u8] = b"\x89PNG\r\n\x1a\n the capture of step one";
-const DIAGRAM: &[u8] = b"<svg xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"4\" height=\"4\"/></svg>";
+const DIAGRAM: &[u8] =
+    b"<svg xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"4\" height=\"4\"/></svg>";
 pub const FORMATS: [&str; 4] = ["docusaurus", "mintlify", "starlight", "mkdocs-material"];
 
 /// The files of a `tar.gz`, by path.
@@ -95,7 +96,8 @@ pub async fn published(app: &TestApp) -> Published {
         let published = publish(app, &article).await;
         articles.push(entry(&published));
     }
-    let unpublished_title = by_surface("blog").map(|a| a["title"].as_str().unwrap_or("").to_owned());
+    let unpublished_title =
+        by_surface("blog").map(|a| a["title"].as_str().unwrap_or("").to_owned());
     let help = articles[0].0.clone();
     let linking_body = format!(
         "---\ntitle: \"Start here\"\ndescription: \"Where to begin.\"\n---\n\nRead [the walkthrough](/published/{help}) first, then [its second step]({}/published/{help}#add-two-numbers).\n",
@@ -112,7 +114,12 @@ pub async fn published(app: &TestApp) -> Published {
 
     let other = app.workspace("Other team").await;
     let foreign = app
-        .write_article(&other, "secret-plans", Surface::HelpCenter, "---\ntitle: \"Secret plans\"\n---\n\nOther tenant.\n")
+        .write_article(
+            &other,
+            "secret-plans",
+            Surface::HelpCenter,
+            "---\ntitle: \"Secret plans\"\n---\n\nOther tenant.\n",
+        )
         .await;
     app.post(&format!("/v1/articles/{foreign}/publish"))
         .expect(200)
@@ -128,7 +135,12 @@ pub async fn published(app: &TestApp) -> Published {
 
 fn entry(article: &Value) -> (String, String, String, String) {
     let field = |name: &str| article[name].as_str().unwrap_or_default().to_owned();
-    (field("id"), field("feature_id"), field("surface"), field("title"))
+    (
+        field("id"),
+        field("feature_id"),
+        field("surface"),
+        field("title"),
+    )
 }
 
 async fn publish(app: &TestApp, article: &Value) -> Value {
@@ -189,17 +201,39 @@ async fn every_published_article_is_exported_with_its_images_and_links() {
         for (id, feature, surface, title) in &site.articles {
             let page = text(&files, &page_path(format, surface, feature));
             assert!(page.starts_with("---\ntitle: "), "{format} {id}: {page}");
-            assert!(page.contains(&format!("title: {}", serde_json::to_string(title).unwrap_or_default())), "{format} {id}: {page}");
-            assert!(!page.contains("source_commit"), "{format} {id}: no internal metadata");
+            assert!(
+                page.contains(&format!(
+                    "title: {}",
+                    serde_json::to_string(title).unwrap_or_default()
+                )),
+                "{format} {id}: {page}"
+            );
+            assert!(
+                !page.contains("source_commit"),
+                "{format} {id}: no internal metadata"
+            );
         }
         // The captured step's image is inside, byte for byte; the SVG the guide shows too.
-        assert_eq!(files.get(capture_path(format)).map(Vec::as_slice), Some(CAPTURE), "{format}");
-        assert!(files.values().any(|bytes| bytes.as_slice() == DIAGRAM), "{format}: the SVG");
+        assert_eq!(
+            files.get(capture_path(format)).map(Vec::as_slice),
+            Some(CAPTURE),
+            "{format}"
+        );
+        assert!(
+            files.values().any(|bytes| bytes.as_slice() == DIAGRAM),
+            "{format}: the SVG"
+        );
         let help = text(&files, &page_path(format, "help-center", "numbers"));
         assert!(help.contains("captures/one.png"), "{format}: {help}");
-        assert!(!help.contains("<Frame>") || format == "mintlify", "{format}: {help}");
+        assert!(
+            !help.contains("<Frame>") || format == "mintlify",
+            "{format}: {help}"
+        );
         match format {
-            "mintlify" => assert!(help.contains("<Steps>") && help.contains("<Step title=\"Install the crate\">"), "{help}"),
+            "mintlify" => assert!(
+                help.contains("<Steps>") && help.contains("<Step title=\"Install the crate\">"),
+                "{help}"
+            ),
             "starlight" => assert!(help.contains("<Steps>\n\n1. Install the crate"), "{help}"),
             _ => assert!(help.contains("## 1. Install the crate"), "{format}: {help}"),
         }
@@ -212,22 +246,47 @@ async fn every_published_article_is_exported_with_its_images_and_links() {
             _ => "](/help-center/numbers)".to_owned(),
         };
         assert!(start.contains(&link), "{format}: {start}");
-        assert!(start.contains(&format!("{}#add-two-numbers)", link.trim_end_matches(')'))), "{format}: {start}");
+        assert!(
+            start.contains(&format!("{}#add-two-numbers)", link.trim_end_matches(')'))),
+            "{format}: {start}"
+        );
         assert!(!start.contains("/published/"), "{format}: {start}");
         // Drafts and other tenants' articles are not there.
-        let everything: String = files.values().map(|b| String::from_utf8_lossy(b).into_owned()).collect();
-        assert!(!everything.contains("Secret plans") && !everything.contains("Other tenant"), "{format}");
+        let everything: String = files
+            .values()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect();
+        assert!(
+            !everything.contains("Secret plans") && !everything.contains("Other tenant"),
+            "{format}"
+        );
         if let Some(title) = &site.unpublished_title {
-            assert!(!files.contains_key(&page_path(format, "blog", "numbers")), "{format}");
-            assert!(!everything.contains(&format!("title: {}", serde_json::to_string(title).unwrap_or_default())), "{format}: {title}");
+            assert!(
+                !files.contains_key(&page_path(format, "blog", "numbers")),
+                "{format}"
+            );
+            assert!(
+                !everything.contains(&format!(
+                    "title: {}",
+                    serde_json::to_string(title).unwrap_or_default()
+                )),
+                "{format}: {title}"
+            );
         }
-        assert!(!everything.contains(&site.linking) && !everything.contains(&site.help), "{format}: no article id is left");
+        assert!(
+            !everything.contains(&site.linking) && !everything.contains(&site.help),
+            "{format}: no article id is left"
+        );
     }
     let nav = files(&export(&app, &site.ws, "mkdocs-material").await);
     let mkdocs = text(&nav, "mkdocs.yml");
-    assert!(mkdocs.contains("help-center/numbers.md") && mkdocs.contains("changelog/numbers.md"), "{mkdocs}");
+    assert!(
+        mkdocs.contains("help-center/numbers.md") && mkdocs.contains("changelog/numbers.md"),
+        "{mkdocs}"
+    );
     let mintlify = files(&export(&app, &site.ws, "mintlify").await);
-    let docs: Value = serde_json::from_str(&text(&mintlify, "docs.json")).expect("docs.json is JSON");
+    let docs: Value =
+        serde_json::from_str(&text(&mintlify, "docs.json")).expect("docs.json is JSON");
     let pages: Vec<&str> = docs["navigation"]["groups"]
         .as_array()
         .expect("groups")
@@ -236,7 +295,10 @@ async fn every_published_article_is_exported_with_its_images_and_links() {
         .filter_map(|p| p.as_str().map(str::to_owned))
         .map(|p| Box::leak(p.into_boxed_str()) as &str)
         .collect();
-    assert!(pages.contains(&"help-center/numbers") && pages.contains(&"dev-docs/numbers"), "{pages:?}");
+    assert!(
+        pages.contains(&"help-center/numbers") && pages.contains(&"dev-docs/numbers"),
+        "{pages:?}"
+    );
 }
 
 #[tokio::test]
@@ -255,7 +317,11 @@ async fn exports_refuse_bad_formats_other_tenants_and_missing_tokens() {
         assert_eq!(error["error"]["param"], "format", "{query}");
     }
     // A read token is enough; another workspace's token sees nothing; no token is 401.
-    let res = app.get(&url(&ws, "?format=starlight")).token(&read).send().await;
+    let res = app
+        .get(&url(&ws, "?format=starlight"))
+        .token(&read)
+        .send()
+        .await;
     assert_eq!(res.status(), 200);
     app.get(&url(&other, "?format=starlight"))
         .token(&read)
@@ -277,17 +343,29 @@ async fn a_workspace_with_nothing_published_exports_a_skeleton() {
     let app = app!();
     let ws = app.workspace("Quiet").await;
     // A draft is not published.
-    app.write_article(&ws, "draft", Surface::Blog, "---\ntitle: \"Draft\"\n---\n\nNot yet.\n")
-        .await;
+    app.write_article(
+        &ws,
+        "draft",
+        Surface::Blog,
+        "---\ntitle: \"Draft\"\n---\n\nNot yet.\n",
+    )
+    .await;
     for (format, config, home) in [
         ("docusaurus", "docusaurus.config.js", "docs/index.mdx"),
         ("mintlify", "docs.json", "index.mdx"),
-        ("starlight", "astro.config.mjs", "src/content/docs/index.mdx"),
+        (
+            "starlight",
+            "astro.config.mjs",
+            "src/content/docs/index.mdx",
+        ),
         ("mkdocs-material", "mkdocs.yml", "docs/index.md"),
     ] {
         let files = files(&export(&app, &ws, format).await);
         assert!(files.contains_key(config), "{format}");
-        assert!(text(&files, home).contains("Nothing is published in this workspace yet."), "{format}");
+        assert!(
+            text(&files, home).contains("Nothing is published in this workspace yet."),
+            "{format}"
+        );
         assert!(!files.keys().any(|p| p.contains("draft")), "{format}");
     }
 }
@@ -301,16 +379,35 @@ async fn the_cli_unpacks_an_export_into_a_folder() {
     let mut cmd = cli(app.dir.path());
     cmd.env("CONTENT_PIPELINE_SERVER", &app.base)
         .env("CONTENT_PIPELINE_TOKEN", &token)
-        .args(["export", "--workspace", &site.ws, "--format", "mkdocs-material", "--out"])
+        .args([
+            "export",
+            "--workspace",
+            &site.ws,
+            "--format",
+            "mkdocs-material",
+            "--out",
+        ])
         .arg(&out);
     let output = tokio::task::spawn_blocking(move || cmd.output())
         .await
         .expect("join")
         .expect("run the binary");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout} {}", String::from_utf8_lossy(&output.stderr));
-    assert!(stdout.contains("files of the mkdocs-material export written to"), "{stdout}");
-    assert_eq!(std::fs::read(out.join("docs/assets/images/captures/one.png")).ok().as_deref(), Some(CAPTURE));
+    assert!(
+        output.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("files of the mkdocs-material export written to"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read(out.join("docs/assets/images/captures/one.png"))
+            .ok()
+            .as_deref(),
+        Some(CAPTURE)
+    );
     assert!(out.join("mkdocs.yml").is_file());
     let page = std::fs::read_to_string(out.join("docs/help-center/numbers.md")).expect("the page");
     assert!(page.contains("Install the crate"), "{page}");
@@ -318,13 +415,24 @@ async fn the_cli_unpacks_an_export_into_a_folder() {
     let mut bad = cli(app.dir.path());
     bad.env("CONTENT_PIPELINE_SERVER", &app.base)
         .env("CONTENT_PIPELINE_TOKEN", &token)
-        .args(["export", "--workspace", &site.ws, "--format", "hugo", "--out"])
+        .args([
+            "export",
+            "--workspace",
+            &site.ws,
+            "--format",
+            "hugo",
+            "--out",
+        ])
         .arg(&out);
     let output = tokio::task::spawn_blocking(move || bad.output())
         .await
         .expect("join")
         .expect("run the binary");
-    assert_eq!(output.status.code(), Some(2), "an unknown format is bad input");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "an unknown format is bad input"
+    );
 }
 
 /// Where a framework's installed tools are (`npm ci` / `pip install` in `.ci/run`), or

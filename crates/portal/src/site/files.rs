@@ -80,4 +80,3 @@ async fn blocking<T: Send + 'static>(
         .await
         .map_err(Error::internal)?
 }
-
