@@ -46,6 +46,7 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(routes::members::router())
         .merge(routes::drift::router())
         .merge(routes::forge::router())
+        .merge(routes::exports::router())
 }
 
 /// What the API serves without bearer authentication or idempotency keys: forges' webhooks.

@@ -21,6 +21,10 @@ pub(crate) fn json<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
     serde_json::from_slice(body).map_err(Error::Decode)
 }
 
+pub(crate) fn bytes(body: &[u8]) -> Result<Vec<u8>> {
+    Ok(body.to_vec())
+}
+
 pub(crate) fn text(body: &[u8]) -> Result<String> {
     Ok(String::from_utf8_lossy(body).into_owned())
 }

@@ -38,8 +38,8 @@ use serde::de::DeserializeOwned;
 pub use api_types::*;
 pub use call::Call;
 pub use domain::{
-    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventType, RunId,
-    RunStatus, Scope, Surface, Tier, TokenId, UserId, WebhookId, WorkspaceId,
+    ArticleId, ArticleStatus, DeliveryId, DeliveryStatus, DriftCheckId, EventType, ExportFormat,
+    RunId, RunStatus, Scope, Surface, Tier, TokenId, UserId, WebhookId, WorkspaceId,
 };
 pub use error::{Error, Result};
 
@@ -53,7 +53,7 @@ pub struct DeliveryFilter {
 }
 pub use retry::RetryPolicy;
 
-use call::{json, text};
+use call::{bytes, json, text};
 
 /// A connection to one server with one token. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -384,6 +384,22 @@ impl Client {
     /// The published version's MDX (`/published/{id}`, no token needed).
     pub fn published_id(&self, id: &ArticleId) -> Call<String> {
         Call::new(self, Method::GET, format!("/published/{id}"), text).accept("text/markdown")
+    }
+
+    // ---- Exports
+
+    /// The workspace's published articles as a `tar.gz` laid out for `format` (Docusaurus,
+    /// Mintlify, Starlight or MkDocs Material); unpack it with care (its paths are the
+    /// server's: `content-pipeline export` refuses any that would leave the folder).
+    pub fn export_workspace(&self, ws: &WorkspaceId, format: ExportFormat) -> Call<Vec<u8>> {
+        Call::new(
+            self,
+            Method::GET,
+            format!("/v1/workspaces/{ws}/export"),
+            bytes,
+        )
+        .query("format", Some(format.as_str()))
+        .accept("application/gzip")
     }
 
     // ---- Drift

@@ -1,6 +1,6 @@
 //! The commands a CI job runs against a running service, through the typed client: trigger a
-//! run and wait for it, gate a pull request on drift, read and publish articles, and check a
-//! received webhook delivery. Human output on stdout by default, `--json` for scripts,
+//! run and wait for it, gate a pull request on drift, read and publish articles, export the
+//! published articles for a docs framework, and check a received webhook delivery. Human output on stdout by default, `--json` for scripts,
 //! progress on stderr.
 //!
 //! Exit codes: 0 success; 1 the gate said no (the run failed, something drifted with
@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use client::{
-    ArticleFilter, ArticleId, ArticleStatus, Client, DriftCheck, Run, RunStatus, Surface, Tier,
-    TriggerRun, WorkspaceId,
+    ArticleFilter, ArticleId, ArticleStatus, Client, DriftCheck, ExportFormat, Run, RunStatus,
+    Surface, Tier, TriggerRun, WorkspaceId,
 };
 use futures_util::StreamExt;
 use standardwebhooks::WebhookError;
@@ -83,6 +83,22 @@ pub struct DriftArgs {
     /// Give up (exit 3) when the check has not finished after this long.
     #[arg(long, default_value = "10m", value_parser = parse_duration)]
     timeout: Duration,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    connection: Connection,
+    /// The workspace (ws_…).
+    #[arg(long)]
+    workspace: WorkspaceId,
+    /// docusaurus, mintlify, starlight or mkdocs-material.
+    #[arg(long)]
+    format: ExportFormat,
+    /// The folder to unpack into (created if missing; files of the export replace files of
+    /// the same name, nothing else is touched).
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Subcommand, Debug)]
@@ -353,6 +369,35 @@ fn report_drift(check: &DriftCheck, json: bool) -> Result<(), Failure> {
             println!("    {} {}{symbols}", change.kind.as_str(), change.path);
         }
     }
+    Ok(())
+}
+
+pub async fn export(args: ExportArgs, config: &Config) -> ExitCode {
+    finish(export_into(args, config).await)
+}
+
+/// Downloads the export and unpacks it into `--out` (regular files only, none outside it).
+async fn export_into(args: ExportArgs, config: &Config) -> Result<(), Failure> {
+    let api = connect(&args.connection, config)?;
+    let archive = api.export_workspace(&args.workspace, args.format).await?;
+    let out = args.out.clone();
+    let written = tokio::task::spawn_blocking(move || exports::unpack(archive.as_slice(), &out))
+        .await
+        .map_err(|e| Failure::Service(e.to_string()))?
+        .map_err(|e| Failure::Service(format!("unpacking the export: {e}")))?;
+    if args.connection.json {
+        return print_json(&serde_json::json!({
+            "format": args.format,
+            "out": args.out,
+            "files": written,
+        }));
+    }
+    println!(
+        "{} files of the {} export written to {}",
+        written.len(),
+        args.format,
+        args.out.display()
+    );
     Ok(())
 }
 

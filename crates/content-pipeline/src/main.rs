@@ -67,6 +67,9 @@ enum Command {
     /// CI: check a workspace's articles against its repository's HEAD; with --fail-on-drift,
     /// exit 1 when one no longer matches the code.
     Drift(ci::DriftArgs),
+    /// CI: export a workspace's published articles for a docs framework (Docusaurus, Mintlify,
+    /// Starlight, MkDocs Material) and unpack them into a folder.
+    Export(ci::ExportArgs),
     /// CI: read, list and publish articles on a running service.
     Articles {
         #[command(subcommand)]
@@ -224,6 +227,7 @@ async fn serve(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => return Ok(ci::run(args, &config).await),
         Command::Drift(args) => return Ok(ci::drift(args, &config).await),
         Command::Articles { command } => return Ok(ci::articles(command, &config).await),
+        Command::Export(args) => return Ok(ci::export(args, &config).await),
         Command::Serve { no_workers } => {
             config.workers &= !no_workers;
             if config.workers {

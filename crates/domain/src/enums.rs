@@ -76,6 +76,16 @@ wire_enum!(
 );
 
 wire_enum!(
+    /// The docs frameworks a workspace's published articles are exported for.
+    ExportFormat, "export format" {
+        Docusaurus = "docusaurus",
+        Mintlify = "mintlify",
+        Starlight = "starlight",
+        MkdocsMaterial = "mkdocs-material",
+    }
+);
+
+wire_enum!(
     /// `draft` and `capture_grounded` are written by runs; `published` only by publish.
     ArticleStatus, "article status" {
         Draft = "draft",

@@ -48,8 +48,8 @@ mod timestamp;
 pub use clock::Clock;
 pub use drift::{Change, ChangeKind};
 pub use enums::{
-    ArticleStatus, AttemptError, DeliveryStatus, EventType, LogLevel, LogStage, ParseEnumError,
-    RunSource, RunStatus, Surface, Tier,
+    ArticleStatus, AttemptError, DeliveryStatus, EventType, ExportFormat, LogLevel, LogStage,
+    ParseEnumError, RunSource, RunStatus, Surface, Tier,
 };
 pub use ids::{
     ArticleId, AttemptId, DeliveryId, DriftCheckId, EventId, ForgeDeliveryId, IdParseError, RunId,

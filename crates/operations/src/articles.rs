@@ -3,6 +3,7 @@
 //! public site's pages, which anyone may read.
 
 use domain::{ArticleId, EventType, Surface, WorkspaceId};
+use pipeline::article_files::CommitSource;
 use store::{ArticleRecord, ArticleVersionRecord, PublishedArticle, Tx, WorkspaceRecord};
 
 use crate::Operations;
@@ -157,6 +158,43 @@ impl Operations {
             files,
             more_files,
         }
+    }
+
+    /// Where `version`'s files (the images it shows) are read from: its workspace's
+    /// repository at the commit of the run that wrote it. `None` when the workspace has no
+    /// repository path or the version no run of that workspace with a commit (a version
+    /// written by hand). The published site and the exports read files by this one rule.
+    pub async fn version_source(
+        &self,
+        article: &ArticleRecord,
+        version: &ArticleVersionRecord,
+    ) -> Result<Option<CommitSource>> {
+        let Some(repository) = self
+            .store
+            .workspace(article.workspace_id)
+            .await?
+            .and_then(|w| w.repo_path)
+        else {
+            return Ok(None);
+        };
+        Ok(self
+            .run_commit(article.workspace_id, version.run_id)
+            .await?
+            .map(|commit| CommitSource { repository, commit }))
+    }
+
+    /// The source commit of run `run`, when it is a run of `workspace` that has one.
+    pub(crate) async fn run_commit(
+        &self,
+        workspace: WorkspaceId,
+        run: domain::RunId,
+    ) -> Result<Option<String>> {
+        Ok(self
+            .store
+            .run(run)
+            .await?
+            .filter(|run| run.workspace_id == workspace)
+            .and_then(|run| run.source_commit))
     }
 
     async fn publishing_workspace(&self, id: WorkspaceId) -> Result<WorkspaceRecord> {

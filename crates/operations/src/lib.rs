@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod deliveries;
 pub mod drift;
 mod error;
+pub mod exports;
 pub mod forge;
 mod live_log;
 mod load;

@@ -3,6 +3,7 @@
 //! compares a provenance with the repository's current HEAD. It needs neither HTTP nor a
 //! database; the service calls it from its run workers and stores what it returns.
 
+pub mod article_files;
 mod builtin;
 mod drift;
 mod error;

@@ -92,6 +92,28 @@ impl Store {
         .await?))
     }
 
+    /// The published versions' bodies of a workspace's articles, in article id order after
+    /// `after`, at most `limit`: an export reads them a page at a time.
+    pub async fn published_bodies(
+        &self,
+        workspace: WorkspaceId,
+        after: Option<ArticleId>,
+        limit: i64,
+    ) -> Result<Vec<PublishedBody>, StoreError> {
+        Ok(read!(self, |c| sqlx::query_as(
+            "SELECT a.id AS article_id, v.version, v.run_id, v.mdx_body
+             FROM articles a
+             JOIN article_versions v ON v.article_id = a.id AND v.version = a.published_version
+             WHERE a.workspace_id = $1 AND ($2 IS NULL OR a.id > $2)
+             ORDER BY a.id LIMIT $3"
+        )
+        .bind(workspace)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(c)
+        .await?))
+    }
+
     /// Every version of an article, newest first, paged by version number.
     pub async fn article_versions(
         &self,
@@ -162,6 +184,15 @@ pub struct PublishedArticle {
     pub created_at: Timestamp,
     /// When it was published (see [`crate::ArticleRecord::published_at`]).
     pub published_at: Option<Timestamp>,
+}
+
+/// A published version's body, for an export.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PublishedBody {
+    pub article_id: ArticleId,
+    pub version: i64,
+    pub run_id: RunId,
+    pub mdx_body: String,
 }
 
 /// What a run produced for one surface of a feature.

@@ -32,7 +32,9 @@ mod workspaces;
 mod writer;
 
 pub use accounts::{Member, MemberWorkspace, SignInAttempts};
-pub use articles::{ArticleFilter, NewArticleVersion, PublishedArticle, VersionOrigin};
+pub use articles::{
+    ArticleFilter, NewArticleVersion, PublishedArticle, PublishedBody, VersionOrigin,
+};
 pub use deliveries::{AttemptLog, AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
 pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};

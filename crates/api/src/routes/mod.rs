@@ -6,6 +6,7 @@
 
 pub mod articles;
 pub mod drift;
+pub mod exports;
 pub mod forge;
 pub mod members;
 pub mod meta;

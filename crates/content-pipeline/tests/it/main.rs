@@ -16,6 +16,8 @@ mod drift;
 mod errors;
 mod fairness;
 mod forge_events;
+mod framework_builds;
+mod framework_exports;
 mod idempotency;
 mod idempotency_by_token;
 mod isolation;

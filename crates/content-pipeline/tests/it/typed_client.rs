@@ -58,6 +58,7 @@ const OPERATIONS: &[&str] = &[
     "article_versions",
     "publish_article",
     "published_id",
+    "export_workspace",
     "regenerate_article",
     "drift_check",
     "get_drift_check",
@@ -379,6 +380,16 @@ async fn exercise(app: &TestApp, api: &Client, ids: &mut Ids, repo: &std::path::
         "published_id" => {
             let mdx = api.published_id(&article(ids)).await.named(op);
             assert!(mdx.starts_with("---"));
+        }
+        "export_workspace" => {
+            let archive = api
+                .export_workspace(&ws(ids), client::ExportFormat::Mintlify)
+                .await
+                .named(op);
+            // gzip's magic number, then a docs.json inside.
+            assert_eq!(archive.get(..2), Some(&[0x1f, 0x8b][..]));
+            let files = crate::framework_exports::files(&archive);
+            assert!(files.contains_key("docs.json"), "{:?}", files.keys());
         }
         "regenerate_article" => {
             let run = api

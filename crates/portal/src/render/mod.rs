@@ -14,14 +14,12 @@
 mod diff;
 mod highlight;
 mod html;
-mod paths;
 mod tree;
 
 use html::{escape, sanitise};
 use pipeline::{Limits, ParseRefusal};
 
 pub use diff::diff;
-pub use paths::repository_path;
 pub use tree::Section;
 
 /// An article rendered for reading.

@@ -15,7 +15,7 @@ use markdown::mdast::{AlignKind, AttributeContent, AttributeValue, Node};
 
 use super::highlight;
 use super::html::escape_into;
-use super::paths::repository_path;
+use pipeline::article_files::repository_path;
 
 /// The callouts: component, class, label.
 const CALLOUTS: &[(&str, &str, &str)] = &[
