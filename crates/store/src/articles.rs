@@ -170,6 +170,8 @@ pub struct NewArticleVersion {
     pub title: String,
     pub status: ArticleStatus,
     pub mdx_body: String,
+    /// What a reader reads of `mdx_body` (`pipeline::plain_text`): the text search indexes.
+    pub plain_text: String,
     pub provenance: serde_json::Value,
     pub run_id: RunId,
 }
@@ -196,6 +198,8 @@ impl Tx {
                 .fetch_optional(c)
                 .await?);
         if let Some(article) = changed {
+            self.index_published_version(article.id, article.version)
+                .await?;
             return Ok(Some((article, true)));
         }
         let select = format!("SELECT {ARTICLE_COLUMNS} FROM articles WHERE id = $1");
@@ -276,6 +280,14 @@ impl Tx {
         .await
         .map_err(StoreError::from_write)?
         .rows_affected());
+        self.index_current_version(
+            article.id,
+            article.version,
+            new.workspace_id,
+            &new.title,
+            &new.plain_text,
+        )
+        .await?;
         Ok(article)
     }
 }

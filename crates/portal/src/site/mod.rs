@@ -8,7 +8,11 @@
 //! - `GET /published/workspaces/{workspace_id}`: the workspace's published articles by surface.
 //! - `GET /published/workspaces/{workspace_id}/changelog.atom`: its published changelogs as an
 //!   Atom feed ([`feed`]).
-//! - `GET /published/assets/…`: the site's stylesheets, from the binary.
+//! - `GET /published/workspaces/{workspace_id}/search?q=…`: search over its published
+//!   versions, and `…/search/results?q=…` the results as the search box's script shows them
+//!   ([`search`]).
+//! - `GET /published/assets/…`: the site's stylesheets and the search box's script, from the
+//!   binary.
 //!
 //! Decisions: published articles stay up when their workspace is deleted (see
 //! `Operations::published_version`); a workspace that has published nothing has no index or
@@ -21,6 +25,7 @@ mod feed;
 pub mod files;
 mod negotiate;
 mod pages;
+mod search;
 pub mod security;
 
 use axum::Router;
@@ -34,6 +39,8 @@ use operations::{ErrorKind, Operations};
 use crate::Portal;
 
 pub use assets::{HIGHLIGHT_STYLESHEET, SITE_STYLESHEET};
+pub(crate) use search::next_page_href;
+pub use search::search_path;
 
 /// Where an article's public page is.
 pub fn article_path(article: ArticleId) -> String {
@@ -64,6 +71,11 @@ pub fn router() -> Router<Portal> {
         .route(
             "/published/workspaces/{id}/changelog.atom",
             get(changelog_feed),
+        )
+        .route("/published/workspaces/{id}/search", get(search::page))
+        .route(
+            "/published/workspaces/{id}/search/results",
+            get(search::fragment),
         )
         .merge(assets::router())
 }

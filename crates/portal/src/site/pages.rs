@@ -9,6 +9,7 @@ use operations::{Error, Result};
 use store::{ArticleRecord, ArticleVersionRecord, PublishedArticle, WorkspaceRecord};
 
 use super::assets::{HIGHLIGHT_STYLESHEET, SITE_STYLESHEET};
+use super::search::SearchBox;
 use super::{article_path, feed_path, index_path};
 use crate::render::Rendered;
 
@@ -37,6 +38,7 @@ struct ArticlePage<'a> {
     version: i64,
     written_at: String,
     written_on: String,
+    search_box: Option<SearchBox>,
 }
 
 /// The page of a published article.
@@ -61,6 +63,7 @@ pub(super) fn article(
         version: version.version,
         written_at,
         written_on,
+        search_box: Some(SearchBox::new(workspace, "")),
     }
     .render()
     .map_err(Error::internal)
@@ -76,6 +79,7 @@ struct IndexPage<'a> {
     index_href: String,
     feed_href: Option<String>,
     groups: Vec<Group<'a>>,
+    search_box: Option<SearchBox>,
 }
 
 struct Group<'a> {
@@ -138,6 +142,7 @@ pub(super) fn index(site: &PublishedSite<PublishedArticle>) -> Result<String> {
         index_href: index_path(workspace.id),
         feed_href: has_changelog.then(|| feed_path(workspace.id)),
         groups,
+        search_box: Some(SearchBox::new(workspace, "")),
     }
     .render()
     .map_err(Error::internal)
@@ -151,6 +156,7 @@ struct ErrorPage<'a> {
     highlight_stylesheet: &'a str,
     heading: &'a str,
     message: &'a str,
+    search_box: Option<SearchBox>,
 }
 
 /// The page of a refusal: not found, or an internal error (whose cause is only logged).
@@ -171,6 +177,7 @@ pub(super) fn error(status: StatusCode) -> String {
         highlight_stylesheet: &HIGHLIGHT_STYLESHEET,
         heading,
         message,
+        search_box: None,
     }
     .render()
     // The template has no fallible part; should rendering fail anyway, the heading is a page.
