@@ -293,9 +293,10 @@ impl Store {
                      ORDER BY s.rank DESC, s.id"
                 );
                 let query = terms.tsquery();
+                // One passage (fragments would cut a short text down to its matches).
                 let snippet_options = format!(
                     "StartSel={MARK_START}, StopSel={MARK_END}, MaxWords={SNIPPET_WORDS}, \
-                     MinWords={}, MaxFragments=2, FragmentDelimiter=\" … \"",
+                     MinWords={}",
                     SNIPPET_WORDS / 2
                 );
                 read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))

@@ -108,6 +108,12 @@ async fn snippets_mark_the_matches_and_only_them(store: Db) {
     );
     // Titles are shown as written (escaped by the pages), never marked by the engine.
     assert_eq!(hits[0].title, "Hostile <b>title</b>");
+    // A short text is shown whole around its match, not cut down to the match.
+    let short = article(&store, ws, "short", "Short", "Export reports as CSV.").await;
+    let hits = search(&store, ws, SearchAudience::Members, "csv").await;
+    assert_eq!(ids(&hits), [short]);
+    assert_eq!(hits[0].snippet.plain(), "Export reports as CSV.");
+    assert_eq!(hits[0].snippet.marked().collect::<Vec<_>>(), ["CSV"]);
 }
 
 async fn a_search_never_returns_another_workspace_s_articles(store: Db) {
