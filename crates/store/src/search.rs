@@ -255,16 +255,25 @@ impl Store {
         let flag = audience.flag();
         let rows: Vec<HitRow> = match self.engine() {
             Engine::Sqlite => {
+                // CROSS JOIN keeps the FTS5 match the outer loop (the planner may otherwise walk
+                // the workspace's rows and run the match once per row); snippets are made for
+                // the page's rows only.
                 let sql = format!(
-                    "SELECT d.article_id, d.version, a.feature_id, a.surface, a.status,
-                         d.title,
+                    "SELECT d.article_id, d.version, a.feature_id, a.surface, a.status, d.title,
                          snippet(search_index, 1, char(1), char(2), '…', {SNIPPET_WORDS}) AS snippet
-                     FROM search_index
-                     JOIN search_documents d ON d.id = search_index.rowid
-                     JOIN articles a ON a.id = d.article_id
-                     WHERE search_index MATCH $1 AND d.workspace_id = $2 AND {flag}
-                     ORDER BY bm25(search_index, 10.0, 1.0), d.id
-                     LIMIT $3 OFFSET $4"
+                     FROM (
+                         SELECT search_index.rowid AS id, bm25(search_index, 10.0, 1.0) AS score
+                         FROM search_index
+                         CROSS JOIN search_documents d ON d.id = search_index.rowid
+                         WHERE search_index MATCH $1 AND d.workspace_id = $2 AND {flag}
+                         ORDER BY score, d.id
+                         LIMIT $3 OFFSET $4
+                     ) top
+                     CROSS JOIN search_index ON search_index.rowid = top.id
+                     CROSS JOIN search_documents d ON d.id = top.id
+                     CROSS JOIN articles a ON a.id = d.article_id
+                     WHERE search_index MATCH $1
+                     ORDER BY top.score, top.id"
                 );
                 let query = terms.fts5();
                 read!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(sql))

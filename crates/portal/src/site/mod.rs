@@ -40,7 +40,6 @@ use crate::Portal;
 
 pub use assets::{HIGHLIGHT_STYLESHEET, SITE_STYLESHEET};
 pub(crate) use search::next_page_href;
-pub use search::search_path;
 
 /// Where an article's public page is.
 pub fn article_path(article: ArticleId) -> String {

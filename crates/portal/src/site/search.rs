@@ -21,12 +21,12 @@ use super::pages::surface_title;
 use super::{article_path, index_path, page_error, security};
 
 /// Where a workspace's search page is.
-pub fn search_path(workspace: WorkspaceId) -> String {
+fn search_path(workspace: WorkspaceId) -> String {
     format!("/published/workspaces/{workspace}/search")
 }
 
 /// Where the results fragment of the search box's script is.
-pub fn results_path(workspace: WorkspaceId) -> String {
+fn results_path(workspace: WorkspaceId) -> String {
     format!("/published/workspaces/{workspace}/search/results")
 }
 
