@@ -52,7 +52,7 @@ impl Operations {
             .workspace(id)
             .await?
             .ok_or_else(|| Error::not_found("workspace", id))?;
-        if self.store.published_articles(id, 1).await?.is_empty() {
+        if !self.store.has_published(id).await? {
             return Err(Error::not_found("workspace", id));
         }
         self.search(workspace, SearchAudience::Published, request)

@@ -68,6 +68,18 @@ impl Store {
         .await?))
     }
 
+    /// True when the workspace has published an article (the first one found ends the read).
+    pub async fn has_published(&self, workspace: WorkspaceId) -> Result<bool, StoreError> {
+        let found: Option<i64> = read!(self, |c| sqlx::query_scalar(
+            "SELECT CAST(1 AS BIGINT) FROM articles
+             WHERE workspace_id = $1 AND published_version IS NOT NULL LIMIT 1"
+        )
+        .bind(workspace)
+        .fetch_optional(c)
+        .await?);
+        Ok(found.is_some())
+    }
+
     /// The published versions (with their bodies) of a workspace's articles on `surface`, the
     /// most recently written first, at most `limit`.
     pub async fn published_versions(
