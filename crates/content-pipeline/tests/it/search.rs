@@ -157,7 +157,7 @@ async fn the_site_escapes_article_text_and_marks_only_the_matches() {
     publish(&app, &id).await;
     let (status, page) = site(&app, &search_url(&ws, "export reports")).await;
     assert_eq!(status, 200, "{page}");
-    assert_eq!(hits(&page), [id.clone()]);
+    assert_eq!(hits(&page), [id.as_str()]);
     assert!(!page.contains("<script>alert"), "{page}");
     assert!(
         !page.contains("<em>feature"),
@@ -195,7 +195,7 @@ async fn the_fragment_for_the_script_holds_the_results_only() {
     assert_eq!(status, 200, "{fragment}");
     assert_eq!(
         hits(&fragment),
-        [id.clone()],
+        [id.as_str()],
         "a prefix while typing: {fragment}"
     );
     assert!(
@@ -298,11 +298,11 @@ async fn workspaces_never_see_each_other_s_results() {
     publish(&app, &mine).await;
     publish(&app, &theirs).await;
     let (_, page) = site(&app, &search_url(&a, "alpha")).await;
-    assert_eq!(hits(&page), [mine.clone()]);
+    assert_eq!(hits(&page), [mine.as_str()]);
     let (_, page) = site(&app, &search_url(&a, "beta")).await;
     assert!(hits(&page).is_empty(), "{page}");
     let (_, page) = site(&app, &search_url(&b, "alpha")).await;
-    assert_eq!(hits(&page), [theirs.clone()]);
+    assert_eq!(hits(&page), [theirs.as_str()]);
     let (status, _) = site(&app, &search_url(&drafts_only, "alpha")).await;
     assert_eq!(status, 404, "nothing published: no search, as no index");
     let (status, _) = site(&app, &search_url("not-a-workspace", "alpha")).await;
@@ -349,14 +349,14 @@ async fn members_search_drafts_in_the_portal_and_only_their_workspace() {
     assert!(page.contains("hx-get=\"/portal/w/"), "as you type: {page}");
     // Readers of the published site do not see the draft.
     let (_, site_page) = site(&app, &search_url(&ws, "gamma")).await;
-    assert_eq!(hits(&site_page), [published.clone()]);
+    assert_eq!(hits(&site_page), [published.as_str()]);
 
     // What htmx swaps in as the person types.
     let (status, fragment) = person
         .page(&format!("/portal/w/{ws}/search/results?q=previ"))
         .await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(hits(&fragment), [draft.clone()]);
+    assert_eq!(hits(&fragment), [draft.as_str()]);
     assert!(!fragment.contains("<html"), "{fragment}");
 
     let long = "x".repeat(10_000);
