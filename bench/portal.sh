@@ -6,6 +6,8 @@
 #   usage: bash bench/portal.sh [PAGE…]        (default: the API's pages as stand-ins)
 #          bash bench/portal.sh '/portal/{ws}/runs' '/portal/articles/{article}'
 #          BENCH_ENGINE=postgres bash bench/portal.sh
+#          BENCH_PUBLISH_ALL=1 bash bench/portal.sh '/published/workspaces/{ws}/search?q=configure'
+#                                              (search over 1,000 published articles, issue 33)
 #          BENCH_COOKIE='…' BENCH_REQUESTS=1000 BENCH_CONCURRENCY=1 bash bench/portal.sh
 #          PROFILE=debug bash bench/portal.sh  (debug build: checks that it works, the numbers
 #                                               mean nothing)

@@ -156,13 +156,15 @@ async fn seed(url: &str, base: &str, repo: &Path, commit: &str) -> String {
         let mut tx = store.begin().await.expect("begin");
         let mut artifacts = Vec::new();
         for &surface in Surface::ALL {
+            let mdx_body = body(&feature, surface, i, article_ids.first());
             let new = NewArticleVersion {
                 workspace_id: workspace,
                 feature_id: feature.clone(),
                 surface,
                 title: format!("{feature} ({surface})"),
                 status: ArticleStatus::CaptureGrounded,
-                mdx_body: body(&feature, surface, i, article_ids.first()),
+                plain_text: pipeline::plain_text(&mdx_body),
+                mdx_body,
                 provenance: serde_json::json!({"commit": commit}),
                 run_id: run.id,
             };

@@ -21,7 +21,8 @@
 //! request carries that session's cookie (or `$BENCH_COOKIE`).
 //!
 //! Settings: `BENCH_REQUESTS` (timed requests per page, default 1,000), `BENCH_CONCURRENCY`
-//! (default 1), `BENCH_ENGINE=postgres` (a fresh database on
+//! (default 1), `BENCH_PUBLISH_ALL=1` (publish all 1,000 articles, not every other one: the
+//! search figures), `BENCH_ENGINE=postgres` (a fresh database on
 //! `CONTENT_PIPELINE_TEST_POSTGRES_URL`'s server, as the tests make them; SQLite otherwise),
 //! `BENCH_COOKIE`.
 
@@ -61,6 +62,12 @@ const DEFAULT_PAGES: &[&str] = &[
     "/portal/w/{ws}/articles/{article}/diff",
     "/published/{article}",
     "/published/workspaces/{ws}",
+    // Search (issue 33): a word of every article, a feature's words, the script's fragment as
+    // a reader types, and a member's search with drafts.
+    "/published/workspaces/{ws}/search?q=configure",
+    "/published/workspaces/{ws}/search?q=feature+042",
+    "/published/workspaces/{ws}/search/results?q=confi",
+    "/portal/w/{ws}/search?q=configure",
     "/v1/workspaces/{ws}/runs",
     "/v1/workspaces/{ws}/articles",
     "/v1/runs/{run}",
@@ -295,13 +302,15 @@ async fn seed(url: &str, base: &str) -> Seeded {
         let mut artifacts = Vec::new();
         if !failed {
             for &surface in Surface::ALL {
+                let body = article_body(&feature, surface, i);
                 let new = NewArticleVersion {
                     workspace_id: workspace,
                     feature_id: feature.clone(),
                     surface,
                     title: format!("{feature} ({surface})"),
                     status: ArticleStatus::Draft,
-                    mdx_body: article_body(&feature, surface, i),
+                    mdx_body: body.clone(),
+                    plain_text: pipeline::plain_text(&body),
                     provenance: serde_json::json!({"commit": "0123abc0123abc0123abc0123abc0123abc0123"}),
                     run_id: run.id,
                 };
@@ -335,8 +344,14 @@ async fn seed(url: &str, base: &str) -> Seeded {
         tx.commit().await.expect("commit");
     }
 
+    // Half of the articles, or all of them with `BENCH_PUBLISH_ALL=1`.
+    let every = if std::env::var("BENCH_PUBLISH_ALL").is_ok_and(|v| v == "1") {
+        1
+    } else {
+        2
+    };
     let mut tx = store.begin().await.expect("begin");
-    for id in article_ids.iter().step_by(2) {
+    for id in article_ids.iter().step_by(every) {
         tx.publish_article(*id, &format!("{base}/published/{id}"), now)
             .await
             .expect("publish");

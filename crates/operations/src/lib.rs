@@ -21,6 +21,7 @@ mod live_log;
 mod load;
 pub mod repositories;
 pub mod runs;
+pub mod search;
 pub mod token_usage;
 pub mod tokens;
 pub mod views;

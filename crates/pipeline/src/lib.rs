@@ -24,6 +24,7 @@ pub use limits::Limits;
 pub use log::{DiscardLog, LogSink};
 pub use provenance::{FileRole, FileSource, Provenance, StepsSource, SymbolSource};
 pub use render::mdx::frontmatter::Frontmatter;
+pub use render::mdx::plain::{MAX_PLAIN_TEXT_BYTES, plain_text};
 pub use render::mdx::validate::{
     ALLOWED_COMPONENTS, ParseRefusal, parse_mdx, url_is_allowed, validate_mdx,
 };

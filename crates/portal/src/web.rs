@@ -136,7 +136,7 @@ pub struct Nav {
     pub platform_admin: bool,
     pub csrf: String,
     pub workspace: Option<WorkspaceNav>,
-    /// "workspaces", "runs", "articles", "webhooks" or "settings": the section to mark as
+    /// "workspaces", "runs", "articles", "search", "webhooks" or "settings": the section to mark as
     /// current.
     pub section: &'static str,
 }

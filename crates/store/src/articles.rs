@@ -69,6 +69,18 @@ impl Store {
         .await?))
     }
 
+    /// True when the workspace has published an article (the first one found ends the read).
+    pub async fn has_published(&self, workspace: WorkspaceId) -> Result<bool, StoreError> {
+        let found: Option<i64> = read!(self, |c| sqlx::query_scalar(
+            "SELECT CAST(1 AS BIGINT) FROM articles
+             WHERE workspace_id = $1 AND published_version IS NOT NULL LIMIT 1"
+        )
+        .bind(workspace)
+        .fetch_optional(c)
+        .await?);
+        Ok(found.is_some())
+    }
+
     /// The published versions (with their bodies) of a workspace's articles on `surface`, the
     /// most recently written first, at most `limit`.
     pub async fn published_versions(
@@ -204,6 +216,8 @@ pub struct NewArticleVersion {
     pub title: String,
     pub status: ArticleStatus,
     pub mdx_body: String,
+    /// What a reader reads of `mdx_body` (`pipeline::plain_text`): the text search indexes.
+    pub plain_text: String,
     pub provenance: serde_json::Value,
     pub run_id: RunId,
 }
@@ -230,6 +244,8 @@ impl Tx {
                 .fetch_optional(c)
                 .await?);
         if let Some(article) = changed {
+            self.index_published_version(article.id, article.version)
+                .await?;
             return Ok(Some((article, true)));
         }
         let select = format!("SELECT {ARTICLE_COLUMNS} FROM articles WHERE id = $1");
@@ -310,6 +326,14 @@ impl Tx {
         .await
         .map_err(StoreError::from_write)?
         .rows_affected());
+        self.index_current_version(
+            article.id,
+            article.version,
+            new.workspace_id,
+            &new.title,
+            &new.plain_text,
+        )
+        .await?;
         Ok(article)
     }
 }

@@ -24,6 +24,7 @@ mod principals;
 mod records;
 mod repositories;
 mod runs;
+mod search;
 mod signals;
 mod tokens;
 mod wakeups;
@@ -48,6 +49,9 @@ pub use records::*;
 pub use repositories::{FetchNote, RepositorySetting, StoredCredential};
 pub use runs::RunFilter;
 pub use runs::{NewRun, RunEnding, TriggerOutcome};
+pub use search::{
+    Highlighted, HighlightedPart, MARK_END, MARK_START, SearchAudience, SearchHit, SearchTerms,
+};
 pub use signals::RunChanges;
 pub use wakeups::{Queue, Wakeup};
 pub use webhooks::{DeliveryFilter, NewWebhook, Recovery, WebhookChanges};

@@ -104,6 +104,8 @@ mod accounts;
 mod console;
 #[path = "conformance/outbox.rs"]
 mod outbox;
+#[path = "conformance/search.rs"]
+mod search;
 #[path = "conformance/wakeups.rs"]
 mod wakeups;
 
@@ -155,6 +157,7 @@ fn version(
         title: format!("{feature} {surface}"),
         status: ArticleStatus::Draft,
         mdx_body: body.to_owned(),
+        plain_text: body.to_owned(),
         provenance: json!({"commit": "abc"}),
         run_id: run,
     }

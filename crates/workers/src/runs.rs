@@ -404,6 +404,7 @@ async fn execute(job: &Job<'_>, run: RunRecord) {
                     surface: a.surface,
                     title: a.title,
                     status: a.status,
+                    plain_text: pipeline::plain_text(&a.mdx_body),
                     mdx_body: a.mdx_body,
                     provenance: a.provenance,
                     run_id,

@@ -80,6 +80,7 @@ async fn fixture(app: &TestApp, name: &str) -> Fixture {
             title: "Src".into(),
             status: domain::ArticleStatus::Draft,
             mdx_body: "---\ntitle: Src\n---\n\n# Src\n".into(),
+            plain_text: "Src".into(),
             provenance: json!({"commit": "abc"}),
             run_id: run["id"].as_str().unwrap().parse().unwrap(),
         })

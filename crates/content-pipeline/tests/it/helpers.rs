@@ -549,6 +549,7 @@ impl TestApp {
             title: format!("{feature} on {surface}"),
             status: domain::ArticleStatus::Draft,
             mdx_body: mdx_body.to_owned(),
+            plain_text: pipeline::plain_text(mdx_body),
             provenance: json!({"commit": "0123456789abcdef0123456789abcdef01234567"}),
             run_id: domain::RunId::generate(),
         };

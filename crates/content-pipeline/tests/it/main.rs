@@ -42,6 +42,8 @@ mod remote_repositories;
 mod remote_ssh;
 mod repository_browser;
 mod runs;
+mod search;
+mod search_browser;
 mod settings;
 mod settings_browser;
 mod small_hardening;

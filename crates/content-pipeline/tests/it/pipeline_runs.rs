@@ -407,6 +407,7 @@ async fn a_run_whose_worker_died_is_taken_over_and_stored_once() {
                 title: "dup".into(),
                 status: domain::ArticleStatus::Draft,
                 mdx_body: "---\ntitle: dup\n---\n".into(),
+                plain_text: String::new(),
                 provenance: json!({}),
                 run_id,
             },

@@ -111,6 +111,7 @@ impl Hooks {
                 title: "CSV export".into(),
                 status: domain::ArticleStatus::Draft,
                 mdx_body: "---\ntitle: CSV export\n---\n\nHello.\n".into(),
+                plain_text: "Hello.".into(),
                 provenance: json!({}),
                 run_id: RunId::generate(),
             })

@@ -7,6 +7,7 @@ mod account;
 mod articles;
 mod repository;
 mod runs;
+mod search;
 mod settings;
 mod webhooks;
 mod workspaces;
@@ -32,6 +33,7 @@ pub fn router() -> Router<Portal> {
         .merge(workspaces::router())
         .merge(runs::router())
         .merge(articles::router())
+        .merge(search::router())
         .merge(webhooks::router())
         .merge(settings::router())
         .merge(repository::router())

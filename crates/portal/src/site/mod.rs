@@ -10,7 +10,11 @@
 //!   Atom feed ([`feed`]).
 //! - `GET /published/workspaces/{workspace_id}/sitemap.xml`: its index and article pages
 //!   ([`sitemap`]).
-//! - `GET /published/assets/…`: the site's stylesheets, from the binary.
+//! - `GET /published/workspaces/{workspace_id}/search?q=…`: search over its published
+//!   versions, and `…/search/results?q=…` the results as the search box's script shows them
+//!   ([`search`]).
+//! - `GET /published/assets/…`: the site's stylesheets and the search box's script, from the
+//!   binary.
 //!
 //! Decisions: published articles stay up when their workspace is deleted (see
 //! `Operations::published_version`); a workspace that has published nothing has no index or
@@ -23,6 +27,7 @@ mod feed;
 pub mod files;
 mod negotiate;
 mod pages;
+mod search;
 pub mod security;
 mod sitemap;
 
@@ -37,6 +42,7 @@ use operations::{ErrorKind, Operations};
 use crate::Portal;
 
 pub use assets::{HIGHLIGHT_STYLESHEET, SITE_STYLESHEET};
+pub(crate) use search::next_page_href;
 
 /// Where an article's public page is.
 pub fn article_path(article: ArticleId) -> String {
@@ -74,6 +80,11 @@ pub fn router() -> Router<Portal> {
             get(changelog_feed),
         )
         .route("/published/workspaces/{id}/sitemap.xml", get(sitemap))
+        .route("/published/workspaces/{id}/search", get(search::page))
+        .route(
+            "/published/workspaces/{id}/search/results",
+            get(search::fragment),
+        )
         .merge(assets::router())
 }
 

@@ -9,6 +9,7 @@ use operations::{Error, Result};
 use store::{ArticleRecord, ArticleVersionRecord, PublishedArticle, WorkspaceRecord};
 
 use super::assets::{HIGHLIGHT_STYLESHEET, SITE_STYLESHEET};
+use super::search::SearchBox;
 use super::{article_path, feed_path, index_path};
 use crate::render::{Rendered, Section};
 
@@ -47,6 +48,7 @@ struct ArticlePage<'a> {
     commit_url: Option<&'a str>,
     source_files: &'a [SourceFile],
     more_files: usize,
+    search_box: Option<SearchBox>,
 }
 
 /// The article before or after this one in the sidebar's order.
@@ -125,6 +127,7 @@ pub(super) fn article(
         commit_url: sources.commit_url.as_deref(),
         source_files: &sources.files,
         more_files: sources.more_files,
+        search_box: Some(SearchBox::new(workspace, "")),
     }
     .render()
     .map_err(Error::internal)
@@ -146,6 +149,7 @@ struct IndexPage<'a> {
     page_url: String,
     feed_href: Option<String>,
     groups: Vec<Group<'a>>,
+    search_box: Option<SearchBox>,
 }
 
 struct Group<'a> {
@@ -218,6 +222,7 @@ pub(super) fn index(site: &PublishedSite<PublishedArticle>, page_url: String) ->
         page_url,
         feed_href: has_changelog.then(|| feed_path(workspace.id)),
         groups,
+        search_box: Some(SearchBox::new(workspace, "")),
     }
     .render()
     .map_err(Error::internal)
@@ -231,6 +236,7 @@ struct ErrorPage<'a> {
     highlight_stylesheet: &'a str,
     heading: &'a str,
     message: &'a str,
+    search_box: Option<SearchBox>,
 }
 
 /// The page of a refusal: not found, or an internal error (whose cause is only logged).
@@ -251,6 +257,7 @@ pub(super) fn error(status: StatusCode) -> String {
         highlight_stylesheet: &HIGHLIGHT_STYLESHEET,
         heading,
         message,
+        search_box: None,
     }
     .render()
     // The template has no fallible part; should rendering fail anyway, the heading is a page.

@@ -7,6 +7,7 @@ pub(crate) mod convert;
 pub(crate) mod escape;
 pub mod frontmatter;
 pub(crate) mod nesting;
+pub(crate) mod plain;
 pub(crate) mod validate;
 
 pub(crate) use escape::{code_block, code_span, escape_text, jsx_attribute, mdx_comment};
