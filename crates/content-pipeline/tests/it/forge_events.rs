@@ -388,11 +388,13 @@ async fn unverified_deliveries_are_refused_and_change_nothing() {
     let ping = json!({"zen": "hi"}).to_string();
     receipt(f.github("ping", "p-1", &ping, &f.secret).await, 200).await;
     receipt(f.github("ping", "p-2", &ping, &new).await, 200).await;
-    f.app
+    let newest = f
+        .app
         .post(&format!("/v1/workspaces/{}/repository/forge-secret", f.ws))
         .json(&json!({"grace_period_seconds": 0}))
         .expect(200)
         .await;
+    let newest = newest["secret"].as_str().expect("secret").to_owned();
     let old = f.github("ping", "p-3", &ping, &new).await;
     crate::helpers::expect_error(old, 401, "unauthenticated").await;
 
@@ -419,10 +421,36 @@ async fn unverified_deliveries_are_refused_and_change_nothing() {
         .token(&token)
         .expect_error(404, "not_found")
         .await;
-    // Over the cap: refused before it is verified (last: the server hangs up on it).
+    // Over the cap: refused before it is verified. The server answers 413 and hangs up while
+    // the body is still being written, so the client sees either the answer or the hang-up.
     let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(1024 * 1024 + 1));
-    let res = f.github("push", "x-4", &big, &f.secret).await;
-    assert_eq!(res.status().as_u16(), 413);
+    let sent = reqwest::Client::new()
+        .post(f.app.url(&f.path("github")))
+        .header("content-type", "application/json")
+        .header("x-github-event", "push")
+        .header("x-github-delivery", "x-4")
+        .header(
+            "x-hub-signature-256",
+            format!("sha256={}", hmac_hex(&f.secret, big.as_bytes())),
+        )
+        .body(big)
+        .send()
+        .await;
+    match sent {
+        Ok(res) => assert_eq!(res.status().as_u16(), 413),
+        Err(e) => assert!(e.is_request() && !e.is_timeout(), "{e:?}"),
+    }
+    // The server is still there, and recorded nothing of it.
+    receipt(f.github("ping", "p-4", &ping, &newest).await, 200).await;
+    let list = f
+        .app
+        .get(&format!("/v1/workspaces/{}/forge-deliveries", f.ws))
+        .expect(200)
+        .await;
+    assert!(
+        !list.to_string().contains("x-4"),
+        "an oversized delivery is not recorded: {list}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
