@@ -13,16 +13,17 @@
 //!     cargo bench -p content-pipeline --bench export
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use domain::{ArticleStatus, Clock, RunSource, RunStatus, Surface, Tier};
 use store::{Artifact, NewArticleVersion, NewRun, RunEnding, Store};
 use testkit::Repo;
 
+mod common;
+use common::{cli, cpu_time, free_port, start};
+
 const FEATURES: usize = 250;
 const CAPTURES: usize = 40;
-const SERVER: &str = env!("CARGO_BIN_EXE_content-pipeline");
 const FORMATS: [&str; 4] = ["docusaurus", "mintlify", "starlight", "mkdocs-material"];
 
 fn main() {
@@ -61,7 +62,7 @@ async fn bench(exports: usize) {
         &env,
         &["tokens", "create", "--scope", "read", "--workspace", &ws],
     );
-    let server = start(&env, &base, dir.path()).await;
+    let server = start(&env, &["serve", "--no-workers"], &base, dir.path()).await;
     let pid = server.0.id();
     let started_peak = peak_memory(pid);
     let http = reqwest::Client::new();
@@ -235,63 +236,6 @@ fn body(feature: &str, surface: Surface, i: usize, linked: Option<&String>) -> S
     format!("{front}{text}")
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-fn cli(env: &[(&str, String)], args: &[&str]) -> String {
-    let out = Command::new(SERVER)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stderr(Stdio::null())
-        .output()
-        .expect("run the CLI");
-    assert!(out.status.success(), "{args:?}: {}", out.status);
-    String::from_utf8(out.stdout)
-        .expect("text")
-        .trim()
-        .to_owned()
-}
-
-/// The server's process, stopped when the benchmark ends, however it ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn start(env: &[(&str, String)], base: &str, dir: &Path) -> Server {
-    let log = std::fs::File::create(dir.join("server.log")).expect("log file");
-    let server = Server(
-        Command::new(SERVER)
-            .args(["serve", "--no-workers"])
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start the server"),
-    );
-    for _ in 0..100 {
-        if reqwest::get(format!("{base}/healthz"))
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            return server;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!(
-        "the server did not answer: {}",
-        std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
-    );
-}
-
 /// The process's peak resident set (`VmHWM`), in KiB.
 fn peak_memory(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -300,20 +244,4 @@ fn peak_memory(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
-}
-
-/// User plus system CPU time of the process `pid` (10 ms clock ticks).
-fn cpu_time(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }

@@ -15,7 +15,6 @@
 //! `cargo bench -p content-pipeline --bench forge` (`BENCH_PUSHES`, default 200).
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,7 +23,8 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 use testkit::{GitServer, Repo, push_to_bare};
 
-const SERVER: &str = env!("CARGO_BIN_EXE_content-pipeline");
+mod common;
+use common::{cli, cpu_time, free_port, start};
 
 fn main() {
     let pushes: usize = std::env::var("BENCH_PUSHES")
@@ -90,7 +90,7 @@ async fn bench(pushes: usize, commits: usize) {
             "4000000000",
         ],
     );
-    let server = start(&env, &base, dir.path()).await;
+    let server = start(&env, &["serve"], &base, dir.path()).await;
     let http = reqwest::Client::new();
     let api = |method: reqwest::Method, path: &str| {
         http.request(method, format!("{base}{path}"))
@@ -374,78 +374,4 @@ fn ms(times: &mut [Duration], p: f64) -> String {
         "{:.1} ms",
         times.get(i).copied().unwrap_or_default().as_secs_f64() * 1000.0
     )
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-fn cli(env: &[(&str, String)], args: &[&str]) -> String {
-    let out = Command::new(SERVER)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run the CLI");
-    assert!(out.status.success(), "{args:?}: {}", out.status);
-    String::from_utf8(out.stdout)
-        .expect("text")
-        .trim()
-        .to_owned()
-}
-
-/// The server's process, stopped when the benchmark ends, however it ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn start(env: &[(&str, String)], base: &str, dir: &Path) -> Server {
-    let log = std::fs::File::create(dir.join("server.log")).expect("log file");
-    let server = Server(
-        Command::new(SERVER)
-            .arg("serve")
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start the server"),
-    );
-    for _ in 0..100 {
-        if reqwest::get(format!("{base}/healthz"))
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            return server;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!(
-        "the server did not answer: {}",
-        std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
-    );
-}
-
-/// User plus system CPU time of the process `pid`, all its threads (not its children).
-fn cpu_time(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    // After the name: state is index 0, utime 11, stime 12 (fields 14 and 15).
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }

@@ -27,7 +27,7 @@
 //! `BENCH_COOKIE`.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -38,6 +38,9 @@ use domain::{
 use store::{Artifact, NewArticleVersion, NewRun, RunEnding, Store};
 use testkit::TestDatabase;
 
+mod common;
+use common::{SERVER, cpu_time, free_port, start};
+
 const RUNS: usize = 1_000;
 /// Features of the workspace; each run writes the four articles of one, so the first 250
 /// runs create the 1,000 articles and the later ones add versions.
@@ -45,7 +48,6 @@ const FEATURES: usize = 250;
 /// Every tenth run fails and writes nothing.
 const FAILING_EVERY: usize = 10;
 const WARM_UP: usize = 50;
-const SERVER: &str = env!("CARGO_BIN_EXE_content-pipeline");
 
 /// The pages measured when none are given: the portal's, as a signed-in member with the
 /// publish role sees them, the published site's, and, as the baseline in the same run, the
@@ -116,7 +118,7 @@ async fn main() {
 
     let env = server_env(db.url(), dir.path(), port);
     let token = mint_read_token(&env, seeded.workspace);
-    let server = start_server(&env, &base, dir.path()).await;
+    let server = start(&env, &["serve", "--no-workers"], &base, dir.path()).await;
     let cookie = match std::env::var("BENCH_COOKIE").ok() {
         Some(cookie) => Some(cookie),
         None => Some(sign_in_member(&env, &base, seeded.workspace).await),
@@ -182,11 +184,6 @@ fn setting(name: &str, default: usize) -> usize {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("address").port()
 }
 
 /// One workspace of [`RUNS`] finished runs, each with a stage-by-stage log, and the articles
@@ -491,43 +488,6 @@ fn mint_read_token(env: &[(&str, String)], workspace: WorkspaceId) -> String {
         .to_owned()
 }
 
-/// The server's process, stopped when the benchmark ends, however it ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn start_server(env: &[(&str, String)], base: &str, dir: &Path) -> Server {
-    let log = std::fs::File::create(dir.join("server.log")).expect("log file");
-    let server = Server(
-        Command::new(SERVER)
-            .args(["serve", "--no-workers"])
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start the server"),
-    );
-    let health = format!("{base}/healthz");
-    for _ in 0..100 {
-        if reqwest::get(&health)
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            return server;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!(
-        "the server did not answer within 10 s: {}",
-        std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
-    );
-}
-
 /// A page and how to ask for it.
 struct Target {
     client: reqwest::Client,
@@ -605,19 +565,4 @@ async fn measure(target: &Target, server: u32, requests: usize, concurrency: usi
         sorted,
         bytes,
     }
-}
-
-/// User plus system CPU time the process `pid` has used, all its threads together.
-fn cpu_time(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/<pid>/stat");
-    // After the command name in parentheses: state is field 3, utime 14, stime 15.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks: u64 =
-        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
-    // SAFETY: sysconf only reads a configuration value.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    Duration::from_micros(ticks * 1_000_000 / per_second)
 }
