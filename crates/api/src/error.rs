@@ -124,7 +124,16 @@ impl From<operations::Error> for ApiError {
 
 impl From<store::StoreError> for ApiError {
     fn from(e: store::StoreError) -> Self {
-        ApiError::internal(e)
+        match e {
+            // The request stalled past its claim: another one with the same key runs it now,
+            // and this one's work rolled back. Its retry gets that one's answer.
+            store::StoreError::ClaimLost => ApiError::new(
+                ErrorType::IdempotencyInProgress,
+                "A request with this Idempotency-Key is still in progress.",
+            )
+            .with_header(header::RETRY_AFTER, "1"),
+            e => ApiError::internal(e),
+        }
     }
 }
 

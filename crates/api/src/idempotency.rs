@@ -36,8 +36,12 @@ use crate::error::{ApiError, ErrorType};
 use crate::state::AppState;
 
 pub const WINDOW: Duration = Duration::from_secs(24 * 3600);
-/// An unfinished claim older than this belonged to a process that died mid-request.
-const ABANDONED_AFTER: Duration = Duration::from_secs(60);
+/// How often a request beats its claim while it runs (most answer long before the first).
+const BEAT_EVERY: Duration = Duration::from_secs(2);
+/// An unfinished claim that has not beaten for this long belonged to a process that died (or
+/// stalled) mid-request: a retry takes it over, and the old claimant can no longer store its
+/// answer (the claim's token fences it), so its work rolls back.
+const ABANDONED_AFTER: Duration = Duration::from_secs(6);
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
 /// The purpose of the key derived from the server key that encrypts stored responses.
@@ -235,12 +239,13 @@ pub async fn layer(
     // (or rolls back and releases its key) in a task of its own, so a client that gives up
     // halfway (its timeout, a proxy, a dropped connection) leaves an answer for its retry to
     // replay, not a claim that looks in progress until it is abandoned.
+    let claim = Claim {
+        owner,
+        key,
+        token: format!("{:032x}", rand::random::<u128>()),
+    };
     let work = crate::context::RequestContext::carried(claim_and_answer(
-        state,
-        Claim { owner, key },
-        print,
-        request,
-        next,
+        state, claim, print, request, next,
     ))
     .instrument(tracing::Span::current());
     match tokio::spawn(work).await {
@@ -301,10 +306,37 @@ async fn claim_and_answer(
         sealer: state.responses.clone(),
     };
     req.extensions_mut().insert(active.clone());
+    let _beats = Beats(tokio::spawn(beat(state.clone(), active.claim.clone())));
     let response = next.run(req).await;
     let response = settle(&state, &active, response).await;
     unsettled.claim = None;
     response
+}
+
+/// Beats `claim` every [`BEAT_EVERY`] until it is no longer this request's.
+async fn beat(state: AppState, claim: Claim) {
+    let mut every = tokio::time::interval_at(tokio::time::Instant::now() + BEAT_EVERY, BEAT_EVERY);
+    loop {
+        every.tick().await;
+        match state
+            .store
+            .beat_idempotency(&claim, state.clock.timestamp())
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => tracing::warn!(error = %e, "could not beat an idempotency claim"),
+        }
+    }
+}
+
+/// The beating of a claim, stopped when the request settles (or is dropped).
+struct Beats(tokio::task::JoinHandle<()>);
+
+impl Drop for Beats {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// A claim whose outcome is not settled yet. Dropped so (the handler panicked), it releases

@@ -10,6 +10,10 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
+    /// An idempotency claim was taken over by another request (its claimant stopped beating):
+    /// the work done under it must roll back.
+    #[error("the idempotency claim was taken over by another request")]
+    ClaimLost,
     #[error("stored data is malformed: {0}")]
     Corrupt(String),
     #[error("unsupported database url (use sqlite://… or postgres://…)")]

@@ -4,6 +4,12 @@
 //! concurrent duplicate see "in progress". The outcome is then written by
 //! [`Tx::complete_idempotency`] inside the transaction of the side effect itself, so the
 //! resource and the record that replays it commit or vanish together.
+//!
+//! While its request runs, the claimant *beats* ([`Store::beat_idempotency`]); a claim whose
+//! beat is older than the caller's threshold belonged to a process that died (or stalled) and
+//! is taken over with a new `token`. Completing and releasing only touch a claim that still
+//! carries the caller's token, so the old claimant can neither store its answer over the new
+//! one nor forget it: a key taken over is never run to a commit twice.
 
 use domain::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -18,6 +24,8 @@ pub struct Claim {
     /// Whose keys these are: the API uses the id of the token that made the request.
     pub owner: String,
     pub key: String,
+    /// This claim's own mark, unguessable and new for every claim (also a takeover).
+    pub token: String,
 }
 
 /// A finished request's response, replayed byte for byte. The store keeps `body` as given:
@@ -49,8 +57,8 @@ struct Existing {
 
 impl Store {
     /// Claims `key` for `owner`. Records created before `expired_before` are forgotten;
-    /// unfinished ones created before `abandoned_before` belonged to a process that died and
-    /// are taken over.
+    /// unfinished ones whose last beat is before `abandoned_before` belonged to a process that
+    /// died and are taken over.
     ///
     /// Runs on the writer thread on SQLite: the claim is on every keyed request's path.
     pub async fn claim_idempotency_key(
@@ -83,19 +91,22 @@ impl Store {
         macro_rules! claim {
             ($values:literal) => {
                 concat!(
-                    "INSERT INTO idempotency_keys (owner, idempotency_key, fingerprint, created_at) ",
+                    "INSERT INTO idempotency_keys
+                         (owner, idempotency_key, fingerprint, created_at, claim_token, beat_at) ",
                     $values,
                     " ON CONFLICT (owner, idempotency_key) DO UPDATE SET
                          fingerprint = excluded.fingerprint, status_code = NULL,
                          response_headers = NULL, response_body = NULL,
-                         created_at = excluded.created_at
+                         created_at = excluded.created_at, claim_token = excluded.claim_token,
+                         beat_at = excluded.beat_at
                      WHERE idempotency_keys.created_at < $5
                         OR (idempotency_keys.status_code IS NULL
-                            AND idempotency_keys.created_at < $6)"
+                            AND COALESCE(idempotency_keys.beat_at, idempotency_keys.created_at)
+                                < $6)"
                 )
             };
         }
-        const CLAIM: &str = claim!("VALUES ($1, $2, $3, $4)");
+        const CLAIM: &str = claim!("VALUES ($1, $2, $3, $4, $7, $4)");
         // On PostgreSQL the claim's commit does not wait for its WAL to reach the disk
         // (`synchronous_commit` off for this one statement's transaction, as `SET LOCAL`
         // would): a claim lost to a crash of the database server is a key not claimed, which
@@ -103,7 +114,7 @@ impl Store {
         // synchronously, which flushes the WAL up to it, the claim included. One WAL flush per
         // keyed request instead of two.
         const CLAIM_RELAXED: &str = claim!(
-            "SELECT $1, $2, $3, $4
+            "SELECT $1, $2, $3, $4, $7, $4
              FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed"
         );
         let direct = self
@@ -115,6 +126,7 @@ impl Store {
                     &now,
                     &expired_before,
                     &abandoned_before,
+                    &claim.token,
                 ]);
                 Ok(c.prepare_cached(CLAIM)?.execute(&*params)?)
             })
@@ -131,6 +143,7 @@ impl Store {
             .bind(now)
             .bind(expired_before)
             .bind(abandoned_before)
+            .bind(&claim.token)
             .execute(c)
             .await?
             .rows_affected()),
@@ -180,14 +193,39 @@ impl Store {
         .await
     }
 
-    /// Forgets an unfinished claim so that a retry runs again (after a 5xx, 401, 403 or 429).
-    pub async fn release_idempotency(&self, claim: &Claim) -> Result<(), StoreError> {
-        write_pool!(self, |c| sqlx::query(
-            "DELETE FROM idempotency_keys
-             WHERE owner = $1 AND idempotency_key = $2 AND status_code IS NULL"
+    /// Marks `claim` as still running at `now`; false when it is no longer this claim's (taken
+    /// over, released or finished), and the request's answer will not be stored.
+    pub async fn beat_idempotency(
+        &self,
+        claim: &Claim,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let beaten = write_pool!(self, |c| sqlx::query(
+            "UPDATE idempotency_keys SET beat_at = $4
+             WHERE owner = $1 AND idempotency_key = $2 AND claim_token = $3
+               AND status_code IS NULL"
         )
         .bind(&claim.owner)
         .bind(&claim.key)
+        .bind(&claim.token)
+        .bind(now)
+        .execute(c)
+        .await?
+        .rows_affected());
+        Ok(beaten == 1)
+    }
+
+    /// Forgets an unfinished claim so that a retry runs again (after a 5xx, 401, 403 or 429).
+    /// A claim taken over by another request is left to it.
+    pub async fn release_idempotency(&self, claim: &Claim) -> Result<(), StoreError> {
+        write_pool!(self, |c| sqlx::query(
+            "DELETE FROM idempotency_keys
+             WHERE owner = $1 AND idempotency_key = $2 AND claim_token = $3
+               AND status_code IS NULL"
+        )
+        .bind(&claim.owner)
+        .bind(&claim.key)
+        .bind(&claim.token)
         .execute(c)
         .await?
         .rows_affected());
@@ -207,7 +245,9 @@ impl Store {
 }
 
 impl Tx {
-    /// Records the response of a claimed request, in the caller's transaction.
+    /// Records the response of a claimed request, in the caller's transaction;
+    /// [`StoreError::ClaimLost`] when the claim is no longer the caller's (another request took
+    /// it over), and then the transaction must not commit.
     pub async fn complete_idempotency(
         &mut self,
         claim: &Claim,
@@ -215,8 +255,9 @@ impl Tx {
     ) -> Result<(), StoreError> {
         const COMPLETE: &str = "UPDATE idempotency_keys
              SET status_code = $3, response_headers = $4, response_body = $5
-             WHERE owner = $1 AND idempotency_key = $2";
-        if let Some(c) = self.direct().await? {
+             WHERE owner = $1 AND idempotency_key = $2 AND claim_token = $6
+               AND status_code IS NULL";
+        let completed = if let Some(c) = self.direct().await? {
             let headers = serde_json::to_string(&response.headers)?;
             c.prepare_cached(COMPLETE)?.execute(&*numbered(&[
                 &claim.owner,
@@ -224,20 +265,25 @@ impl Tx {
                 &i64::from(response.status),
                 &headers,
                 &response.body,
-            ]))?;
-            return Ok(());
+                &claim.token,
+            ]))? as u64
+        } else {
+            on_tx!(self, |c| {
+                sqlx::query(COMPLETE)
+                    .bind(&claim.owner)
+                    .bind(&claim.key)
+                    .bind(i64::from(response.status))
+                    .bind(JsonText(&response.headers))
+                    .bind(&response.body)
+                    .bind(&claim.token)
+                    .execute(c)
+                    .await?
+                    .rows_affected()
+            })
+        };
+        if completed != 1 {
+            return Err(StoreError::ClaimLost);
         }
-        on_tx!(self, |c| {
-            sqlx::query(COMPLETE)
-                .bind(&claim.owner)
-                .bind(&claim.key)
-                .bind(i64::from(response.status))
-                .bind(JsonText(&response.headers))
-                .bind(&response.body)
-                .execute(c)
-                .await?
-                .rows_affected()
-        });
         Ok(())
     }
 }

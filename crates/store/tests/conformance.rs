@@ -86,6 +86,7 @@ conformance!(
     record_event_fans_out_to_matching_active_subscriptions,
     replay_creates_a_new_delivery_of_the_same_event,
     idempotency_claim_outcomes,
+    idempotency_claims_beat_and_fence_their_takeover,
     idempotency_records_expire_and_can_be_released,
     keyset_pages_are_newest_first_without_gaps_or_repeats,
     point_reads_decode_every_column_as_the_other_reads_do,
@@ -1132,6 +1133,15 @@ fn claim(owner: &str, key: &str) -> Claim {
     Claim {
         owner: owner.to_owned(),
         key: key.to_owned(),
+        token: format!("{owner}/{key}"),
+    }
+}
+
+/// The same key claimed again by another request (another node, after the first one died).
+fn takeover(c: &Claim) -> Claim {
+    Claim {
+        token: format!("{}'", c.token),
+        ..c.clone()
     }
 }
 
@@ -1224,6 +1234,64 @@ async fn idempotency_claim_outcomes(store: Db) {
     }
 }
 
+async fn idempotency_claims_beat_and_fence_their_takeover(store: Db) {
+    let first = claim("platform", "beating");
+    claim_at(&store, first.clone(), "fp", at(0)).await;
+    // Beating keeps the claim its own past the threshold counted from its start.
+    assert!(store.beat_idempotency(&first, at(50)).await.expect("beat"));
+    assert_eq!(
+        claim_at(&store, takeover(&first), "fp", at(100)).await,
+        ClaimOutcome::InProgress,
+        "a claim that beat 50 s ago is alive for a 60 s threshold"
+    );
+    // It stops beating (its node died): taken over.
+    let second = takeover(&first);
+    assert_eq!(
+        claim_at(&store, second.clone(), "fp", at(111)).await,
+        ClaimOutcome::Claimed(second.clone())
+    );
+    // The first claimant wakes up: it can neither beat, nor store its answer, nor release the
+    // key under the one that runs now.
+    assert!(!store.beat_idempotency(&first, at(112)).await.expect("beat"));
+    let response = StoredResponse {
+        status: 201,
+        headers: vec![],
+        body: b"first".to_vec(),
+    };
+    let mut tx = store.begin().await.expect("begin");
+    assert!(matches!(
+        tx.complete_idempotency(&first, &response).await,
+        Err(StoreError::ClaimLost)
+    ));
+    drop(tx);
+    assert!(matches!(
+        store.complete_idempotency(&first, &response).await,
+        Err(StoreError::ClaimLost)
+    ));
+    store.release_idempotency(&first).await.expect("release");
+    assert_eq!(
+        claim_at(&store, claim("platform", "beating"), "fp", at(113)).await,
+        ClaimOutcome::InProgress,
+        "the old claimant's release leaves the new claim in place"
+    );
+    let mut tx = store.begin().await.expect("begin");
+    tx.complete_idempotency(
+        &second,
+        &StoredResponse {
+            status: 201,
+            headers: vec![],
+            body: b"second".to_vec(),
+        },
+    )
+    .await
+    .expect("the claim's owner completes it");
+    tx.commit().await.expect("commit");
+    match claim_at(&store, first, "fp", at(114)).await {
+        ClaimOutcome::Replay(r) => assert_eq!(r.body, b"second"),
+        other => panic!("the second answer replays: {other:?}"),
+    }
+}
+
 async fn idempotency_records_expire_and_can_be_released(store: Db) {
     let done = claim("platform", "done");
     claim_at(&store, done.clone(), "fp", at(0)).await;
@@ -1261,12 +1329,12 @@ async fn idempotency_records_expire_and_can_be_released(store: Db) {
     let abandoned = claim("platform", "abandoned");
     claim_at(&store, abandoned.clone(), "fp", at(0)).await;
     assert_eq!(
-        claim_at(&store, abandoned.clone(), "fp", at(30)).await,
+        claim_at(&store, takeover(&abandoned), "fp", at(30)).await,
         ClaimOutcome::InProgress
     );
     assert_eq!(
-        claim_at(&store, abandoned.clone(), "fp", at(61)).await,
-        ClaimOutcome::Claimed(abandoned),
+        claim_at(&store, takeover(&abandoned), "fp", at(61)).await,
+        ClaimOutcome::Claimed(takeover(&abandoned)),
         "an unfinished claim of a dead process is taken over"
     );
 

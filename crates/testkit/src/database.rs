@@ -143,6 +143,20 @@ impl TestDatabase {
         })
     }
 
+    /// Opens a transaction of its own on PostgreSQL and runs `sql` in it (a `LOCK TABLE …`):
+    /// what it holds is held until the returned connection is dropped (which rolls back).
+    pub async fn hold(&self, sql: &str) -> PgConnection {
+        assert_eq!(self.engine, Engine::Postgres, "hold is for PostgreSQL");
+        let mut conn = PgConnection::connect(&self.url).await.expect("connect");
+        for statement in ["BEGIN", sql] {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(statement.to_owned()))
+                .execute(&mut conn)
+                .await
+                .unwrap_or_else(|e| panic!("{statement}: {e}"));
+        }
+        conn
+    }
+
     /// The single integer a query such as `SELECT COUNT(*) …` answers.
     pub async fn count(&self, sql: &str) -> i64 {
         on_pool!(self, |pool| {

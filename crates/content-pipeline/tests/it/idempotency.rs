@@ -98,6 +98,7 @@ async fn hold_key(app: &TestApp, owner: &str, key: &str, path: &str, body: &serd
     let claim = store::Claim {
         owner: owner.into(),
         key: key.into(),
+        token: "held by the test".into(),
     };
     let outcome = app
         .store

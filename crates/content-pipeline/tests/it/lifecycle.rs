@@ -256,8 +256,11 @@ struct Node {
 impl Node {
     /// Starts `serve <args>` with `env`; `None` when the selected engine is skipped.
     async fn start(env: &[(&str, &str)], args: &[&str]) -> Option<Self> {
-        use std::io::BufRead;
-        let db = TestDatabase::selected().await?;
+        Some(Self::start_on(TestDatabase::selected().await?, env, args))
+    }
+
+    /// [`Node::start`] on `db`.
+    fn start_on(db: TestDatabase, env: &[(&str, &str)], args: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut repo = testkit::Repo::init(&dir.path().join("repo"));
         repo.write(
@@ -281,49 +284,21 @@ impl Node {
         ))
         .expect("workspace JSON");
         let ws = workspace["id"].as_str().expect("workspace id").to_owned();
-        let mut command = crate::helpers::cli(dir.path());
-        command
-            .env("CONTENT_PIPELINE_DATABASE_URL", db.url())
-            .env(
-                "CONTENT_PIPELINE_SHUTDOWN_GRACE",
-                format!("{}s", GRACE.as_secs()),
-            )
-            .env("CONTENT_PIPELINE_LOG", "info")
-            .arg("serve")
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut process = command.spawn().expect("start content-pipeline");
-        let stderr = process.stderr.take().expect("stderr");
-        let (lines, received) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-            {
-                let _ = lines.send(line);
-            }
-        });
-        let address = loop {
-            let line = received
-                .recv_timeout(Duration::from_secs(60))
-                .expect("the server logs its address");
-            if let Some(address) = listening_address(&line) {
-                break address;
-            }
-        };
-        Some(Self {
+        let (process, base) = serve(dir.path(), &db, env, args);
+        Self {
             process,
-            base: format!("http://{address}"),
+            base,
             token,
             ws,
             db,
             _dir: dir,
-        })
+        }
+    }
+
+    /// Another `serve` process on this node's database (a second node of the cluster).
+    fn peer(&self, env: &[(&str, &str)], args: &[&str]) -> Peer {
+        let (process, base) = serve(self._dir.path(), &self.db, env, args);
+        Peer { process, base }
     }
 
     /// Triggers a run of the repository's `src`; returns the Run.
@@ -379,6 +354,65 @@ impl Drop for Node {
         let _ = self.process.kill();
         let _ = self.process.wait();
     }
+}
+
+/// A second `serve` process of a [`Node`]'s cluster.
+struct Peer {
+    process: std::process::Child,
+    base: String,
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// `serve <args>` in `dir` on `db` with `env`, once it listens: the process and its base URL.
+fn serve(
+    dir: &std::path::Path,
+    db: &TestDatabase,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut command = crate::helpers::cli(dir);
+    command
+        .env("CONTENT_PIPELINE_DATABASE_URL", db.url())
+        .env(
+            "CONTENT_PIPELINE_SHUTDOWN_GRACE",
+            format!("{}s", GRACE.as_secs()),
+        )
+        .env("CONTENT_PIPELINE_LOG", "info")
+        .arg("serve")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut process = command.spawn().expect("start content-pipeline");
+    let stderr = process.stderr.take().expect("stderr");
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(line);
+        }
+    });
+    let address = loop {
+        let line = received
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server logs its address");
+        if let Some(address) = listening_address(&line) {
+            break address;
+        }
+    };
+    (process, format!("http://{address}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -479,4 +513,85 @@ async fn sigterm_hands_back_a_run_in_hand() {
         ))
         .await;
     assert_eq!(said, 1, "the run's log says so");
+}
+
+/// A keyed POST whose node dies (`kill -9`) after claiming its key goes through on another
+/// node within seconds, and runs once (issue 35: it took the 60 s of an abandoned claim).
+/// PostgreSQL only: two nodes share its database, and a table lock holds the request between
+/// its claim and its commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_claimed_by_a_killed_node_goes_through_on_another_within_ten_seconds() {
+    let Some(db) = TestDatabase::postgres().await else {
+        return;
+    };
+    let mut node = Node::start_on(db, &[], &["--no-workers"]);
+    let peer = node.peer(&[], &["--no-workers"]);
+    let runs = format!("/v1/workspaces/{}/runs", node.ws);
+    let keyed = |base: &str| {
+        reqwest::Client::new()
+            .post(format!("{base}{runs}"))
+            .bearer_auth(&node.token)
+            .header("idempotency-key", "orphaned-by-kill-9")
+            .json(&json!({"feature_id": "src"}))
+            .send()
+    };
+
+    // The test holds the runs table: the first node claims the key, then waits to write.
+    let held = node.db.hold("LOCK TABLE runs IN EXCLUSIVE MODE").await;
+    let stuck = tokio::spawn(keyed(&node.base));
+    eventually(Duration::from_secs(30), "the first node claims the key", || async {
+        (node.db.count("SELECT COUNT(*) FROM idempotency_keys WHERE idempotency_key = 'orphaned-by-kill-9' AND status_code IS NULL").await == 1).then_some(())
+    })
+    .await;
+    node.process.kill().expect("kill -9");
+    node.process.wait().expect("reap");
+    let killed = Instant::now();
+    drop(held);
+    assert!(
+        stuck.await.expect("task").is_err(),
+        "the killed node never answered"
+    );
+
+    // Retried on the other node until it goes through: "in progress" meanwhile, never twice.
+    let mut in_progress = 0;
+    let run = loop {
+        let response = keyed(&peer.base).await.expect("retry");
+        match response.status().as_u16() {
+            201 => break response.json::<serde_json::Value>().await.expect("run"),
+            409 => {
+                let body: serde_json::Value = response.json().await.expect("error");
+                assert_eq!(body["error"]["type"], "idempotency_in_progress", "{body}");
+                in_progress += 1;
+            }
+            status => panic!(
+                "unexpected {status}: {}",
+                response.text().await.unwrap_or_default()
+            ),
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(10),
+            "the key is still blocked {:?} after its node died",
+            killed.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    eprintln!(
+        "the orphaned key went through {:?} after kill -9 ({in_progress} retries met 409)",
+        killed.elapsed()
+    );
+    assert!(in_progress > 0, "the claim was alive until its node died");
+    assert_eq!(
+        node.db
+            .count(&format!(
+                "SELECT COUNT(*) FROM runs WHERE workspace_id = '{}'",
+                node.ws
+            ))
+            .await,
+        1,
+        "the killed node's work rolled back: the key ran once"
+    );
+    let replay = keyed(&peer.base).await.expect("replay");
+    assert_eq!(replay.status(), 201);
+    let replayed: serde_json::Value = replay.json().await.expect("run");
+    assert_eq!(replayed["id"], run["id"]);
 }
