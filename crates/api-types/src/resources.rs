@@ -126,12 +126,19 @@ pub struct RunArtifact {
 
 /// A pipeline run: queued → running → succeeded | failed.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"id": "run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "feature_id": "billing", "status": "succeeded", "source": "api", "tier": "standard", "notify_on_complete": true, "surfaces": null, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "started_at": "2026-11-23T10:15:30.123Z", "finished_at": "2026-11-23T10:15:30.123Z", "commit": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "artifacts": [{"article_id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "surface": "dev-docs", "version": 3, "unchanged": false}], "runs_url": "https://api.example.com/v1/runs/run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "log_url": "https://api.example.com/v1/runs/run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20/log"}))]
+#[schema(example = json!({"id": "run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "feature_id": "billing", "status": "succeeded", "attempts": 1, "source": "api", "tier": "standard", "notify_on_complete": true, "surfaces": null, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:30.123Z", "started_at": "2026-11-23T10:15:30.123Z", "finished_at": "2026-11-23T10:15:30.123Z", "commit": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "artifacts": [{"article_id": "art_01933b5f2c3d7c3e9d1f2a4b6c8d0e21", "surface": "dev-docs", "version": 3, "unchanged": false}], "runs_url": "https://api.example.com/v1/runs/run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20", "log_url": "https://api.example.com/v1/runs/run_01933b5f0a1b7c3e9d1f2a4b6c8d0e20/log"}))]
 pub struct Run {
     pub id: RunId,
     pub workspace_id: WorkspaceId,
     pub feature_id: String,
+    /// `queued` also while a run waits to be taken again: its worker stopped (a shutdown
+    /// hands it back) or stopped answering (its lease ended).
     pub status: RunStatus,
+    /// How many times a worker has taken the run. A run handed back at a worker's shutdown
+    /// does not count that attempt; one whose worker died does. A run whose worker died on its
+    /// third attempt fails.
+    #[serde(default)]
+    pub attempts: i64,
     pub source: RunSource,
     pub tier: Tier,
     pub notify_on_complete: bool,

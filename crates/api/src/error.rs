@@ -66,6 +66,17 @@ impl ApiError {
         )
     }
 
+    /// The database had no connection to give (down, restarting, every slot taken): 503
+    /// with `Retry-After`, the cause logged, nothing of it answered.
+    pub fn unavailable(cause: impl std::fmt::Display) -> Self {
+        tracing::warn!(error = %cause, "database unavailable");
+        Self::new(
+            ErrorType::ServiceUnavailable,
+            "The service cannot reach its database right now; retry in a moment.",
+        )
+        .with_header(header::RETRY_AFTER, "1")
+    }
+
     pub fn envelope(&self) -> ErrorEnvelope {
         let ctx = RequestContext::current();
         let (request_id, base) = ctx
@@ -112,6 +123,7 @@ impl From<operations::Error> for ApiError {
                 return ApiError::new(ErrorType::RateLimited, e.message)
                     .with_header(header::RETRY_AFTER, &retry_after_secs.max(1).to_string());
             }
+            ErrorKind::Unavailable => return ApiError::unavailable(e.message),
             ErrorKind::Internal => return ApiError::internal(e.message),
         };
         let error = ApiError::new(kind, e.message);
@@ -132,6 +144,7 @@ impl From<store::StoreError> for ApiError {
                 "A request with this Idempotency-Key is still in progress.",
             )
             .with_header(header::RETRY_AFTER, "1"),
+            e if e.is_unavailable() => ApiError::unavailable(e),
             e => ApiError::internal(e),
         }
     }

@@ -21,9 +21,23 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Store> {
         principal_cache_ttl: config.principal_cache_ttl,
     };
     let store = Store::connect_with(config.database_url.expose(), options).await?;
-    store.migrate().await?;
-    Ok(store)
+    // A database with no connection to spare (every slot taken by other nodes) is waited
+    // for, a while: what frees one is another node's pool shrinking or a burst ending.
+    let deadline = std::time::Instant::now() + MIGRATE_WAIT;
+    loop {
+        match store.migrate().await {
+            Ok(()) => return Ok(store),
+            Err(e) if e.is_unavailable() && std::time::Instant::now() < deadline => {
+                tracing::warn!(error = %e, "waiting for a database connection to migrate");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
+
+/// How long a starting process waits for a connection to apply its migrations.
+const MIGRATE_WAIT: Duration = Duration::from_secs(60);
 
 /// The use cases, configured: what the API, the CLI and the portal call.
 pub fn operations(

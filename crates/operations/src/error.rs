@@ -19,6 +19,9 @@ pub enum ErrorKind {
     Unauthenticated,
     /// Too many attempts (sign-ins); the same request may succeed after `retry_after_secs`.
     Throttled { retry_after_secs: u64 },
+    /// The database cannot give a connection right now (down, restarting, or every slot
+    /// taken): the same request may succeed in a moment.
+    Unavailable,
     /// Something failed on our side; the message is the cause, for the logs only.
     Internal,
 }
@@ -96,7 +99,10 @@ impl Error {
 
 impl From<store::StoreError> for Error {
     fn from(e: store::StoreError) -> Self {
-        Error::internal(e)
+        match e.is_unavailable() {
+            true => Self::new(ErrorKind::Unavailable, e.to_string()),
+            false => Error::internal(e),
+        }
     }
 }
 

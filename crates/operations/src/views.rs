@@ -7,6 +7,7 @@ pub use api_types::{
     Article, ArticleVersion, Delivery, DeliveryAttempt, EventTypeInfo, Member, Recovered, Run,
     RunArtifact, RunLogEvent, Token, Webhook, Workspace,
 };
+use domain::Timestamp;
 use store::{
     ArticleRecord, ArticleVersionRecord, DeliveryAttemptRecord, DeliveryRecord, RunEventRecord,
     RunRecord, TokenRecord, WebhookRecord, WorkspaceRecord,
@@ -83,15 +84,16 @@ pub fn article_version(r: ArticleVersionRecord) -> ArticleVersion {
     }
 }
 
-/// A run with links under `base_url` (no trailing slash).
-pub fn run(base_url: &str, r: RunRecord) -> Run {
+/// A run with links under `base_url` (no trailing slash), as it stands at `now`.
+pub fn run(base_url: &str, r: RunRecord, now: Timestamp) -> Run {
     Run {
+        status: r.status_at(now),
+        attempts: r.attempts,
         runs_url: format!("{base_url}/v1/runs/{}", r.id),
         log_url: format!("{base_url}/v1/runs/{}/log", r.id),
         id: r.id,
         workspace_id: r.workspace_id,
         feature_id: r.feature_id,
-        status: r.status,
         source: r.source,
         tier: r.tier,
         notify_on_complete: r.notify_on_complete,

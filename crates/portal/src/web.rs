@@ -48,6 +48,13 @@ impl From<operations::Error> for PageError {
             ErrorKind::Validation => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
             ErrorKind::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ErrorKind::Unavailable => {
+                tracing::warn!(error = %e.message, "a portal page found the database busy");
+                return Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "The service is busy right now; try again in a moment.",
+                );
+            }
             ErrorKind::Internal => {
                 tracing::error!(error = %e.message, "a portal page failed");
                 return Self::new(

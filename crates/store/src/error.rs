@@ -21,6 +21,24 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The database cannot be reached or has no connection to give right now (the server is
+    /// down or restarting, every connection slot is taken, this node's pool stayed full): the
+    /// same request may succeed a moment later, so the API answers 503 with `Retry-After`.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Database(e) => match e {
+                sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => true,
+                // too_many_connections, cannot_connect_now, admin/crash shutdown.
+                sqlx::Error::Database(db) => matches!(
+                    db.code().as_deref(),
+                    Some("53300" | "57P03" | "57P01" | "57P02")
+                ),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Maps a constraint violation to [`StoreError::Conflict`] by its SQLSTATE/extended code,
     /// never by message text.
     pub(crate) fn from_write(e: sqlx::Error) -> Self {

@@ -136,14 +136,53 @@ impl<C: Connection> LentPool<C> {
         self.0.status().max_size
     }
 
-    /// Opens every connection the pool may hold now rather than on first use.
-    pub(crate) async fn fill(&self) -> Result<(), StoreError> {
+    /// Opens connections now until the pool holds `n` (at most its size).
+    pub(crate) async fn fill_to(&self, n: usize) -> Result<(), StoreError> {
         let mut lent_now = Vec::new();
-        for _ in 0..self.max_size() {
+        for _ in 0..n.min(self.max_size()) {
             lent_now.push(self.lend().await?);
         }
         lent_now.into_iter().for_each(Lent::settled);
         Ok(())
+    }
+
+    /// Closes the idle connections unused for `idle` beyond the first `keep`: a pool grows
+    /// with its load and gives back to the server what a burst opened once it has passed.
+    pub(crate) async fn shrink(&self, idle: Duration, keep: usize) {
+        let mut kept = 0;
+        let removed = self
+            .0
+            .retain(|_, metrics| {
+                let stays = kept < keep || metrics.last_used() < idle;
+                kept += usize::from(stays);
+                stays
+            })
+            .removed;
+        for mut pooled in removed {
+            pooled.direct = None;
+            if let Some(conn) = pooled.conn.take() {
+                let _ = conn.close().await;
+            }
+        }
+    }
+
+    /// Shrinks the pool every `every` to its `keep` busiest connections plus those used within
+    /// `idle`, for as long as the pool exists.
+    pub(crate) fn keep_shrinking(&self, every: Duration, idle: Duration, keep: usize)
+    where
+        C: 'static,
+    {
+        let weak = self.0.weak();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticks.tick().await;
+            loop {
+                ticks.tick().await;
+                let Some(pool) = weak.upgrade() else { return };
+                LentPool(pool).shrink(idle, keep).await;
+            }
+        });
     }
 
     /// Closes the idle connections, each as its engine ends a session, and every other one

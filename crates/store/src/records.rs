@@ -157,8 +157,26 @@ record! {
         pub git_ref: String,
         /// What triggered it, when not a plain request (a forge push): JSON.
         pub run_trigger: Option<JsonText<serde_json::Value>>,
+        /// Until when its worker holds it (running runs only).
+        pub lease_expires_at: Option<Timestamp>,
     }
 }
+
+impl RunRecord {
+    /// The status a reader sees at `now`: a running run whose lease has ended (its worker
+    /// handed it back at shutdown, or died) waits in the queue for any worker to take it
+    /// again, so it shows `queued`. The one rule, also written in SQL as [`SHOWN_RUN_STATUS`].
+    pub fn status_at(&self, now: Timestamp) -> RunStatus {
+        match self.lease_expires_at {
+            Some(until) if self.status == RunStatus::Running && until <= now => RunStatus::Queued,
+            _ => self.status,
+        }
+    }
+}
+
+/// [`RunRecord::status_at`] in SQL, with the time bound as `$now`.
+pub(crate) const SHOWN_RUN_STATUS: &str =
+    "CASE WHEN status = 'running' AND lease_expires_at <= $now THEN 'queued' ELSE status END";
 
 record! {
     pub struct RunEventRecord {

@@ -4,6 +4,7 @@ use domain::{
 
 use crate::direct::{self, numbered};
 use crate::engine::{on_tx, read, write_pool};
+use crate::records::SHOWN_RUN_STATUS;
 use crate::{JsonText, KeysetPage, RunEventRecord, RunRecord, Store, StoreError, Tx};
 
 const RUN_COLUMNS: &str = RunRecord::COLUMNS;
@@ -61,6 +62,7 @@ fn merge_surfaces(a: Option<Vec<Surface>>, b: Option<Vec<Surface>>) -> Option<Ve
 /// Optional filters of the run list.
 #[derive(Clone, Debug, Default)]
 pub struct RunFilter {
+    /// As a reader sees it at the time the list is asked for ([`RunRecord::status_at`]).
     pub status: Option<domain::RunStatus>,
     pub feature_id: Option<String>,
 }
@@ -82,21 +84,25 @@ impl Store {
         workspace: WorkspaceId,
         page: &KeysetPage,
     ) -> Result<Vec<RunRecord>, StoreError> {
-        self.runs_filtered(workspace, &RunFilter::default(), page)
+        // No status filter: the time is not read.
+        let now = Timestamp::from(time::OffsetDateTime::UNIX_EPOCH);
+        self.runs_filtered(workspace, &RunFilter::default(), page, now)
             .await
     }
 
-    /// A workspace's runs, newest first, narrowed by `filter`.
+    /// A workspace's runs, newest first, narrowed by `filter` as of `now`.
     pub async fn runs_filtered(
         &self,
         workspace: WorkspaceId,
         filter: &RunFilter,
         page: &KeysetPage,
+        now: Timestamp,
     ) -> Result<Vec<RunRecord>, StoreError> {
         let (at, id) = page.bounds();
+        let shown = SHOWN_RUN_STATUS.replace("$now", "$7");
         let sql = format!(
             "SELECT {RUN_COLUMNS} FROM runs WHERE workspace_id = $1
-               AND ($2 IS NULL OR status = $2) AND ($3 IS NULL OR feature_id = $3)
+               AND ($2 IS NULL OR {shown} = $2) AND ($3 IS NULL OR feature_id = $3)
                AND (created_at, id) < ($4, $5)
              ORDER BY created_at DESC, id DESC LIMIT $6"
         );
@@ -107,6 +113,7 @@ impl Store {
             .bind(at)
             .bind(id)
             .bind(page.fetch())
+            .bind(now)
             .fetch_all(c)
             .await?))
     }

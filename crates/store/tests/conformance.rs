@@ -86,6 +86,7 @@ conformance!(
     record_event_fans_out_to_matching_active_subscriptions,
     replay_creates_a_new_delivery_of_the_same_event,
     idempotency_claim_outcomes,
+    a_run_waiting_to_be_taken_again_shows_queued,
     idempotency_claims_beat_and_fence_their_takeover,
     idempotency_records_expire_and_can_be_released,
     keyset_pages_are_newest_first_without_gaps_or_repeats,
@@ -535,6 +536,68 @@ async fn trigger_creates_then_coalesces(store: Db) {
 }
 
 /// The partial unique index itself, bypassing the store's check-then-insert.
+/// A running run whose lease ended (handed back, or its worker died) shows queued, and the
+/// status filter agrees with what is shown.
+async fn a_run_waiting_to_be_taken_again_shows_queued(store: Db) {
+    let ws = workspace(&store, "handed back", at(0)).await;
+    let queued = trigger(&store, new_run(ws, "a", Tier::Standard, false), at(0))
+        .await
+        .expect("trigger");
+    let id = queued.run().id;
+    let shown = |status: RunStatus, now: i64| {
+        let store = store.clone();
+        async move {
+            let filter = store::RunFilter {
+                status: Some(status),
+                feature_id: None,
+            };
+            store
+                .runs_filtered(ws, &filter, &KeysetPage::first(10), at(now))
+                .await
+                .expect("runs")
+                .iter()
+                .map(|r| r.id)
+                .collect::<Vec<_>>()
+        }
+    };
+    store
+        .claim_run("w1", at(60), at(1), 3)
+        .await
+        .expect("claim")
+        .expect("claimed");
+    let held = store.run(id).await.expect("run").expect("found");
+    assert_eq!(held.status_at(at(2)), RunStatus::Running);
+    assert_eq!(shown(RunStatus::Running, 2).await, vec![id]);
+    assert!(shown(RunStatus::Queued, 2).await.is_empty());
+    // Its worker died: past the lease it waits for another one, attempt counted.
+    let expired = store.run(id).await.expect("run").expect("found");
+    assert_eq!(expired.status_at(at(61)), RunStatus::Queued);
+    assert_eq!(expired.attempts, 1);
+    assert_eq!(shown(RunStatus::Queued, 61).await, vec![id]);
+    assert!(shown(RunStatus::Running, 61).await.is_empty());
+    // Handed back at a shutdown: queued at once, the attempt not counted.
+    assert!(
+        store
+            .hand_back_run(id, "w1", at(3))
+            .await
+            .expect("hand back")
+    );
+    let handed = store.run(id).await.expect("run").expect("found");
+    assert_eq!(handed.status_at(at(3)), RunStatus::Queued);
+    assert_eq!(handed.attempts, 0);
+    assert_eq!(shown(RunStatus::Queued, 3).await, vec![id]);
+    // Taken again: running.
+    store
+        .claim_run("w2", at(90), at(4), 3)
+        .await
+        .expect("claim")
+        .expect("claimed again");
+    let again = store.run(id).await.expect("run").expect("found");
+    assert_eq!(again.status_at(at(5)), RunStatus::Running);
+    assert_eq!(again.attempts, 1);
+    assert_eq!(shown(RunStatus::Running, 5).await, vec![id]);
+}
+
 async fn one_queued_run_per_feature_is_enforced_by_the_schema(store: Db) {
     let ws = workspace(&store, "A", at(1)).await;
     let first = trigger(&store, new_run(ws, "export", Tier::Standard, true), at(2))

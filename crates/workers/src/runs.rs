@@ -788,7 +788,7 @@ async fn store_ending(
         tx.record_event(
             run.workspace_id,
             kind,
-            serde_json::to_value(views::run(base_url, finished.clone()))?,
+            serde_json::to_value(views::run(base_url, finished.clone(), now))?,
             now,
         )
         .await?;

@@ -32,7 +32,7 @@ pub async fn queue_run(state: &AppState, idem: &Idempotency, new: NewRun) -> Api
             Box::pin(async move {
                 let outcome = ops.queue_run(tx, new).await?;
                 let created = matches!(outcome, TriggerOutcome::Created(_));
-                let run = views::run(&ops.base_url, outcome.run().clone());
+                let run = views::run(&ops.base_url, outcome.run().clone(), ops.clock.timestamp());
                 Ok(match created {
                     true => Answer::created(ops.url(&format!("/v1/runs/{}", run.id)), run),
                     false => Answer::ok(run),
@@ -62,7 +62,7 @@ async fn list_runs(
             &format!("runs:{}", ws.id),
             &q,
             move |page| async move { store.runs(ws.id, &page).await },
-            |r| views::run(&state.base_url, r),
+            |r| views::run(&state.base_url, r, state.clock.timestamp()),
         )
         .await
 }
@@ -105,7 +105,11 @@ async fn get_run(
     Id(id): Id<RunRecord>,
 ) -> ApiResult<axum::Json<Run>> {
     let run = state.ops.load(&auth, id, Scope::Read).await?;
-    Ok(axum::Json(views::run(&state.base_url, run)))
+    Ok(axum::Json(views::run(
+        &state.base_url,
+        run,
+        state.clock.timestamp(),
+    )))
 }
 
 /// Get a run's log

@@ -244,12 +244,12 @@ fn offline(dir: &std::path::Path, db: &TestDatabase, args: &[&str]) -> String {
 
 /// A real `content-pipeline serve` process on its own database, with a platform token and a
 /// workspace on a one-file repository.
-struct Node {
-    process: std::process::Child,
-    base: String,
-    token: String,
-    ws: String,
-    db: TestDatabase,
+pub(crate) struct Node {
+    pub(crate) process: std::process::Child,
+    pub(crate) base: String,
+    pub(crate) token: String,
+    pub(crate) ws: String,
+    pub(crate) db: TestDatabase,
     _dir: tempfile::TempDir,
 }
 
@@ -260,7 +260,7 @@ impl Node {
     }
 
     /// [`Node::start`] on `db`.
-    fn start_on(db: TestDatabase, env: &[(&str, &str)], args: &[&str]) -> Self {
+    pub(crate) fn start_on(db: TestDatabase, env: &[(&str, &str)], args: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut repo = testkit::Repo::init(&dir.path().join("repo"));
         repo.write(
@@ -296,8 +296,14 @@ impl Node {
     }
 
     /// Another `serve` process on this node's database (a second node of the cluster).
-    fn peer(&self, env: &[(&str, &str)], args: &[&str]) -> Peer {
+    pub(crate) fn peer(&self, env: &[(&str, &str)], args: &[&str]) -> Peer {
         let (process, base) = serve(self._dir.path(), &self.db, env, args);
+        Peer { process, base }
+    }
+
+    /// A `worker` process on this node's database, once it has started.
+    pub(crate) fn worker(&self, env: &[(&str, &str)]) -> Peer {
+        let (process, base) = launch(self._dir.path(), &self.db, "worker", env, &[]);
         Peer { process, base }
     }
 
@@ -356,10 +362,10 @@ impl Drop for Node {
     }
 }
 
-/// A second `serve` process of a [`Node`]'s cluster.
-struct Peer {
-    process: std::process::Child,
-    base: String,
+/// A second `serve` (or a `worker`, with no `base`) process of a [`Node`]'s cluster.
+pub(crate) struct Peer {
+    pub(crate) process: std::process::Child,
+    pub(crate) base: String,
 }
 
 impl Drop for Peer {
@@ -376,6 +382,18 @@ fn serve(
     env: &[(&str, &str)],
     args: &[&str],
 ) -> (std::process::Child, String) {
+    launch(dir, db, "serve", env, args)
+}
+
+/// `<command> <args>` in `dir` on `db` with `env`, once it has started (a `serve` listens, a
+/// `worker` says so): the process and its base URL (empty for a worker).
+fn launch(
+    dir: &std::path::Path,
+    db: &TestDatabase,
+    command_name: &str,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (std::process::Child, String) {
     use std::io::BufRead;
     let mut command = crate::helpers::cli(dir);
     command
@@ -385,7 +403,7 @@ fn serve(
             format!("{}s", GRACE.as_secs()),
         )
         .env("CONTENT_PIPELINE_LOG", "info")
-        .arg("serve")
+        .arg(command_name)
         .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -404,15 +422,18 @@ fn serve(
             let _ = lines.send(line);
         }
     });
-    let address = loop {
+    let base = loop {
         let line = received
             .recv_timeout(Duration::from_secs(60))
-            .expect("the server logs its address");
+            .expect("the process logs its start");
         if let Some(address) = listening_address(&line) {
-            break address;
+            break format!("http://{address}");
+        }
+        if command_name == "worker" && line.contains("worker started") {
+            break String::new();
         }
     };
-    (process, format!("http://{address}"))
+    (process, base)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -513,6 +534,19 @@ async fn sigterm_hands_back_a_run_in_hand() {
         ))
         .await;
     assert_eq!(said, 1, "the run's log says so");
+    // Readers see it waiting in the queue, its attempt not counted (another node answers).
+    let peer = node.peer(&[], &["--no-workers"]);
+    let shown: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/v1/runs/{id}", peer.base))
+        .bearer_auth(&node.token)
+        .send()
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("run JSON");
+    assert_eq!(shown["status"], "queued", "{shown}");
+    assert_eq!(shown["attempts"], 0, "{shown}");
 }
 
 /// A keyed POST whose node dies (`kill -9`) after claiming its key goes through on another

@@ -11,6 +11,7 @@ mod auth;
 mod browser_docs;
 mod ci_commands;
 mod configuration;
+mod connection_budget;
 mod connections;
 mod drift;
 mod errors;

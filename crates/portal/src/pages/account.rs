@@ -95,7 +95,7 @@ async fn sign_in(
         Ok(started) => Ok(signed_in(&portal, jar, started, &next)),
         Err(e) => {
             let status = match e.kind {
-                ErrorKind::Internal => return Err(e.into()),
+                ErrorKind::Internal | ErrorKind::Unavailable => return Err(e.into()),
                 ErrorKind::Validation => StatusCode::UNPROCESSABLE_ENTITY,
                 ErrorKind::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
                 _ => StatusCode::UNAUTHORIZED,
@@ -212,7 +212,7 @@ async fn set_password(
 /// A link that is unknown, used or expired says so, and what to do.
 fn link_error(e: operations::Error) -> PageError {
     match e.kind {
-        ErrorKind::Internal => e.into(),
+        ErrorKind::Internal | ErrorKind::Unavailable => e.into(),
         _ => PageError::new(
             StatusCode::NOT_FOUND,
             "This sign-in link is not valid: it may have been used already or have expired. \

@@ -10,7 +10,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::{Form, Router};
-use domain::{LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Tier};
+use domain::{LogLevel, LogStage, RunId, RunSource, RunStatus, Scope, Tier, Timestamp};
 use futures_util::StreamExt as _;
 use operations::ErrorKind;
 use operations::runs::TriggerRun;
@@ -48,12 +48,13 @@ pub struct RunRow {
 }
 
 impl RunRow {
-    pub fn new(r: &RunRecord) -> Self {
+    /// `r` as it stands at `now` (a run waiting to be taken again shows queued).
+    pub fn new(r: &RunRecord, now: Timestamp) -> Self {
         let end = r.finished_at.unwrap_or(r.updated_at);
         Self {
             id: r.id,
             feature_id: r.feature_id.clone(),
-            status: r.status,
+            status: r.status_at(now),
             source: r.source,
             tier: r.tier,
             created: when(r.created_at),
@@ -154,9 +155,10 @@ async fn runs_page(
     };
     let store = &portal.ops.store;
     let ws = member.ws.id;
+    let now = portal.ops.clock.timestamp();
     let listed = list_page(
         q.before.as_deref(),
-        |page| async move { store.runs_filtered(ws, &filter, &page).await },
+        |page| async move { store.runs_filtered(ws, &filter, &page, now).await },
         |r: &RunRecord| (r.created_at, r.id),
     )
     .await?;
@@ -174,7 +176,7 @@ async fn runs_page(
     };
     let next_url = listed.next_before.map(|b| filters(Some(b), false));
     let rows_url = filters(q.before.clone(), true);
-    let rows: Vec<RunRow> = records.iter().map(RunRow::new).collect();
+    let rows: Vec<RunRow> = records.iter().map(|r| RunRow::new(r, now)).collect();
     let live = rows.iter().any(RunRow::moving);
     let nav = member.nav("runs");
     if q.partial.as_deref() == Some("rows") {
@@ -196,7 +198,9 @@ async fn runs_page(
                 .collect(),
             None,
         ),
-        Err(e) if e.kind == ErrorKind::Internal => return Err(e.into()),
+        Err(e) if matches!(e.kind, ErrorKind::Internal | ErrorKind::Unavailable) => {
+            return Err(e.into());
+        }
         Err(e) => (Vec::new(), Some(e.message)),
     };
     let page = RunsPage {
@@ -381,7 +385,7 @@ async fn show(
                 unchanged: a.unchanged,
             })
             .collect(),
-        run: RunRow::new(&run),
+        run: RunRow::new(&run, portal.ops.clock.timestamp()),
         stages,
         truncated,
     };
