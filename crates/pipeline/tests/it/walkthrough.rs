@@ -441,6 +441,8 @@ fn numbered_steps_keep_what_they_need_first_and_every_numbered_step() {
     ] {
         assert!(body.find(within).unwrap() < steps_end, "{within}:\n{body}");
     }
+    // The book's table of contents is no page of it.
+    assert!(!body.contains("SUMMARY"), "{body}");
     // A chapter's blurb is no step.
     assert!(
         body.find("This chapter covers the output").unwrap() > steps_end,
