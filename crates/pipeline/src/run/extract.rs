@@ -465,6 +465,19 @@ fn extract_files(
     out.prose.sort_by(|a, b| site.compare(&a.path, &b.path));
     out.prose_files
         .sort_by(|a, b| site.compare(&a.path, &b.path));
+    // A book's table of contents (`SUMMARY.md` beside its pages) is its navigation, not a
+    // page of it.
+    if site.kind == "mdBook" {
+        let is_toc = |path: &str| {
+            let dir = path.strip_suffix("SUMMARY.md");
+            dir.is_some_and(|dir| {
+                (dir.is_empty() || dir.ends_with('/'))
+                    && site.rank.keys().any(|page| page.starts_with(dir))
+            })
+        };
+        out.prose.retain(|d| !is_toc(&d.path));
+        out.prose_files.retain(|f| !is_toc(&f.path));
+    }
     out.site = (!site.rank.is_empty()).then_some(site);
     code::go_members_of_declared_types(&mut out.symbols);
     for (dir, example) in code::attach_go_examples(&mut out.symbols, go_examples) {

@@ -61,6 +61,7 @@ pub(super) fn render(
     let links = Links {
         commit: commit.clone(),
         forge: forge.clone(),
+        files: tree_paths(tree).map(std::sync::Arc::new),
     };
     let walkthrough = if feature.steps.is_empty() && surfaces.contains(&Surface::HelpCenter) {
         walkthrough::derive(&extracted.prose, extracted.site.as_ref())
@@ -81,6 +82,15 @@ pub(super) fn render(
         .filter(|doc| !doc.markdown.is_empty())
         .collect();
     let help_prose = docs::for_help_center(&help_docs);
+    // The site's pages before the walkthrough's first one (its overview, its introduction)
+    // come before the steps, as the site gives them; the others after.
+    let (help_intro, help_prose): (Vec<Prose>, Vec<Prose>) = {
+        let site_rank = |path: &str| extracted.site.as_ref()?.rank.get(path).copied();
+        let first = walkthrough.as_ref().and_then(|w| site_rank(&w.path));
+        help_prose.into_iter().partition(|doc| {
+            first.is_some_and(|first| site_rank(&doc.path).is_some_and(|rank| rank < first))
+        })
+    };
     let overviews: Vec<&str> = extracted
         .module_docs
         .values()
@@ -258,7 +268,7 @@ pub(super) fn render(
                 Vec::new()
             },
             shortened: None,
-            intro: if help_center { &[] } else { dev_intro },
+            intro: if help_center { &help_intro } else { dev_intro },
             prose: if help_center { &help_prose } else { dev_rest },
             commits: entries,
             changelog: &notes.all,
@@ -727,4 +737,27 @@ fn contributors(entries: &[Entry]) -> Vec<&str> {
         .filter(|a| !a.is_empty() && seen.insert(*a))
         .take(10)
         .collect()
+}
+
+/// Most paths of the repository listed for pointing links at its files; a larger tree's
+/// links are pointed as written.
+const MAX_TREE_PATHS: usize = 200_000;
+
+/// Every file path of `tree`, or `None` past [`MAX_TREE_PATHS`] or when the walk fails.
+fn tree_paths(tree: &Tree) -> Option<std::collections::HashSet<String>> {
+    let mut paths = std::collections::HashSet::new();
+    let mut over = false;
+    let walked = tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
+        if entry.kind() == Some(git2::ObjectType::Blob)
+            && let Ok(name) = entry.name()
+        {
+            if paths.len() >= MAX_TREE_PATHS {
+                over = true;
+                return git2::TreeWalkResult::Abort;
+            }
+            paths.insert(format!("{root}{name}"));
+        }
+        git2::TreeWalkResult::Ok
+    });
+    (walked.is_ok() && !over).then_some(paths)
 }

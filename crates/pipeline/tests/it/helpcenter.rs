@@ -72,6 +72,10 @@ pub fn widgets() -> Repo {
             "def export(report):\n    \"\"\"Exports.\"\"\"\n",
         )
         .write("widgets/docs/logo.png", [0x89, b'P', b'N', b'G'])
+        .write(
+            "widgets/docs/options.md",
+            "# Options\n\n## Flags\n\n`--jobs` sets the workers.\n",
+        )
         .write("plain/lib.rs", "/// Adds.\npub fn add() {}\n")
         .write(
             "plain/NOTES.md",

@@ -331,3 +331,155 @@ fn a_sphinx_sites_restructuredtext_pages_are_read_as_prose() {
         assert!(!body.contains(leaked), "{leaked}:\n{body}");
     }
 }
+
+/// The titles of the article's steps, in order.
+fn step_titles(body: &str) -> Vec<&str> {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("<Step title=\"")?.strip_suffix("\">"))
+        .collect()
+}
+
+#[test]
+fn a_tutorial_is_walked_by_its_sections_and_an_essay_after_it_is_no_step() {
+    let mut repo = Repo::new();
+    repo.write("book/book.toml", "[book]\ntitle = \"Bridge\"\n")
+        .write(
+            "book/src/SUMMARY.md",
+            "# Summary\n\n- [Bridge](index.md)\n- [Tutorial](tutorial.md)\n- [Other tools](context.md)\n",
+        )
+        .write(
+            "book/src/index.md",
+            "# Bridge\n\nBridge makes calls between Rust and C++ safe.\n\nRead the core concepts first.\n",
+        )
+        .write(
+            "book/src/tutorial.md",
+            "# Tutorial: blob client\n\nThis tutorial builds a blob client.\n\n## Creating the project\n\nCreate a blank Cargo project:\n\n```sh\ncargo init demo\n```\n\nThen add the dependency.\n\n## Defining the boundary\n\nWe open with just the following module:\n\n```rust\n#[bridge]\nmod ffi {}\n```\n\nOpaque types may only be used behind a pointer.\n\n## Calling C++ from Rust\n\n```rust\nffi::new_client();\n```\n",
+        )
+        .write(
+            "book/src/context.md",
+            "# Context: other interop tools\n\nThere are many tools.\n\n## C++ vs C\n\nC is simpler than C++.\n\n## Role of Bridge\n\nIt fills a gap.\n",
+        )
+        .write("Cargo.toml", "[package]\nname = \"bridge\"\nversion = \"0.1.0\"\n")
+        .write("src/lib.rs", "/// Bridges.\npub fn bridge() {}\n");
+    repo.commit("docs: book");
+    let body = help_center(&repo, ".");
+    let titles = step_titles(&body);
+    assert_eq!(
+        titles,
+        [
+            "Tutorial: blob client",
+            "Creating the project",
+            "Defining the boundary",
+            "Calling C++ from Rust"
+        ],
+        "{body}"
+    );
+    let steps_start = body.find("<Steps>").unwrap();
+    let steps_end = body.find("</Steps>").unwrap();
+    // Each section's prose stays with its code, once.
+    for within in [
+        "Create a blank Cargo project",
+        "cargo init demo",
+        "Then add the dependency.",
+        "We open with just the following module",
+        "Opaque types may only be used behind a pointer.",
+    ] {
+        let at = body
+            .find(within)
+            .unwrap_or_else(|| panic!("{within}:\n{body}"));
+        assert!(steps_start < at && at < steps_end, "{within}:\n{body}");
+        assert_eq!(body.matches(within).count(), 1, "{within}:\n{body}");
+    }
+    // The essay is background after the steps; the site's opening page comes before them.
+    assert!(
+        body.find("C is simpler than C++.").unwrap() > steps_end,
+        "{body}"
+    );
+    assert!(
+        body.find("Read the core concepts first.").unwrap() < steps_start,
+        "{body}"
+    );
+}
+
+#[test]
+fn numbered_steps_keep_what_they_need_first_and_every_numbered_step() {
+    let mut repo = Repo::new();
+    repo.write("book/book.toml", "[book]\ntitle = \"Bench\"\n")
+        .write(
+            "book/src/SUMMARY.md",
+            "# Summary\n\n- [Bench](index.md)\n- [Getting Started](getting_started.md)\n- [User Guide](user_guide.md)\n",
+        )
+        .write("book/src/index.md", "# Bench\n\nBench measures code.\n")
+        .write(
+            "book/src/getting_started.md",
+            "# Getting Started\n\nThis walks you through a first benchmark of this library:\n\n```rust\npub fn fibonacci(n: u64) -> u64 { n }\n```\n\n### Step 1 - Add Dependency\n\n```toml\n[dev-dependencies]\nbench = \"1\"\n```\n\n### Step 2 - Add Benchmark\n\n```rust\nuse mycrate::fibonacci;\n```\n\n### Step 3 - Run Benchmark\n\n```sh\ncargo bench\n```\n\n### Details\n\nThe benchmark calls fibonacci with a black box.\n\n### Step 4 - Optimize\n\n```rust\npub fn fibonacci(n: u64) -> u64 { n + 0 }\n```\n",
+        )
+        .write(
+            "book/src/user_guide.md",
+            "# User Guide\n\nThis chapter covers the output produced by benchmarks.\n",
+        )
+        .write("Cargo.toml", "[package]\nname = \"mycrate\"\nversion = \"0.1.0\"\n")
+        .write("src/lib.rs", "/// Fib.\npub fn fibonacci(n: u64) -> u64 { n }\n");
+    repo.commit("docs: book");
+    let body = help_center(&repo, ".");
+    assert_eq!(
+        step_titles(&body),
+        [
+            "Before you start",
+            "Add Dependency",
+            "Add Benchmark",
+            "Run Benchmark",
+            "Optimize"
+        ],
+        "{body}"
+    );
+    let steps_end = body.find("</Steps>").unwrap();
+    for within in [
+        "pub fn fibonacci(n: u64) -> u64 { n }",
+        "The benchmark calls fibonacci with a black box.",
+        "n + 0",
+    ] {
+        assert!(body.find(within).unwrap() < steps_end, "{within}:\n{body}");
+    }
+    // The book's table of contents is no page of it.
+    assert!(!body.contains("SUMMARY"), "{body}");
+    // A chapter's blurb is no step.
+    assert!(
+        body.find("This chapter covers the output").unwrap() > steps_end,
+        "{body}"
+    );
+}
+
+#[test]
+fn links_point_at_the_file_the_site_means_or_are_text() {
+    let mut repo = Repo::new();
+    repo.write("mkdocs.yml", "site_name: Tool\nnav:\n  - Home: index.md\n  - Quick start: quickstart.md\n  - Validators: api-validators.md\n  - FAQ: faq.md\n")
+        .write("docs/index.md", "# Tool\n\nTool checks data.\n")
+        .write(
+            "docs/quickstart.md",
+            "# Quick start\n\n## Install\n\n```sh\npip install tool\n```\n\nCheck [the validators](api-validators) and [the FAQ](faq.html#slow), or the [index](genindex), or [nothing](missing/page.md).\n\nTools grew slowly.[^history]\n\n![Diagram](@site/static/img/flow.png)\n\n[^history]: The word is that `namedtuple`s came first.\n",
+        )
+        .write("docs/api-validators.md", "# Validators\n\nThey check.\n")
+        .write("docs/faq.md", "# FAQ\n\n## Slow\n\nIt is not.\n")
+        .write("website/static/img/flow.png", "png")
+        .write("tool.py", "def check():\n    \"\"\"Checks.\"\"\"\n");
+    repo.commit("docs: site");
+    repo.git
+        .remote("origin", "https://github.com/acme/tool.git")
+        .unwrap();
+    let (output, _) = help_and_dev_docs(&repo, ".");
+    let commit = &output.commit;
+    let body = help_center(&repo, ".");
+    let blob = format!("https://github.com/acme/tool/blob/{commit}");
+    let raw = format!("https://github.com/acme/tool/raw/{commit}");
+    for link in [
+        format!("[the validators]({blob}/docs/api-validators.md)"),
+        format!("[the FAQ]({blob}/docs/faq.md#slow)"),
+        format!("![Diagram]({raw}/website/static/img/flow.png)"),
+        "or the index, or nothing.".to_string(),
+        "[^history]: The word is that `namedtuple`s came first.".to_string(),
+    ] {
+        assert!(body.contains(&link), "{link}:\n{body}");
+    }
+    assert!(!body.contains("genindex"), "{body}");
+}

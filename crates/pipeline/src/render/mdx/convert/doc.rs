@@ -258,10 +258,16 @@ impl Doc<'_> {
         let chars: Vec<char> = line.chars().collect();
         let mut out = String::with_capacity(line.len() + 64);
         let mut brackets: Vec<usize> = Vec::new();
+        // Where each open bracket's `[` is in `out`.
+        let mut opened: Vec<usize> = Vec::new();
         let mut i = 0;
         if at_start {
             let indent = chars.iter().take_while(|c| c.is_whitespace()).count();
             let text: String = chars[indent..].iter().collect();
+            // A footnote's definition (`[^note]: text`) is text, not a destination.
+            if text.starts_with("[^") {
+                return Cow::Borrowed(line);
+            }
             if text.starts_with('[')
                 && let Some(end) = text.find("]:")
             {
@@ -272,7 +278,7 @@ impl Doc<'_> {
                     .iter()
                     .take_while(|c| !c.is_whitespace())
                     .collect();
-                if let Some(url) = self.resolve(&dest, false) {
+                if let Some(url) = self.resolve(&dest, false).filter(|u| !u.is_empty()) {
                     out.extend(&chars[..after + skip]);
                     out.push_str(&url);
                     out.extend(&chars[after + skip + dest.chars().count()..]);
@@ -296,11 +302,29 @@ impl Doc<'_> {
                     i += 2;
                     continue;
                 }
-                '[' if brackets.len() < MAX_BRACKETS => brackets.push(i),
+                '[' if brackets.len() < MAX_BRACKETS => {
+                    brackets.push(i);
+                    opened.push(out.len());
+                }
                 ']' if chars.get(i + 1) == Some(&'(') => {
-                    let image = brackets
-                        .pop()
-                        .is_some_and(|open| open > 0 && chars[open - 1] == '!');
+                    let open = brackets.pop();
+                    let at = opened.pop();
+                    let image = open.is_some_and(|open| open > 0 && chars[open - 1] == '!');
+                    // A link to a page the repository does not have is its text alone.
+                    let dest: String = chars[i + 2..]
+                        .iter()
+                        .take_while(|c| !c.is_whitespace() && **c != ')')
+                        .collect();
+                    let after = i + 2 + dest.chars().count();
+                    if !image
+                        && chars.get(after) == Some(&')')
+                        && let Some(at) = at.filter(|&at| out[at..].starts_with('['))
+                        && self.resolve(&dest, false).is_some_and(|u| u.is_empty())
+                    {
+                        out.remove(at);
+                        i = after + 1;
+                        continue;
+                    }
                     out.push_str("](");
                     i += 2;
                     let spaces = chars[i..].iter().take_while(|c| **c == ' ').count();
@@ -320,6 +344,7 @@ impl Doc<'_> {
                 }
                 ']' => {
                     brackets.pop();
+                    opened.pop();
                 }
                 _ => {}
             }
@@ -371,6 +396,13 @@ impl Doc<'_> {
         let joined = segments.join("/");
         let lower = joined.to_ascii_lowercase();
         let raw = image || IMAGE_EXTENSIONS.iter().any(|ext| lower.ends_with(ext));
+        // The file the docs site means; a page link to no file is no link (the empty URL),
+        // an image keeps its path.
+        let joined = match self.links.locate(&joined, decoded.starts_with('/')) {
+            Some(found) => found,
+            None if raw => joined,
+            None => return Some(String::new()),
+        };
         let mut url = self.links.file(&joined, raw);
         if let Some(fragment) = fragment.filter(|f| {
             !raw && !f.is_empty()

@@ -1,6 +1,9 @@
 //! Where an article points for a file of the repository: the forge's page at the run's
 //! commit, else the address the service serves it at.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use crate::source::forge::{self, Forge};
 
 pub(crate) const IMAGE_EXTENSIONS: &[&str] =
@@ -12,9 +15,59 @@ pub(crate) struct Links {
     /// The run's source commit.
     pub commit: String,
     pub forge: Option<Forge>,
+    /// The repository's files at the commit, when known: a link is then pointed at the file
+    /// it names as the docs site would find it (`guide` → `guide.md`, `faq.html` → `faq.md`,
+    /// `@site/static/x.png`), and a link to no file is no link.
+    pub files: Option<Arc<HashSet<String>>>,
 }
 
+/// Most files searched by their ending for one site-root path (`/img/x.png`).
+const MAX_SUFFIX_SEARCH: usize = 200_000;
+
 impl Links {
+    /// The repository file a link to `path` means: the file itself, else what a docs
+    /// site serves at that path (a page without its extension, its index, a built `.html`
+    /// page's source, a Docusaurus `@site/` or site-root static file). `None` when the
+    /// files are known and none is meant; `path` itself when they are not known.
+    pub fn locate(&self, path: &str, site_root: bool) -> Option<String> {
+        let Some(files) = &self.files else {
+            return Some(path.to_string());
+        };
+        let path = path.trim_end_matches('/');
+        if path.is_empty() || files.contains(path) {
+            return Some(path.to_string());
+        }
+        let stem = [".html", ".htm"]
+            .iter()
+            .find_map(|ext| path.strip_suffix(ext))
+            .unwrap_or(path);
+        let candidates = [
+            format!("{stem}.md"),
+            format!("{stem}.mdx"),
+            format!("{stem}.rst"),
+            format!("{stem}/index.md"),
+            format!("{stem}/index.mdx"),
+            format!("{stem}/index.rst"),
+            format!("{stem}/README.md"),
+        ];
+        if let Some(found) = candidates.into_iter().find(|c| files.contains(c)) {
+            return Some(found);
+        }
+        // `@site/static/img/x.png` names a file under the Docusaurus site's folder; a
+        // site-root path (`/img/x.png`) one under its `static` folder.
+        let ending = match path.split_once("@site/") {
+            Some((_, rest)) => format!("/{rest}"),
+            None if site_root => format!("/static/{path}"),
+            None => return None,
+        };
+        files
+            .iter()
+            .take(MAX_SUFFIX_SEARCH)
+            .filter(|f| f.ends_with(&ending) || f.as_str() == &ending[1..])
+            .min_by_key(|f| (f.len(), f.as_str()))
+            .cloned()
+    }
+
     /// The URL an article uses for the repository file `path` at the run's commit: on a known
     /// forge its page (`raw`: its bytes, for images), else [`served_url`]. Every link, image
     /// and step capture goes through here.

@@ -13,6 +13,7 @@ fn github() -> Links {
     Links {
         commit: COMMIT.into(),
         forge: Forge::from_remote("https://github.com/acme/widgets.git"),
+        files: None,
     }
 }
 
@@ -216,6 +217,7 @@ fn without_a_forge_files_are_served_by_the_service() {
     let links = Links {
         commit: COMMIT.into(),
         forge: None,
+        files: None,
     };
     assert_eq!(
         markdown_to_mdx(

@@ -8,7 +8,7 @@ use crate::source::docs::markdown::{Prose, closes_fence, opens_fence};
 use crate::source::docs::site::SiteOrder;
 use crate::source::docs::translations::translations;
 use crate::source::docs::vocabulary::{
-    PROJECT_HEADINGS, REFERENCE_HEADINGS, USAGE_HEADINGS, matches_words,
+    PROJECT_HEADINGS, REFERENCE_HEADINGS, USAGE_HEADINGS, imperative, matches_words,
 };
 use crate::source::files::PROJECT_FILES;
 use crate::source::paths::stem;
@@ -157,6 +157,15 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
             let Some((_, found)) = steps_of(&written, 1, next, outline) else {
                 break;
             };
+            // A task shows what to type or says what to do: a page with neither a code
+            // block nor steps named by an instruction ("Add a page") is background (an essay
+            // on other tools, a chapter's blurb), not the next step.
+            let instructions = found.steps.iter().filter(|s| imperative(&s.title)).count();
+            if !found.steps.iter().any(|s| shows_code(&s.body))
+                && instructions * 2 <= found.steps.len()
+            {
+                break;
+            }
             let first_step = walkthrough.steps.len();
             for mut step in found.steps {
                 if walkthrough.steps.len() >= MAX_STEPS {
@@ -183,6 +192,11 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
         }
     }
     Some(walkthrough)
+}
+
+/// Whether Markdown holds a fenced code block.
+fn shows_code(markdown: &str) -> bool {
+    markdown.lines().any(|line| opens_fence(line).is_some())
 }
 
 /// The steps with one title each: a step titled like an earlier one ("Install with pip"

@@ -107,29 +107,64 @@ impl<'a> Outline<'a> {
                 index += 1;
                 continue;
             }
-            // Siblings: the next headings of the same level before one of a higher rank.
+            // Siblings: the next numbered headings of the same level before one of a higher
+            // rank. A heading between two of them that is not numbered ("Details" between
+            // "Step 3" and "Step 4") belongs to the step before it.
             let mut run = vec![index];
+            let mut last_end = first.end;
             for (next, heading) in self.headings.iter().enumerate().skip(index + 1) {
                 if heading.level < first.level {
                     break;
                 }
                 if heading.level == first.level {
-                    if step_number(&heading.text).is_none() {
-                        break;
+                    if step_number(&heading.text).is_some() {
+                        run.push(next);
+                        last_end = heading.end;
+                    } else {
+                        let resumes = self.headings[next + 1..]
+                            .iter()
+                            .take_while(|h| h.level >= first.level)
+                            .any(|h| h.level == first.level && step_number(&h.text).is_some());
+                        if !resumes {
+                            break;
+                        }
                     }
-                    run.push(next);
                 }
             }
             if run.len() >= 2 {
                 let mut found = Found::default();
-                for &i in &run {
+                // What the steps need that comes before the first one (the library a
+                // benchmark imports): the text of the enclosing section ahead of the steps,
+                // when it shows code, is the first step, named by that section.
+                let parent = self.headings[..index]
+                    .iter()
+                    .rev()
+                    .find(|h| h.level < first.level && h.end > first.line);
+                let ahead = parent.map_or(0, |p| p.line + 1)..first.line;
+                if (ahead.clone()).any(|i| self.fenced[i])
+                    && !ahead
+                        .clone()
+                        .any(|i| atx_heading(self.lines[i]).is_some() && !self.fenced[i])
+                {
+                    let title = parent
+                        .map_or_else(|| "Before you start".to_string(), |p| clean_title(&p.text));
+                    found.steps.push(DerivedStep {
+                        title,
+                        body: self.text(ahead.clone()),
+                    });
+                    found.used.push(ahead);
+                }
+                for (n, &i) in run.iter().enumerate() {
                     let h = &self.headings[i];
+                    let end = run
+                        .get(n + 1)
+                        .map_or(last_end, |&next| self.headings[next].line);
                     let title = step_number(&h.text).unwrap_or(&h.text);
                     found.steps.push(DerivedStep {
                         title: clean_title(title),
-                        body: self.text(h.line + 1..h.end),
+                        body: self.text(h.line + 1..end),
                     });
-                    found.used.push(h.line..h.end);
+                    found.used.push(h.line..end);
                 }
                 return found;
             }
@@ -180,6 +215,20 @@ impl<'a> Outline<'a> {
                 .collect()
         };
         let intro = range.start..children.first().map_or(range.end, |h| h.line);
+        // A page under one title (`# Tutorial`) is read by its sections, its title's own
+        // text first.
+        if let [only] = children.as_slice()
+            && only.end >= range.end
+            && self.text(intro.clone()).is_empty()
+            && self
+                .headings
+                .iter()
+                .any(|h| h.line > only.line && h.line < only.end)
+        {
+            let mut found = self.section_steps(only.line + 1..only.end, &only.text);
+            found.used.push(only.line..only.line + 1);
+            return found;
+        }
         let (steps, used) = self.list_steps(intro.clone());
         let mut found = if steps.len() >= 2 {
             Found {
@@ -188,7 +237,18 @@ impl<'a> Outline<'a> {
             }
         } else {
             let (steps, used) = self.fenced_steps(intro.clone(), title, false);
-            Found { steps, used }
+            // Blocks that no sentence names apart would make steps of one title, their
+            // prose torn from them: the text is then one step, whole.
+            let titles: std::collections::HashSet<String> =
+                steps.iter().map(|s| s.title.to_lowercase()).collect();
+            let torn = intro
+                .clone()
+                .any(|i| !self.lines[i].trim().is_empty() && !used.iter().any(|r| r.contains(&i)));
+            if torn && titles.len() < steps.len() {
+                Found::default()
+            } else {
+                Found { steps, used }
+            }
         };
         if found.steps.is_empty() {
             let body = self.text(intro.clone());
