@@ -461,8 +461,8 @@ fn insert(dict: &mut Dict, key: &str, value: String) {
     }
 }
 
-/// figment's error, with each failing setting named as in the README: its variable and its
-/// key in the TOML file.
+/// figment's error, with each failing setting named as in docs/configuration.md: its
+/// variable and its key in the TOML file.
 fn named(error: figment::Error) -> anyhow::Error {
     let lines: Vec<String> = error
         .into_iter()

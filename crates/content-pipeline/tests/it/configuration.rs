@@ -1,4 +1,4 @@
-//! The real binary, configured in every documented form (README, Configuration): from the
+//! The real binary, configured in every documented form (docs/configuration.md): from the
 //! environment and from a TOML file (`--config`), durations as `15s`, `5m`, bare numbers and
 //! `0`, a numeric-looking secret and model, CIDR lists and retry schedules. It must start and
 //! answer `/healthz`; an invalid value must stop it with a message naming the setting.
