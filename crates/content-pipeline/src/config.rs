@@ -166,6 +166,10 @@ pub struct Config {
     /// A portal session ends this long after sign-in, however busy.
     #[serde(deserialize_with = "values::positive_duration")]
     pub session_lifetime: Duration,
+    /// Reverse proxies (CIDR ranges) whose `X-Forwarded-For` names the client for sign-in
+    /// throttling per address. None by default: the connection's own address counts.
+    #[serde(deserialize_with = "values::cidr_list")]
+    pub trusted_proxies: Vec<IpNet>,
     // The CI commands (`run`, `drift`, `articles`), which talk to a running service.
     /// The service's base URL (`--server`).
     #[serde(deserialize_with = "values::http_url")]
@@ -227,6 +231,7 @@ impl Default for Config {
             admin_email: "admin@localhost".into(),
             session_idle_timeout: operations::accounts::SessionSettings::default().idle_timeout,
             session_lifetime: operations::accounts::SessionSettings::default().lifetime,
+            trusted_proxies: Vec::new(),
             server: None,
             token: None,
         }

@@ -48,6 +48,7 @@ mod search_browser;
 mod settings;
 mod settings_browser;
 mod tokens;
+mod trusted_proxies;
 mod typed_client;
 mod versioning;
 mod webhook_addresses;
