@@ -79,15 +79,85 @@ pub async fn announce(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use time::macros::datetime;
+
+    /// What a listed operation must keep: headers HTTP can carry, and a sunset at least a year
+    /// after the deprecation (the v1 promise). `Err` says which is broken.
+    fn keeps_the_promise(d: &Deprecation) -> Result<(), String> {
+        let headers = d.headers().map_err(|e| format!("no HTTP date: {e}"))?;
+        for (name, value) in headers {
+            HeaderValue::from_str(&value).map_err(|_| format!("{name}: {value:?}"))?;
+        }
+        if d.sunset - d.since < time::Duration::days(365) {
+            return Err(format!(
+                "sunset {} is under a year after {}",
+                d.sunset, d.since
+            ));
+        }
+        Ok(())
+    }
+
+    fn deprecation(
+        since: time::OffsetDateTime,
+        sunset: time::OffsetDateTime,
+        link: &'static str,
+    ) -> Deprecation {
+        Deprecation {
+            method: axum::http::Method::GET,
+            path: "/v1/runs/{id}",
+            since,
+            sunset,
+            link,
+        }
+    }
 
     #[test]
-    fn every_listed_operation_has_headers_and_a_sunset_a_year_later() {
+    fn every_listed_operation_keeps_the_promise() {
         for d in DEPRECATIONS {
-            let headers = d.headers().expect("an HTTP date");
-            for (_, value) in headers {
-                assert!(HeaderValue::from_str(&value).is_ok(), "{value}");
-            }
-            assert!(d.sunset - d.since >= time::Duration::days(365), "{d:?}");
+            assert_eq!(keeps_the_promise(d), Ok(()), "{d:?}");
         }
+    }
+
+    #[test]
+    fn the_promise_refuses_a_short_sunset_an_unusable_date_or_link() {
+        let since = datetime!(2026-11-01 00:00 UTC);
+        let good = deprecation(
+            since,
+            datetime!(2027-11-01 00:00 UTC),
+            "https://x.example/m",
+        );
+        assert_eq!(keeps_the_promise(&good), Ok(()));
+        let short = deprecation(
+            since,
+            datetime!(2027-10-31 00:00 UTC),
+            "https://x.example/m",
+        );
+        assert!(keeps_the_promise(&short).is_err_and(|e| e.contains("under a year")));
+        let old = deprecation(
+            datetime!(1800-01-01 00:00 UTC),
+            datetime!(1801-06-01 00:00 UTC),
+            "https://x.example/m",
+        );
+        assert!(keeps_the_promise(&old).is_err_and(|e| e.contains("no HTTP date")));
+        let newline = deprecation(
+            since,
+            datetime!(2027-11-01 00:00 UTC),
+            "https://x\n.example",
+        );
+        assert!(keeps_the_promise(&newline).is_err_and(|e| e.starts_with("link")));
+    }
+
+    #[test]
+    fn an_operation_matches_by_method_in_any_case_and_exact_template() {
+        let d = deprecation(
+            datetime!(2026-11-01 00:00 UTC),
+            datetime!(2027-11-01 00:00 UTC),
+            "https://x.example/m",
+        );
+        assert!(d.matches("get", "/v1/runs/{id}"));
+        assert!(d.matches("GET", "/v1/runs/{id}"));
+        assert!(!d.matches("POST", "/v1/runs/{id}"));
+        assert!(!d.matches("GET", "/v1/runs/run_1"));
+        assert!(!d.matches("GET", "/v1/runs/{id}/log"));
     }
 }

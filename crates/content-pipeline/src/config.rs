@@ -166,6 +166,10 @@ pub struct Config {
     /// A portal session ends this long after sign-in, however busy.
     #[serde(deserialize_with = "values::positive_duration")]
     pub session_lifetime: Duration,
+    /// Reverse proxies (CIDR ranges) whose `X-Forwarded-For` names the client for sign-in
+    /// throttling per address. None by default: the connection's own address counts.
+    #[serde(deserialize_with = "values::cidr_list")]
+    pub trusted_proxies: Vec<IpNet>,
     // The CI commands (`run`, `drift`, `articles`), which talk to a running service.
     /// The service's base URL (`--server`).
     #[serde(deserialize_with = "values::http_url")]
@@ -227,6 +231,7 @@ impl Default for Config {
             admin_email: "admin@localhost".into(),
             session_idle_timeout: operations::accounts::SessionSettings::default().idle_timeout,
             session_lifetime: operations::accounts::SessionSettings::default().lifetime,
+            trusted_proxies: Vec::new(),
             server: None,
             token: None,
         }
@@ -461,8 +466,8 @@ fn insert(dict: &mut Dict, key: &str, value: String) {
     }
 }
 
-/// figment's error, with each failing setting named as in the README: its variable and its
-/// key in the TOML file.
+/// figment's error, with each failing setting named as in docs/configuration.md: its
+/// variable and its key in the TOML file.
 fn named(error: figment::Error) -> anyhow::Error {
     let lines: Vec<String> = error
         .into_iter()

@@ -16,7 +16,7 @@ use operations::workspaces::{CreateWorkspace, UpdateWorkspace};
 use operations::{Caller, Operations};
 
 /// mimalloc: the request path allocates many small short-lived buffers, which glibc's
-/// allocator serves noticeably slower under two busy threads (see README, Performance).
+/// allocator serves noticeably slower under two busy threads (measured with `bench/api.sh`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

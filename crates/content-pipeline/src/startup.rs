@@ -182,7 +182,10 @@ impl Application {
         );
         let portal = portal::Portal::new(
             state.ops.clone(),
-            portal::PortalConfig::for_base_url(&base_url, config.live_log_limits()),
+            portal::PortalConfig {
+                trusted_proxies: config.trusted_proxies.clone(),
+                ..portal::PortalConfig::for_base_url(&base_url, config.live_log_limits())
+            },
         );
         let router = api::app(state.clone())?.merge(portal::router(portal.clone()));
         Ok(Self {

@@ -16,6 +16,9 @@ pub struct PortalConfig {
     /// Live run logs a person may follow at once (per process), and how long each stream
     /// lasts before the browser resumes it.
     pub live_logs: LiveLogLimits,
+    /// Reverse proxies whose `X-Forwarded-For` names the client, for sign-in throttling per
+    /// address; empty by default.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl PortalConfig {
@@ -30,6 +33,7 @@ impl PortalConfig {
             origin: base_url[..end].to_owned(),
             secure_cookies,
             live_logs,
+            trusted_proxies: Vec::new(),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The real binary, configured in every documented form (README, Configuration): from the
+//! The real binary, configured in every documented form (docs/configuration.md): from the
 //! environment and from a TOML file (`--config`), durations as `15s`, `5m`, bare numbers and
 //! `0`, a numeric-looking secret and model, CIDR lists and retry schedules. It must start and
 //! answer `/healthz`; an invalid value must stop it with a message naming the setting.
@@ -193,6 +193,7 @@ fn every_documented_form_from_the_environment() {
             ("CONTENT_PIPELINE_WEBHOOK_RETRY_SCHEDULE", "0,5s,5m,2h"),
             ("CONTENT_PIPELINE_WEBHOOK_ALLOWED_CIDRS", "127.0.0.0/8, ::1"),
             ("CONTENT_PIPELINE_WEBHOOK_ATTEMPT_RETENTION", "30d"),
+            ("CONTENT_PIPELINE_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.10"),
             (
                 "CONTENT_PIPELINE_POLISH_URL",
                 "http://127.0.0.1:9/v1/chat/completions",
@@ -232,6 +233,7 @@ log_stream_lifetime = 90
 webhook_retry_schedule = "0s,5s,5m,30m,2h,5h,10h,14h,20h,24h"
 webhook_allowed_cidrs = "10.0.0.0/8,::1/128"
 webhook_attempt_retention = "7d"
+trusted_proxies = "10.0.0.0/8, 192.0.2.10"
 polish_url = "https://polish.example.com/v1/chat/completions"
 polish_api_key = "12345"
 polish_model = 4

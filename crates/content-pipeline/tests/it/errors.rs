@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::app;
-use crate::helpers::{TestApp, expect_error};
+use crate::helpers::{Call, TestApp, expect_error};
 
 async fn run_count(app: &TestApp, ws: &str) -> usize {
     let v = app
@@ -105,5 +105,30 @@ async fn every_response_carries_our_own_request_id() {
     app.get("/v1/workspaces")
         .token("nope")
         .expect_error(401, "unauthenticated")
+        .await;
+}
+
+fn raw_post<'a>(app: &'a TestApp, path: &str, text: &'static str) -> Call<'a> {
+    app.post(path)
+        .header("content-type", "application/json")
+        .text(text)
+}
+
+#[tokio::test]
+async fn json_with_trailing_garbage_is_422_but_trailing_whitespace_is_fine() {
+    let app = app!();
+    for text in [
+        r#"{"name": "one"} xx"#,
+        r#"{"name": "one"}{"name": "two"}"#,
+        r#"{"name": "one"},"#,
+    ] {
+        raw_post(&app, "/v1/workspaces", text)
+            .expect_error(422, "validation_failed")
+            .await;
+    }
+    let listed = app.get("/v1/workspaces").expect(200).await;
+    assert_eq!(listed["data"], json!([]), "nothing was created");
+    raw_post(&app, "/v1/workspaces", "{\"name\": \"spaced\"} \r\n\t ")
+        .expect(201)
         .await;
 }

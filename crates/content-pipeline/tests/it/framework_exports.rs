@@ -443,6 +443,9 @@ pub fn framework(tool: &Path, install: &str) -> Option<PathBuf> {
     }
     let required = std::env::var("CONTENT_PIPELINE_REQUIRE_FRAMEWORKS").is_ok_and(|v| v == "1");
     assert!(!required, "{} is missing ({install})", tool.display());
-    eprintln!("skipped: {} is missing ({install})", tool.display());
+    eprintln!(
+        "SKIPPED: {} is missing ({install}); set CONTENT_PIPELINE_REQUIRE_FRAMEWORKS=1 to fail instead",
+        tool.display()
+    );
     None
 }

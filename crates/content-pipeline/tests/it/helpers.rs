@@ -750,3 +750,14 @@ pub fn cli(dir: &Path) -> Command {
         .current_dir(dir);
     cmd
 }
+
+/// An optional tool of a test is missing. The test goes on without it after a `SKIPPED` line,
+/// unless its variable `required` (a `CONTENT_PIPELINE_REQUIRE_*`, which `.ci/run` sets) is
+/// `1`: then its absence fails the test.
+pub fn tool_missing(required: &str, what: &str) {
+    assert!(
+        std::env::var(required).as_deref() != Ok("1"),
+        "{required}=1 but {what}"
+    );
+    eprintln!("SKIPPED: {what}; set {required}=1 to fail instead");
+}

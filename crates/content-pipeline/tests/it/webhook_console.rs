@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use testkit::eventually;
 
 use crate::app;
-use crate::helpers::{Builder, TestApp};
+use crate::helpers::{Builder, TestApp, tool_missing};
 use crate::receiver::{Receiver, Reply, assert_verifies};
 
 /// Delivery workers with loopback allowed, a one-second timeout and the retry `schedule`.
@@ -275,22 +275,25 @@ async fn attempts_without_an_answer_say_why() {
     );
 }
 
-/// Validates `body` against `schema` with the Python `jsonschema` package, when it is there.
+/// Validates `body` against `schema` with the Python `jsonschema` package (`pip install
+/// jsonschema`); without it the check is skipped unless `CONTENT_PIPELINE_REQUIRE_JSONSCHEMA=1`.
 fn assert_valid_against(schema: &Value, body: &Value) {
     let script = "import json, sys\ntry:\n    import jsonschema\nexcept ImportError:\n    sys.exit(3)\nschema, body = json.loads(sys.argv[1]), json.loads(sys.argv[2])\njsonschema.Draft202012Validator.check_schema(schema)\njsonschema.validate(body, schema, cls=jsonschema.Draft202012Validator)\n";
     let out = std::process::Command::new("python3")
         .args(["-c", script, &schema.to_string(), &body.to_string()])
         .output();
+    const REQUIRED: &str = "CONTENT_PIPELINE_REQUIRE_JSONSCHEMA";
     match out {
-        Ok(out) if out.status.code() == Some(3) || out.status.code().is_none() => {
-            eprintln!("SKIPPED schema validation: the Python package jsonschema is missing")
-        }
+        Ok(out) if out.status.code() == Some(3) => tool_missing(
+            REQUIRED,
+            "the Python package jsonschema is missing (pip install jsonschema)",
+        ),
         Ok(out) => assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         ),
-        Err(e) => eprintln!("SKIPPED schema validation: python3 cannot run: {e}"),
+        Err(e) => tool_missing(REQUIRED, &format!("python3 cannot run: {e}")),
     }
 }
 

@@ -4,7 +4,7 @@ use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
 use askama::Template;
 use axum::extract::{ConnectInfo, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Form, Router};
@@ -72,24 +72,58 @@ struct SignInForm {
     next: Option<String>,
 }
 
-/// The client's address, for throttling sign-in attempts per address.
-fn client_address(peer: Option<Extension<ConnectInfo<SocketAddr>>>) -> IpAddr {
-    peer.map_or(
+/// The client's address, for throttling sign-in attempts per address: the connection's peer,
+/// unless the peer is a trusted proxy. Then `X-Forwarded-For` is read from the right, where
+/// each proxy appends the address it saw, to the first address that is not a trusted proxy;
+/// what a client wrote in the header itself stands further left and is never reached. A
+/// header that does not parse on the way counts the request under the peer.
+fn client_address(
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: &HeaderMap,
+    trusted: &[ipnet::IpNet],
+) -> IpAddr {
+    let peer = peer.map_or(
         IpAddr::V6(Ipv6Addr::UNSPECIFIED),
         |Extension(ConnectInfo(a))| a.ip(),
-    )
+    );
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return peer;
+    }
+    let mut hops = Vec::new();
+    for value in headers.get_all("x-forwarded-for") {
+        let Ok(text) = value.to_str() else {
+            return peer;
+        };
+        hops.extend(text.split(',').map(str::trim));
+    }
+    for hop in hops.into_iter().rev() {
+        let Some(ip) = hop
+            .parse::<IpAddr>()
+            .ok()
+            .or_else(|| hop.parse::<SocketAddr>().ok().map(|a| a.ip()))
+        else {
+            return peer;
+        };
+        if !is_trusted(&ip) {
+            return ip;
+        }
+    }
+    peer
 }
 
 async fn sign_in(
     State(portal): State<Portal>,
     jar: CookieJar,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
     Form(form): Form<SignInForm>,
 ) -> PageResult {
     let next = safe_next(form.next.as_deref());
+    let address = client_address(peer, &headers, &portal.config.trusted_proxies);
     match portal
         .ops
-        .sign_in(&form.email, &form.password, client_address(peer))
+        .sign_in(&form.email, &form.password, address)
         .await
     {
         Ok(started) => Ok(signed_in(&portal, jar, started, &next)),
