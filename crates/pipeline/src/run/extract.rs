@@ -266,7 +266,22 @@ fn extract_files(
         }
         match language {
             Some(language) => {
-                let mut outline = extractor.outline(&file.path, language, &text)?;
+                // One file past a per-file bound (nesting, parse time) is left out, said in
+                // the log; it does not cost the feature its docs.
+                let mut outline = match extractor.outline(&file.path, language, &text) {
+                    Ok(outline) => outline,
+                    Err(e @ PipelineError::LimitExceeded { .. }) => {
+                        out.skipped += 1;
+                        log.log(
+                            LogLevel::Warn,
+                            LogStage::Extract,
+                            "skipped a source file past a limit",
+                            json!({ "path": file.path, "error": e.to_string() }),
+                        );
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 if language == Language::Rust {
                     let facts = Arc::new(std::mem::take(&mut outline.rust_modules));
                     rust_modules.insert(file.path.clone(), Some(facts));

@@ -155,28 +155,78 @@ fn a_file_larger_than_max_file_bytes_is_skipped_with_a_warning() {
     assert_eq!(skipped.3["max_file_bytes"], 1_000);
 }
 
+/// The warning that says a source file was left out for crossing `limit`: its details.
+fn skipped_past(log: &Recorded, limit: &str) -> serde_json::Value {
+    log.0
+        .iter()
+        .find(|(l, s, m, d)| {
+            *l == LogLevel::Warn
+                && *s == LogStage::Extract
+                && m == "skipped a source file past a limit"
+                && d["error"].as_str().is_some_and(|e| e.contains(limit))
+        })
+        .unwrap_or_else(|| panic!("a warning names the file past {limit}: {:?}", log.0))
+        .3
+        .clone()
+}
+
 #[test]
-fn nesting_deeper_than_max_nesting_depth_fails_the_run() {
+fn a_file_nested_deeper_than_max_nesting_depth_is_left_out_with_a_warning() {
     let mut repo = Repo::new();
     let deep = format!("x = 1\n{}{}\n", "[".repeat(300), "]".repeat(300));
     repo.write("src/ok.rs", documented_fns(1))
-        .write("src/deep.py", deep);
+        .write("src/deep.py", deep)
+        // Brackets inside strings open nothing: this file nests two levels.
+        .write(
+            "src/colors.go",
+            format!(
+                "package colors\n\n// Codes are terminal colours.\nvar Codes = []string{{\n{}}}\n",
+                "\t\"\\x1b[33m\\x1b[1m[[[\",\n".repeat(200)
+            ),
+        );
     repo.commit("feat: deep lists");
-    assert_cap(
-        run_with(&repo, "src", &Limits::default()),
-        "max_nesting_depth",
-        "src/deep.py, line 2",
-        LogStage::Extract,
+    let (result, log) = run_with(&repo, "src", &Limits::default());
+    let output = result.unwrap();
+    let skipped = skipped_past(&log, "max_nesting_depth");
+    assert_eq!(skipped["path"], "src/deep.py");
+    assert!(
+        skipped["error"]
+            .as_str()
+            .unwrap()
+            .contains("src/deep.py, line 2"),
+        "{skipped}"
+    );
+    let documented: Vec<_> = dev_docs(&output)
+        .provenance
+        .symbols
+        .iter()
+        .map(|s| s.path.clone())
+        .collect();
+    assert!(
+        documented.contains(&"src/ok.rs".to_owned()),
+        "{documented:?}"
+    );
+    assert!(
+        documented.contains(&"src/colors.go".to_owned()),
+        "{documented:?}"
     );
     let limits = Limits {
         max_nesting_depth: 300,
         ..Limits::default()
     };
-    run_with(&repo, "src", &limits).0.unwrap();
+    let (result, log) = run_with(&repo, "src", &limits);
+    result.unwrap();
+    assert!(
+        !log.0
+            .iter()
+            .any(|(_, _, m, _)| m == "skipped a source file past a limit"),
+        "{:?}",
+        log.0
+    );
 }
 
 #[test]
-fn a_parse_longer_than_max_parse_millis_fails_the_run() {
+fn a_file_whose_parse_takes_longer_than_max_parse_millis_is_left_out_with_a_warning() {
     let mut repo = Repo::new();
     // 400 KB of tokens that never make an item: tree-sitter's error recovery at work.
     repo.write("src/garbage.rs", "pub\n".repeat(100_000));
@@ -185,12 +235,14 @@ fn a_parse_longer_than_max_parse_millis_fails_the_run() {
         max_parse_millis: 1,
         ..Limits::default()
     };
-    assert_cap(
-        run_with(&repo, "src", &limits),
-        "max_parse_millis",
-        "src/garbage.rs",
-        LogStage::Extract,
+    let (result, log) = run_with(&repo, "src", &limits);
+    assert_eq!(
+        skipped_past(&log, "max_parse_millis")["path"],
+        "src/garbage.rs"
     );
+    if let Err(e) = result {
+        assert!(!e.to_string().contains("max_parse_millis"), "{e}");
+    }
 }
 
 #[test]
@@ -207,12 +259,9 @@ fn unclosed_brackets_are_refused_at_once_or_read_in_linear_time() {
     repo.commit("feat: unclosed brackets");
 
     // A 1 MiB file of unclosed brackets never reaches the parser.
-    assert_cap(
-        run_with(&repo, "big", &Limits::default()),
-        "max_nesting_depth",
-        "big/hostile.rs, line 1",
-        LogStage::Extract,
-    );
+    let (_, log) = run_with(&repo, "big", &Limits::default());
+    let skipped = skipped_past(&log, "max_nesting_depth");
+    assert_eq!(skipped["path"], "big/hostile.rs");
 
     // Allowed to nest that deep, 128 K unclosed brackets in each language are read in a
     // fraction of a second (they took minutes when a tree-sitter query walked the flat tree

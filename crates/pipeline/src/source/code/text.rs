@@ -44,14 +44,27 @@ pub(crate) fn read_text(
     })
 }
 
-/// The line (1-based) where bracket nesting first goes deeper than `max`, if it does. Every
-/// bracket counts, in strings and comments too: a cheap bound taken before tree-sitter, which
-/// a file of unclosed brackets costs most.
+/// The line (1-based) where bracket nesting first goes deeper than `max`, if it does: a cheap
+/// bound taken before tree-sitter, which a file of unclosed brackets costs most. Brackets
+/// inside a double-quoted string on one line do not count (`"\x1b[33m"` opens nothing); those
+/// in comments and other kinds of strings do.
 pub(crate) fn nesting_exceeded(text: &str, max: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut line = 1;
+    let mut in_string = false;
+    let mut escaped = false;
     for byte in text.bytes() {
+        if in_string && byte != b'\n' {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
         match byte {
+            b'"' => in_string = true,
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 if depth > max {
@@ -59,7 +72,10 @@ pub(crate) fn nesting_exceeded(text: &str, max: usize) -> Option<usize> {
                 }
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b'\n' => line += 1,
+            b'\n' => {
+                line += 1;
+                (in_string, escaped) = (false, false);
+            }
             _ => {}
         }
     }
