@@ -227,14 +227,15 @@ fn sections(markdown: &str, keep: impl Fn(&str) -> bool) -> String {
 /// documents left out are listed in a last section.
 pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
     let mut out: Vec<Prose> = Vec::new();
-    let mut left: Vec<String> = Vec::new();
+    // The documents left out, as (path, title).
+    let mut left: Vec<(String, String)> = Vec::new();
     let mut remaining = budget;
     for doc in docs {
         if doc.markdown.trim().is_empty() {
             continue;
         }
         if !left.is_empty() {
-            left.push(doc.path);
+            left.push((doc.path, doc.title));
             continue;
         }
         if doc.markdown.len() <= remaining {
@@ -255,7 +256,7 @@ pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
                 );
                 out.push(Prose { markdown, ..doc });
             }
-            None => left.push(doc.path),
+            None => left.push((doc.path, doc.title)),
         }
         remaining = 0;
     }
@@ -263,7 +264,7 @@ pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
         let mut list: Vec<String> = left
             .iter()
             .take(MAX_LISTED)
-            .map(|path| format!("- [{path}]({})", link_target(path)))
+            .map(|(path, title)| format!("- [{}]({})", link_text(path, title), link_target(path)))
             .collect();
         if left.len() > MAX_LISTED {
             list.push(format!("- and {} more", left.len() - MAX_LISTED));
@@ -279,6 +280,18 @@ pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
         });
     }
     out
+}
+
+/// What a reader sees of a document left out: its title (a path is not a name), else its
+/// file's name; brackets escaped for the link text.
+fn link_text(path: &str, title: &str) -> String {
+    let name = match title.trim() {
+        "" => path.rsplit('/').next().unwrap_or(path),
+        title => title,
+    };
+    name.replace('\\', "\\\\")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
 }
 
 /// The longest beginning of `markdown` within `budget` bytes that ends before a heading (when
@@ -346,8 +359,14 @@ mod tests {
             .collect();
         let docs = vec![
             doc("docs/a.md", &long),
-            doc("docs/b.md", &long),
-            doc("docs/c d.md", "small"),
+            Prose {
+                title: "Proxies [advanced]".into(),
+                ..doc("docs/b.md", &long)
+            },
+            Prose {
+                title: String::new(),
+                ..doc("docs/c d.md", "small")
+            },
         ];
         let shown = cap(docs, 2_000);
         assert_eq!(shown.len(), 2, "{shown:?}");
@@ -363,7 +382,7 @@ mod tests {
         assert!(
             shown[1]
                 .markdown
-                .ends_with("- [docs/b.md](docs/b.md)\n- [docs/c d.md](docs/c%20d.md)"),
+                .ends_with("- [Proxies \\[advanced\\]](docs/b.md)\n- [c d.md](docs/c%20d.md)"),
             "{}",
             shown[1].markdown
         );
