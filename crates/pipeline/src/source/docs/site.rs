@@ -6,8 +6,11 @@
 //! - Docusaurus: the page ids of `sidebars.js`/`.ts` in the order written, else each page's
 //!   `sidebar_position` and its folder's `_category_.json` `position`;
 //! - Sphinx: the `toctree` of the docs' `index.md`/`index.rst`, after the index itself;
+//! - a docs folder whose pages give their place in their front matter (`sidebar_position`,
+//!   `nav_order`, `nav`, `weight`, `order`): across the folder when no two pages share a
+//!   number, else within each folder;
 //!
-//! and without a site, paths compared with their numbers as numbers ("2-options" before
+//! and otherwise paths compared with their numbers as numbers ("2-options" before
 //! "10-instances"). Configuration files are read up to [`MAX_CONFIG_BYTES`]; every pass is
 //! linear in them.
 
@@ -102,6 +105,7 @@ fn site_title(read: &dyn Fn(&str) -> Option<String>, kind: &str) -> Option<Strin
             ],
             "title",
         ),
+        "front matter" => return None,
         _ => (
             &[
                 "docs/conf.py",
@@ -197,7 +201,50 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
             }
         }
     }
-    None
+    front_matter_order(read, pages)
+}
+
+/// Front-matter keys that give a page its place in a docs folder without a site
+/// configuration (Docusaurus, Just the Docs, VitePress themes, Hugo, Zola and others).
+const ORDER_KEYS: [&str; 5] = ["sidebar_position", "nav_order", "nav", "weight", "order"];
+
+/// The pages that give their place in their front matter ([`ORDER_KEYS`]), in that order:
+/// across the folder when no two share a number (one sequence over the whole site), else
+/// folder by folder (each folder counting on its own). `None` when fewer than two do.
+fn front_matter_order(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<SiteOrder> {
+    let mut keyed: Vec<(f64, &str)> = pages
+        .iter()
+        .take(MAX_PAGES)
+        .filter_map(|page| {
+            let text = read(page)?;
+            let place = ORDER_KEYS
+                .iter()
+                .find_map(|key| front_matter_number(&text, key))?;
+            place.is_finite().then_some((place, *page))
+        })
+        .collect();
+    if keyed.len() < 2 {
+        return None;
+    }
+    let mut numbers: Vec<f64> = keyed.iter().map(|(n, _)| *n).collect();
+    numbers.sort_by(f64::total_cmp);
+    let one_sequence = numbers.windows(2).all(|w| w[0] != w[1]);
+    let folder = |page: &str| page.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    keyed.sort_by(|(x, a), (y, b)| {
+        let by_place = x.total_cmp(y).then_with(|| natural(a, b));
+        match one_sequence {
+            true => by_place,
+            false => natural(&folder(a), &folder(b)).then(by_place),
+        }
+    });
+    let mut order = SiteOrder {
+        kind: "front matter",
+        ..SiteOrder::default()
+    };
+    for (_, page) in keyed {
+        order.push(page.to_string());
+    }
+    Some(order)
 }
 
 fn join(base: &str, path: &str) -> String {
@@ -504,6 +551,57 @@ mod tests {
         let mut sorted: Vec<String> = pages.iter().map(|p| p.to_string()).collect();
         sorted.sort_by(|a, b| order.compare(a, b));
         sorted
+    }
+
+    #[test]
+    fn a_docs_folder_follows_its_pages_front_matter() {
+        // One sequence across folders (as zustand's `nav:`): the number decides.
+        let pages = [
+            "docs/index.md",
+            "docs/learn/comparison.md",
+            "docs/learn/introduction.md",
+            "docs/reference/create.md",
+            "docs/learn/tutorial.md",
+        ];
+        let read = files(&[
+            (
+                "docs/learn/comparison.md",
+                "---\ntitle: Comparison\nnav: 2\n---\n# C\n",
+            ),
+            ("docs/learn/introduction.md", "---\nnav: 1\n---\n# I\n"),
+            ("docs/reference/create.md", "---\nnav: 21\n---\n# create\n"),
+            ("docs/learn/tutorial.md", "---\nnav: 3\n---\n# T\n"),
+            ("docs/index.md", "# Docs\n"),
+        ]);
+        let order = site_order(&read, &pages).expect("an order");
+        assert_eq!(order.kind, "front matter");
+        assert_eq!(order.title, None);
+        assert_eq!(
+            ordered(&order, &pages),
+            [
+                "docs/learn/introduction.md",
+                "docs/learn/comparison.md",
+                "docs/learn/tutorial.md",
+                "docs/reference/create.md",
+                "docs/index.md",
+            ]
+        );
+        // Each folder counting on its own (`nav_order: 1` twice): folder by folder.
+        let pages = ["docs/b/x.md", "docs/a/y.md", "docs/a/z.md", "docs/b/w.md"];
+        let read = files(&[
+            ("docs/b/x.md", "---\nnav_order: 2\n---\n"),
+            ("docs/b/w.md", "---\nnav_order: 1\n---\n"),
+            ("docs/a/y.md", "---\nweight: 2\n---\n"),
+            ("docs/a/z.md", "---\nweight: 1\n---\n"),
+        ]);
+        let order = site_order(&read, &pages).expect("an order");
+        assert_eq!(
+            ordered(&order, &pages),
+            ["docs/a/z.md", "docs/a/y.md", "docs/b/w.md", "docs/b/x.md"]
+        );
+        // One page with a number is no order.
+        let read = files(&[("docs/b/x.md", "---\nnav: 2\n---\n")]);
+        assert_eq!(site_order(&read, &pages), None);
     }
 
     #[test]
