@@ -39,7 +39,9 @@ const SECTION_TITLES: &[&str] = &[
 ];
 
 /// Reads a Markdown file as prose: its title is its first level-1 heading (ATX `# T` or
-/// setext `T` over `===`) unless that heading names a section, else its file name.
+/// setext `T` over `===`) when no other heading comes before it and it does not name a
+/// section, else its file name. (A README that opens with `## First create a store` and has
+/// `# Recipes` further down is not titled "Recipes".)
 pub(crate) fn prose(path: &str, text: &str) -> Prose {
     let converted;
     let text = if path.to_ascii_lowercase().ends_with(".rst") {
@@ -70,6 +72,7 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
                 continue;
             }
         }
+        first_heading_seen = true;
         kept.push(format!("{} {text}", "#".repeat((level + 2).min(6))));
     }
     let stem = path.rsplit('/').next().unwrap_or(path);
@@ -642,5 +645,12 @@ pub(crate) mod tests {
         );
         assert!(p.markdown.contains("### Motivation"), "{}", p.markdown);
         assert_eq!(prose("ü.md", "ü\n===\n").title, "ü");
+        // A level-1 heading after the document's sections began is one of them.
+        let p = prose(
+            "README.md",
+            "Intro.\n\n## First create a store\n\nx\n\n# Recipes\n\n## Fetching\n\ny\n",
+        );
+        assert_eq!(p.title, "README");
+        assert!(p.markdown.contains("### Recipes"), "{}", p.markdown);
     }
 }
