@@ -353,6 +353,19 @@ fn extract_files(
                 out.code.push(file.clone());
             }
             None => {
+                // What the page includes from other files, as the site's build would.
+                let read_included = |path: &str| {
+                    let entry = tree.get_path(std::path::Path::new(path)).ok()?;
+                    if entry.filemode() == 0o120000 || entry.kind() != Some(git2::ObjectType::Blob)
+                    {
+                        return None;
+                    }
+                    match code::read_text(repo, path, entry.id(), limits).ok()? {
+                        FileText::Text(text) => Some(text),
+                        _ => None,
+                    }
+                };
+                let text = docs::expand_includes(&file.path, &text, &read_included);
                 out.prose.push(docs::prose(&file.path, &text));
                 out.prose_files.push(file.clone());
             }

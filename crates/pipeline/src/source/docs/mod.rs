@@ -6,6 +6,7 @@
 mod fences;
 mod frameworks;
 mod html_blocks;
+mod includes;
 mod intro;
 mod markdown;
 mod markup;
@@ -17,6 +18,7 @@ mod vocabulary;
 pub(crate) mod walkthrough;
 
 pub(crate) use fences::Fences;
+pub(crate) use includes::expand as expand_includes;
 pub(crate) use intro::{docs_intro, docs_title};
 pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
