@@ -33,6 +33,7 @@ mod portal;
 mod portal_browser;
 mod portal_webhooks;
 mod principal_cache;
+mod publish_targets;
 mod published_site;
 mod quotas;
 mod ratelimit;
