@@ -152,6 +152,11 @@ pub fn push_files(req: &PushRequest) -> Result<Pushed, PushError> {
         .map_err(|e| PushError::Failed(format!("the work directory could not be made: {e}")))?;
     let _lock = lock(&req.work_dir.join(format!("{}.lock", req.key)), deadline)?;
     let scratch = mirror_path(&req.work_dir, &req.key);
+    // The scratch repository is only a cache of tips: past half the disk bound it starts
+    // again (shallow fetches and our commits pile up otherwise, and git never collects here).
+    if dir_size(&scratch) > req.limits.max_disk_bytes / 2 {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
     ensure_mirror(&req.git, &scratch)?;
     clear_leftovers(&scratch);
     let session_request = FetchRequest {

@@ -221,13 +221,7 @@ impl Operations {
             format: format.as_str().to_owned(),
         };
         let record = tx
-            .set_publish_target(
-                ws.id,
-                &setting,
-                credential.as_ref(),
-                true,
-                self.clock.timestamp(),
-            )
+            .set_publish_target(ws.id, &setting, credential.as_ref(), self.clock.timestamp())
             .await?;
         Ok(publish_target_view(record))
     }

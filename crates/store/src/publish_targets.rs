@@ -144,13 +144,12 @@ impl Tx {
     /// Sets the workspace's target (made or replaced) and asks for a sync now. A changed
     /// URL, branch or folder forgets the files written to the previous place (they are
     /// another repository's, or another folder's, now); a credential of `None` keeps the
-    /// current one when `keep_credential`, else removes it.
+    /// current one.
     pub async fn set_publish_target(
         &mut self,
         workspace: WorkspaceId,
         setting: &PublishTargetSetting,
         credential: Option<&StoredCredential>,
-        keep_credential: bool,
         now: Timestamp,
     ) -> Result<PublishTargetRecord, StoreError> {
         on_tx!(self, |c| sqlx::query(
@@ -174,7 +173,7 @@ impl Tx {
         .execute(c)
         .await?
         .rows_affected());
-        if credential.is_some() || !keep_credential {
+        if credential.is_some() {
             on_tx!(self, |c| sqlx::query(
                 "UPDATE publish_targets SET credential_kind = $2, credential = $3,
                      credential_fingerprint = $4, public_key = $5
