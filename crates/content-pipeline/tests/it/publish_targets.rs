@@ -348,3 +348,65 @@ async fn a_target_is_checked_and_shown_without_its_secret() {
     app.call(Method::DELETE, &path).expect(200).await;
     app.get(&path).expect(404).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn admins_set_the_target_in_the_portal_and_see_its_status() {
+    let app = app!(builder());
+    let server = GitServer::start().await;
+    server.require_basic_auth("x-access-token", TOKEN);
+    let bare = docs_repository(&app, &server);
+    let ws = app.workspace("Docs").await;
+    let admin = app.person("admin@example.com", Some((&ws, "admin"))).await;
+    let page = format!("/portal/w/{ws}/settings/repository");
+    let (status, html) = admin.page(&page).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("data-test=\"no-publish-target\""), "{html}");
+    let csrf = admin.csrf(&page).await;
+    let form = |url: &str, folder: &str| {
+        vec![
+            ("csrf".to_owned(), csrf.clone()),
+            ("url".to_owned(), url.to_owned()),
+            ("branch".to_owned(), String::new()),
+            ("folder".to_owned(), folder.to_owned()),
+            ("format".to_owned(), "docusaurus".to_owned()),
+            ("token".to_owned(), TOKEN.to_owned()),
+            ("username".to_owned(), String::new()),
+        ]
+    };
+    let post = |fields: Vec<(String, String)>| {
+        let admin = &admin;
+        let target = format!("{page}/publish-target");
+        async move {
+            let pairs: Vec<(&str, &str)> = fields
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            admin.post(&target, &pairs).await
+        }
+    };
+    let refused = post(form(&server.url("acme/docs"), "../up")).await;
+    assert_eq!(refused.status(), 422);
+    let r = post(form(&server.url("acme/docs"), "website")).await;
+    assert_eq!(r.status(), 200);
+    let html = r.text().await.expect("page");
+    assert!(
+        html.contains("data-test=\"publish-facts\"") && !html.contains(TOKEN),
+        "{html}"
+    );
+
+    let article = app
+        .write_article(
+            &ws,
+            "csv-export",
+            Surface::HelpCenter,
+            "---\ntitle: \"CSV export\"\n---\n\nText.\n",
+        )
+        .await;
+    publish(&app, &article).await;
+    let shown = synced(&app, &ws).await;
+    assert!(file_at_main(&bare, PAGE).is_some());
+    let (_, html) = admin.page(&page).await;
+    assert!(html.contains("data-state=\"synced\""), "{html}");
+    let commit = shown["sync"]["last_commit"].as_str().expect("a commit");
+    assert!(html.contains(commit), "the pushed commit is shown");
+}
