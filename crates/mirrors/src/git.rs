@@ -23,8 +23,9 @@ pub(crate) const REDIRECTED: &str = "the host answered with a redirect";
 /// What a push says when the branch moved on the remote since it was fetched.
 pub(crate) const PUSH_REJECTED: &str =
     "the push was rejected: the branch moved on the remote since it was fetched (non-fast-forward)";
-/// What fetching a branch the remote does not have says.
-pub(crate) const NO_SUCH_BRANCH: &str = "the branch does not exist on the remote";
+/// What fetching a ref the remote does not have says (a publish target's branch before its
+/// first push).
+pub(crate) const NO_SUCH_BRANCH: &str = "the remote does not have this ref";
 
 /// The git program set up for one remote: a clean environment, the connection pinned to the
 /// checked addresses, redirects refused, the credential given out of band.

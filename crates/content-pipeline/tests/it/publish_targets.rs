@@ -410,3 +410,40 @@ async fn admins_set_the_target_in_the_portal_and_see_its_status() {
     let commit = shown["sync"]["last_commit"].as_str().expect("a commit");
     assert!(html.contains(commit), "the pushed commit is shown");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_first_push_makes_a_missing_branch_at_the_root() {
+    let app = app!(builder());
+    let server = GitServer::start().await;
+    server.require_basic_auth("x-access-token", TOKEN);
+    let bare = docs_repository(&app, &server);
+    let ws = app.workspace("Docs team").await;
+    app.call(Method::PUT, &format!("/v1/workspaces/{ws}/publish-target"))
+        .json(&json!({"url": server.url("acme/docs"), "branch": "site", "format": "mkdocs-material", "token": TOKEN}))
+        .expect(200)
+        .await;
+    let article = app
+        .write_article(
+            &ws,
+            "csv-export",
+            Surface::HelpCenter,
+            "---\ntitle: \"CSV export\"\n---\n\nText.\n",
+        )
+        .await;
+    publish(&app, &article).await;
+    let shown = synced(&app, &ws).await;
+    let head = git(&bare, &["rev-parse", "site"]).expect("the branch was made");
+    assert_eq!(shown["sync"]["last_commit"], head.trim());
+    let page = git(&bare, &["show", "site:docs/help-center/csv-export.md"]).expect("the page");
+    assert!(page.contains("Text."), "{page}");
+    assert!(git(&bare, &["show", "site:mkdocs.yml"]).is_some());
+    assert!(
+        git(&bare, &["show", "site:README.md"]).is_none(),
+        "a new branch of our own"
+    );
+    assert_eq!(
+        file_at_main(&bare, "README.md").as_deref(),
+        Some("# Acme docs\n"),
+        "main untouched"
+    );
+}
