@@ -125,7 +125,7 @@ async fn attempt(
         files: plan.files,
         previous: plan.previous,
         message: plan.message,
-        author: mirrors::Author::default(),
+        author: settings.publish_author.clone(),
         allowed_cidrs: settings.allowed_cidrs.clone(),
         limits: settings.limits.clone(),
         rebases: REBASES,

@@ -412,8 +412,11 @@ async fn admins_set_the_target_in_the_portal_and_see_its_status() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_first_push_makes_a_missing_branch_at_the_root() {
-    let app = app!(builder());
+async fn the_first_push_makes_a_missing_branch_at_the_root_by_the_configured_author() {
+    let app = app!(builder().configure(|c| {
+        c.publish_author_name = "Docs Bot".into();
+        c.publish_author_email = "docs-bot@acme.test".into();
+    }));
     let server = GitServer::start().await;
     server.require_basic_auth("x-access-token", TOKEN);
     let bare = docs_repository(&app, &server);
@@ -437,6 +440,15 @@ async fn the_first_push_makes_a_missing_branch_at_the_root() {
     let page = git(&bare, &["show", "site:docs/help-center/csv-export.md"]).expect("the page");
     assert!(page.contains("Text."), "{page}");
     assert!(git(&bare, &["show", "site:mkdocs.yml"]).is_some());
+    let by = git(
+        &bare,
+        &["log", "-1", "--format=%an <%ae>|%cn <%ce>", "site"],
+    )
+    .expect("log");
+    assert_eq!(
+        by.trim(),
+        "Docs Bot <docs-bot@acme.test>|Docs Bot <docs-bot@acme.test>"
+    );
     assert!(
         git(&bare, &["show", "site:README.md"]).is_none(),
         "a new branch of our own"
