@@ -16,13 +16,14 @@ pub use page::Page;
 pub use requests::{
     CreateToken, CreateWebhook, CreateWorkspace, DriftCheckOptions, InviteMember,
     RecoverDeliveries, RegenerateArticle, ReplayDelivery, RotateSecret, SendTestEvent,
-    SetForgeToken, SetRepositoryToken, TriggerRun, UpdateMember, UpdateWebhook, UpdateWorkspace,
+    SetForgeToken, SetPublishTarget, SetRepositoryToken, TriggerRun, UpdateMember, UpdateWebhook,
+    UpdateWorkspace,
 };
 pub use resources::{
     Article, ArticleVersion, Delivery, DeliveryAttempt, DriftCheck, DriftReport, EventTypeInfo,
-    EventTypeList, ForgeConnection, ForgeDelivery, ForgeEndpoints, Member, PullRequestCheck,
-    Recovered, Repository, RepositoryCredential, Run, RunArtifact, RunLogEvent, RunTrigger, Token,
-    Webhook, Workspace,
+    EventTypeList, ForgeConnection, ForgeDelivery, ForgeEndpoints, Member, PublishSync,
+    PublishTarget, PullRequestCheck, Recovered, Repository, RepositoryCredential, Run, RunArtifact,
+    RunLogEvent, RunTrigger, Token, Webhook, Workspace,
 };
 
 /// Lets `"field": null` be told apart from an absent field (PATCH bodies, fields shown only

@@ -296,3 +296,42 @@ pub struct SetForgeToken {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_url: Option<String>,
 }
+
+/// A workspace's publish target, as its admin sets it (`PUT …/publish-target`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"url": "https://github.com/acme/docs.git", "branch": "main", "folder": "docs", "format": "docusaurus", "token": "ghp_…"}))]
+pub struct SetPublishTarget {
+    /// The docs repository: https (a token) or ssh / `git@host:path` (a deploy key), without
+    /// credentials in it; checked against the outbound address policy. At most 2048
+    /// characters.
+    #[schema(min_length = 1, max_length = 2048)]
+    pub url: String,
+    /// The branch the articles are committed to (made by the first push when missing).
+    /// Default `main`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The folder inside the repository the export is written to: a relative path without
+    /// `.` or `..` components (`docs`, `site/content`). Default: the repository's root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 512)]
+    pub folder: Option<String>,
+    /// The export layout written there: `docusaurus`, `mintlify`, `starlight` or
+    /// `mkdocs-material`.
+    pub format: String,
+    /// Write-only: an access token with write access to the repository (sent as HTTP basic
+    /// auth, user `x-access-token` unless `username` says otherwise). Printable ASCII without
+    /// spaces, 1–4096 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 4096, pattern = "^[!-~]{1,4096}$")]
+    pub token: Option<String>,
+    /// The user name sent with `token`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 200, pattern = "^[!-9;-~]{1,200}$")]
+    pub username: Option<String>,
+    /// `true`: generate an ed25519 deploy key for an ssh URL; its public half is in the
+    /// answer's `credential.public_key` (give it write access on the forge). Exclusive with
+    /// `token`. Neither: the current credential is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate_deploy_key: Option<bool>,
+}

@@ -461,3 +461,42 @@ pub struct Recovered {
     /// True when the per-call cap (10,000) was reached: call again to recover the rest.
     pub has_more: bool,
 }
+
+/// A workspace's publish target: the docs repository that publishing keeps in sync, and how
+/// its last sync went. The credential shows only its kind and fingerprint.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"workspace_id": "ws_01933b5e8f7a7c3e9d1f2a4b6c8d0e1f", "url": "https://github.com/acme/docs.git", "branch": "main", "folder": "docs", "format": "docusaurus", "credential": {"kind": "token", "fingerprint": "sha256:9f86d081884c7d65"}, "sync": {"state": "synced", "pending": false, "attempts": 0, "next_attempt_at": null, "last_attempt_at": "2026-11-23T10:15:31.004Z", "last_sync_at": "2026-11-23T10:15:31.004Z", "last_commit": "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e", "last_error": null}, "created_at": "2026-11-23T10:15:30.123Z", "updated_at": "2026-11-23T10:15:31.004Z"}))]
+pub struct PublishTarget {
+    pub workspace_id: WorkspaceId,
+    pub url: String,
+    pub branch: String,
+    /// The folder inside the repository (`""`: its root).
+    pub folder: String,
+    /// The export layout written there.
+    pub format: String,
+    pub credential: Option<RepositoryCredential>,
+    pub sync: PublishSync,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// How the target's syncs go.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct PublishSync {
+    /// `pending` (a sync is due), `syncing` (a worker pushes now), `synced` (the branch holds
+    /// what is published), `retrying` (the last attempt failed; `next_attempt_at` tries again)
+    /// or `auth_failed` (the host refused the credential: nothing is tried until it changes).
+    pub state: String,
+    /// True while published changes wait to be pushed (none is ever dropped).
+    pub pending: bool,
+    /// Failed attempts since the last success.
+    pub attempts: i64,
+    pub next_attempt_at: Option<Timestamp>,
+    pub last_attempt_at: Option<Timestamp>,
+    /// When a sync last succeeded.
+    pub last_sync_at: Option<Timestamp>,
+    /// The branch's commit after the last successful sync.
+    pub last_commit: Option<String>,
+    /// Why the last attempt failed (never a secret); null after a success.
+    pub last_error: Option<String>,
+}

@@ -47,6 +47,7 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(routes::drift::router())
         .merge(routes::forge::router())
         .merge(routes::exports::router())
+        .merge(routes::publish_targets::router())
 }
 
 /// What the API serves without bearer authentication or idempotency keys: forges' webhooks.

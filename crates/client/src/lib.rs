@@ -253,6 +253,30 @@ impl Client {
         )
     }
 
+    /// The workspace's publish target (the docs repository publishing keeps in sync) and
+    /// how its last sync went.
+    pub fn get_publish_target(&self, id: &WorkspaceId) -> Call<PublishTarget> {
+        self.get(format!("/v1/workspaces/{id}/publish-target"))
+    }
+
+    /// Sets the publish target (and its write credential); a sync follows at once.
+    pub fn set_publish_target(
+        &self,
+        id: &WorkspaceId,
+        body: &SetPublishTarget,
+    ) -> Call<PublishTarget> {
+        self.call(Method::PUT, format!("/v1/workspaces/{id}/publish-target"))
+            .body(body)
+    }
+
+    /// Removes the publish target; the repository keeps what was pushed.
+    pub fn delete_publish_target(&self, id: &WorkspaceId) -> Call<PublishTarget> {
+        self.call(
+            Method::DELETE,
+            format!("/v1/workspaces/{id}/publish-target"),
+        )
+    }
+
     /// The workspace's forge connection: payload URLs, whether a secret is set, the status
     /// token's fingerprint.
     pub fn get_forge(&self, id: &WorkspaceId) -> Call<ForgeConnection> {
@@ -373,6 +397,11 @@ impl Client {
     /// Publishes the current version (200 also when it already was).
     pub fn publish_article(&self, id: &ArticleId) -> Call<Article> {
         self.call(Method::POST, format!("/v1/articles/{id}/publish"))
+    }
+
+    /// Takes the article off the published site (and its page out of the publish target).
+    pub fn unpublish_article(&self, id: &ArticleId) -> Call<Article> {
+        self.call(Method::DELETE, format!("/v1/articles/{id}/publication"))
     }
 
     /// Queues a run for the article's feature and surface.

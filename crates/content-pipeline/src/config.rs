@@ -121,6 +121,9 @@ pub struct Config {
     pub mirror_max_mb: u64,
     /// The `git` program that fetches (default: `git` on the PATH).
     pub git_program: Option<PathBuf>,
+    /// Author and committer of the commits pushed to publish targets.
+    pub publish_author_name: String,
+    pub publish_author_email: String,
     // Fairness between tenants.
     /// Delivery attempts in flight at once for one workspace in one process, across all its
     /// subscriptions; unset: half of `webhook_concurrency`.
@@ -217,6 +220,8 @@ impl Default for Config {
             fetch_max_objects: 5_000_000,
             mirror_max_mb: 2048,
             git_program: None,
+            publish_author_name: mirrors::Author::default().name,
+            publish_author_email: mirrors::Author::default().email,
             webhook_workspace_concurrency: None,
             log_streams_per_token: 5,
             log_stream_lifetime: Duration::from_secs(30 * 60),
@@ -339,6 +344,20 @@ impl Config {
             max_bytes: mib(self.fetch_max_mb, "CONTENT_PIPELINE_FETCH_MAX_MB")?,
             max_objects: self.fetch_max_objects.max(1),
             max_disk_bytes: mib(self.mirror_max_mb, "CONTENT_PIPELINE_MIRROR_MAX_MB")?,
+        };
+        let plain = |text: &str| {
+            !text.trim().is_empty()
+                && text.len() <= 200
+                && !text.chars().any(|c| c.is_control() || c == '<' || c == '>')
+        };
+        if !plain(&self.publish_author_name) || !plain(&self.publish_author_email) {
+            anyhow::bail!(
+                "CONTENT_PIPELINE_PUBLISH_AUTHOR_NAME / _EMAIL: 1–200 characters without '<', '>' or control characters"
+            );
+        }
+        settings.publish_author = mirrors::Author {
+            name: self.publish_author_name.clone(),
+            email: self.publish_author_email.clone(),
         };
         settings.allowed_cidrs = self
             .webhook_allowed_cidrs

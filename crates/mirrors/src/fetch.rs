@@ -290,7 +290,7 @@ fn bad_id(id: &str) -> FetchError {
 
 /// An exclusive lock on `path` (a file beside the mirror), waited for until `deadline`.
 /// Released when the file closes, also when the process is killed.
-fn lock(path: &Path, deadline: Instant) -> Result<std::fs::File, FetchError> {
+pub(crate) fn lock(path: &Path, deadline: Instant) -> Result<std::fs::File, FetchError> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -317,7 +317,7 @@ fn lock(path: &Path, deadline: Instant) -> Result<std::fs::File, FetchError> {
 }
 
 /// Makes the bare mirror when it is missing or unreadable (made aside, then moved in place).
-fn ensure_mirror(git: &Path, mirror: &Path) -> Result<(), FetchError> {
+pub(crate) fn ensure_mirror(git: &Path, mirror: &Path) -> Result<(), FetchError> {
     if git2::Repository::open_bare(mirror).is_ok() {
         return Ok(());
     }

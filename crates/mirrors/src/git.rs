@@ -20,6 +20,13 @@ use crate::remote::{RepoUrl, Transport};
 /// What a fetch that met a redirect says (git never follows one itself; see `redirect`).
 pub(crate) const REDIRECTED: &str = "the host answered with a redirect";
 
+/// What a push says when the branch moved on the remote since it was fetched.
+pub(crate) const PUSH_REJECTED: &str =
+    "the push was rejected: the branch moved on the remote since it was fetched (non-fast-forward)";
+/// What fetching a ref the remote does not have says (a publish target's branch before its
+/// first push).
+pub(crate) const NO_SUCH_BRANCH: &str = "the remote does not have this ref";
+
 /// The git program set up for one remote: a clean environment, the connection pinned to the
 /// checked addresses, redirects refused, the credential given out of band.
 pub(crate) struct Session {
@@ -349,7 +356,16 @@ impl Session {
     /// What went wrong, from git's last words, with every secret taken out.
     fn explain(&self, stderr: &str) -> String {
         let lower = stderr.to_lowercase();
-        let why = if lower.contains("authentication failed")
+        let why = if lower.contains("[rejected]")
+            || lower.contains("non-fast-forward")
+            || lower.contains("(fetch first)")
+        {
+            PUSH_REJECTED.to_owned()
+        } else if let Some(line) = stderr.lines().find(|l| l.contains("[remote rejected]")) {
+            format!("the host refused the push: {}", line.trim())
+        } else if lower.contains("couldn't find remote ref") {
+            NO_SUCH_BRANCH.to_owned()
+        } else if lower.contains("authentication failed")
             || lower.contains("could not read username")
             || lower.contains("could not read password")
             || lower.contains("error: 401")

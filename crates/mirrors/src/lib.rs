@@ -6,6 +6,9 @@
 //!   run's sandboxed child), under bounds of wall time, bytes received, objects and disk, one
 //!   fetch per workspace at a time on a node, every address the host resolves to checked
 //!   against the outbound address policy and pinned for the connection.
+//! - [`push_files`]: writes the service's files into a folder of a remote branch (a publish
+//!   target), committed on the fetched tip and pushed; a rejected push is redone on the new
+//!   tip, touching only the service's own files.
 //! - [`resolve_ref`]: a branch, tag, pull/merge request head or commit id to a commit.
 //!
 //! Fetching uses the `git` program, not libgit2: the service's libgit2 is built without
@@ -18,11 +21,13 @@
 mod credential;
 mod fetch;
 mod git;
+mod publish;
 mod redirect;
 mod refs;
 mod remote;
 
 pub use credential::{Credential, DeployKey, generate_deploy_key};
 pub use fetch::{FetchError, FetchLimits, FetchRequest, Fetched, fetch, mirror_path};
+pub use publish::{Author, PushError, PushRequest, Pushed, is_valid_folder, push_files};
 pub use refs::{ResolvedRef, is_commit_id, resolve_ref, validate_ref};
 pub use remote::{RepoUrl, UrlError};

@@ -227,6 +227,7 @@ impl Operations {
                 now,
             )
             .await?;
+            tx.request_publish_sync(published.workspace_id, now).await?;
         }
         Ok(published)
     }

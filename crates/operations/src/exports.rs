@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use domain::{RunId, Scope, WorkspaceId};
 use exports::{ArchiveWriter, ArticleEntry, Format, Layout, Site};
 use pipeline::article_files::{CommitFiles, CommitSource};
-use store::{PublishedBody, WorkspaceRecord};
+use store::{PublishedArticle, PublishedBody, WorkspaceRecord};
 use tokio::sync::mpsc;
 
 use crate::error::{Error, Result};
@@ -75,34 +75,12 @@ impl Operations {
     ) -> Result<Export> {
         let workspace: WorkspaceRecord = self.load(caller, id, Scope::Read).await?;
         let format = parse_format(format)?;
-        let listed = self
-            .store
-            .published_articles(id, MAX_EXPORT_ARTICLES as i64 + 1)
-            .await?;
-        if listed.len() > MAX_EXPORT_ARTICLES {
-            return Err(Error::conflict(format!(
-                "This workspace has more than {MAX_EXPORT_ARTICLES} published articles; an export holds at most {MAX_EXPORT_ARTICLES}."
-            )));
-        }
+        let (listed, layout) = self.layout(&workspace, format).await?;
         let mtime = listed
             .iter()
             .map(|a| a.created_at.unix_seconds())
             .max()
             .map_or(0, |s| u64::try_from(s).unwrap_or(0));
-        let entries = listed
-            .into_iter()
-            .map(|a| ArticleEntry {
-                id: a.article_id.to_string(),
-                feature_id: a.feature_id,
-                surface: a.surface,
-                title: a.title,
-            })
-            .collect();
-        let site = Site {
-            name: workspace.name.clone(),
-            base_url: self.base_url.to_string(),
-        };
-        let layout = Layout::new(format, site, entries);
         let (sender, chunks) = mpsc::channel(CHUNKS_IN_FLIGHT);
         let ops = self.clone();
         let repository = workspace.repo_path.clone();
@@ -116,7 +94,13 @@ impl Operations {
                 writer: ArchiveWriter::new(ChunkWriter::new(sender), mtime),
                 files: Files::default(),
             };
-            if let Err(e) = job.run().await {
+            let finished = match job.run().await {
+                Ok(writer) => {
+                    blocking(move || writer.finish().and_then(ChunkWriter::flush_all)).await
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = finished {
                 tracing::warn!(workspace = %id, error = %e, "an export stopped");
                 let _ = error_sender
                     .send(Err(io::Error::other("the export stopped")))
@@ -127,6 +111,83 @@ impl Operations {
             file_name: format!("{}-{}.tar.gz", workspace.id, format.as_str()),
             chunks,
         })
+    }
+}
+
+impl Operations {
+    /// The workspace's published articles and their layout in `format`; a conflict past
+    /// [`MAX_EXPORT_ARTICLES`].
+    pub(crate) async fn layout(
+        &self,
+        workspace: &WorkspaceRecord,
+        format: Format,
+    ) -> Result<(Vec<PublishedArticle>, Layout)> {
+        let listed = self
+            .store
+            .published_articles(workspace.id, MAX_EXPORT_ARTICLES as i64 + 1)
+            .await?;
+        if listed.len() > MAX_EXPORT_ARTICLES {
+            return Err(Error::conflict(format!(
+                "This workspace has more than {MAX_EXPORT_ARTICLES} published articles; an export holds at most {MAX_EXPORT_ARTICLES}."
+            )));
+        }
+        let entries = listed
+            .iter()
+            .map(|a| ArticleEntry {
+                id: a.article_id.to_string(),
+                feature_id: a.feature_id.clone(),
+                surface: a.surface,
+                title: a.title.clone(),
+            })
+            .collect();
+        let site = Site {
+            name: workspace.name.clone(),
+            base_url: self.base_url.to_string(),
+        };
+        Ok((listed, Layout::new(format, site, entries)))
+    }
+
+    /// Every file of the workspace's export in `format`, in memory (a publish target's
+    /// sync writes them into its folder): bounded like an export.
+    pub(crate) async fn export_files(
+        &self,
+        workspace: &WorkspaceRecord,
+        layout: Layout,
+    ) -> Result<Vec<exports::File>> {
+        let job = Job {
+            ops: self.clone(),
+            workspace: workspace.id,
+            repository: workspace.repo_path.clone(),
+            layout,
+            writer: Collected::default(),
+            files: Files::default(),
+        };
+        Ok(job.run().await?.0)
+    }
+}
+
+/// Where an export's files go: the `tar.gz` being streamed, or a list in memory.
+pub(crate) trait Sink: Send + 'static {
+    fn add(&mut self, path: &str, bytes: &[u8]) -> io::Result<()>;
+}
+
+impl Sink for ArchiveWriter<ChunkWriter> {
+    fn add(&mut self, path: &str, bytes: &[u8]) -> io::Result<()> {
+        ArchiveWriter::add(self, path, bytes)
+    }
+}
+
+/// The files of an export, kept.
+#[derive(Default)]
+pub(crate) struct Collected(Vec<exports::File>);
+
+impl Sink for Collected {
+    fn add(&mut self, path: &str, bytes: &[u8]) -> io::Result<()> {
+        self.0.push(exports::File {
+            path: path.to_owned(),
+            bytes: bytes.to_vec(),
+        });
+        Ok(())
     }
 }
 
@@ -174,17 +235,18 @@ impl Files {
     }
 }
 
-struct Job {
+struct Job<S: Sink> {
     ops: Operations,
     workspace: WorkspaceId,
     repository: Option<String>,
     layout: Layout,
-    writer: ArchiveWriter<ChunkWriter>,
+    writer: S,
     files: Files,
 }
 
-impl Job {
-    async fn run(mut self) -> Result<()> {
+impl<S: Sink> Job<S> {
+    /// Writes every file of the export into the sink, and gives it back.
+    async fn run(mut self) -> Result<S> {
         self = blocking(move || {
             for file in self.layout.skeleton() {
                 self.writer.add(&file.path, &file.bytes)?;
@@ -227,7 +289,7 @@ impl Job {
             })
             .await?;
         }
-        blocking(move || self.writer.finish().and_then(ChunkWriter::flush_all)).await
+        Ok(self.writer)
     }
 
     /// One article's page and its new images into the archive.

@@ -19,6 +19,7 @@ pub mod exports;
 pub mod forge;
 mod live_log;
 mod load;
+pub mod publish_targets;
 pub mod repositories;
 pub mod runs;
 pub mod search;

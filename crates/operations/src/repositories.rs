@@ -103,6 +103,18 @@ pub fn repository_view(ws: &WorkspaceRecord, r: Option<RepositoryRecord>) -> Rep
     }
 }
 
+/// A sealed credential opened for `context`.
+pub(crate) fn open_sealed(
+    secrets: &SecretBox,
+    sealed: &[u8],
+    context: &[u8],
+) -> std::result::Result<mirrors::Credential, String> {
+    let plain = secrets
+        .open_bytes(sealed, context)
+        .map_err(|_| "the credential could not be decrypted with the server key")?;
+    serde_json::from_slice(&plain).map_err(|_| "the stored credential is unreadable".to_owned())
+}
+
 pub(crate) fn token_fingerprint(token: &str) -> String {
     let digest = Sha256::digest(token.as_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -188,10 +200,21 @@ impl Operations {
         fingerprint: String,
         public_key: Option<String>,
     ) -> Result<StoredCredential> {
+        self.seal_credential_in(&context(workspace), credential, fingerprint, public_key)
+    }
+
+    /// Seals `credential` with the server key for `context` (the row it may be opened on).
+    pub(crate) fn seal_credential_in(
+        &self,
+        context: &[u8],
+        credential: &mirrors::Credential,
+        fingerprint: String,
+        public_key: Option<String>,
+    ) -> Result<StoredCredential> {
         let plain = serde_json::to_vec(credential).map_err(Error::internal)?;
         let encrypted = self
             .secrets
-            .seal_bytes(&plain, &context(workspace))
+            .seal_bytes(&plain, context)
             .map_err(Error::internal)?;
         Ok(StoredCredential {
             kind: match credential {

@@ -257,6 +257,48 @@ impl Tx {
         Ok(current.map(|a| (a, false)))
     }
 
+    /// Takes the article off the published site: its status is its current version's
+    /// again, it leaves the published search index. `None` when it was not published (or
+    /// does not exist); the article as it is then tells which.
+    pub async fn unpublish_article(
+        &mut self,
+        id: ArticleId,
+        now: Timestamp,
+    ) -> Result<Option<ArticleRecord>, StoreError> {
+        let update = format!(
+            "UPDATE articles SET status = (SELECT v.status FROM article_versions v
+                     WHERE v.article_id = articles.id AND v.version = articles.version),
+                 public_url = NULL, published_version = NULL, published_at = NULL,
+                 updated_at = $2
+             WHERE id = $1 AND published_version IS NOT NULL RETURNING {ARTICLE_COLUMNS}"
+        );
+        let changed: Option<ArticleRecord> =
+            on_tx!(self, |c| sqlx::query_as(sqlx::AssertSqlSafe(update))
+                .bind(id)
+                .bind(now)
+                .fetch_optional(c)
+                .await?);
+        if changed.is_some() {
+            on_tx!(self, |c| {
+                sqlx::query(
+                "DELETE FROM search_documents WHERE article_id = $1 AND is_published AND NOT is_current"
+            )
+            .bind(id)
+            .execute(c)
+            .await?
+            .rows_affected()
+            });
+            on_tx!(self, |c| sqlx::query(
+                "UPDATE search_documents SET is_published = FALSE WHERE article_id = $1"
+            )
+            .bind(id)
+            .execute(c)
+            .await?
+            .rows_affected());
+        }
+        Ok(changed)
+    }
+
     /// The current version of the (workspace, feature, surface) article, if it exists.
     pub async fn current_article_version(
         &mut self,

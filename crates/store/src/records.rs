@@ -409,3 +409,37 @@ record! {
         pub updated_at: Timestamp,
     }
 }
+
+record! {
+    /// A workspace's publish target and the state of its sync.
+    pub struct PublishTargetRecord {
+        pub workspace_id: WorkspaceId,
+        pub url: String,
+        pub branch: String,
+        /// Relative path inside the repository (`""`: its root).
+        pub folder: String,
+        /// The export layout (`domain::ExportFormat`'s name).
+        pub format: String,
+        pub credential_kind: Option<String>,
+        pub credential: Option<Vec<u8>>,
+        pub credential_fingerprint: Option<String>,
+        pub public_key: Option<String>,
+        /// Changes asked for so far; a sync is due while it is above `synced_generation`.
+        pub sync_generation: i64,
+        pub synced_generation: i64,
+        /// The generation the sync in flight pushes.
+        pub claimed_generation: Option<i64>,
+        /// `pending`, `syncing`, `synced`, `retrying` or `auth_failed`.
+        pub state: String,
+        pub attempts: i64,
+        pub next_attempt_at: Option<Timestamp>,
+        pub last_attempt_at: Option<Timestamp>,
+        pub last_sync_at: Option<Timestamp>,
+        pub last_commit: Option<String>,
+        pub last_error: Option<String>,
+        /// What the last sync wrote (JSON, see `operations::publish_targets`).
+        pub synced_state: JsonText<serde_json::Value>,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
+    }
+}

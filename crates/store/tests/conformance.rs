@@ -106,6 +106,8 @@ mod accounts;
 mod console;
 #[path = "conformance/outbox.rs"]
 mod outbox;
+#[path = "conformance/publish_targets.rs"]
+mod publish_targets;
 #[path = "conformance/search.rs"]
 mod search;
 #[path = "conformance/wakeups.rs"]

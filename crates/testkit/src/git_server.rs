@@ -1,6 +1,6 @@
 //! A real git server on loopback: smart HTTP served by `git http-backend`, run as CGI behind a
 //! small axum host. Repositories are bare ones in a temp dir; commits get into them by a local
-//! push ([`push_to_bare`]), never over HTTP (receive-pack is turned off).
+//! push ([`push_to_bare`]); over HTTP only where a test allows it ([`GitServer::allow_push`]).
 //!
 //! Switches for the tests of failures: basic auth ([`GitServer::require_basic_auth`]), a slow
 //! server ([`GitServer::drip`]) and moved repositories ([`GitServer::redirect_moved_to`]).
@@ -36,7 +36,11 @@ struct Shared {
     root: PathBuf,
     options: Mutex<Options>,
     log: Mutex<Log>,
+    /// Run once when the next push begins (before the server advertises its refs).
+    before_push: Mutex<Option<BeforePush>>,
 }
+
+type BeforePush = Box<dyn FnOnce() + Send>;
 
 #[derive(Clone, Default)]
 struct Options {
@@ -61,6 +65,7 @@ impl GitServer {
             root: root.path().to_path_buf(),
             options: Mutex::default(),
             log: Mutex::default(),
+            before_push: Mutex::default(),
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -108,7 +113,7 @@ impl GitServer {
 
     /// A new empty bare repository `<root>/<name>.git` (`name` may contain '/'), its HEAD on
     /// `main`; returns its path on disk. Clients may fetch any commit by id; pushes over HTTP
-    /// are refused.
+    /// are refused unless [`GitServer::allow_push`] says otherwise.
     pub fn create_bare(&self, name: &str) -> PathBuf {
         let path = self.shared.root.join(format!("{name}.git"));
         run_git(
@@ -132,6 +137,29 @@ impl GitServer {
             );
         }
         path
+    }
+
+    /// Lets clients push to the bare repository at `bare` over HTTP (`http.receivepack`);
+    /// with basic auth required, only the authenticated user can.
+    pub fn allow_push(&self, bare: &Path) {
+        run_git(
+            Some(bare),
+            &[
+                "config".as_ref(),
+                "http.receivepack".as_ref(),
+                "true".as_ref(),
+            ],
+        );
+    }
+
+    /// Runs `action` when the next push starts, before the server tells the client where its
+    /// branches are: what someone else pushing between a client's fetch and its push does.
+    pub fn before_next_push(&self, action: impl FnOnce() + Send + 'static) {
+        *self
+            .shared
+            .before_push
+            .lock()
+            .expect("git server hook lock") = Some(Box::new(action));
     }
 
     /// `http://127.0.0.1:<port>/<name>.git`
@@ -249,6 +277,19 @@ async fn handle(
                 .into_response();
         }
         remote_user = Some(user.clone());
+    }
+
+    let push_starts = request.uri().path().ends_with("/info/refs")
+        && request.uri().query() == Some("service=git-receive-pack");
+    if push_starts {
+        let action = shared
+            .before_push
+            .lock()
+            .expect("git server hook lock")
+            .take();
+        if let Some(action) = action {
+            action();
+        }
     }
 
     if let (Some(target), Some(rest)) = (

@@ -6,6 +6,7 @@ pub mod deliveries;
 pub mod drift;
 pub mod forge;
 pub mod polish;
+pub mod publish;
 pub mod repository;
 pub mod runs;
 pub mod sandbox;
@@ -99,6 +100,10 @@ pub fn spawn_all(ctx: WorkerContext, shutdown: Shutdown) -> Result<Workers, Work
         (
             "commit statuses",
             tokio::spawn(forge::status_worker(ctx.clone(), shutdown.clone())),
+        ),
+        (
+            "publish targets",
+            tokio::spawn(publish::publish_worker(ctx.clone(), shutdown.clone())),
         ),
     ];
     if !ctx.drift_interval.is_zero() {

@@ -20,6 +20,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_article))
         .routes(routes!(article_versions))
         .routes(routes!(publish_article))
+        .routes(routes!(unpublish_article))
         .routes(routes!(regenerate_article))
 }
 
@@ -129,6 +130,37 @@ async fn publish_article(
             Box::pin(async move {
                 let published = ops.publish_article(tx, &article).await?;
                 Ok(Answer::ok(views::article(published)))
+            })
+        })
+        .await
+}
+
+/// Unpublish an article
+///
+/// Takes the published version off the published site and out of its search: `status`
+/// becomes the current version's again (`draft` or `capture_grounded`), `public_url` is
+/// cleared, versions are kept. The next sync of the workspace's publish target removes the
+/// article's page from the docs repository. Unpublishing an article that is not published
+/// returns it unchanged (200). Scope: publish.
+#[utoipa::path(delete, path = "/v1/articles/{id}/publication", tag = "Articles",
+    params(("id" = String, Path)), security(("bearer" = ["publish"])),
+    responses((status = 200, body = Article), (status = 409, body = ErrorEnvelope)))]
+async fn unpublish_article(
+    State(state): State<AppState>,
+    auth: Auth,
+    idem: Idempotency,
+    Id(id): Id<ArticleRecord>,
+) -> ApiResult<Recorded> {
+    let (article, _) = state
+        .ops
+        .load_for_change::<ArticleRecord>(&auth, id, Scope::Publish)
+        .await?;
+    let ops = state.ops.clone();
+    state
+        .write(&idem, move |tx| {
+            Box::pin(async move {
+                let unpublished = ops.unpublish_article(tx, &article).await?;
+                Ok(Answer::ok(views::article(unpublished)))
             })
         })
         .await

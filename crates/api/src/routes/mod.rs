@@ -10,6 +10,7 @@ pub mod exports;
 pub mod forge;
 pub mod members;
 pub mod meta;
+pub mod publish_targets;
 pub mod runs;
 pub mod tokens;
 pub mod webhooks;

@@ -34,6 +34,7 @@ mod portal;
 mod portal_browser;
 mod portal_webhooks;
 mod principal_cache;
+mod publish_targets;
 mod published_headers;
 mod published_site;
 mod quotas;

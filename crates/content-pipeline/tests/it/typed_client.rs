@@ -59,6 +59,7 @@ const OPERATIONS: &[&str] = &[
     "publish_article",
     "published_id",
     "export_workspace",
+    "unpublish_article",
     "regenerate_article",
     "drift_check",
     "get_drift_check",
@@ -75,6 +76,9 @@ const OPERATIONS: &[&str] = &[
     "list_forge_deliveries",
     "list_pull_request_checks",
     "delete_forge_token",
+    "set_publish_target",
+    "get_publish_target",
+    "delete_publish_target",
     "delete_webhook",
     "delete_workspace",
 ];
@@ -376,6 +380,31 @@ async fn exercise(app: &TestApp, api: &Client, ids: &mut Ids, repo: &std::path::
         "publish_article" => {
             let article = api.publish_article(&article(ids)).await.named(op);
             assert_eq!(article.published_version, Some(1));
+        }
+        "unpublish_article" => {
+            let article = api.unpublish_article(&article(ids)).await.named(op);
+            assert_eq!(article.published_version, None);
+            assert!(article.public_url.is_none());
+        }
+        "set_publish_target" => {
+            let body = client::SetPublishTarget {
+                url: "https://docs.example.com/acme/docs.git".into(),
+                folder: Some("docs".into()),
+                format: "starlight".into(),
+                token: Some("ghp-client".into()),
+                ..client::SetPublishTarget::default()
+            };
+            let target = api.set_publish_target(&ws(ids), &body).await.named(op);
+            assert_eq!(target.branch, "main");
+            assert_eq!(target.credential.expect("a credential").kind, "token");
+        }
+        "get_publish_target" => {
+            let target = api.get_publish_target(&ws(ids)).await.named(op);
+            assert_eq!(target.format, "starlight");
+        }
+        "delete_publish_target" => {
+            let target = api.delete_publish_target(&ws(ids)).await.named(op);
+            assert_eq!(target.folder, "docs");
         }
         "published_id" => {
             let mdx = api.published_id(&article(ids)).await.named(op);

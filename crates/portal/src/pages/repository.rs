@@ -15,6 +15,7 @@ use operations::drift::DriftCheck;
 use operations::forge::{
     ForgeConnection, ForgeDelivery, PullRequestCheck, RotateSecret, SetForgeToken,
 };
+use operations::publish_targets::{PublishTarget, SetPublishTarget};
 use operations::repositories::{NewCredential, Repository, SetRepositoryToken};
 use operations::workspaces::UpdateWorkspace;
 use serde::Deserialize;
@@ -37,6 +38,10 @@ pub fn router() -> Router<Portal> {
             post(deploy_key),
         )
         .route("/portal/w/{ws}/settings/repository/fetch", post(fetch_now))
+        .route(
+            "/portal/w/{ws}/settings/repository/publish-target",
+            post(set_publish_target),
+        )
         .route(
             "/portal/w/{ws}/settings/repository/forge-secret",
             post(forge_secret),
@@ -66,6 +71,10 @@ struct RepositoryPage {
     forge_secret: Option<String>,
     deliveries: Vec<DeliveryRow>,
     checks: Vec<PullRequestCheck>,
+    /// The docs repository publishing keeps in sync, and how its last sync went.
+    publish: Option<PublishTarget>,
+    last_sync: Option<String>,
+    formats: Vec<&'static str>,
 }
 
 /// A forge delivery as the page lists it.
@@ -111,7 +120,21 @@ async fn view_with(
         })
         .collect();
     let checks = portal.ops.pull_request_checks(&member.caller, &ws).await?;
+    let publish = match portal.ops.publish_target(&member.caller, &ws).await {
+        Ok(target) => Some(target),
+        Err(e) if e.kind == operations::ErrorKind::NotFound => None,
+        Err(e) => return Err(e.into()),
+    };
     Ok(RepositoryPage {
+        last_sync: publish
+            .as_ref()
+            .and_then(|p| p.sync.last_attempt_at)
+            .map(when),
+        publish,
+        formats: domain::ExportFormat::ALL
+            .iter()
+            .map(|f| f.as_str())
+            .collect(),
         forge,
         forge_secret,
         deliveries,
@@ -218,6 +241,53 @@ async fn deploy_key(State(portal): State<Portal>, member: Member) -> PageResult 
     })
     .await
     .map(|_| "A new deploy key is ready: add its public half to the repository's deploy keys (read access).".to_owned());
+    after(&portal, &member, outcome).await
+}
+
+#[derive(Deserialize)]
+struct PublishTargetForm {
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    branch: String,
+    #[serde(default)]
+    folder: String,
+    #[serde(default)]
+    format: String,
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    username: String,
+}
+
+/// Sets the publish target (the API's `PUT …/publish-target`); an empty token keeps the
+/// current credential.
+async fn set_publish_target(
+    State(portal): State<Portal>,
+    member: Member,
+    Form(form): Form<PublishTargetForm>,
+) -> PageResult {
+    admin(&member)?;
+    let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+    let req = SetPublishTarget {
+        url: form.url.trim().to_owned(),
+        branch: text(&form.branch),
+        folder: text(&form.folder),
+        format: form.format.trim().to_owned(),
+        token: text(&form.token),
+        username: text(&form.username),
+        generate_deploy_key: None,
+    };
+    let outcome = in_workspace(&portal, &member, |tx, ops, caller, ws| {
+        Box::pin(async move { ops.set_publish_target(tx, &caller, &ws, &req).await })
+    })
+    .await
+    .map(|t| {
+        format!(
+            "Publishing now keeps {} ({}, folder '{}') in sync; the first sync is under way.",
+            t.url, t.branch, t.folder
+        )
+    });
     after(&portal, &member, outcome).await
 }
 

@@ -48,6 +48,8 @@ pub struct MirrorSettings {
     pub git: PathBuf,
     /// The operator's allowed address ranges (comma-separated CIDRs), as for webhooks.
     pub allowed_cidrs: String,
+    /// Who the commits pushed to publish targets are by.
+    pub publish_author: mirrors::Author,
 }
 
 impl MirrorSettings {
@@ -58,6 +60,7 @@ impl MirrorSettings {
             limits: mirrors::FetchLimits::default(),
             git: find_program("git").unwrap_or_else(|| PathBuf::from("/usr/bin/git")),
             allowed_cidrs: String::new(),
+            publish_author: mirrors::Author::default(),
         }
     }
 }
