@@ -20,11 +20,12 @@ const MAX_INCLUDED_BYTES: usize = 512 * 1024;
 /// `read` gives a repository file's text by path (`None` when absent, not text or too large).
 pub(crate) fn expand(path: &str, text: &str, read: &dyn Fn(&str) -> Option<String>) -> String {
     static MDBOOK: LazyLock<Regex> = LazyLock::new(|| {
-        crate::builtin::regex(r"^\s*\{\{#include\s+([^\s}:]{1,300})(?::([^\s}]{1,100}))?\s*\}\}\s*$")
+        crate::builtin::regex(
+            r"^\s*\{\{#include\s+([^\s}:]{1,300})(?::([^\s}]{1,100}))?\s*\}\}\s*$",
+        )
     });
-    static MYST: LazyLock<Regex> = LazyLock::new(|| {
-        crate::builtin::regex(r"^\s*(`{3,}|~{3,})\{include\}\s+(\S{1,300})\s*$")
-    });
+    static MYST: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"^\s*(`{3,}|~{3,})\{include\}\s+(\S{1,300})\s*$"));
     static RST: LazyLock<Regex> =
         LazyLock::new(|| crate::builtin::regex(r"^\.\. include::\s+(\S{1,300})\s*$"));
     if !text.contains("include") {
@@ -45,7 +46,9 @@ pub(crate) fn expand(path: &str, text: &str, read: &dyn Fn(&str) -> Option<Strin
     while i < lines.len() {
         let line = lines[i];
         if let Some(found) = MDBOOK.captures(line) {
-            let part = found.get(2).map_or(Part::Whole, |m| Part::mdbook(m.as_str()));
+            let part = found
+                .get(2)
+                .map_or(Part::Whole, |m| Part::mdbook(m.as_str()));
             match include(&found[1], part) {
                 Some(included) => out.push(included),
                 None => out.push(line.to_string()),
@@ -143,7 +146,9 @@ impl<'a> Part<'a> {
                 let from = start.unwrap_or(1).max(1) - 1;
                 let lines = text.lines().skip(from);
                 match end {
-                    Some(end) => lines.take((end + 1).saturating_sub(from + 1)).collect::<Vec<_>>(),
+                    Some(end) => lines
+                        .take((end + 1).saturating_sub(from + 1))
+                        .collect::<Vec<_>>(),
                     None => lines.collect(),
                 }
                 .join("\n")
