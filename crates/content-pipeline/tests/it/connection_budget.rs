@@ -54,8 +54,10 @@ async fn four_api_nodes_and_four_workers_start_and_work_within_the_default_slots
     tokio::time::sleep(Duration::from_secs(2)).await;
     let idle = idle.max(connections(&node.db).await);
     eprintln!("8 processes hold {idle} connections when idle");
-    // 8 × (2 + 2 + 1), and this test's own pool (which holds a second connection at times).
-    assert!(idle <= 8 * 5 + 2, "{idle} connections for 8 idle processes");
+    // 8 × (2 + 2 + 1) once settled; just after start a worker's loops may each have opened
+    // one more (closed after 60 s idle), and this test's own pool holds one or two. Before the
+    // warm core, 8 processes opened 8 × 17 = 136 and could not start on 100 slots.
+    assert!(idle <= 60, "{idle} connections for 8 idle processes");
 
     // Work: a run asked of each API node is taken by a worker and succeeds.
     let bases: Vec<String> = std::iter::once(node.base.clone())

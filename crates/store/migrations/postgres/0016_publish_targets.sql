@@ -34,6 +34,8 @@ CREATE TABLE publish_targets (
 );
 CREATE INDEX publish_targets_due ON publish_targets (next_attempt_at);
 
--- A sync asked for (or retried now) wakes the run workers, which push.
+-- A sync asked for (or retried now) wakes the run workers, which push. Per row, so that a
+-- statement that changes nothing (a claim that finds no target) wakes no one.
 CREATE TRIGGER publish_targets_due AFTER INSERT OR UPDATE OF next_attempt_at ON publish_targets
-    FOR EACH STATEMENT EXECUTE FUNCTION cp_wake('cp_runs');
+    FOR EACH ROW WHEN (NEW.next_attempt_at IS NOT NULL)
+    EXECUTE FUNCTION cp_wake('cp_runs');
