@@ -300,7 +300,7 @@ pub struct SetForgeToken {
 /// A workspace's publish target, as its admin sets it (`PUT …/publish-target`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"url": "https://github.com/acme/docs.git", "branch": "main", "folder": "docs", "format": "docusaurus", "token": "ghp_…"}))]
+#[schema(example = json!({"url": "https://github.com/acme/docs.git", "branch": "main", "folder": "docs", "format": "docusaurus", "token": "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}))]
 pub struct SetPublishTarget {
     /// The docs repository: https (a token) or ssh / `git@host:path` (a deploy key), without
     /// credentials in it; checked against the outbound address policy. At most 2048
