@@ -39,7 +39,7 @@ pub use articles::{
 };
 pub use deliveries::{AttemptLog, AttemptRecord, ClaimedDelivery, NextStep, Saturated};
 pub use drift::ArticleProvenance;
-pub use engine::{ConnectOptions, Engine, Store, Tx, WriteFuture};
+pub use engine::{ConnectOptions, Engine, Store, Tx, WARM_CORE, WriteFuture};
 pub use error::StoreError;
 pub use forge::{KEPT_DELIVERIES, NewCommitStatus, NewForgeDelivery, StatusAttempt};
 pub use idempotency::{Claim, ClaimOutcome, StoredResponse};

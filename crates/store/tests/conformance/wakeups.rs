@@ -277,8 +277,9 @@ async fn a_store_listens_once_it_needs_to(store: Db) {
     fresh.close().await;
 }
 
-/// `serve` and `worker` open their connections before they work (see `Store::warm_up`): two
-/// pools of 8 by default on PostgreSQL, beside the `LISTEN` connection.
+/// `serve` and `worker` open the warm core of their pools before they work (see
+/// `Store::warm_up`): two connections in each of the two pools on PostgreSQL, beside the
+/// `LISTEN` connection; the rest opens on demand.
 async fn warming_up_opens_every_connection_of_the_pools(store: Db) {
     store.warm_up().await.expect("warm up");
     if store.engine() == Engine::Sqlite {
@@ -286,8 +287,8 @@ async fn warming_up_opens_every_connection_of_the_pools(store: Db) {
     }
     const OURS: &str = "SELECT count(*) FROM pg_stat_activity
          WHERE datname = current_database() AND pid <> pg_backend_pid()";
-    // Both pools full, and the LISTEN connection.
-    let (pools, listen) = (8 + 8, 1);
+    // The warm core of both pools, and the LISTEN connection.
+    let (pools, listen) = (2 * store::WARM_CORE as i64, 1);
     let open = store.db.count(OURS).await;
     assert!(
         open >= pools + listen,
