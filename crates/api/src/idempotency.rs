@@ -306,8 +306,18 @@ async fn claim_and_answer(
         sealer: state.responses.clone(),
     };
     req.extensions_mut().insert(active.clone());
-    let _beats = Beats(tokio::spawn(beat(state.clone(), active.claim.clone())));
-    let response = next.run(req).await;
+    // The claim beats while the handler runs, in this task (no task spawned per request:
+    // most requests end before the first beat).
+    let handler = next.run(req);
+    let beats = beat(state.clone(), active.claim.clone());
+    tokio::pin!(handler, beats);
+    let mut beating = true;
+    let response = loop {
+        tokio::select! {
+            response = &mut handler => break response,
+            () = &mut beats, if beating => beating = false,
+        }
+    };
     let response = settle(&state, &active, response).await;
     unsettled.claim = None;
     response
@@ -327,15 +337,6 @@ async fn beat(state: AppState, claim: Claim) {
             Ok(false) => return,
             Err(e) => tracing::warn!(error = %e, "could not beat an idempotency claim"),
         }
-    }
-}
-
-/// The beating of a claim, stopped when the request settles (or is dropped).
-struct Beats(tokio::task::JoinHandle<()>);
-
-impl Drop for Beats {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 

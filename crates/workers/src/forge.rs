@@ -6,11 +6,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use domain::Clock;
 use forges::{CommitState, ForgeEvent, ForgeKind, Push};
 use operations::Operations;
 use operations::forge::DeliveryOutcome;
-use store::{CommitStatusRecord, ForgeDeliveryRecord, Queue, StatusAttempt, Store};
+use store::{CommitStatusRecord, ForgeDeliveryRecord, Queue, StatusAttempt};
 use webhooks::{RetrySchedule, SecretBox, Sender};
 
 use crate::sandbox::{PushToRead, Sandbox, Work};
@@ -175,24 +174,16 @@ pub async fn status_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             Ok(None) => {}
             Err(e) => tracing::warn!(error = %e, "could not claim a commit status"),
         }
-        let wait = next_wait(&ctx.store, &ctx.clock, ctx.deliveries.safety_poll).await;
+        let wait = crate::wait_until_due(
+            ctx.store.next_commit_status_due().await,
+            &ctx.clock,
+            ctx.deliveries.safety_poll,
+        );
         tokio::select! {
             () = wakeup.woken() => {}
             () = shutdown.sleep(wait) => {}
         }
     }
-}
-
-/// Until the next status falls due, at most `poll`.
-async fn next_wait(store: &Store, clock: &Clock, poll: Duration) -> Duration {
-    let Ok(Some(due)) = store.next_commit_status_due().await else {
-        return poll;
-    };
-    let now = clock.timestamp();
-    if due <= now {
-        return Duration::ZERO;
-    }
-    due.duration_since(now).min(poll)
 }
 
 /// One attempt at putting `status.state` on the forge.

@@ -128,3 +128,20 @@ impl Workers {
         }
     }
 }
+
+/// How long a worker whose queue is empty waits: until `next_due` (the earliest time a job of
+/// its queue falls due, if the store could say), at most `poll`; a wake-up may end it sooner.
+pub(crate) fn wait_until_due(
+    next_due: Result<Option<domain::Timestamp>, store::StoreError>,
+    clock: &Clock,
+    poll: Duration,
+) -> Duration {
+    let Ok(Some(due)) = next_due else {
+        return poll;
+    };
+    let now = clock.timestamp();
+    if due <= now {
+        return Duration::ZERO;
+    }
+    due.duration_since(now).min(poll)
+}

@@ -8,9 +8,8 @@
 
 use std::time::Duration;
 
-use domain::Clock;
 use operations::publish_targets::SyncPlan;
-use store::{PublishTargetRecord, Queue, Store, SyncOutcome};
+use store::{PublishTargetRecord, Queue, SyncOutcome};
 
 use crate::{Shutdown, WorkerContext};
 
@@ -44,24 +43,16 @@ pub async fn publish_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
             Ok(None) => {}
             Err(e) => tracing::warn!(error = %e, "could not claim a publish target"),
         }
-        let wait = next_wait(&ctx.store, &ctx.clock, ctx.deliveries.safety_poll).await;
+        let wait = crate::wait_until_due(
+            ctx.store.next_publish_sync_due().await,
+            &ctx.clock,
+            ctx.deliveries.safety_poll,
+        );
         tokio::select! {
             () = wakeup.woken() => {}
             () = shutdown.sleep(wait) => {}
         }
     }
-}
-
-/// Until the next sync falls due, at most `poll`.
-async fn next_wait(store: &Store, clock: &Clock, poll: Duration) -> Duration {
-    let Ok(Some(due)) = store.next_publish_sync_due().await else {
-        return poll;
-    };
-    let now = clock.timestamp();
-    if due <= now {
-        return Duration::ZERO;
-    }
-    due.duration_since(now).min(poll)
 }
 
 /// One attempt at bringing `target` up to date, recorded whatever its end.
