@@ -307,17 +307,27 @@ pub struct SetPublishTarget {
     /// characters.
     #[schema(min_length = 1, max_length = 2048)]
     pub url: String,
-    /// The branch the articles are committed to (made by the first push when missing).
-    /// Default `main`.
+    /// The branch the articles are committed to (made by the first push when missing): a
+    /// branch name as git allows it, not `refs/…` and not a commit id. Default `main`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = "^(?!refs/)(?![0-9a-fA-F]{40}$)(?![0-9a-fA-F]{64}$)(?!-)(?!\\.)(?!.*\\.\\.)(?!.*//)(?!.*/\\.)(?!.*\\.lock(/|$))(?!.*[./]$)[A-Za-z0-9._/+-]{1,255}$"
+    )]
     pub branch: Option<String>,
     /// The folder inside the repository the export is written to: a relative path without
-    /// `.` or `..` components (`docs`, `site/content`). Default: the repository's root.
+    /// `.`, `..` or `.git` components, backslashes or control characters (`docs`,
+    /// `site/content`; a trailing `/` is ignored). Default: the repository's root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 512)]
+    #[schema(
+        max_length = 512,
+        pattern = "^(?!/)(?!(.*/)?\\.{1,2}(/|$))(?!(.*/)?\\.[gG][iI][tT](/|$))(?!.*//)[^\\\\\\x00-\\x1f\\x7f-\\x9f]{0,512}$"
+    )]
     pub folder: Option<String>,
     /// The export layout written there: `docusaurus`, `mintlify`, `starlight` or
     /// `mkdocs-material`.
+    #[schema(value_type = domain::ExportFormat)]
     pub format: String,
     /// Write-only: an access token with write access to the repository (sent as HTTP basic
     /// auth, user `x-access-token` unless `username` says otherwise). Printable ASCII without

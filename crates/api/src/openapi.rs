@@ -244,6 +244,14 @@ pub fn decorate(
             "schema": {"type": "string", "minLength": 1, "maxLength": 255},
         },
     });
+    // What the derive cannot state about a publish target's credential: a `username` goes with
+    // a `token`, and a token and a generated deploy key exclude each other.
+    let target = &mut doc["components"]["schemas"]["SetPublishTarget"];
+    target["dependentRequired"] = json!({"username": ["token"]});
+    target["not"] = json!({
+        "required": ["token", "generate_deploy_key"],
+        "properties": {"generate_deploy_key": {"const": true}},
+    });
     let error_body =
         json!({"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}});
     let common = [

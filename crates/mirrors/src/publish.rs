@@ -112,7 +112,7 @@ impl From<FetchError> for PushError {
 /// `..` component, no empty component, no control characters, not `.git`. `""` is the root.
 pub fn is_valid_folder(folder: &str) -> bool {
     folder.is_empty()
-        || (folder.len() <= 512
+        || (folder.chars().count() <= 512
             && !folder.starts_with('/')
             && !folder.contains('\\')
             && folder.split('/').all(|part| {

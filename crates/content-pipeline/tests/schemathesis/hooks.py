@@ -14,8 +14,9 @@ What schemathesis cannot know from the document alone, and nothing else:
   server, a `feature_id` that does not resolve in the workspace's repository (or a run in a
   workspace without `repo_path`), a drift check in a workspace without one, and a token's `rate_limit` above the
   creating token's quota or the platform's configured ceiling. Each is expected only on its
-  operation and with its `param`. So are the repository's: a `repo_url` whose host is an
-  address the operator's policy refuses, a workspace given both a `repo_path` and a
+  operation and with its `param`. So are the repository's: a `repo_url` (or a publish
+  target's `url`) whose host is an address the operator's policy refuses or that the URL
+  standard's parser refuses (no pattern states it), a workspace given both a `repo_path` and a
   `repo_url` (a field may be set by the request or already on the workspace), and a
   `default_branch` on a workspace that has no `repo_url`.
 - Two 422s depend on the server's clock, which no schema can state: a token's `expires_at`
@@ -24,6 +25,8 @@ What schemathesis cannot know from the document alone, and nothing else:
 - Deleting a workspace is a soft delete (contract: `active` becomes false, every GET in it
   still answers, every write is 409). A read after the DELETE that answers the workspace with
   `active: false`, or anything in it, is the contract, not a use after free.
+- A workspace's publish target exists only once `PUT` sets it: its `GET` right after the
+  workspace's create is the documented 404 `not_found`, not a lost resource (ST302).
 - Every dictionary entry (schemathesis.toml) is a value the fixture made and the server
   accepts: the workspace, its ids, its repository path, its feature. Schemathesis 4.32.5
   sometimes classifies one of them as schema-violating (its stateful phase, where it cannot
@@ -79,6 +82,8 @@ STATE_DEPENDENT_422 = {
     ("POST /v1/webhooks/{id}/recover", "since"),
     # The forge API root must pass the outbound address policy (like a webhook's url).
     ("PUT /v1/workspaces/{id}/repository/forge-token", "api_url"),
+    # The docs repository's url: the same policy and URL rules as a workspace's repo_url.
+    ("PUT /v1/workspaces/{id}/publish-target", "url"),
 }
 
 
@@ -108,10 +113,27 @@ def _soft_deleted(failure, response):
     try:
         body = json.loads(response.content)
     except (ValueError, TypeError):
-        return False
+        # Not JSON (the workspace's export archive): something in the workspace, not the
+        # workspace itself.
+        return True
     if isinstance(body, dict) and body.get("id") == workspace:
         return body.get("active") is False
     return True
+
+
+# Singletons of a workspace that exist only once set (GitHub's `GET …/pages` answers 404 the
+# same way): schemathesis links them to the workspace's create and expects them to exist.
+SET_LATER = {"GET /v1/workspaces/{id}/publish-target"}
+
+
+def _not_set_yet(case, response):
+    """The 404 of a workspace's singleton that nothing has set yet."""
+    operation = f"{case.method.upper()} {case.path}"
+    return (
+        operation in SET_LATER
+        and response.status_code == 404
+        and _error(response).get("type") == "not_found"
+    )
 
 
 def _fixture_entry_only(failure):
@@ -133,6 +155,8 @@ def _keep(failure, case, response):
         return not _expected(case, response)
     if failure.code == "ST301":
         return not _soft_deleted(failure, response)
+    if failure.code == "ST302":
+        return not _not_set_yet(case, response)
     return True
 
 
