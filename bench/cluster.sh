@@ -5,14 +5,22 @@
 # read from another database so the readings do not count) and each process's peak RSS; then
 # shows the wake-ups at work: one run triggered and one webhook delivery, each timed from the
 # API's answer to the worker acting on it.
-#   usage: bash bench/cluster.sh          (WINDOW=60 seconds idle, PG=postgres://… server)
+#   usage: bash bench/cluster.sh          (WINDOW=60 seconds idle, PG=postgres://… server,
+#                                          PROFILE=debug for the debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WINDOW=${WINDOW:-60}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
 DB=cp_cluster_$$
-cargo build --release --quiet --bin content-pipeline
-BIN=$PWD/target/release/content-pipeline
+# PROFILE=debug measures the debug build (idle transactions do not depend on the profile;
+# RSS and latencies do).
+PROFILE=${PROFILE:-release}
+if [ "$PROFILE" = release ]; then
+  cargo build --release --quiet --bin content-pipeline
+else
+  cargo build --quiet --bin content-pipeline
+fi
+BIN=${CARGO_TARGET_DIR:-$PWD/target}/$PROFILE/content-pipeline
 WORK=$(mktemp -d)
 psql "$PG/postgres" -qc "CREATE DATABASE $DB" >/dev/null
 cleanup() {

@@ -522,6 +522,16 @@ impl Store {
         )
     }
 
+    /// True while this process hears what other nodes commit (PostgreSQL's `LISTEN` is in
+    /// place): every queued job then wakes its workers, and a gap in hearing wakes them all
+    /// (see `wakeups`). Always false on SQLite, where a second process on the same file (a CLI
+    /// command) is not heard.
+    pub fn hears_other_nodes(&self) -> bool {
+        self.listening
+            .as_ref()
+            .is_some_and(|listening| *listening.in_place.borrow())
+    }
+
     /// Opens the warm core of each PostgreSQL pool ([`WARM_CORE`]) now rather than on first
     /// use, so the first requests and claims of a starting `serve` or `worker` do not queue
     /// behind connects (about 90 ms each on a fresh database here). The rest opens on demand,

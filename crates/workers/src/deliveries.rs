@@ -363,7 +363,7 @@ impl DeliveryWorker {
                 next => {
                     // Nothing is due: sleep until the next one is, until new ones come, or
                     // until an attempt ends while deliveries are held for its slot.
-                    let safety = this.settings.safety_poll;
+                    let safety = crate::safety_poll(&this.store, this.settings.safety_poll);
                     let until = next.map_or(safety, |at| at.duration_since(now).min(safety));
                     tokio::select! {
                         () = wakeup.woken() => {}

@@ -177,7 +177,7 @@ pub async fn status_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         let wait = crate::wait_until_due(
             ctx.store.next_commit_status_due().await,
             &ctx.clock,
-            ctx.deliveries.safety_poll,
+            crate::safety_poll(&ctx.store, ctx.deliveries.safety_poll),
         );
         tokio::select! {
             () = wakeup.woken() => {}

@@ -129,6 +129,23 @@ impl Workers {
     }
 }
 
+/// The longest an idle worker loop waits before it looks at its queue unprompted while this
+/// process hears the other nodes (see [`safety_poll`]).
+const HEARD_SAFETY_POLL: Duration = Duration::from_secs(30);
+
+/// How long an idle worker loop waits at most before it looks at its queue without being
+/// woken: `poll`, the configured safety poll. While the store hears what other nodes commit
+/// (PostgreSQL with `LISTEN` in place) every queued job wakes the loop and a gap in hearing
+/// wakes every loop, so the poll is only a backstop and waits [`HEARD_SAFETY_POLL`]: an idle
+/// cluster then costs the database a transaction every few seconds, not several a second.
+pub(crate) fn safety_poll(store: &store::Store, poll: Duration) -> Duration {
+    if store.hears_other_nodes() {
+        poll.max(HEARD_SAFETY_POLL)
+    } else {
+        poll
+    }
+}
+
 /// How long a worker whose queue is empty waits: until `next_due` (the earliest time a job of
 /// its queue falls due, if the store could say), at most `poll`; a wake-up may end it sooner.
 pub(crate) fn wait_until_due(

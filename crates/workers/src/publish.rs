@@ -46,7 +46,7 @@ pub async fn publish_worker(ctx: WorkerContext, mut shutdown: Shutdown) {
         let wait = crate::wait_until_due(
             ctx.store.next_publish_sync_due().await,
             &ctx.clock,
-            ctx.deliveries.safety_poll,
+            crate::safety_poll(&ctx.store, ctx.deliveries.safety_poll),
         );
         tokio::select! {
             () = wakeup.woken() => {}

@@ -225,7 +225,7 @@ async fn idle(
 ) {
     let now = clock.timestamp();
     let next = store.next_lease_expiry(now).await.ok().flatten();
-    let safety = config.safety_poll;
+    let safety = crate::safety_poll(store, config.safety_poll);
     // A lease ends strictly before it can be claimed: wake just after it.
     let until = next.map_or(safety, |at| {
         (at.duration_since(now) + Duration::from_millis(1)).min(safety)
