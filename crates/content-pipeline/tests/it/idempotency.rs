@@ -204,3 +204,95 @@ async fn fifty_concurrent_identical_requests_create_one_resource() {
     assert_eq!(created.len(), 1);
     assert_eq!(count(&app, &hooks).await, 1);
 }
+
+/// A handler that panics while its key is claimed releases the key: the retry runs at once
+/// (well before a claim counts as abandoned) instead of meeting `409 idempotency_in_progress`,
+/// and what the panicking attempt did not commit is not replayed. The service's own routes
+/// never panic on purpose, so the keyed route here is served by the API's own idempotency and
+/// authentication layers around a handler that panics, then around one that answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_while_a_key_is_claimed_releases_the_key() {
+    use axum::middleware::from_fn_with_state;
+    use tower::ServiceExt as _;
+
+    let app = app!();
+    let ws = app.workspace("panics").await;
+    let (usage, _writer) =
+        operations::token_usage::token_usage(app.store.clone(), app.clock.clone());
+    let state = api::AppState::new(
+        app.ops.clone(),
+        api::ratelimit::RateLimiter::new(app.clock.clone()),
+        usage,
+        api::ApiConfig {
+            server_key: domain::Secret::new([7; 32]),
+            live_logs: api::LiveLogLimits {
+                per_token: 1,
+                lifetime: Duration::from_secs(60),
+            },
+        },
+    );
+    let document = api::openapi_document().expect("the OpenAPI document");
+    let known = api::idempotency::KnownOperations::of(&document);
+    let keyed_route = |handler: axum::routing::MethodRouter<api::AppState>| {
+        axum::Router::new()
+            .route("/v1/workspaces/{ws}/runs", handler)
+            .route_layer(from_fn_with_state(
+                (state.clone(), known.clone()),
+                api::idempotency::layer,
+            ))
+            .route_layer(from_fn_with_state(state.clone(), api::auth::authenticate))
+            .with_state(state.clone())
+    };
+    let request = || {
+        axum::http::Request::post(format!("/v1/workspaces/{ws}/runs"))
+            .header("authorization", format!("Bearer {}", app.platform_token))
+            .header("idempotency-key", "panics-once")
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(r#"{"feature_id":"src"}"#))
+            .expect("request")
+    };
+
+    async fn fails() -> axum::http::StatusCode {
+        panic!("the handler fails while the key is claimed")
+    }
+    let panics = keyed_route(axum::routing::post(fails));
+    let attempt = tokio::spawn(panics.oneshot(request())).await;
+    assert!(
+        attempt
+            .as_ref()
+            .is_err_and(tokio::task::JoinError::is_panic),
+        "the handler's panic reaches the connection's task"
+    );
+
+    let answers = keyed_route(axum::routing::post(|| async {
+        (axum::http::StatusCode::CREATED, "the retry ran")
+    }));
+    let started = std::time::Instant::now();
+    let (status, text) = loop {
+        let response = answers
+            .clone()
+            .oneshot(request())
+            .await
+            .expect("infallible");
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .expect("body");
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        // The key is released by a task the panic's clean-up starts: a retry racing it may
+        // still find the claim, for a moment.
+        if status == 409 && started.elapsed() < Duration::from_secs(2) {
+            assert!(text.contains("idempotency_in_progress"), "{text}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        }
+        break (status, text);
+    };
+    assert_eq!(status, 201, "{text}");
+    assert_eq!(text, "the retry ran");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "released at once, not after the claim was abandoned: {:?}",
+        started.elapsed()
+    );
+}

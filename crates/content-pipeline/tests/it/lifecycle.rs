@@ -485,6 +485,49 @@ async fn sigterm_ends_live_logs_and_exits_within_the_grace_period() {
     node.exits_in_time(asked).await;
 }
 
+/// The forced exit: a request still in flight when the grace period is spent (its body never
+/// comes) does not keep the process alive. It waits the period out for that request, then
+/// exits with status 0 within a margin, and the stalled client is cut off without an answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_exits_when_the_grace_period_ends_with_a_request_in_flight() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Some(mut node) = Node::start(&[], &["--no-workers"]).await else {
+        return;
+    };
+    let address = node.base.trim_start_matches("http://").to_owned();
+    let mut stalled = tokio::net::TcpStream::connect(&address)
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /v1/workspaces/{}/runs HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"feature_id\"",
+        node.ws, node.token
+    );
+    stalled
+        .write_all(head.as_bytes())
+        .await
+        .expect("send the head and the start of the body");
+    // The request is in flight: its handler waits for the rest of the body.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let asked = node.sigterm();
+    node.exits_in_time(asked).await;
+    let took = asked.elapsed();
+    assert!(
+        took >= GRACE - Duration::from_millis(500),
+        "the request in flight was given the grace period, not dropped at once: {took:?}"
+    );
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), stalled.read_to_end(&mut answer))
+        .await
+        .expect("the connection is closed once the process exits");
+    assert!(
+        read.is_err() || answer.is_empty(),
+        "the stalled request got no answer: {}",
+        String::from_utf8_lossy(&answer)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_hands_back_a_run_in_hand() {
     // A sandbox that never answers: the run is in hand until the worker lets it go.
