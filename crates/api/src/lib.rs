@@ -32,8 +32,8 @@ use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-pub use live_log::{LiveLogLimits, LiveLogs, StreamSlot};
 pub use operations::WorkspaceQuotas;
+pub use operations::live_log::{LiveLogLimits, LiveLogs, StreamSlot};
 pub use state::{ApiConfig, AppState};
 
 fn v1() -> OpenApiRouter<AppState> {

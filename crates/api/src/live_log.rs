@@ -2,13 +2,10 @@
 //! `Last-Event-ID`, woken by the changes this process commits and a slow safety poll, with a
 //! bounded number of streams per token and a bounded lifetime per stream.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
 use axum::http::header;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use domain::{RunId, TokenId};
+use operations::live_log::StreamSlot;
 use operations::views;
 
 use crate::error::{ApiError, ErrorType};
@@ -16,64 +13,6 @@ use crate::state::AppState;
 
 /// When a client refused for holding too many streams may try again.
 const STREAMS_RETRY_AFTER_SECS: u64 = 5;
-
-/// How many live log streams a token may hold and how long each lasts; from configuration.
-#[derive(Clone, Copy, Debug)]
-pub struct LiveLogLimits {
-    /// Streams open at once per token in one process.
-    pub per_token: usize,
-    /// A stream ends after this long; the client resumes with `Last-Event-ID`.
-    pub lifetime: Duration,
-}
-
-/// The live log streams open in this process, per holder: a token for the API, a person for
-/// the portal.
-#[derive(Debug)]
-pub struct LiveLogs<K = TokenId> {
-    pub limits: LiveLogLimits,
-    open: Arc<Mutex<HashMap<K, usize>>>,
-}
-
-impl<K: std::hash::Hash + Eq + Copy> LiveLogs<K> {
-    pub fn new(limits: LiveLogLimits) -> Self {
-        Self {
-            limits,
-            open: Arc::default(),
-        }
-    }
-
-    /// A slot for one more stream of `holder`, or `None` when it holds its maximum.
-    pub fn open(&self, holder: K) -> Option<StreamSlot<K>> {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        let n = open.entry(holder).or_default();
-        if *n >= self.limits.per_token {
-            return None;
-        }
-        *n += 1;
-        Some(StreamSlot {
-            holder,
-            open: Arc::clone(&self.open),
-        })
-    }
-}
-
-/// Held by a stream for as long as it is open (the client going away drops it too).
-pub struct StreamSlot<K: std::hash::Hash + Eq = TokenId> {
-    holder: K,
-    open: Arc<Mutex<HashMap<K, usize>>>,
-}
-
-impl<K: std::hash::Hash + Eq> Drop for StreamSlot<K> {
-    fn drop(&mut self) {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = open.get_mut(&self.holder) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                open.remove(&self.holder);
-            }
-        }
-    }
-}
 
 pub(crate) fn too_many_streams(per_token: usize) -> ApiError {
     let retry = STREAMS_RETRY_AFTER_SECS.to_string();

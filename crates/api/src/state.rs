@@ -15,7 +15,7 @@ use crate::ratelimit::RateLimiter;
 pub struct ApiConfig {
     /// The server key: encrypts stored idempotent responses at rest, and signs cursors.
     pub server_key: Secret<[u8; 32]>,
-    pub live_logs: crate::live_log::LiveLogLimits,
+    pub live_logs: operations::live_log::LiveLogLimits,
 }
 
 pub struct Inner {
@@ -29,7 +29,7 @@ pub struct Inner {
     pub cursors: CursorCodec,
     pub limiter: RateLimiter,
     /// Live log streams open per token.
-    pub live_logs: crate::live_log::LiveLogs,
+    pub live_logs: operations::live_log::LiveLogs,
     /// Notes when tokens are used, for this node's background writer.
     pub token_usage: TokenUsage,
 }
@@ -64,7 +64,7 @@ impl AppState {
             )),
             cursors: CursorCodec::new(derive_key(config.server_key.expose(), "cursors-v1")),
             limiter,
-            live_logs: crate::live_log::LiveLogs::new(config.live_logs),
+            live_logs: operations::live_log::LiveLogs::new(config.live_logs),
             token_usage,
         }))
     }

@@ -17,7 +17,7 @@ pub mod drift;
 mod error;
 pub mod exports;
 pub mod forge;
-mod live_log;
+pub mod live_log;
 mod load;
 pub mod publish_targets;
 pub mod repositories;

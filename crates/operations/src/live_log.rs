@@ -1,10 +1,12 @@
 //! Following a run's log as it is written: the core of the API's Server-Sent Events stream and
-//! of the portal's live log, which only format the events differently.
+//! of the portal's live log, which only format the events differently; and the slots that bound
+//! how many streams each holder (a token, a person) keeps open in this process.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use domain::RunId;
+use domain::{RunId, TokenId};
 use futures_util::Stream;
 use store::RunEventRecord;
 
@@ -98,5 +100,63 @@ impl Operations {
                 }
             }
         })
+    }
+}
+
+/// How many live log streams a token may hold and how long each lasts; from configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct LiveLogLimits {
+    /// Streams open at once per token in one process.
+    pub per_token: usize,
+    /// A stream ends after this long; the client resumes with `Last-Event-ID`.
+    pub lifetime: Duration,
+}
+
+/// The live log streams open in this process, per holder: a token for the API, a person for
+/// the portal.
+#[derive(Debug)]
+pub struct LiveLogs<K = TokenId> {
+    pub limits: LiveLogLimits,
+    open: Arc<Mutex<HashMap<K, usize>>>,
+}
+
+impl<K: std::hash::Hash + Eq + Copy> LiveLogs<K> {
+    pub fn new(limits: LiveLogLimits) -> Self {
+        Self {
+            limits,
+            open: Arc::default(),
+        }
+    }
+
+    /// A slot for one more stream of `holder`, or `None` when it holds its maximum.
+    pub fn open(&self, holder: K) -> Option<StreamSlot<K>> {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let n = open.entry(holder).or_default();
+        if *n >= self.limits.per_token {
+            return None;
+        }
+        *n += 1;
+        Some(StreamSlot {
+            holder,
+            open: Arc::clone(&self.open),
+        })
+    }
+}
+
+/// Held by a stream for as long as it is open (the client going away drops it too).
+pub struct StreamSlot<K: std::hash::Hash + Eq = TokenId> {
+    holder: K,
+    open: Arc<Mutex<HashMap<K, usize>>>,
+}
+
+impl<K: std::hash::Hash + Eq> Drop for StreamSlot<K> {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = open.get_mut(&self.holder) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.holder);
+            }
+        }
     }
 }

@@ -2,9 +2,9 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
-use api::{LiveLogLimits, LiveLogs};
 use domain::UserId;
 use operations::Operations;
+use operations::live_log::{LiveLogLimits, LiveLogs};
 
 /// What the portal needs from configuration besides what its operations have.
 #[derive(Clone, Debug)]
