@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 
 use super::mdx::nesting;
 use crate::builtin::regex as builtin;
+use crate::source::forge::Forge;
 use crate::source::history::ReleaseNotes;
 
 /// At most this many release sections are read from one file.
@@ -31,6 +32,8 @@ pub(crate) struct Section {
 static VERSION: LazyLock<Regex> = LazyLock::new(|| {
     builtin(r"(?:^|[\s\[(@/_-])[vV]?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:-[0-9A-Za-z.-]+)?)")
 });
+/// A reference-style link, `[text][label]` or `[text][]`.
+static REFERENCE: LazyLock<Regex> = LazyLock::new(|| builtin(r"\[([^\]\n]+)\]\[([^\]\n]*)\]"));
 /// A heading of changes not released yet.
 static UNRELEASED: LazyLock<Regex> = LazyLock::new(|| {
     builtin(r"(?i)\b(?:unreleased|upcoming|not\s+yet\s+released|in\s+progress)\b")
@@ -46,9 +49,9 @@ fn version(text: &str) -> Option<semver::Version> {
 
 /// The release sections of the changelog file at `path` (reStructuredText when it ends with
 /// `.rst`), in the file's order.
-pub(crate) fn sections(text: &str, path: &str) -> Vec<Section> {
+pub(crate) fn sections(text: &str, path: &str, forge: Option<&Forge>) -> Vec<Section> {
     if path.to_ascii_lowercase().ends_with(".rst") {
-        rst_sections(text)
+        rst_sections(text, forge)
     } else {
         markdown_sections(text)
     }
@@ -151,7 +154,19 @@ fn markdown_sections(text: &str) -> Vec<Section> {
             };
             let body = text.get(heading.end..end)?;
             let lower = body.to_lowercase();
-            let mut markdown = body.trim().to_string();
+            // A reference the file defines nowhere (`[#1534][]`) is its text: left as it
+            // is, a reader sees the brackets.
+            let mut markdown = REFERENCE
+                .replace_all(body.trim(), |c: &regex::Captures| {
+                    let label = if c[2].is_empty() { &c[1] } else { &c[2] };
+                    let label = label.to_lowercase();
+                    if definitions.iter().any(|(l, _)| *l == label) {
+                        c[0].to_string()
+                    } else {
+                        c[1].to_string()
+                    }
+                })
+                .into_owned();
             let used: Vec<&str> = definitions
                 .iter()
                 .filter(|(label, source)| {
@@ -175,7 +190,7 @@ fn markdown_sections(text: &str) -> Vec<Section> {
 
 /// reStructuredText: a title line underlined (and maybe overlined) by one repeated
 /// punctuation character at least as long; levels in the order the characters appear.
-fn rst_sections(text: &str) -> Vec<Section> {
+fn rst_sections(text: &str, forge: Option<&Forge>) -> Vec<Section> {
     let lines: Vec<(usize, &str)> = text
         .split_inclusive('\n')
         .scan(0, |offset, line| {
@@ -229,7 +244,7 @@ fn rst_sections(text: &str) -> Vec<Section> {
             Some(Section {
                 version: version(&heading.text)?,
                 date: DATE.captures(&heading.text).map(|c| c[1].to_string()),
-                markdown: rst_to_markdown(body, &headings, heading.end, end),
+                markdown: rst_to_markdown(body, &headings, heading.end, end, forge),
             })
         })
         .collect()
@@ -335,16 +350,67 @@ static RST_LITERAL: LazyLock<Regex> = LazyLock::new(|| builtin(r"``([^`\n]+)``")
 static RST_ROLE: LazyLock<Regex> =
     LazyLock::new(|| builtin(r":[A-Za-z][\w:+.-]*:`(?:[^`<\n]*<)?~?([^`<>\n]+?)>?`"));
 static RST_LINK: LazyLock<Regex> = LazyLock::new(|| builtin(r"`([^`<\n]+?)\s*<([^`>\n\s]+)>`__?"));
+/// The same over a line break (at most one, in the text or before the target).
+static RST_LINK_LINES: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"`([^`<\n]+?(?:\n[^`<\n]*?)?)\s*<([^`>\n\s]+)>`__?"));
+
+/// sphinx-issues' roles (`:issue:`12``, `:pr:`12``, `:user:`name``, `:commit:`abc1234``)
+/// and `:pep:`/`:cve:`, whose text alone (in code) would say nothing.
+static RST_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(r":(issue|issues|pr|prs|pull|user|ghuser|commit|pep|cve):`([^`\n]{1,200})`")
+});
+
+/// A reference role as Markdown: `#12` (linked to the forge's pull request page, which
+/// forwards to an issue of that number), `@name`, a commit id in code, `PEP 489` linked.
+fn reference(c: &regex::Captures, forge: Option<&Forge>) -> String {
+    let role = &c[1];
+    c[2].split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|value| {
+            // `:issue:`text <12>`` names its target last.
+            let value = value
+                .rsplit_once('<')
+                .map_or(value, |(_, v)| v.trim_end_matches('>'));
+            match role {
+                "user" | "ghuser" => format!("@{value}"),
+                "commit" => match forge.and_then(|f| f.commit_url(value)) {
+                    Some(url) => format!("[`{value}`]({url})"),
+                    None => format!("`{value}`"),
+                },
+                "pep" => match value.parse::<u32>() {
+                    Ok(n) => format!("[PEP {n}](https://peps.python.org/pep-{n:04}/)"),
+                    Err(_) => format!("PEP {value}"),
+                },
+                "cve" => value.to_string(),
+                _ => match (value.parse::<u64>(), forge) {
+                    (Ok(n), Some(forge)) => match forge.pull_url(n) {
+                        Some(url) => format!("[#{n}]({url})"),
+                        None => format!("#{n}"),
+                    },
+                    _ => format!("#{value}"),
+                },
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// The common inline markup of a reStructuredText text without headings (a news fragment) as
 /// Markdown.
 pub(crate) fn rst_to_markdown_text(text: &str) -> String {
-    rst_to_markdown(text, &[], 0, text.len())
+    rst_to_markdown(text, &[], 0, text.len(), None)
 }
 
 /// The common inline markup of a reStructuredText section as Markdown; subheadings become
 /// `###` headings, directives are dropped with their options.
-fn rst_to_markdown(body: &str, headings: &[Heading], start: usize, end: usize) -> String {
+fn rst_to_markdown(
+    body: &str,
+    headings: &[Heading],
+    start: usize,
+    end: usize,
+    forge: Option<&Forge>,
+) -> String {
     let inner: Vec<&Heading> = headings
         .iter()
         .filter(|h| h.start >= start && h.start < end)
@@ -369,9 +435,15 @@ fn rst_to_markdown(body: &str, headings: &[Heading], start: usize, end: usize) -
         }
         let line = RST_LITERAL.replace_all(line, "`$1`");
         let line = RST_LINK.replace_all(&line, "[$1]($2)");
+        let line = RST_REFERENCE.replace_all(&line, |c: &regex::Captures| reference(c, forge));
         let line = RST_ROLE.replace_all(&line, "`$1`");
         out.push_str(&line);
     }
+    // A link whose text runs onto the next line (`MyPy\n  <https://…>`__).
+    let out = RST_LINK_LINES.replace_all(&out, |c: &regex::Captures| {
+        let text = c[1].split_whitespace().collect::<Vec<_>>().join(" ");
+        format!("[{text}]({})", &c[2])
+    });
     out.trim().to_string()
 }
 
@@ -382,7 +454,7 @@ mod tests {
     #[test]
     fn keep_a_changelog_sections_with_their_link_definitions() {
         let text = "# Changelog\n\n## [Unreleased]\n\n- soon\n\n## [1.2.0] - 2024-05-01\n\n### Added\n\n- A [flag][f].\n\n## [1.1.0] - 2024-01-02\n\n### Fixed\n\n- Crash.\n\n[f]: https://example.com/f\n[1.2.0]: https://example.com/compare\n";
-        let found = sections(text, "CHANGELOG.md");
+        let found = sections(text, "CHANGELOG.md", None);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].version.to_string(), "1.2.0");
         assert_eq!(found[0].date.as_deref(), Some("2024-05-01"));
@@ -390,12 +462,22 @@ mod tests {
         assert!(found[0].markdown.ends_with("[f]: https://example.com/f"));
         assert!(!found[0].markdown.contains("soon"));
         assert!(found[1].markdown.contains("Crash.") && !found[1].markdown.contains("[f]:"));
+        // A reference defined nowhere in the file is its text.
+        let dangling = sections(
+            "## 1.1.0\n\n* [#15][]: Add x, see [flag][f].\n\n## 1.0.0\n\n- First.\n\n[f]: https://e.com/f\n",
+            "CHANGELOG.md",
+            None,
+        );
+        assert_eq!(
+            dangling[0].markdown,
+            "* #15: Add x, see [flag][f].\n\n[f]: https://e.com/f"
+        );
     }
 
     #[test]
     fn headings_of_the_release_level_without_a_version_belong_to_the_release() {
         let text = "# Change Log\n\n## [Unreleased]\n\n- next\n\n## [0.4.33] - 2026-06-20\n\n## What's Changed\n* Fixed key comparison\n\n## [0.4.32]\n\n- Other.\n";
-        let found = sections(text, "CHANGELOG.md");
+        let found = sections(text, "CHANGELOG.md", None);
         assert_eq!(found.len(), 2);
         assert_eq!(
             found[0].markdown,
@@ -407,13 +489,33 @@ mod tests {
     #[test]
     fn restructured_text_sections_by_their_underlines() {
         let text = "Changelog\n=========\n\n1.2.0 (2024-05-01)\n------------------\n\nFeatures\n~~~~~~~~\n\n- Add ``x`` (:issue:`12`), see `docs <https://e.com>`_.\n\n.. note::\n\n1.1.0\n-----\n\n- Fix.\n";
-        let found = sections(text, "HISTORY.rst");
+        let found = sections(text, "HISTORY.rst", None);
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].date.as_deref(), Some("2024-05-01"));
         assert_eq!(
             found[0].markdown,
-            "### Features\n\n- Add `x` (`12`), see [docs](https://e.com)."
+            "### Features\n\n- Add `x` (#12), see [docs](https://e.com)."
         );
         assert_eq!(found[1].markdown, "- Fix.");
+    }
+
+    #[test]
+    fn restructured_text_references_become_links_to_the_forge() {
+        let text = "1.2.0\n-----\n\n- Fix ``x``. :issue:`472`, :pr:`12, 13`\n  -- by :user:`webknjaz`.\n- Multi-phase init (:pep:`489`), :commit:`abc1234`, :func:`load`.\n\n1.1.0\n-----\n\n- Old.\n";
+        let forge = Forge::from_remote("https://github.com/o/r.git");
+        let wrapped = sections(
+            "1.0.0\n-----\n\n- Uploaded to `Coveralls\n  <https://coveralls.io/x>`__ now.\n",
+            "CHANGES.rst",
+            None,
+        );
+        assert_eq!(
+            wrapped[0].markdown,
+            "- Uploaded to [Coveralls](https://coveralls.io/x) now."
+        );
+        let found = sections(text, "CHANGES.rst", forge.as_ref());
+        assert_eq!(
+            found[0].markdown,
+            "- Fix `x`. [#472](https://github.com/o/r/pull/472), [#12](https://github.com/o/r/pull/12), [#13](https://github.com/o/r/pull/13)\n  -- by @webknjaz.\n- Multi-phase init ([PEP 489](https://peps.python.org/pep-0489/)), [`abc1234`](https://github.com/o/r/commit/abc1234), `load`."
+        );
     }
 }

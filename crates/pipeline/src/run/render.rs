@@ -127,8 +127,12 @@ pub(super) fn render(
     // The project's own changelog: its releases for the changelog, its oldest version for
     // the post (a package whose changelog predates its first tag is not introduced).
     let written = if surfaces.contains(&Surface::Changelog) || surfaces.contains(&Surface::Blog) {
-        history::changelog_file(repo, tree, &collected.matcher.prefixes)
-            .map(|file| (handwritten::sections(&file.text, &file.path), file.path))
+        history::changelog_file(repo, tree, &collected.matcher.prefixes).map(|file| {
+            (
+                handwritten::sections(&file.text, &file.path, forge.as_ref()),
+                file.path,
+            )
+        })
     } else {
         None
     };
@@ -136,7 +140,8 @@ pub(super) fn render(
         .iter()
         .flat_map(|(sections, _)| sections.iter().map(|s| s.version.clone()))
         .min();
-    if surfaces.contains(&Surface::Changelog)
+    // The post tells a release from the same sections.
+    if (surfaces.contains(&Surface::Changelog) || surfaces.contains(&Surface::Blog))
         && let Some((sections, path)) = written
     {
         log.log(
@@ -617,7 +622,10 @@ fn title_and_description(
             ),
         ),
         Surface::Blog => match post {
-            Some(post) => (post.title.clone(), or(post.lede.clone())),
+            // What the release means for users, not the package's summary once more; a first
+            // release is introduced by that summary.
+            Some(post) if post.introducing => (post.title.clone(), or(post.lede.clone())),
+            Some(post) => (post.title.clone(), post.lede.clone()),
             // A repository's own template writes a post with nothing to announce.
             None => (
                 format!("What's new in {title}"),
