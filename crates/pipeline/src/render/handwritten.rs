@@ -114,6 +114,7 @@ fn markdown_sections(text: &str) -> Vec<Section> {
     let mut headings = Vec::new();
     // Link definitions, by label, as written: a section keeps those it uses.
     let mut definitions: Vec<(String, &str)> = Vec::new();
+    let mut urls: Vec<(String, String)> = Vec::new();
     // Where each top-level block starts, and whether it is a definition.
     let mut blocks: Vec<(usize, bool)> = Vec::new();
     for node in children {
@@ -132,6 +133,7 @@ fn markdown_sections(text: &str) -> Vec<Section> {
             Node::Definition(d) => {
                 if let Some(source) = text.get(start..end) {
                     definitions.push((d.identifier.to_lowercase(), source));
+                    urls.push((d.identifier.to_lowercase(), d.url.clone()));
                 }
             }
             _ => {}
@@ -160,17 +162,32 @@ fn markdown_sections(text: &str) -> Vec<Section> {
                 .replace_all(body.trim(), |c: &regex::Captures| {
                     let label = if c[2].is_empty() { &c[1] } else { &c[2] };
                     let label = label.to_lowercase();
-                    if definitions.iter().any(|(l, _)| *l == label) {
-                        c[0].to_string()
-                    } else {
-                        c[1].to_string()
+                    // Defined: an inline link (`[#1501][]` → `[#1501](…)`), which every
+                    // renderer of a release section reads; `[x][]` is a link to `x`.
+                    match urls.iter().find(|(l, _)| *l == label) {
+                        Some((_, url)) if !url.contains(['(', ')', ' ']) => {
+                            format!("[{}]({url})", &c[1])
+                        }
+                        Some(_) => c[0].to_string(),
+                        None => c[1].to_string(),
                     }
                 })
                 .into_owned();
+            // The definitions still used by reference (`[x]`, `[x][y]` whose target had
+            // parentheses or spaces) follow the section.
+            let lower_markdown = markdown.to_lowercase();
             let used: Vec<&str> = definitions
                 .iter()
                 .filter(|(label, source)| {
-                    !body.contains(*source) && lower.contains(&format!("[{label}]"))
+                    let needle = format!("[{label}]");
+                    !body.contains(*source)
+                        && lower.contains(&needle)
+                        && lower_markdown.match_indices(&needle).any(|(i, _)| {
+                            !matches!(
+                                lower_markdown.as_bytes().get(i + needle.len()),
+                                Some(b'(' | b':')
+                            )
+                        })
                 })
                 .take(MAX_SECTIONS)
                 .map(|(_, source)| *source)
@@ -458,8 +475,10 @@ mod tests {
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].version.to_string(), "1.2.0");
         assert_eq!(found[0].date.as_deref(), Some("2024-05-01"));
-        assert!(found[0].markdown.starts_with("### Added\n\n- A [flag][f]."));
-        assert!(found[0].markdown.ends_with("[f]: https://example.com/f"));
+        assert_eq!(
+            found[0].markdown,
+            "### Added\n\n- A [flag](https://example.com/f)."
+        );
         assert!(!found[0].markdown.contains("soon"));
         assert!(found[1].markdown.contains("Crash.") && !found[1].markdown.contains("[f]:"));
         // A reference defined nowhere in the file is its text.
@@ -470,7 +489,7 @@ mod tests {
         );
         assert_eq!(
             dangling[0].markdown,
-            "* #15: Add x, see [flag][f].\n\n[f]: https://e.com/f"
+            "* #15: Add x, see [flag](https://e.com/f)."
         );
     }
 

@@ -42,9 +42,14 @@ static CHANGESETS_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
         r"^(?:\[#\d+\]\([^)\s]*\)\s*)?(?:\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\s*)*(?:Thanks\s+(?:\[@[^\]]+\]\([^)\s]*\)(?:,\s*|\s+and\s+|\s*)?)+!\s*)?-\s+",
     )
 });
-/// zap's "[#1534](…): text".
+/// zap's "[#1534](…): text" (or "#1534: text" when the file defines no link for it).
 static LEADING_REFERENCE: LazyLock<Regex> =
-    LazyLock::new(|| builtin(r"^((?:\[#\d+\]\([^)\s]*\)(?:,\s*)?)+):\s+"));
+    LazyLock::new(|| builtin(r"^((?:(?:\[#\d+\]\([^)\s]*\)|#\d+)(?:,\s*)?)+):\s+"));
+/// git-cliff's "*(scope)* " before an item.
+static CLIFF_SCOPE: LazyLock<Regex> = LazyLock::new(|| builtin(r"^\*\(([^)\n]{1,40})\)\*\s+"));
+/// git-cliff's " - ([abc1234](…/commit/…))" after an item: the changelog links the commit.
+static CLIFF_COMMIT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"\s+-\s+\(\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\)\s*$"));
 /// towncrier's " -- by `user`." credit.
 static TRAILING_CREDIT: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"\s+(?:--|—)\s+by\s+[^.]*\.?\s*$"));
@@ -214,6 +219,8 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
         }
     });
     let text = CHANGESETS_CREDIT.replace(&resolved, "");
+    let text = CLIFF_COMMIT.replace(&text, "");
+    let text = CLIFF_SCOPE.replace(&text, "$1: ");
     let text = TRAILING_CREDIT.replace(&text, "");
     let text = match LEADING_REFERENCE.captures(&text) {
         Some(c) => {
@@ -231,7 +238,7 @@ mod tests {
 
     #[test]
     fn headings_and_labels_say_what_items_are() {
-        let section = "Enhancements:\n* [#1378][]: Add `WithLazy` method.\n* [#1406][]: Fix `Log`.\n\nBreaking changes:\n* Drop Go 1.19.\n\nThanks to @a, @b for their contributions to this release.\n\n[#1378]: https://github.com/o/r/pull/1378\n[#1406]: https://github.com/o/r/pull/1406\n";
+        let section = "Enhancements:\n* [#1378][]: Add `WithLazy` method.\n* [#1406][]: Fix `Log`.\n* #1534: Add hooks.\n\nBreaking changes:\n* Drop Go 1.19.\n\nThanks to @a, @b for their contributions to this release.\n\n[#1378]: https://github.com/o/r/pull/1378\n[#1406]: https://github.com/o/r/pull/1406\n";
         let found = items(section);
         assert_eq!(
             found,
@@ -244,6 +251,7 @@ mod tests {
                     Kind::Added,
                     "Fix `Log`. ([#1406](https://github.com/o/r/pull/1406))".into()
                 ),
+                (Kind::Added, "Add hooks. (#1534)".into()),
                 (Kind::Breaking, "Drop Go 1.19.".into()),
             ]
         );
@@ -263,7 +271,7 @@ mod tests {
 
     #[test]
     fn sections_for_contributors_are_not_for_a_post() {
-        let section = "### Contributor-facing changes\n\n- CI workflow refactored -- by `webknjaz`.\n\n### Packaging updates and notes for downstreams\n\n- Started building wheels for CPython 3.14 -- by `kumaraditya303`.\n\n### ⚙️ Miscellaneous Tasks\n\n- Bump CI\n\n### 🐛 Bug Fixes\n\n- *(config)* Handle empty files\n";
+        let section = "### Contributor-facing changes\n\n- CI workflow refactored -- by `webknjaz`.\n\n### Packaging updates and notes for downstreams\n\n- Started building wheels for CPython 3.14 -- by `kumaraditya303`.\n\n### ⚙️ Miscellaneous Tasks\n\n- Bump CI\n\n### 🐛 Bug Fixes\n\n- *(config)* Handle empty files - ([b99a232](https://x/commit/b99a232))\n";
         assert_eq!(
             items(section),
             [
@@ -271,7 +279,7 @@ mod tests {
                     Kind::Changed,
                     "Started building wheels for CPython 3.14".into()
                 ),
-                (Kind::Fixed, "*(config)* Handle empty files".into()),
+                (Kind::Fixed, "config: Handle empty files".into()),
             ]
         );
     }

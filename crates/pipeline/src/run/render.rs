@@ -13,6 +13,7 @@ use super::extract::{Capture, Extracted};
 use super::provenance::{body_hash, provenance};
 use super::request::{GeneratedArticle, RunRequest};
 use super::resolve::Resolved;
+use super::written;
 use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
 use crate::log::LogSink;
@@ -158,9 +159,10 @@ pub(super) fn render(
             fill,
             &collected.tag_versions,
         );
+        written::tag_written_releases(&mut notes.releases, collected, forge.as_ref());
     }
     if surfaces.contains(&Surface::Changelog) {
-        pending_changes(
+        written::pending_changes(
             repo,
             tree,
             collected,
@@ -694,32 +696,6 @@ fn first_release(releases: &[ReleaseNotes], oldest_written: Option<&semver::Vers
             oldest_written.is_none_or(|oldest| *oldest >= version)
         }
         _ => false,
-    }
-}
-
-/// The Unreleased section from the project's pending changesets or news fragments, when it
-/// keeps some for the feature.
-fn pending_changes(
-    repo: &Repository,
-    tree: &Tree,
-    collected: &Collected,
-    feature: &Feature,
-    first_run: bool,
-    releases: &mut Vec<ReleaseNotes>,
-    log: &mut dyn LogSink,
-) {
-    let Some(pending) = history::pending(repo, tree, &collected.matcher.prefixes, &feature.product)
-    else {
-        return;
-    };
-    let (path, count) = (pending.path.clone(), pending.fragments.len());
-    if render::pending::apply(releases, pending, first_run) {
-        log.log(
-            LogLevel::Info,
-            LogStage::Render,
-            &format!("unreleased changes come from the project's pending notes ({path})"),
-            json!({ "path": path, "fragments": count }),
-        );
     }
 }
 

@@ -151,3 +151,35 @@ fn a_release_of_ci_changes_alone_has_no_post() {
         log.0
     );
 }
+
+/// A release the changelog file alone shows (no commit of the feature in it) is linked to
+/// its comparison like any other: its tag and the tag before it.
+#[test]
+fn a_release_only_the_changelog_file_shows_gets_its_compare_link() {
+    let mut repo = Repo::new();
+    repo.git
+        .remote("origin", "https://github.com/acme/widgets")
+        .unwrap();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("first version");
+    tag(&repo, "v1.0.0");
+    repo.write("README.md", "# widgets\n");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.1.0\n\n- Documented `a`.\n\n## 1.0.0\n\n- First.\n",
+    );
+    repo.commit("docs and changelog");
+    tag(&repo, "v1.1.0");
+    let (output, _) = generate(&repo, "src", Surface::Changelog);
+    let body = &output.articles[0].mdx_body;
+    let section = &body[body
+        .find("<Update label=\"1.1.0\"")
+        .unwrap_or_else(|| panic!("{body}"))..];
+    assert!(
+        section.contains(
+            "[Compare v1.0.0...v1.1.0](https://github.com/acme/widgets/compare/v1.0.0...v1.1.0)"
+        ),
+        "{body}"
+    );
+    assert!(section.contains("Documented `a`."), "{body}");
+}

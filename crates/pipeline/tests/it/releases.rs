@@ -423,12 +423,14 @@ fn the_projects_own_changelog_gives_the_released_sections_and_commits_the_rest()
         v1.contains("### Removed") || v1.contains("## Removed"),
         "{body}"
     );
-    // A reference link keeps the definition the file gave at its end.
-    assert!(v1.contains("use [`Reader::new`][new]."), "{body}");
+    // A reference link is linked inline with the definition the file gave at its end.
     assert!(
-        v1.contains("[new]: https://docs.rs/x/latest/x/struct.Reader.html#method.new"),
+        v1.contains(
+            "use [`Reader::new`](https://docs.rs/x/latest/x/struct.Reader.html#method.new)."
+        ),
         "{body}"
     );
+    assert!(!v1.contains("[new]:"), "{body}");
     assert!(!v1.contains("[1.0.0]:"), "{body}");
     assert!(v1.contains("Deprecated") && v1.contains("parse\\_v1") || v1.contains("`parse_v1`"));
     // The file's words replace the commits of the releases it covers.
