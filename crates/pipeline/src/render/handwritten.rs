@@ -299,8 +299,17 @@ pub(crate) fn apply(
         .map(core)
         .collect();
     let mut shown = versions.len();
+    let newest_tag = tags.iter().max();
+    // Sections of versions above every release tag: what the project wrote for its next
+    // release (markupsafe's "Version 3.1.0 / Unreleased").
+    let mut upcoming: Vec<(semver::Version, String)> = Vec::new();
     for section in sections {
         if section.markdown.trim().is_empty() {
+            continue;
+        }
+        if newest_tag.is_some_and(|t| section.version > *t) && !versions.contains(&section.version)
+        {
+            upcoming.push((section.version, section.markdown));
             continue;
         }
         let found = releases.iter_mut().find(|r| {
@@ -347,6 +356,21 @@ pub(crate) fn apply(
             handwritten: Some(section.markdown),
             source: Some(path.to_string()),
         });
+    }
+    // The Unreleased section of the commits, in the project's words when it wrote some.
+    if let Some(unreleased) = releases.iter_mut().find(|r| r.version.is_none())
+        && !upcoming.is_empty()
+    {
+        let markdown = match upcoming.as_slice() {
+            [(_, only)] => only.clone(),
+            several => several
+                .iter()
+                .map(|(v, md)| format!("## {v}\n\n{md}"))
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        };
+        unreleased.handwritten = Some(markdown);
+        unreleased.source = Some(path.to_string());
     }
     let key = |r: &ReleaseNotes| {
         r.version

@@ -528,3 +528,24 @@ fn a_post_title_names_the_package_and_version_and_introduces_only_a_first_releas
     append(&mut repo, "src/lib.rs", "feat: not released yet");
     assert_eq!(post_title(&repo), "What's new in widgets 1.0.1");
 }
+
+/// A section of the project's changelog for a version above every release tag is what it
+/// wrote for its next release: the Unreleased section shows it instead of the commits.
+#[test]
+fn the_files_section_for_the_next_version_is_the_unreleased_section() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.write(
+        "CHANGES.md",
+        "# Changes\n\n## Version 1.1.0\n\nUnreleased\n\n- Drop Python 3.9.\n\n## Version 1.0.0\n\nReleased 2024-01-01\n\n- First.\n",
+    );
+    repo.commit("first version");
+    tag(&repo, "1.0.0");
+    append(&mut repo, "src/lib.rs", "Use uv for the build");
+    let body = changelog(&repo, "src");
+    assert_eq!(labels(&body), ["Unreleased", "1.0.0"], "{body}");
+    let unreleased = section(&body, "Unreleased");
+    assert!(unreleased.contains("- Drop Python 3.9."), "{body}");
+    assert!(!unreleased.contains("Use uv"), "{body}");
+    assert!(section(&body, "1.0.0").contains("First."), "{body}");
+}
