@@ -272,7 +272,8 @@ fn rst_sections(text: &str, forge: Option<&Forge>) -> Vec<Section> {
 /// commits listed nothing for is added when its version has a tag (`tags`: every release
 /// tag's version) and is not below the releases shown; one without a tag when it falls
 /// between two releases shown, or below them while fewer than `fill` releases are shown (a
-/// first run's window; 0 on a later run, which shows only what is new). A section above
+/// first run's window; 0 on a later run, which shows only what is new), and when its tag is
+/// one the run covers (`in_range`). A section above
 /// every release tag is not released yet, and a pre-release whose final release is in the
 /// file or tagged folds into it. Unreleased changes stay the commits'. Releases end up
 /// highest version first, after "Unreleased".
@@ -282,6 +283,7 @@ pub(crate) fn apply(
     path: &str,
     fill: usize,
     tags: &[semver::Version],
+    in_range: &[semver::Version],
 ) {
     let versions: Vec<semver::Version> = releases
         .iter()
@@ -331,7 +333,9 @@ pub(crate) fn apply(
         let not_below = lowest.as_ref().is_some_and(|l| v >= l);
         let filling = shown < fill;
         let show = if tags.contains(v) {
-            not_below || (lowest.is_none() && filling)
+            // A tag this run covers is a release even when no commit of the feature is in
+            // it (only its release commit): a later run lists it too.
+            not_below || in_range.contains(v) || (lowest.is_none() && filling)
         } else {
             let between = not_below && highest.as_ref().is_some_and(|h| v < h);
             let below = !not_below && filling && (tags.is_empty() || lowest.is_some());

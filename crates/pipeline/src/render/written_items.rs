@@ -9,6 +9,7 @@ use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+use super::text::upper_first;
 use crate::builtin::regex as builtin;
 
 /// What an item of the project's changelog is to a release post.
@@ -36,20 +37,35 @@ static BULLET: LazyLock<Regex> = LazyLock::new(|| builtin(r"^[-*+]\s+(.*)$"));
 static DEFINITION: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"^\s{0,3}\[([^\]\n]+)\]:\s*<?([^\s>]+)>?"));
 static REFERENCE: LazyLock<Regex> = LazyLock::new(|| builtin(r"\[([^\]\n]+)\]\[([^\]\n]*)\]"));
-/// changesets: "[#12](…) [`abc1234`](…) Thanks [@user](…)! - text".
+/// changesets: "[#12](…) [`abc1234`](…) Thanks [@user](…)! - text", the pull request and
+/// the commit in either order.
 static CHANGESETS_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
-        r"^(?:\[#\d+\]\([^)\s]*\)\s*)?(?:\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\s*)*(?:Thanks\s+(?:\[@[^\]]+\]\([^)\s]*\)(?:,\s*|\s+and\s+|\s*)?)+!\s*)?-\s+",
+        r"^(?:(?:\[#\d+\]\([^)\s]*\)|\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\))\s*)*(?:Thanks\s+(?:\[@[^\]]+\]\([^)\s]*\)(?:,\s*|\s+and\s+|\s*)?)+!\s*)?-\s+",
+    )
+});
+/// A Conventional Commits type the changelog kept in the item ("perf: add …").
+static COMMIT_TYPE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"^(?:feat|feature|fix|perf|refactor|chore|docs|build|ci|test|style)(?:\([^)\n]*\))?!?:\s+",
+    )
+});
+/// Lint, typo and formatting entries: never in a post, whatever the changelog lists.
+static LINT: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)^(?:fix(?:es|ed)?\s+|address(?:es|ed)?\s+|silence[ds]?\s+)?(?:an?\s+|the\s+|some\s+|more\s+|minor\s+|new\s+)*(?:clippy|lints?|linter|linting|typos?|rustfmt|fmt|formatting|spelling)\b",
     )
 });
 /// zap's "[#1534](…): text" (or "#1534: text" when the file defines no link for it).
 static LEADING_REFERENCE: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"^((?:(?:\[#\d+\]\([^)\s]*\)|#\d+)(?:,\s*)?)+):\s+"));
-/// git-cliff's "*(scope)* " before an item.
-static CLIFF_SCOPE: LazyLock<Regex> = LazyLock::new(|| builtin(r"^\*\(([^)\n]{1,40})\)\*\s+"));
-/// git-cliff's " - ([abc1234](…/commit/…))" after an item: the changelog links the commit.
-static CLIFF_COMMIT: LazyLock<Regex> =
-    LazyLock::new(|| builtin(r"\s+-\s+\(\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\)\s*$"));
+/// git-cliff's "*(scope)* " and release-please's "**scope:** " before an item.
+static TOOL_SCOPE: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"^(?:\*\(([^)\n]{1,40})\)\*|\*\*([^*\n]{1,40}?):\*\*)\s+"));
+/// git-cliff's " - ([abc1234](…))" and release-please's " ([abc1234](…))" after an item:
+/// the changelog links the commit, a post need not.
+static TOOL_COMMIT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"\s+(?:-\s+)?\(\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\)\s*$"));
 /// towncrier's " -- by `user`." credit.
 static TRAILING_CREDIT: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"\s+(?:--|—)\s+by\s+[^.]*\.?\s*$"));
@@ -157,7 +173,10 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
             && out.len() < MAX_ITEMS
         {
             let text = clean(&text, &definitions);
-            if !text.is_empty() && !text.to_lowercase().starts_with("updated dependencies") {
+            if !text.is_empty()
+                && !text.to_lowercase().starts_with("updated dependencies")
+                && !LINT.is_match(&text)
+            {
                 out.push((k, text));
             }
         }
@@ -219,8 +238,18 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
         }
     });
     let text = CHANGESETS_CREDIT.replace(&resolved, "");
-    let text = CLIFF_COMMIT.replace(&text, "");
-    let text = CLIFF_SCOPE.replace(&text, "$1: ");
+    let text = TOOL_COMMIT.replace(&text, "");
+    // "scope: Description", as a post shows a commit's.
+    let (scope, text) = match TOOL_SCOPE.captures(&text) {
+        Some(c) => (
+            c.get(1)
+                .or_else(|| c.get(2))
+                .map(|m| m.as_str().to_string()),
+            text[c.get(0).map_or(0, |m| m.end())..].to_string(),
+        ),
+        None => (None, text.into_owned()),
+    };
+    let text = COMMIT_TYPE.replace(&text, "");
     let text = TRAILING_CREDIT.replace(&text, "");
     let text = match LEADING_REFERENCE.captures(&text) {
         Some(c) => {
@@ -229,7 +258,10 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
         }
         None => text.into_owned(),
     };
-    text.trim().to_string()
+    match scope {
+        Some(scope) => format!("{scope}: {}", upper_first(text.trim())),
+        None => upper_first(text.trim()),
+    }
 }
 
 #[cfg(test)]
@@ -265,6 +297,22 @@ mod tests {
             [
                 (Kind::Breaking, "Renamed the `tag` command.".into()),
                 (Kind::Fixed, "Fix links".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn credits_scopes_and_commit_links_of_other_tools_are_left_out() {
+        let section = "### Patch Changes\n\n- [`6f002b8e543ca39d3ee23681e28848d7f1724fae`](https://x/commit/6f002b8) [#4696](https://x/pull/4696) Thanks [@g](https://github.com/g)! - perf: add a `node` export condition\n\n## Features\n\n* **v2:** add status code ([#513](https://x/issues/513)) ([7d5554f](https://x/commit/7d5554f))\n\n### Fixed\n\n- fix clippy lint of rust 1.97 ([#2932](https://x/pull/2932))\n- update to tera v2\n";
+        assert_eq!(
+            items(section),
+            [
+                (Kind::Added, "Add a `node` export condition".into()),
+                (
+                    Kind::Added,
+                    "v2: Add status code ([#513](https://x/issues/513))".into()
+                ),
+                (Kind::Fixed, "Update to tera v2".into()),
             ]
         );
     }

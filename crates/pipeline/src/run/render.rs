@@ -158,6 +158,7 @@ pub(super) fn render(
             &path,
             fill,
             &collected.tag_versions,
+            &collected.history.tags_in_range,
         );
         written::tag_written_releases(&mut notes.releases, collected, forge.as_ref());
     }

@@ -549,3 +549,41 @@ fn the_files_section_for_the_next_version_is_the_unreleased_section() {
     assert!(!unreleased.contains("Use uv"), "{body}");
     assert!(section(&body, "1.0.0").contains("First."), "{body}");
 }
+
+/// A later run lists every release since the previous run, one whose only change to the
+/// feature is its release commit too (its section of the project's changelog).
+#[test]
+fn a_later_run_lists_a_release_with_no_commit_of_the_feature() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    let since = repo.head();
+    repo.write("README.md", "# x\n");
+    repo.commit("docs: readme");
+    tag(&repo, "v1.0.1");
+    append(&mut repo, "src/lib.rs", "feat: streaming");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.1.0\n\n- Streaming.\n\n## 1.0.1\n\n- Update dependencies.\n\n## 1.0.0\n\n- First.\n",
+    );
+    repo.commit("chore: release 1.1.0");
+    tag(&repo, "v1.1.0");
+    let mut log = Recorded::default();
+    let output = run(
+        &RunRequest {
+            commit: None,
+            since_commit: Some(&since),
+            surfaces: Some(&[Surface::Changelog]),
+            ..request(&repo.path, "src")
+        },
+        &mut log,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let body = &output.articles[0].mdx_body;
+    assert_eq!(labels(body), ["1.1.0", "1.0.1"], "{body}");
+    assert!(
+        section(body, "1.0.1").contains("Update dependencies."),
+        "{body}"
+    );
+}
