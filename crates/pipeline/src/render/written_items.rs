@@ -47,7 +47,7 @@ static CHANGESETS_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
 /// A Conventional Commits type the changelog kept in the item ("perf: add …").
 static COMMIT_TYPE: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
-        r"^(?:feat|feature|fix|perf|refactor|chore|docs|build|ci|test|style)(?:\([^)\n]*\))?!?:\s+",
+        r"(?i)^(feat|feature|fix|perf|refactor|chore|docs|build|ci|test|style)(?:\([^)\n]*\))?!?:\s+",
     )
 });
 /// Lint, typo and formatting entries: never in a post, whatever the changelog lists.
@@ -223,7 +223,22 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
     }
     finish(current.take(), kind, &mut out);
     out.into_iter()
-        .map(|(k, text)| (k.unwrap_or_else(|| verb_kind(&text)), text))
+        .map(|(k, text)| {
+            // A Conventional Commits type the changelog kept ("perf: add …") says what the
+            // item is, then goes.
+            let typed = COMMIT_TYPE.captures(&text).map(|c| {
+                let kind = match c[1].to_ascii_lowercase().as_str() {
+                    "feat" | "feature" => Kind::Added,
+                    "fix" => Kind::Fixed,
+                    _ => Kind::Changed,
+                };
+                (kind, upper_first(&text[c.get(0).map_or(0, |m| m.end())..]))
+            });
+            match typed {
+                Some((kind, rest)) => (k.unwrap_or(kind), rest),
+                None => (k.unwrap_or_else(|| verb_kind(&text)), text),
+            }
+        })
         .collect()
 }
 
@@ -249,7 +264,7 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
         ),
         None => (None, text.into_owned()),
     };
-    let text = COMMIT_TYPE.replace(&text, "");
+
     let text = TRAILING_CREDIT.replace(&text, "");
     let text = match LEADING_REFERENCE.captures(&text) {
         Some(c) => {
@@ -307,7 +322,7 @@ mod tests {
         assert_eq!(
             items(section),
             [
-                (Kind::Added, "Add a `node` export condition".into()),
+                (Kind::Changed, "Add a `node` export condition".into()),
                 (
                     Kind::Added,
                     "v2: Add status code ([#513](https://x/issues/513))".into()
