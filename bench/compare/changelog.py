@@ -1,27 +1,40 @@
 #!/usr/bin/env python3
-"""Compares the changelog the pipeline writes with the CHANGELOG.md a project publishes.
+"""Compares the changelog the pipeline writes with the changelog file a project publishes.
 
-    bench/compare/changelog.py /abs/path/to/clone [FEATURE] [--releases N] [--changelog PATH]
+    bench/compare/changelog.py /abs/path/to/clone [FEATURE] [--releases N]
+        [--changelog PATH] [--tag-prefix PREFIX] [--first-run] [--out DIR] [--json]
 
-FEATURE defaults to `.` (the repository root; until that is supported, give a folder such as
-`src`). The script takes the newest N releases of the project's CHANGELOG.md (default 3),
-runs the pipeline's `generate` example from the commit of the release before them (so the
-run covers exactly those releases, split at their tags), and per release counts:
+FEATURE defaults to `.` (the repository root). The script reads the project's changelog file
+(`--changelog`, default CHANGELOG.md; Markdown, or reStructuredText when it ends in `.rst`).
 
+Default mode: the newest N releases of the file that have a tag (default 3); the pipeline's
+`generate` example runs from the tag of the release before them, so the run covers exactly
+those releases. `--first-run`: the example runs without a starting commit (a first run, its
+own window of releases), and every release of the file whose version lies within the
+versions we show is compared (one we do not show counts as missed: "missing releases").
+
+Per release it counts
 - recall: their entries we list too;
-- recall (feature): the same, counting only their entries whose commit touches FEATURE
-  (an entry of theirs about another folder is not ours to list);
-- noise: our entries they do not list.
+- recall (feature): the same, counting only their entries whose commit touches FEATURE;
+- unmatched: our entries they do not list (not all noise: an entry of ours may be right
+  where the project left it out);
+- misfiled: our entries whose commit the release's tag does not contain (must be 0);
+- noise: our entries a reader strikes as noise (READER-RUBRIC.md): lint, typo, formatting
+  and "tweaks" subjects, commits that touched only contributor, agent, CI or lint files, the
+  same change twice, a revert's stray quotes.
 
 Entries are matched by the commit id both link to, else by their normalised text (links,
-commit ids, pull request references and GitHub's " by @user in <url>" credits removed).
-GitHub's "New Contributors" bullets are not entries. Nothing is written to the clone; the
-generated articles go to a temporary folder. `GENERATE=/path/to/generate` runs that build of
-the example instead of `cargo run` (a target folder shared between checkouts can hold
-another checkout's build).
+commit ids, pull request references, reStructuredText roles and GitHub's " by @user in
+<url>" credits removed), compared on the first 60 characters or by word overlap. A bullet's
+whole first paragraph is its text. `--tag-prefix` names a monorepo package's tags
+(`@scope/pkg@`, `pkg-v`, `pkg/v`); without it `v1.2.3`, `1.2.3`, then any tag ending in the
+version are tried. Nothing is written to the clone; the articles go to `--out` (default a
+temporary folder). `GENERATE=/path/to/generate` runs that build of the example instead of
+`cargo run`.
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -29,9 +42,24 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VERSION = re.compile(r"^##\s+\[?v?(\d+\.\d+\.\d+[^\]\s]*)\]?")
-BULLET = re.compile(r"^[-*]\s+(.*)")
+VERSION_TEXT = re.compile(
+    r"^\[?(?:version\s+|release\s+)?v?(\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.]+)?)\]?", re.I)
+MD_HEADING = re.compile(r"^(#{1,4})\s+(.*)")
+BULLET = re.compile(r"^[-*+]\s+(.*)")
 SHA = re.compile(r"\b([0-9a-f]{7,40})\b")
+COMMIT_URL = re.compile(r"/commit/([0-9a-f]{7,40})")
+NOT_RELEASE = re.compile(r"^(What's Changed|New Contributors)", re.I)
+
+# What a reader strikes as noise in a changelog (READER-RUBRIC.md, "Noise in a changelog").
+NOISE_SUBJECT = re.compile(
+    r"\b(lint(s|ing)?|linter|typos?|tweaks?|fmt|rustfmt|prettier|clippy|whitespace|"
+    r"formatting|reformat(ted)?|spelling)\b", re.I)
+CONTRIBUTOR_FILE = re.compile(
+    r"(^|/)(AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.agents/|\.claude/|CONTRIBUTING(\.\w+)?|"
+    r"CODE_OF_CONDUCT(\.\w+)?|\.github/|\.gitlab-ci\.yml|\.pre-commit-config\.yaml|"
+    r"\.golangci\.ya?ml|\.eslintrc.*|eslint\.config\.\w+|\.prettierrc.*|rustfmt\.toml|"
+    r"clippy\.toml|typos\.toml|\.editorconfig|\.mailmap|\.git-blame-ignore-revs|codecov\.ya?ml|"
+    r"\.codecov\.ya?ml|SKILL\.md)")
 
 
 def git(clone, *args):
@@ -40,80 +68,164 @@ def git(clone, *args):
     ).stdout.strip()
 
 
-def their_releases(changelog_text):
-    """{version: [entry text]} in file order, top-level bullets only."""
-    releases, order, current = {}, [], None
-    for line in changelog_text.splitlines():
-        m = VERSION.match(line)
-        if m:
-            current = m.group(1)
-            order.append(current)
-            releases[current] = []
-            continue
-        if line.startswith("## ") and not re.match(r"^##\s+(What's Changed|New Contributors)", line):
-            current = None
-            continue
+def heading_version(title):
+    m = VERSION_TEXT.match(title.strip())
+    if not m:
+        m = re.search(r"(?:^|[\s@/_-])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b", title)
+    return m.group(1) if m else None
+
+
+def headings(lines, rst):
+    """[(line index, level, title)]; reStructuredText levels in order of first use."""
+    found, order = [], []
+    if not rst:
+        fence = False
+        for i, line in enumerate(lines):
+            if line.startswith("```"):
+                fence = not fence
+            m = MD_HEADING.match(line)
+            if m and not fence:
+                found.append((i, len(m.group(1)), m.group(2).strip()))
+        return found
+    for i in range(len(lines) - 1):
+        title, under = lines[i].rstrip(), lines[i + 1].rstrip()
+        if (title.strip() and len(under) >= 3 and len(set(under)) == 1
+                and under[0] in "=-~^*+#\"'`:." and len(under) >= len(title.strip())
+                and len(set(title.strip())) > 1):
+            if under[0] not in order:
+                order.append(under[0])
+            found.append((i, order.index(under[0]) + 1, title.strip()))
+    return found
+
+
+def bullets(lines):
+    """Top-level bullets of a section, each with its whole first paragraph."""
+    out, current = [], None
+    for line in lines:
         b = BULLET.match(line)
-        if current and b and "made their first contribution" not in b.group(1):
-            releases[current].append(b.group(1))
+        if b:
+            if current is not None:
+                out.append(current)
+            current = b.group(1).strip()
+            continue
+        if current is not None:
+            if line.strip() and line[:1] in (" ", "\t"):
+                current += " " + line.strip()
+            else:
+                out.append(current)
+                current = None
+    if current is not None:
+        out.append(current)
+    return [b for b in out if "made their first contribution" not in b and normalise(b)]
+
+
+def their_releases(text, rst):
+    """(versions in file order, {version: [entry]}) at the level most release headings use."""
+    lines = text.splitlines()
+    hs = headings(lines, rst)
+    levels = {}
+    for _, level, title in hs:
+        if heading_version(title):
+            levels[level] = levels.get(level, 0) + 1
+    if not levels:
+        return [], {}
+    level = max(levels, key=lambda l: (levels[l], -l))
+    order, releases = [], {}
+    starts = [h for h in hs if h[1] <= level]
+    for k, (i, lvl, title) in enumerate(starts):
+        version = heading_version(title) if lvl == level else None
+        if not version or NOT_RELEASE.match(title):
+            continue
+        end = len(lines)
+        for j, lvl2, title2 in starts[k + 1:]:
+            if lvl2 < level or heading_version(title2) or re.search(r"unreleased", title2, re.I):
+                end = j
+                break
+        if version in releases:
+            continue
+        order.append(version)
+        releases[version] = bullets(lines[i + 2 if rst else i + 1:end])
     return order, releases
 
 
 def our_releases(mdx):
-    """{version: [entry text]} from the generated changelog."""
-    releases, current = {}, None
+    """{label: {"entries": [...], "tag": compared-to tag or None}} from changelog.mdx."""
+    releases, current, body = {}, None, []
     for line in mdx.splitlines():
         m = re.match(r'^<Update label="([^"]+)"', line)
         if m:
-            current = m.group(1)
-            releases[current] = []
+            if current:
+                releases[current]["entries"] = bullets(body)
+            current, body = m.group(1), []
+            releases[current] = {"entries": [], "tag": None}
             continue
-        # Our own entries are "- …"; a release shown from the project's changelog keeps its
-        # "* …" bullets.
-        b = BULLET.match(line)
-        if current and b and "made their first contribution" not in b.group(1):
-            releases[current].append(b.group(1))
+        if current is None:
+            continue
+        c = re.match(r"^\[Compare (\S+)\.\.\.(\S+)\]", line)
+        if c and c.group(2) != "HEAD":
+            releases[current]["tag"] = c.group(2)
+        if line.startswith("</Update>"):
+            releases[current]["entries"] = bullets(body)
+            current = None
+            continue
+        body.append(line)
     return releases
 
 
 def normalise(text):
+    text = re.sub(r":(issue|pr|user|ghuser|commit|bug|gh):`[^`]*`", "", text)
+    text = re.sub(r":[\w:-]+:`(?:[^`<]*<)?([^`>]*)>?`", r"\1", text)  # other roles
+    text = re.sub(r"\s+--\s+by\s*\S*\s*$", "", text)
+    text = re.sub(r"\*Related issues and pull requests on GitHub:\*.*$", "", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links → their text
+    text = re.sub(r"\[([^\]]*)\]\[[^\]]*\]", r"\1", text)  # reference links
+    text = re.sub(r"Thanks \[?@[\w-]+\]?!\s*-?", "", text)  # changesets' credits
     text = re.sub(r"\s+by @\S+( in https?://\S+)?\s*$", "", text)  # GitHub's credits
     text = re.sub(r"\(by @[^)]*\)", "", text)
     text = re.sub(r"https?://\S+", "", text)
-    text = re.sub(r"\(\s*`?[0-9a-f]{7,40}`?\s*\)", "", text)  # (sha)
+    text = re.sub(r"`?\b[0-9a-f]{7,40}\b`?", "", text)
     text = re.sub(r"\(#\d+\)|#\d+", "", text)
-    text = re.sub(r"^\*\*[^*]+:\*\*\s*|^\*\*[^*]+\*\*:\s*|^\*\([^)]*\)\*\s*", "", text)  # scopes
+    text = re.sub(r"^\s*\*\*[^*]+:\*\*\s*|^\s*\*\*[^*]+\*\*:\s*|^\s*\*\([^)]*\)\*\s*", "", text)
     text = text.replace("\\", "").lower()
     text = re.sub(r"[^a-z0-9]+", " ", text)
     return text.strip()
 
 
-def key_sets(entries):
-    shas, texts = set(), set()
-    for e in entries:
-        found = SHA.findall(e)
-        if found:
-            shas.add(found[-1][:7])
-        texts.add(normalise(e))
-    return shas, texts
-
-
-def matches(entry, shas, texts):
+def commit_of(entry):
+    m = COMMIT_URL.findall(entry)
+    if m:
+        return m[-1]
     found = SHA.findall(entry)
-    if found and found[-1][:7] in shas:
-        return True
-    return normalise(entry) in texts
+    return found[-1] if found else None
+
+
+class Keys:
+    def __init__(self, entries):
+        self.shas = {c[:7] for c in map(commit_of, entries) if c}
+        self.texts = [normalise(e) for e in entries]
+        self.prefixes = {t[:60] for t in self.texts if t}
+        self.words = [set(t.split()) for t in self.texts]
+
+    def has(self, entry):
+        c = commit_of(entry)
+        if c and c[:7] in self.shas:
+            return True
+        t = normalise(entry)
+        if not t:
+            return False
+        if t[:60] in self.prefixes:
+            return True
+        w = set(t.split())
+        if len(w) < 4:
+            return False
+        return any(len(w & o) / len(w | o) >= 0.75 for o in self.words if o)
 
 
 def touches(clone, entry, feature):
     if feature in (".", ""):
         return True
-    found = SHA.findall(entry)
-    if found:
-        commit = found[-1]
-    else:
-        # No commit id (commitizen's format): the newest commit whose subject has the text.
+    commit = commit_of(entry)
+    if not commit:
         text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", entry)
         text = re.sub(r"^\*\*[^*]+\*\*:?\s*|\s*\(#\d+\)", "", text).strip()
         commit = git(clone, "log", "-n", "1", "--format=%H", "--fixed-strings",
@@ -124,17 +236,59 @@ def touches(clone, entry, feature):
     return any(f == feature or f.startswith(feature.rstrip("/") + "/") for f in files.splitlines())
 
 
-def tag_commit(clone, version):
-    for name in (f"v{version}", version):
-        sha = git(clone, "rev-list", "-n", "1", name)
-        if sha:
-            return sha
-    # Monorepo tags: any tag ending in the version.
+def tag_name(clone, version, prefix):
+    names = [f"{prefix}{version}"] if prefix else [f"v{version}", version]
+    for name in names:
+        if git(clone, "rev-parse", "-q", "--verify", f"refs/tags/{name}"):
+            return name
+    if prefix:
+        return None
     for name in git(clone, "tag", "--list", f"*{version}").splitlines():
-        sha = git(clone, "rev-list", "-n", "1", name)
-        if sha:
-            return sha
+        if re.search(r"(^|[^0-9.])v?" + re.escape(version) + "$", name):
+            return name
     return None
+
+
+def contains(clone, tag, commit):
+    return subprocess.run(
+        ["git", "-C", clone, "merge-base", "--is-ancestor", commit, tag],
+        capture_output=True, check=False).returncode == 0
+
+
+def patch_id(clone, commit):
+    diff = subprocess.run(["git", "-C", clone, "show", commit], capture_output=True,
+                          check=False).stdout
+    out = subprocess.run(["git", "-C", clone, "patch-id", "--stable"], input=diff,
+                         capture_output=True, check=False).stdout.decode().split()
+    return out[0] if out else commit
+
+
+def noise_kind(clone, entry, theirs, seen):
+    """Why a reader strikes the entry out, or None. What the project lists itself is its
+    own choice (a "Miscellaneous Tasks" group), so only our entries it does not list are
+    judged by their words and files; the same change twice always counts."""
+    t = normalise(entry)
+    commit = commit_of(entry)
+    key = patch_id(clone, commit) if commit and git(clone, "cat-file", "-t", commit) == "commit" else t
+    if t and any(t == u and (key == k or not commit) for k, u in seen):
+        return "twice"
+    seen.add((key, t))
+    if theirs.has(entry):
+        return None
+    plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", entry)
+    if re.match(r"^(\*\*[^*]+\*\*:?\s*)?revert\b.*[\"“]", plain, re.I) or '\\"' in entry:
+        return "revert quotes"
+    if NOISE_SUBJECT.search(plain[:160]):
+        return "lint/typo/tweak"
+    if commit:
+        files = git(clone, "show", "--format=", "--name-only", commit).splitlines()
+        if files and all(CONTRIBUTOR_FILE.search(f) for f in files):
+            return "contributor files only"
+    return None
+
+
+def label_version(label):
+    return heading_version(label.split(" ")[-1]) or heading_version(label)
 
 
 def main():
@@ -143,70 +297,111 @@ def main():
     parser.add_argument("feature", nargs="?", default=".")
     parser.add_argument("--releases", type=int, default=3)
     parser.add_argument("--changelog", default="CHANGELOG.md")
+    parser.add_argument("--tag-prefix", default="")
+    parser.add_argument("--first-run", action="store_true")
+    parser.add_argument("--out")
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     clone = os.path.abspath(args.clone)
     text = git(clone, "show", f"HEAD:{args.changelog}")
     if not text:
         sys.exit(f"{args.changelog} not found at HEAD of {clone}")
-    order, theirs = their_releases(text)
-    versions = [v for v in order if tag_commit(clone, v)][: args.releases + 1]
-    if len(versions) < 2:
-        sys.exit("fewer than two tagged releases in the CHANGELOG")
-    compared, base = versions[:-1], versions[-1]
-    since = tag_commit(clone, base)
-    out = tempfile.mkdtemp(prefix="changelog-compare-")
+    order, theirs = their_releases(text, args.changelog.lower().endswith(".rst"))
+    # A pre-release folds into its final release when the file has that too.
+    finals = {v for v in theirs if "-" not in v}
+    tagged = [v for v in order if tag_name(clone, v, args.tag_prefix)
+              and ("-" not in v or v.split("-")[0] not in finals)]
+    since = None
+    if not args.first_run:
+        versions = tagged[: args.releases + 1]
+        if len(versions) < 2:
+            sys.exit("fewer than two tagged releases in the changelog")
+        base = versions[-1]
+        since = git(clone, "rev-list", "-n", "1", tag_name(clone, base, args.tag_prefix))
+    out = args.out or tempfile.mkdtemp(prefix="changelog-compare-")
     generate = os.environ.get("GENERATE")
     cmd = ([generate] if generate else
            ["cargo", "run", "-q", "-p", "pipeline", "--example", "generate", "--"])
-    cmd += [clone, args.feature, out, since]
+    cmd += [clone, args.feature, out] + ([since] if since else [])
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+    with open(os.path.join(out, "log.jsonl"), "w", encoding="utf-8") as f:
+        f.write(run.stderr)
     if run.returncode != 0:
         sys.exit(f"generate failed:\n{run.stderr[-2000:]}")
-    with open(os.path.join(out, "changelog.mdx"), encoding="utf-8") as f:
-        ours = our_releases(f.read())
-    print(f"{os.path.basename(clone)} feature={args.feature} since {base} ({since[:7]})")
-    print(f"{'release':<14}{'theirs':>7}{'in feature':>11}{'ours':>6}"
-          f"{'recall':>8}{'recall(f)':>10}{'noise':>7}")
-    totals = [0, 0, 0, 0, 0, 0]
+    try:
+        with open(os.path.join(out, "changelog.mdx"), encoding="utf-8") as f:
+            ours_by_label = our_releases(f.read())
+    except FileNotFoundError:
+        ours_by_label = {}
+    ours = {}
+    for label, release in ours_by_label.items():
+        v = label_version(label)
+        ours.setdefault(v or label, release)
+    if args.first_run:
+        def key(v):
+            return tuple(int(x) for x in re.findall(r"\d+", v.split("-")[0])[:3])
+        shown = [v for v in ours if v and re.match(r"\d", v) and v in theirs]
+        lowest = min((key(v) for v in shown), default=None)
+        compared = [v for v in tagged if lowest and key(v) >= lowest and "-" not in v]
+    else:
+        compared = versions[:-1]
+    rows = []
     for version in compared:
         their = theirs.get(version, [])
-        mine = ours.get(version, [])
+        release = ours.get(version, {"entries": [], "tag": None})
+        mine = release["entries"]
+        tag = release["tag"] or tag_name(clone, version, args.tag_prefix)
         in_feature = [e for e in their if touches(clone, e, args.feature)]
-        shas, texts = key_sets(mine)
-        found = sum(matches(e, shas, texts) for e in their)
-        found_f = sum(matches(e, shas, texts) for e in in_feature)
-        t_shas, t_texts = key_sets(their)
-        noise = sum(not matches(e, t_shas, t_texts) for e in mine)
-        pct = lambda a, b: f"{100 * a / b:.0f}%" if b else "-"
-        print(f"{version:<14}{len(their):>7}{len(in_feature):>11}{len(mine):>6}"
-              f"{pct(found, len(their)):>8}{pct(found_f, len(in_feature)):>10}"
-              f"{pct(noise, len(mine)):>7}")
-        for i, v in enumerate([len(their), len(in_feature), len(mine), found, found_f, noise]):
-            totals[i] += v
-        if os.environ.get("VERBOSE"):
-            for e in mine:
-                if not matches(e, t_shas, t_texts):
-                    print(f"    noise: {e}")
-            for e in in_feature:
-                if not matches(e, shas, texts):
-                    print(f"    missed: {e}")
-    # The whole range, sections ignored: an entry in the wrong release counts here.
-    all_theirs = [e for v in compared for e in theirs.get(v, [])]
-    all_in_feature = [e for e in all_theirs if touches(clone, e, args.feature)]
-    all_ours = [e for v in compared for e in ours.get(v, [])]
-    shas, texts = key_sets(all_ours)
-    t_shas, t_texts = key_sets(all_theirs)
-    range_row = (
-        len(all_theirs), len(all_in_feature), len(all_ours),
-        sum(matches(e, shas, texts) for e in all_theirs),
-        sum(matches(e, shas, texts) for e in all_in_feature),
-        sum(not matches(e, t_shas, t_texts) for e in all_ours),
-    )
-    t, tf, m, f, ff, n = totals
+        ok, back = Keys(mine), Keys(their)
+        found = sum(ok.has(e) for e in their)
+        found_f = sum(ok.has(e) for e in in_feature)
+        unmatched = [e for e in mine if not back.has(e)]
+        misfiled = [e for e in mine
+                    if commit_of(e) and tag and git(clone, "cat-file", "-t", commit_of(e)) == "commit"
+                    and not contains(clone, tag, commit_of(e))]
+        seen = set()
+        noise = [(noise_kind(clone, e, back, seen), e) for e in mine]
+        noise = [(k, e) for k, e in noise if k]
+        rows.append({
+            "release": version, "shown": version in ours, "theirs": len(their),
+            "in_feature": len(in_feature), "ours": len(mine), "found": found,
+            "found_f": found_f, "unmatched": len(unmatched), "misfiled": len(misfiled),
+            "noise": len(noise),
+            "details": {
+                "missed": [e for e in in_feature if not ok.has(e)],
+                "unmatched": unmatched, "misfiled": misfiled,
+                "noise": [f"{k}: {e}" for k, e in noise],
+            },
+        })
+    missing = [r["release"] for r in rows if not r["shown"] and r["theirs"]]
+    total = {k: sum(r[k] for r in rows) for k in
+             ("theirs", "in_feature", "ours", "found", "found_f", "unmatched", "misfiled", "noise")}
+    summary = {
+        "repository": os.path.basename(clone), "feature": args.feature,
+        "mode": "first-run" if args.first_run else f"since {versions[-1]}",
+        "releases": len(rows), "missing_releases": missing, **total,
+        "recall": round(total["found"] / total["theirs"], 3) if total["theirs"] else None,
+        "recall_feature": (round(total["found_f"] / total["in_feature"], 3)
+                           if total["in_feature"] else None),
+        "out": out,
+    }
+    if args.json:
+        print(json.dumps({**summary, "rows": rows}))
+        return
     pct = lambda a, b: f"{100 * a / b:.0f}%" if b else "-"
-    print(f"{'all':<14}{t:>7}{tf:>11}{m:>6}{pct(f, t):>8}{pct(ff, tf):>10}{pct(n, m):>7}")
-    t, tf, m, f, ff, n = range_row
-    print(f"{'range':<14}{t:>7}{tf:>11}{m:>6}{pct(f, t):>8}{pct(ff, tf):>10}{pct(n, m):>7}")
+    print(f"{summary['repository']} feature={args.feature} {summary['mode']} -> {out}")
+    print(f"{'release':<14}{'theirs':>7}{'in feat':>8}{'ours':>6}{'recall':>8}"
+          f"{'recall(f)':>10}{'unmatched':>10}{'misfiled':>9}{'noise':>6}")
+    for r in rows + [dict(release="all", **total)]:
+        print(f"{r['release']:<14}{r['theirs']:>7}{r['in_feature']:>8}{r['ours']:>6}"
+              f"{pct(r['found'], r['theirs']):>8}{pct(r['found_f'], r['in_feature']):>10}"
+              f"{r['unmatched']:>10}{r['misfiled']:>9}{r['noise']:>6}")
+        if os.environ.get("VERBOSE") and "details" in r:
+            for kind, items in r["details"].items():
+                for e in items:
+                    print(f"    {kind}: {e[:160]}")
+    if missing:
+        print(f"missing releases: {', '.join(missing)}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 use serde::Serialize;
 
 use super::text::upper_first;
+use super::written_items::{self, Kind};
 use crate::source::forge::Forge;
 use crate::source::history::{Entry, ReleaseNotes, has_known_type};
 use crate::source::manifest::Feature;
@@ -37,8 +38,12 @@ pub(crate) struct Post<'a> {
     pub lede: String,
     /// New features and breaking changes, by scope.
     pub highlights: Vec<Highlights>,
-    /// The breaking changes, for "How to upgrade".
-    pub upgrade: Vec<&'a Entry>,
+    /// The breaking changes and deprecations, for "How to upgrade".
+    pub upgrade: Vec<Upgrade>,
+    /// The items are the project's own Markdown (from its changelog file at `source`), not
+    /// plain text.
+    pub markdown: bool,
+    pub source: Option<String>,
     /// How many fixes the release holds beyond the highlights.
     pub fixes: usize,
     /// The fixes in plain words (at most [`MAX_ITEMS`]).
@@ -62,6 +67,15 @@ pub(crate) struct Highlights {
     pub scope: Option<String>,
     /// Subjects in plain words: capitalised, without type, scope or references.
     pub items: Vec<String>,
+}
+
+/// One thing to act on when upgrading.
+#[derive(Debug, Serialize)]
+pub(crate) struct Upgrade {
+    /// "scope: Description" of a commit, or the project's own item.
+    pub title: String,
+    /// What to do, when the commit says (`BREAKING CHANGE:`).
+    pub detail: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -88,7 +102,7 @@ impl NoPost {
         match self {
             NoPost::NothingListed => "no listed change in the range",
             NoPost::InternalOnly => {
-                "the release holds internal changes only (refactors), which the changelog lists"
+                "the release holds nothing for its users (refactors, CI, tests, or what the project's changelog files for contributors), which the changelog lists"
             }
         }
     }
@@ -98,8 +112,17 @@ impl NoPost {
 /// its Conventional Commits type or, without a known one (`rt: refactor …`, `Refactoring
 /// …`), by the first word of its description.
 fn internal(entry: &Entry) -> bool {
+    let housekeeping = matches!(
+        entry.kind.as_str(),
+        "ci" | "cd" | "chore" | "test" | "tests" | "style" | "docs" | "doc"
+    ) || (entry.kind == "build"
+        && !entry
+            .scope
+            .as_deref()
+            .is_some_and(|s| s.to_ascii_lowercase().starts_with("dep")));
     !entry.breaking
         && (entry.kind == "refactor"
+            || (entry.conventional && housekeeping)
             || (!has_known_type(&entry.subject)
                 && entry
                     .description
@@ -133,7 +156,7 @@ pub(crate) fn post<'a>(
         .iter()
         .find(|r| r.version.is_some())
         .or_else(|| releases.first())
-        .filter(|r| r.count > 0);
+        .filter(|r| r.count > 0 || r.handwritten.is_some());
     let release_ref = release.ok_or(NoPost::NothingListed)?;
     let (name, product) = names(feature);
     let name = &name;
@@ -169,7 +192,18 @@ pub(crate) fn post<'a>(
         })
     };
     // Every breaking change and deprecation is something to act on when upgrading.
-    let upgrade: Vec<&Entry> = release
+    if let Some(section) = &release_ref.handwritten {
+        return written(
+            feature,
+            release_ref,
+            section,
+            introducing,
+            forge,
+            commit,
+            (title, subject, name.clone()),
+        );
+    }
+    let upgrade: Vec<Upgrade> = release
         .map(|r| {
             r.breaking
                 .iter()
@@ -179,6 +213,13 @@ pub(crate) fn post<'a>(
                         .filter(|g| g.title == "Deprecated")
                         .flat_map(|g| &g.entries),
                 )
+                .map(|e| Upgrade {
+                    title: match &e.scope {
+                        Some(scope) => format!("{scope}: {}", upper_first(&e.description)),
+                        None => upper_first(&e.description),
+                    },
+                    detail: e.breaking_description.clone(),
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -227,11 +268,133 @@ pub(crate) fn post<'a>(
         others().count(),
         release_ref.breaking.len(),
     );
+    let related = related(feature, release_ref, forge, commit);
+    let (contributors, others) = thanked(release_ref);
+    Ok(Post {
+        title,
+        release,
+        introducing,
+        lede,
+        highlights,
+        upgrade,
+        markdown: false,
+        source: None,
+        fixes,
+        fixed,
+        changes,
+        unlisted,
+        contributors,
+        others,
+        related,
+    })
+}
+
+/// A post from the release's section of the project's own changelog: its items, in its
+/// words, under what its headings say they are.
+fn written<'a>(
+    feature: &Feature,
+    release: &'a ReleaseNotes,
+    section: &str,
+    introducing: bool,
+    forge: Option<&Forge>,
+    commit: &str,
+    (title, subject, name): (String, String, String),
+) -> Result<Post<'a>, NoPost> {
+    let items = written_items::items(section);
+    let of = |kind: Kind| {
+        items
+            .iter()
+            .filter(move |(k, _)| *k == kind)
+            .map(|(_, t)| t)
+    };
+    let upgrade: Vec<Upgrade> = of(Kind::Breaking)
+        .chain(of(Kind::Deprecated))
+        .map(|t| Upgrade {
+            title: t.clone(),
+            detail: String::new(),
+        })
+        .collect();
+    let added: Vec<String> = of(Kind::Added).cloned().collect();
+    let breaking = of(Kind::Breaking).count();
+    let mut highlight_items: Vec<String> = of(Kind::Breaking).cloned().collect();
+    highlight_items.extend(added.iter().cloned());
+    highlight_items.truncate(MAX_HIGHLIGHTS);
+    let fixes = of(Kind::Fixed).count();
+    let fixed: Vec<String> = of(Kind::Fixed).take(MAX_ITEMS).cloned().collect();
+    let other = of(Kind::Changed).count() + of(Kind::Deprecated).count();
+    let changes: Vec<String> = of(Kind::Changed)
+        .chain(of(Kind::Deprecated))
+        .take(MAX_ITEMS)
+        .cloned()
+        .collect();
+    let listed = highlight_items.len() + fixed.len() + changes.len();
+    if listed == 0 && !introducing {
+        return Err(NoPost::InternalOnly);
+    }
+    let unlisted = items
+        .len()
+        .saturating_sub(listed + of(Kind::Deprecated).count());
+    let lede = lede(
+        &subject,
+        &name,
+        introducing,
+        added.len(),
+        fixes,
+        other,
+        breaking,
+    );
+    let (contributors, others) = thanked(release);
+    Ok(Post {
+        title,
+        release: Some(release),
+        introducing,
+        lede,
+        highlights: if highlight_items.is_empty() {
+            Vec::new()
+        } else {
+            vec![Highlights {
+                scope: None,
+                items: highlight_items,
+            }]
+        },
+        upgrade,
+        markdown: true,
+        source: release.source.clone(),
+        fixes,
+        fixed,
+        changes,
+        unlisted,
+        contributors,
+        others,
+        related: related(feature, release, forge, commit),
+    })
+}
+
+/// Thanked by name (at most [`MAX_CONTRIBUTORS`]) and how many more.
+fn thanked(release: &ReleaseNotes) -> (Vec<&str>, usize) {
+    (
+        release
+            .contributors
+            .iter()
+            .take(MAX_CONTRIBUTORS)
+            .map(String::as_str)
+            .collect(),
+        release.contributors.len().saturating_sub(MAX_CONTRIBUTORS),
+    )
+}
+
+/// "Learn more": the forge's comparison with the release before, the feature's source.
+fn related(
+    feature: &Feature,
+    release: &ReleaseNotes,
+    forge: Option<&Forge>,
+    commit: &str,
+) -> Vec<Related> {
     let mut related = Vec::new();
-    if let Some(url) = &release_ref.compare_url {
+    if let Some(url) = &release.compare_url {
         related.push(Related {
             kind: "compare",
-            label: match (&release_ref.previous_tag, &release_ref.tag) {
+            label: match (&release.previous_tag, &release.tag) {
                 (Some(from), Some(to)) => format!("Every change from {from} to {to}"),
                 (Some(from), None) => format!("Every change since {from}"),
                 _ => "Every change".to_string(),
@@ -248,29 +411,7 @@ pub(crate) fn post<'a>(
             href: url,
         });
     }
-    Ok(Post {
-        title,
-        release,
-        introducing,
-        lede,
-        highlights,
-        upgrade,
-        fixes,
-        fixed,
-        changes,
-        unlisted,
-        contributors: release_ref
-            .contributors
-            .iter()
-            .take(MAX_CONTRIBUTORS)
-            .map(String::as_str)
-            .collect(),
-        others: release_ref
-            .contributors
-            .len()
-            .saturating_sub(MAX_CONTRIBUTORS),
-        related,
-    })
+    related
 }
 
 /// `subject`: "log 0.4.33", "src/macros.rs in log 0.4.33", or the name alone.

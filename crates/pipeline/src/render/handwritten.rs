@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 
 use super::mdx::nesting;
 use crate::builtin::regex as builtin;
+use crate::source::forge::Forge;
 use crate::source::history::ReleaseNotes;
 
 /// At most this many release sections are read from one file.
@@ -31,6 +32,8 @@ pub(crate) struct Section {
 static VERSION: LazyLock<Regex> = LazyLock::new(|| {
     builtin(r"(?:^|[\s\[(@/_-])[vV]?(\d{1,9}\.\d{1,9}(?:\.\d{1,9})?(?:-[0-9A-Za-z.-]+)?)")
 });
+/// A reference-style link, `[text][label]` or `[text][]`.
+static REFERENCE: LazyLock<Regex> = LazyLock::new(|| builtin(r"\[([^\]\n]+)\]\[([^\]\n]*)\]"));
 /// A heading of changes not released yet.
 static UNRELEASED: LazyLock<Regex> = LazyLock::new(|| {
     builtin(r"(?i)\b(?:unreleased|upcoming|not\s+yet\s+released|in\s+progress)\b")
@@ -46,9 +49,9 @@ fn version(text: &str) -> Option<semver::Version> {
 
 /// The release sections of the changelog file at `path` (reStructuredText when it ends with
 /// `.rst`), in the file's order.
-pub(crate) fn sections(text: &str, path: &str) -> Vec<Section> {
+pub(crate) fn sections(text: &str, path: &str, forge: Option<&Forge>) -> Vec<Section> {
     if path.to_ascii_lowercase().ends_with(".rst") {
-        rst_sections(text)
+        rst_sections(text, forge)
     } else {
         markdown_sections(text)
     }
@@ -111,6 +114,7 @@ fn markdown_sections(text: &str) -> Vec<Section> {
     let mut headings = Vec::new();
     // Link definitions, by label, as written: a section keeps those it uses.
     let mut definitions: Vec<(String, &str)> = Vec::new();
+    let mut urls: Vec<(String, String)> = Vec::new();
     // Where each top-level block starts, and whether it is a definition.
     let mut blocks: Vec<(usize, bool)> = Vec::new();
     for node in children {
@@ -129,6 +133,7 @@ fn markdown_sections(text: &str) -> Vec<Section> {
             Node::Definition(d) => {
                 if let Some(source) = text.get(start..end) {
                     definitions.push((d.identifier.to_lowercase(), source));
+                    urls.push((d.identifier.to_lowercase(), d.url.clone()));
                 }
             }
             _ => {}
@@ -151,11 +156,38 @@ fn markdown_sections(text: &str) -> Vec<Section> {
             };
             let body = text.get(heading.end..end)?;
             let lower = body.to_lowercase();
-            let mut markdown = body.trim().to_string();
+            // A reference the file defines nowhere (`[#1534][]`) is its text: left as it
+            // is, a reader sees the brackets.
+            let mut markdown = REFERENCE
+                .replace_all(body.trim(), |c: &regex::Captures| {
+                    let label = if c[2].is_empty() { &c[1] } else { &c[2] };
+                    let label = label.to_lowercase();
+                    // Defined: an inline link (`[#1501][]` → `[#1501](…)`), which every
+                    // renderer of a release section reads; `[x][]` is a link to `x`.
+                    match urls.iter().find(|(l, _)| *l == label) {
+                        Some((_, url)) if !url.contains(['(', ')', ' ']) => {
+                            format!("[{}]({url})", &c[1])
+                        }
+                        Some(_) => c[0].to_string(),
+                        None => c[1].to_string(),
+                    }
+                })
+                .into_owned();
+            // The definitions still used by reference (`[x]`, `[x][y]` whose target had
+            // parentheses or spaces) follow the section.
+            let lower_markdown = markdown.to_lowercase();
             let used: Vec<&str> = definitions
                 .iter()
                 .filter(|(label, source)| {
-                    !body.contains(*source) && lower.contains(&format!("[{label}]"))
+                    let needle = format!("[{label}]");
+                    !body.contains(*source)
+                        && lower.contains(&needle)
+                        && lower_markdown.match_indices(&needle).any(|(i, _)| {
+                            !matches!(
+                                lower_markdown.as_bytes().get(i + needle.len()),
+                                Some(b'(' | b':')
+                            )
+                        })
                 })
                 .take(MAX_SECTIONS)
                 .map(|(_, source)| *source)
@@ -175,7 +207,7 @@ fn markdown_sections(text: &str) -> Vec<Section> {
 
 /// reStructuredText: a title line underlined (and maybe overlined) by one repeated
 /// punctuation character at least as long; levels in the order the characters appear.
-fn rst_sections(text: &str) -> Vec<Section> {
+fn rst_sections(text: &str, forge: Option<&Forge>) -> Vec<Section> {
     let lines: Vec<(usize, &str)> = text
         .split_inclusive('\n')
         .scan(0, |offset, line| {
@@ -229,7 +261,7 @@ fn rst_sections(text: &str) -> Vec<Section> {
             Some(Section {
                 version: version(&heading.text)?,
                 date: DATE.captures(&heading.text).map(|c| c[1].to_string()),
-                markdown: rst_to_markdown(body, &headings, heading.end, end),
+                markdown: rst_to_markdown(body, &headings, heading.end, end, forge),
             })
         })
         .collect()
@@ -240,7 +272,8 @@ fn rst_sections(text: &str) -> Vec<Section> {
 /// commits listed nothing for is added when its version has a tag (`tags`: every release
 /// tag's version) and is not below the releases shown; one without a tag when it falls
 /// between two releases shown, or below them while fewer than `fill` releases are shown (a
-/// first run's window; 0 on a later run, which shows only what is new). A section above
+/// first run's window; 0 on a later run, which shows only what is new), and when its tag is
+/// one the run covers (`in_range`). A section above
 /// every release tag is not released yet, and a pre-release whose final release is in the
 /// file or tagged folds into it. Unreleased changes stay the commits'. Releases end up
 /// highest version first, after "Unreleased".
@@ -250,6 +283,7 @@ pub(crate) fn apply(
     path: &str,
     fill: usize,
     tags: &[semver::Version],
+    in_range: &[semver::Version],
 ) {
     let versions: Vec<semver::Version> = releases
         .iter()
@@ -267,8 +301,17 @@ pub(crate) fn apply(
         .map(core)
         .collect();
     let mut shown = versions.len();
+    let newest_tag = tags.iter().max();
+    // Sections of versions above every release tag: what the project wrote for its next
+    // release (markupsafe's "Version 3.1.0 / Unreleased").
+    let mut upcoming: Vec<(semver::Version, String)> = Vec::new();
     for section in sections {
         if section.markdown.trim().is_empty() {
+            continue;
+        }
+        if newest_tag.is_some_and(|t| section.version > *t) && !versions.contains(&section.version)
+        {
+            upcoming.push((section.version, section.markdown));
             continue;
         }
         let found = releases.iter_mut().find(|r| {
@@ -290,7 +333,9 @@ pub(crate) fn apply(
         let not_below = lowest.as_ref().is_some_and(|l| v >= l);
         let filling = shown < fill;
         let show = if tags.contains(v) {
-            not_below || (lowest.is_none() && filling)
+            // A tag this run covers is a release even when no commit of the feature is in
+            // it (only its release commit): a later run lists it too.
+            not_below || in_range.contains(v) || (lowest.is_none() && filling)
         } else {
             let between = not_below && highest.as_ref().is_some_and(|h| v < h);
             let below = !not_below && filling && (tags.is_empty() || lowest.is_some());
@@ -316,6 +361,21 @@ pub(crate) fn apply(
             source: Some(path.to_string()),
         });
     }
+    // The Unreleased section of the commits, in the project's words when it wrote some.
+    if let Some(unreleased) = releases.iter_mut().find(|r| r.version.is_none())
+        && !upcoming.is_empty()
+    {
+        let markdown = match upcoming.as_slice() {
+            [(_, only)] => only.clone(),
+            several => several
+                .iter()
+                .map(|(v, md)| format!("## {v}\n\n{md}"))
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        };
+        unreleased.handwritten = Some(markdown);
+        unreleased.source = Some(path.to_string());
+    }
     let key = |r: &ReleaseNotes| {
         r.version
             .as_deref()
@@ -335,16 +395,67 @@ static RST_LITERAL: LazyLock<Regex> = LazyLock::new(|| builtin(r"``([^`\n]+)``")
 static RST_ROLE: LazyLock<Regex> =
     LazyLock::new(|| builtin(r":[A-Za-z][\w:+.-]*:`(?:[^`<\n]*<)?~?([^`<>\n]+?)>?`"));
 static RST_LINK: LazyLock<Regex> = LazyLock::new(|| builtin(r"`([^`<\n]+?)\s*<([^`>\n\s]+)>`__?"));
+/// The same over a line break (at most one, in the text or before the target).
+static RST_LINK_LINES: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"`([^`<\n]+?(?:\n[^`<\n]*?)?)\s*<([^`>\n\s]+)>`__?"));
+
+/// sphinx-issues' roles (`:issue:`12``, `:pr:`12``, `:user:`name``, `:commit:`abc1234``)
+/// and `:pep:`/`:cve:`, whose text alone (in code) would say nothing.
+static RST_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(r":(issue|issues|pr|prs|pull|user|ghuser|commit|pep|cve):`([^`\n]{1,200})`")
+});
+
+/// A reference role as Markdown: `#12` (linked to the forge's pull request page, which
+/// forwards to an issue of that number), `@name`, a commit id in code, `PEP 489` linked.
+fn reference(c: &regex::Captures, forge: Option<&Forge>) -> String {
+    let role = &c[1];
+    c[2].split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|value| {
+            // `:issue:`text <12>`` names its target last.
+            let value = value
+                .rsplit_once('<')
+                .map_or(value, |(_, v)| v.trim_end_matches('>'));
+            match role {
+                "user" | "ghuser" => format!("@{value}"),
+                "commit" => match forge.and_then(|f| f.commit_url(value)) {
+                    Some(url) => format!("[`{value}`]({url})"),
+                    None => format!("`{value}`"),
+                },
+                "pep" => match value.parse::<u32>() {
+                    Ok(n) => format!("[PEP {n}](https://peps.python.org/pep-{n:04}/)"),
+                    Err(_) => format!("PEP {value}"),
+                },
+                "cve" => value.to_string(),
+                _ => match (value.parse::<u64>(), forge) {
+                    (Ok(n), Some(forge)) => match forge.pull_url(n) {
+                        Some(url) => format!("[#{n}]({url})"),
+                        None => format!("#{n}"),
+                    },
+                    _ => format!("#{value}"),
+                },
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// The common inline markup of a reStructuredText text without headings (a news fragment) as
 /// Markdown.
 pub(crate) fn rst_to_markdown_text(text: &str) -> String {
-    rst_to_markdown(text, &[], 0, text.len())
+    rst_to_markdown(text, &[], 0, text.len(), None)
 }
 
 /// The common inline markup of a reStructuredText section as Markdown; subheadings become
 /// `###` headings, directives are dropped with their options.
-fn rst_to_markdown(body: &str, headings: &[Heading], start: usize, end: usize) -> String {
+fn rst_to_markdown(
+    body: &str,
+    headings: &[Heading],
+    start: usize,
+    end: usize,
+    forge: Option<&Forge>,
+) -> String {
     let inner: Vec<&Heading> = headings
         .iter()
         .filter(|h| h.start >= start && h.start < end)
@@ -369,9 +480,15 @@ fn rst_to_markdown(body: &str, headings: &[Heading], start: usize, end: usize) -
         }
         let line = RST_LITERAL.replace_all(line, "`$1`");
         let line = RST_LINK.replace_all(&line, "[$1]($2)");
+        let line = RST_REFERENCE.replace_all(&line, |c: &regex::Captures| reference(c, forge));
         let line = RST_ROLE.replace_all(&line, "`$1`");
         out.push_str(&line);
     }
+    // A link whose text runs onto the next line (`MyPy\n  <https://…>`__).
+    let out = RST_LINK_LINES.replace_all(&out, |c: &regex::Captures| {
+        let text = c[1].split_whitespace().collect::<Vec<_>>().join(" ");
+        format!("[{text}]({})", &c[2])
+    });
     out.trim().to_string()
 }
 
@@ -382,20 +499,32 @@ mod tests {
     #[test]
     fn keep_a_changelog_sections_with_their_link_definitions() {
         let text = "# Changelog\n\n## [Unreleased]\n\n- soon\n\n## [1.2.0] - 2024-05-01\n\n### Added\n\n- A [flag][f].\n\n## [1.1.0] - 2024-01-02\n\n### Fixed\n\n- Crash.\n\n[f]: https://example.com/f\n[1.2.0]: https://example.com/compare\n";
-        let found = sections(text, "CHANGELOG.md");
+        let found = sections(text, "CHANGELOG.md", None);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].version.to_string(), "1.2.0");
         assert_eq!(found[0].date.as_deref(), Some("2024-05-01"));
-        assert!(found[0].markdown.starts_with("### Added\n\n- A [flag][f]."));
-        assert!(found[0].markdown.ends_with("[f]: https://example.com/f"));
+        assert_eq!(
+            found[0].markdown,
+            "### Added\n\n- A [flag](https://example.com/f)."
+        );
         assert!(!found[0].markdown.contains("soon"));
         assert!(found[1].markdown.contains("Crash.") && !found[1].markdown.contains("[f]:"));
+        // A reference defined nowhere in the file is its text.
+        let dangling = sections(
+            "## 1.1.0\n\n* [#15][]: Add x, see [flag][f].\n\n## 1.0.0\n\n- First.\n\n[f]: https://e.com/f\n",
+            "CHANGELOG.md",
+            None,
+        );
+        assert_eq!(
+            dangling[0].markdown,
+            "* #15: Add x, see [flag](https://e.com/f)."
+        );
     }
 
     #[test]
     fn headings_of_the_release_level_without_a_version_belong_to_the_release() {
         let text = "# Change Log\n\n## [Unreleased]\n\n- next\n\n## [0.4.33] - 2026-06-20\n\n## What's Changed\n* Fixed key comparison\n\n## [0.4.32]\n\n- Other.\n";
-        let found = sections(text, "CHANGELOG.md");
+        let found = sections(text, "CHANGELOG.md", None);
         assert_eq!(found.len(), 2);
         assert_eq!(
             found[0].markdown,
@@ -407,13 +536,33 @@ mod tests {
     #[test]
     fn restructured_text_sections_by_their_underlines() {
         let text = "Changelog\n=========\n\n1.2.0 (2024-05-01)\n------------------\n\nFeatures\n~~~~~~~~\n\n- Add ``x`` (:issue:`12`), see `docs <https://e.com>`_.\n\n.. note::\n\n1.1.0\n-----\n\n- Fix.\n";
-        let found = sections(text, "HISTORY.rst");
+        let found = sections(text, "HISTORY.rst", None);
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].date.as_deref(), Some("2024-05-01"));
         assert_eq!(
             found[0].markdown,
-            "### Features\n\n- Add `x` (`12`), see [docs](https://e.com)."
+            "### Features\n\n- Add `x` (#12), see [docs](https://e.com)."
         );
         assert_eq!(found[1].markdown, "- Fix.");
+    }
+
+    #[test]
+    fn restructured_text_references_become_links_to_the_forge() {
+        let text = "1.2.0\n-----\n\n- Fix ``x``. :issue:`472`, :pr:`12, 13`\n  -- by :user:`webknjaz`.\n- Multi-phase init (:pep:`489`), :commit:`abc1234`, :func:`load`.\n\n1.1.0\n-----\n\n- Old.\n";
+        let forge = Forge::from_remote("https://github.com/o/r.git");
+        let wrapped = sections(
+            "1.0.0\n-----\n\n- Uploaded to `Coveralls\n  <https://coveralls.io/x>`__ now.\n",
+            "CHANGES.rst",
+            None,
+        );
+        assert_eq!(
+            wrapped[0].markdown,
+            "- Uploaded to [Coveralls](https://coveralls.io/x) now."
+        );
+        let found = sections(text, "CHANGES.rst", forge.as_ref());
+        assert_eq!(
+            found[0].markdown,
+            "- Fix `x`. [#472](https://github.com/o/r/pull/472), [#12](https://github.com/o/r/pull/12), [#13](https://github.com/o/r/pull/13)\n  -- by @webknjaz.\n- Multi-phase init ([PEP 489](https://peps.python.org/pep-0489/)), [`abc1234`](https://github.com/o/r/commit/abc1234), `load`."
+        );
     }
 }

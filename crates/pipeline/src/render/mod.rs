@@ -12,6 +12,7 @@ pub(crate) mod mdx;
 pub(crate) mod pending;
 mod template;
 mod text;
+mod written_items;
 
 pub(crate) use context::{Context, StepView, group_symbols};
 pub(crate) use template::{Renderer, template_path};

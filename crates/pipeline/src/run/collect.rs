@@ -19,6 +19,8 @@ pub(super) struct Collected {
     pub history: History,
     /// The versions of the feature's package's release tags, lowest first.
     pub tag_versions: Vec<semver::Version>,
+    /// Their names, in the same order.
+    pub tag_names: Vec<String>,
 }
 
 pub(super) fn collect(
@@ -129,5 +131,6 @@ pub(super) fn collect(
         files,
         history,
         tag_versions: tags.list.iter().map(|t| t.semver.clone()).collect(),
+        tag_names: tags.list.iter().map(|t| t.name.clone()).collect(),
     })
 }

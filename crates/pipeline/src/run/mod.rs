@@ -11,6 +11,7 @@ mod provenance;
 mod render;
 mod request;
 mod resolve;
+mod written;
 
 use domain::{LogLevel, LogStage};
 use serde_json::json;

@@ -13,6 +13,7 @@ use super::extract::{Capture, Extracted};
 use super::provenance::{body_hash, provenance};
 use super::request::{GeneratedArticle, RunRequest};
 use super::resolve::Resolved;
+use super::written;
 use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
 use crate::log::LogSink;
@@ -127,8 +128,12 @@ pub(super) fn render(
     // The project's own changelog: its releases for the changelog, its oldest version for
     // the post (a package whose changelog predates its first tag is not introduced).
     let written = if surfaces.contains(&Surface::Changelog) || surfaces.contains(&Surface::Blog) {
-        history::changelog_file(repo, tree, &collected.matcher.prefixes)
-            .map(|file| (handwritten::sections(&file.text, &file.path), file.path))
+        history::changelog_file(repo, tree, &collected.matcher.prefixes).map(|file| {
+            (
+                handwritten::sections(&file.text, &file.path, forge.as_ref()),
+                file.path,
+            )
+        })
     } else {
         None
     };
@@ -136,7 +141,8 @@ pub(super) fn render(
         .iter()
         .flat_map(|(sections, _)| sections.iter().map(|s| s.version.clone()))
         .min();
-    if surfaces.contains(&Surface::Changelog)
+    // The post tells a release from the same sections.
+    if (surfaces.contains(&Surface::Changelog) || surfaces.contains(&Surface::Blog))
         && let Some((sections, path)) = written
     {
         log.log(
@@ -152,10 +158,12 @@ pub(super) fn render(
             &path,
             fill,
             &collected.tag_versions,
+            &collected.history.tags_in_range,
         );
+        written::tag_written_releases(&mut notes.releases, collected, forge.as_ref());
     }
     if surfaces.contains(&Surface::Changelog) {
-        pending_changes(
+        written::pending_changes(
             repo,
             tree,
             collected,
@@ -617,7 +625,10 @@ fn title_and_description(
             ),
         ),
         Surface::Blog => match post {
-            Some(post) => (post.title.clone(), or(post.lede.clone())),
+            // What the release means for users, not the package's summary once more; a first
+            // release is introduced by that summary.
+            Some(post) if post.introducing => (post.title.clone(), or(post.lede.clone())),
+            Some(post) => (post.title.clone(), post.lede.clone()),
             // A repository's own template writes a post with nothing to announce.
             None => (
                 format!("What's new in {title}"),
@@ -686,32 +697,6 @@ fn first_release(releases: &[ReleaseNotes], oldest_written: Option<&semver::Vers
             oldest_written.is_none_or(|oldest| *oldest >= version)
         }
         _ => false,
-    }
-}
-
-/// The Unreleased section from the project's pending changesets or news fragments, when it
-/// keeps some for the feature.
-fn pending_changes(
-    repo: &Repository,
-    tree: &Tree,
-    collected: &Collected,
-    feature: &Feature,
-    first_run: bool,
-    releases: &mut Vec<ReleaseNotes>,
-    log: &mut dyn LogSink,
-) {
-    let Some(pending) = history::pending(repo, tree, &collected.matcher.prefixes, &feature.product)
-    else {
-        return;
-    };
-    let (path, count) = (pending.path.clone(), pending.fragments.len());
-    if render::pending::apply(releases, pending, first_run) {
-        log.log(
-            LogLevel::Info,
-            LogStage::Render,
-            &format!("unreleased changes come from the project's pending notes ({path})"),
-            json!({ "path": path, "fragments": count }),
-        );
     }
 }
 

@@ -857,7 +857,7 @@ fn refactors_are_not_news() {
     assert!(output.articles.is_empty(), "{:?}", output.articles);
     assert!(
         log.0.iter().any(|(_, _, m, _)| m
-            == "no blog article: the release holds internal changes only (refactors), which the changelog lists"),
+            == "no blog article: the release holds nothing for its users (refactors, CI, tests, or what the project's changelog files for contributors), which the changelog lists"),
         "{:?}",
         log.0
     );

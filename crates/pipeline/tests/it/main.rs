@@ -16,6 +16,7 @@ mod limits;
 mod mdx_js;
 mod non_api;
 mod pending;
+mod posts;
 mod prose;
 mod reexports_python;
 mod reexports_typescript;

@@ -129,3 +129,50 @@ fn towncrier_fragments_make_an_unreleased_section_after_the_newest_tag() {
     }
     assert!(section(&body, "0.1.0").contains("Add the reader"), "{body}");
 }
+
+/// towncrier's own configuration names the fragment folder (any case, `CHANGES/`) and its
+/// types: a configured type shows under its configured title, one configured without its
+/// text (`showcontent = false`) and one towncrier does not know are left out.
+#[test]
+fn towncrier_configuration_names_the_folder_and_the_types() {
+    let mut repo = Repo::new();
+    repo.write("src/reader.py", "def read():\n    pass\n");
+    repo.write(
+        "towncrier.toml",
+        "[tool.towncrier]\ndirectory = \"CHANGES/\"\n\n[[tool.towncrier.type]]\ndirectory = \"bugfix\"\nname = \"Bug fixes\"\nshowcontent = true\n\n[[tool.towncrier.type]]\ndirectory = \"packaging\"\nname = \"Packaging updates and notes for downstreams\"\nshowcontent = true\n\n[[tool.towncrier.type]]\ndirectory = \"misc\"\nname = \"Miscellaneous internal changes\"\nshowcontent = false\n",
+    );
+    repo.write(
+        "CHANGES/743.bugfix.rst",
+        "Fix ``copy.copy()`` sharing the list.\n",
+    );
+    repo.write(
+        "CHANGES/741.packaging.rst",
+        "Build wheels for CPython 3.14.\n",
+    );
+    repo.write("CHANGES/9.misc.rst", "Internal shuffle.\n");
+    repo.write("CHANGES/8.feature.rst", "Not a configured type.\n");
+    repo.commit("Add the reader");
+    tag(&repo, "v0.1.0");
+    repo.write("src/reader.py", "def read():\n    return []\n");
+    repo.commit("Switch the build to uv");
+
+    let body = changelog(&repo);
+    let unreleased = section(&body, "Unreleased");
+    assert!(
+        unreleased.contains("## Bug fixes\n\n- Fix `copy.copy()` sharing the list. (#743)"),
+        "{body}"
+    );
+    assert!(
+        unreleased.contains(
+            "## Packaging updates and notes for downstreams\n\n- Build wheels for CPython 3.14. (#741)"
+        ),
+        "{body}"
+    );
+    for gone in [
+        "Internal shuffle",
+        "Not a configured type",
+        "Switch the build",
+    ] {
+        assert!(!unreleased.contains(gone), "{gone}:\n{body}");
+    }
+}

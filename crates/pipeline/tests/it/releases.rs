@@ -423,12 +423,14 @@ fn the_projects_own_changelog_gives_the_released_sections_and_commits_the_rest()
         v1.contains("### Removed") || v1.contains("## Removed"),
         "{body}"
     );
-    // A reference link keeps the definition the file gave at its end.
-    assert!(v1.contains("use [`Reader::new`][new]."), "{body}");
+    // A reference link is linked inline with the definition the file gave at its end.
     assert!(
-        v1.contains("[new]: https://docs.rs/x/latest/x/struct.Reader.html#method.new"),
+        v1.contains(
+            "use [`Reader::new`](https://docs.rs/x/latest/x/struct.Reader.html#method.new)."
+        ),
         "{body}"
     );
+    assert!(!v1.contains("[new]:"), "{body}");
     assert!(!v1.contains("[1.0.0]:"), "{body}");
     assert!(v1.contains("Deprecated") && v1.contains("parse\\_v1") || v1.contains("`parse_v1`"));
     // The file's words replace the commits of the releases it covers.
@@ -525,4 +527,63 @@ fn a_post_title_names_the_package_and_version_and_introduces_only_a_first_releas
     tag(&repo, "v1.0.1");
     append(&mut repo, "src/lib.rs", "feat: not released yet");
     assert_eq!(post_title(&repo), "What's new in widgets 1.0.1");
+}
+
+/// A section of the project's changelog for a version above every release tag is what it
+/// wrote for its next release: the Unreleased section shows it instead of the commits.
+#[test]
+fn the_files_section_for_the_next_version_is_the_unreleased_section() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.write(
+        "CHANGES.md",
+        "# Changes\n\n## Version 1.1.0\n\nUnreleased\n\n- Drop Python 3.9.\n\n## Version 1.0.0\n\nReleased 2024-01-01\n\n- First.\n",
+    );
+    repo.commit("first version");
+    tag(&repo, "1.0.0");
+    append(&mut repo, "src/lib.rs", "Use uv for the build");
+    let body = changelog(&repo, "src");
+    assert_eq!(labels(&body), ["Unreleased", "1.0.0"], "{body}");
+    let unreleased = section(&body, "Unreleased");
+    assert!(unreleased.contains("- Drop Python 3.9."), "{body}");
+    assert!(!unreleased.contains("Use uv"), "{body}");
+    assert!(section(&body, "1.0.0").contains("First."), "{body}");
+}
+
+/// A later run lists every release since the previous run, one whose only change to the
+/// feature is its release commit too (its section of the project's changelog).
+#[test]
+fn a_later_run_lists_a_release_with_no_commit_of_the_feature() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    let since = repo.head();
+    repo.write("README.md", "# x\n");
+    repo.commit("docs: readme");
+    tag(&repo, "v1.0.1");
+    append(&mut repo, "src/lib.rs", "feat: streaming");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.1.0\n\n- Streaming.\n\n## 1.0.1\n\n- Update dependencies.\n\n## 1.0.0\n\n- First.\n",
+    );
+    repo.commit("chore: release 1.1.0");
+    tag(&repo, "v1.1.0");
+    let mut log = Recorded::default();
+    let output = run(
+        &RunRequest {
+            commit: None,
+            since_commit: Some(&since),
+            surfaces: Some(&[Surface::Changelog]),
+            ..request(&repo.path, "src")
+        },
+        &mut log,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let body = &output.articles[0].mdx_body;
+    assert_eq!(labels(body), ["1.1.0", "1.0.1"], "{body}");
+    assert!(
+        section(body, "1.0.1").contains("Update dependencies."),
+        "{body}"
+    );
 }

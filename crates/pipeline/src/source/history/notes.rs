@@ -37,7 +37,8 @@ static RELEASE: LazyLock<Regex> = LazyLock::new(|| {
           | (?:chore|build|ci|release)(?:\([^)]*\))?!?:\s*(?:release|prepare\s+(?:for\s+)?(?:a\s+)?release|bump\s+(?:the\s+)?version|version\s+bump|publish)\b
           | release(?:\([^)]*\))?!?:
           | bump(?:\([^)]*\))?!?:\s*version\b
-          | (?:release|releasing|released|bump|bumped|version|prepare|start|begin|open|publish|cut)\s+(?:(?:version|to|for|release|the|of|a|new)\s+)*v?\d+\.\d+
+          | (?:release|releasing|released|bump|bumped|version|prepare|start|begin|open|publish|cut|increment|incremented|increase)\s+(?:(?:version|to|for|release|the|of|a|new|dev)\s+)*v?\d+\.\d+
+          | (?:increment|incremented|increase|set|update|updated)\s+(?:the\s+)?version\s+(?:number\s+)?(?:to\s+)?v?\d+\.\d+
           | (?:chore|build|ci|release|bump|version)(?:\([^)]*\))?!?:\s*(?:(?:version|bump|bumped|to|release|releasing|v)\s+)*v?\d+\.\d+(?:\.\d+)?\S*$
           | (?:(?:release|releasing|publish)\s+\S+\s+v?|\S+@v?|\S+-v)\d+\.\d+\.\d+\S*$
           | v?\d+\.\d+(?:\.\d+)?\S*(?:\s+release)?$
@@ -735,6 +736,24 @@ mod tests {
             &DEPENDENCY_SUBJECT,
         ] {
             LazyLock::force(pattern);
+        }
+    }
+
+    #[test]
+    fn version_bumps_are_release_commits() {
+        for subject in [
+            "Increment version to 1.7.1.dev0",
+            "Set version to 2.0.0",
+            "Update version number to 3.1.0",
+            "Bump version to 1.2.3",
+        ] {
+            assert!(RELEASE.is_match(subject), "{subject}");
+        }
+        for subject in [
+            "Update to Python 3.12",
+            "Increase the buffer to 1.5 MB per read",
+        ] {
+            assert!(!RELEASE.is_match(subject), "{subject}");
         }
     }
 

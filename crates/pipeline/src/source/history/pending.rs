@@ -193,8 +193,83 @@ fn changeset(text: &str) -> Option<Changeset> {
     })
 }
 
-/// The towncrier fragments of the fragment folder nearest one of `folders`.
+/// A towncrier configuration larger than this is not read.
+const MAX_CONFIG_BYTES: usize = 256 * 1024;
+/// At most this many configured fragment types are read.
+const MAX_TYPES: usize = 64;
+
+/// towncrier's own configuration (`[tool.towncrier]` in `towncrier.toml`, else
+/// `pyproject.toml`, at the root): its fragment folder and its types (folder name, and the
+/// section title when towncrier shows their text).
+#[derive(Default)]
+struct TowncrierConfig {
+    directory: Option<String>,
+    types: Vec<(String, Option<String>)>,
+}
+
+impl TowncrierConfig {
+    fn read(repo: &Repository, tree: &Tree) -> TowncrierConfig {
+        for file in ["towncrier.toml", "pyproject.toml"] {
+            let Some(text) = read(repo, tree, file, MAX_CONFIG_BYTES) else {
+                continue;
+            };
+            let Ok(value) = toml::from_str::<toml::Value>(&text) else {
+                continue;
+            };
+            let Some(config) = value.get("tool").and_then(|t| t.get("towncrier")) else {
+                continue;
+            };
+            let directory = config
+                .get("directory")
+                .and_then(toml::Value::as_str)
+                .map(|d| d.trim_matches('/').to_string())
+                .filter(|d| !d.is_empty() && !d.split('/').any(|part| part == ".."));
+            let types = config
+                .get("type")
+                .and_then(toml::Value::as_array)
+                .map(|types| {
+                    types
+                        .iter()
+                        .take(MAX_TYPES)
+                        .filter_map(|t| {
+                            let folder = t.get("directory")?.as_str()?.to_string();
+                            let name = t.get("name")?.as_str()?.to_string();
+                            let shown = t
+                                .get("showcontent")
+                                .and_then(toml::Value::as_bool)
+                                .unwrap_or(true);
+                            Some((folder, shown.then_some(name)))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            return TowncrierConfig { directory, types };
+        }
+        TowncrierConfig::default()
+    }
+
+    /// The section a fragment type goes under: the configured types when there are any
+    /// (they replace towncrier's defaults), else the defaults.
+    fn group(&self, kind: &str) -> Option<String> {
+        if self.types.is_empty() {
+            return towncrier_group(kind).map(str::to_string);
+        }
+        self.types
+            .iter()
+            .find(|(folder, _)| folder == kind)
+            .and_then(|(_, name)| name.clone())
+    }
+}
+
+/// The towncrier fragments of the configured fragment folder, else of the fragment folder
+/// nearest one of `folders`.
 fn towncrier(repo: &Repository, tree: &Tree, folders: &[String]) -> Option<Pending> {
+    let config = TowncrierConfig::read(repo, tree);
+    if let Some(directory) = &config.directory
+        && let Some(pending) = fragments_in(repo, tree, directory, &config)
+    {
+        return Some(pending);
+    }
     let root = [String::new()];
     let folders = if folders.is_empty() {
         &root[..]
@@ -210,7 +285,7 @@ fn towncrier(repo: &Repository, tree: &Tree, folders: &[String]) -> Option<Pendi
                 } else {
                     format!("{dir}/{name}")
                 };
-                if let Some(pending) = fragments_in(repo, tree, &path) {
+                if let Some(pending) = fragments_in(repo, tree, &path, &config) {
                     return Some(pending);
                 }
             }
@@ -224,7 +299,12 @@ fn towncrier(repo: &Repository, tree: &Tree, folders: &[String]) -> Option<Pendi
     None
 }
 
-fn fragments_in(repo: &Repository, tree: &Tree, folder: &str) -> Option<Pending> {
+fn fragments_in(
+    repo: &Repository,
+    tree: &Tree,
+    folder: &str,
+    config: &TowncrierConfig,
+) -> Option<Pending> {
     let names = files(repo, tree, folder, |n| fragment_name(n).is_some());
     let mut first = None;
     let mut fragments = Vec::new();
@@ -232,7 +312,7 @@ fn fragments_in(repo: &Repository, tree: &Tree, folder: &str) -> Option<Pending>
         let Some((issue, kind, markup)) = fragment_name(&name) else {
             continue;
         };
-        let Some(group) = towncrier_group(kind) else {
+        let Some(group) = config.group(kind) else {
             continue;
         };
         let path = format!("{folder}/{name}");
@@ -249,7 +329,7 @@ fn fragments_in(repo: &Repository, tree: &Tree, folder: &str) -> Option<Pending>
         };
         first.get_or_insert(path);
         fragments.push(Fragment {
-            group: group.to_string(),
+            group,
             scope: None,
             text,
             markup,
@@ -277,10 +357,9 @@ fn fragment_name(name: &str) -> Option<(&str, &str, Markup)> {
         Some(counter) if counter.bytes().all(|b| b.is_ascii_digit()) => {}
         Some(_) => return None,
     }
-    if parts.next().is_some() {
+    if parts.next().is_some() || kind.is_empty() {
         return None;
     }
-    towncrier_group(kind)?;
     Some((issue, kind, markup))
 }
 
@@ -351,12 +430,17 @@ mod tests {
             "README.md",
             "template.rst",
             ".gitignore",
-            "1.misc.md",
             "1.feature.txt",
             "1.feature.x.md",
             ".feature.md",
         ] {
             assert!(fragment_name(other).is_none(), "{other}");
         }
+        // towncrier lists `misc` fragments without their text.
+        assert!(TowncrierConfig::default().group("misc").is_none());
+        assert_eq!(
+            TowncrierConfig::default().group("bugfix").as_deref(),
+            Some("Bugfixes")
+        );
     }
 }

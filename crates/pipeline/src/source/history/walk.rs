@@ -40,6 +40,9 @@ pub(crate) struct History {
     pub renames: usize,
     /// Copies of a change listed in an earlier release too (cherry-picks), left out.
     pub cherry_picks: usize,
+    /// The versions of the release tags this run covers, whether or not a commit of the
+    /// feature is in them (a release of only its release commit).
+    pub tags_in_range: Vec<semver::Version>,
 }
 
 impl History {
@@ -117,6 +120,7 @@ pub(crate) fn history(
         .collect();
     walker.walk(head.id(), &unreleased_hidden, None, &mut releases)?;
     let mut counted = 0;
+    let mut tags_in_range = Vec::new();
     for (i, tag) in tags.iter().enumerate().rev() {
         if counted >= release_cap || walker.truncated {
             break;
@@ -124,6 +128,7 @@ pub(crate) fn history(
         if covered.contains(&tag.commit) {
             continue;
         }
+        tags_in_range.push(tag.semver.clone());
         let tag = &Tag {
             previous: previous(repo, &tags, i),
             ..tag.clone()
@@ -157,6 +162,7 @@ pub(crate) fn history(
         cut: walker.cut,
         renames: walker.renamed.paths.len(),
         cherry_picks,
+        tags_in_range,
     })
 }
 

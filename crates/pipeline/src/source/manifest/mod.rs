@@ -18,7 +18,7 @@ use crate::source::paths::{
 };
 use crate::source::repository;
 pub use changelog::{ChangelogConfig, DEFAULT_RELEASES};
-pub(crate) use package::{humanize, package, package_names, product_name};
+pub(crate) use package::{humanize, package, package_in, package_names, product_name};
 
 pub const MANIFEST_PATH: &str = ".content-pipeline/features.toml";
 /// A manifest is a few KiB; a larger one is refused before it is parsed.
@@ -334,7 +334,11 @@ fn implicit_feature(
         (Some(ObjectType::Blob), _) => glob_escape(&path),
         _ => return Err(unknown()),
     };
-    let (product, description) = package(repo, tree);
+    // A folder with its own package manifest (a monorepo's package) is that package.
+    let own = (entry.kind() == Some(ObjectType::Tree))
+        .then(|| package_in(repo, tree, &path))
+        .flatten();
+    let (product, description) = own.clone().unwrap_or_else(|| package(repo, tree));
     // The package's source folder (`src`, `source`, `lib`, or the folder named as the
     // package: `tenacity`, `src/cachetools`) is the package: its name and description.
     let source_root = {
@@ -342,8 +346,9 @@ fn implicit_feature(
         let same = |a: &str, b: &str| {
             a.to_lowercase().replace('-', "_") == b.to_lowercase().replace('-', "_")
         };
-        entry.kind() == Some(ObjectType::Tree)
-            && (matches!(last, "src" | "source" | "lib") || same(last, &product))
+        own.is_some()
+            || entry.kind() == Some(ObjectType::Tree)
+                && (matches!(last, "src" | "source" | "lib") || same(last, &product))
     };
     let (title, summary) = if source_root {
         (product.clone(), description)

@@ -117,7 +117,18 @@ pub(crate) fn package_names(repo: &Repository, tree: &Tree, prefixes: &[String])
 /// `[project] description` or `[tool.poetry] description`; empty when it gives none, as
 /// `go.mod` never does).
 pub(crate) fn package(repo: &Repository, tree: &Tree) -> (String, String) {
-    let declared = declared(repo, tree, "");
+    named(repo, declared(repo, tree, ""))
+}
+
+/// The name and description of the package whose manifest is in folder `dir` itself (a
+/// monorepo's `packages/cli`), when it has one that names it.
+pub(crate) fn package_in(repo: &Repository, tree: &Tree, dir: &str) -> Option<(String, String)> {
+    let found = declared(repo, tree, dir).filter(|(name, _)| !name.trim().is_empty())?;
+    Some(named(repo, Some(found)))
+}
+
+/// A declared name and description, cleaned, else the repository folder's name.
+fn named(repo: &Repository, declared: Option<(String, Option<String>)>) -> (String, String) {
     let from_folder = || {
         let folder = repo.workdir().unwrap_or_else(|| repo.path());
         let name = folder.file_name()?.to_str()?;

@@ -1,0 +1,349 @@
+//! A release's section of the project's own changelog read as the items of a release post:
+//! each top-level bullet (its whole first paragraph, reference links resolved against the
+//! section's definitions, a changesets or towncrier credit taken off) under what its heading
+//! says it is. A heading the post has no use for (contributor-facing, CI, tests, docs,
+//! miscellaneous tasks) drops its items; a section without headings is read by each item's
+//! first verb.
+
+use regex::Regex;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use super::text::upper_first;
+use crate::builtin::regex as builtin;
+
+/// What an item of the project's changelog is to a release post.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Breaking, removed or major: "How to upgrade", and a highlight.
+    Breaking,
+    /// Deprecated: "How to upgrade".
+    Deprecated,
+    /// New features and enhancements.
+    Added,
+    Fixed,
+    /// Anything else users see (changed behaviour, performance, dependencies, packaging).
+    Changed,
+}
+
+/// Items read from one section at most.
+const MAX_ITEMS: usize = 200;
+
+static HEADING: LazyLock<Regex> = LazyLock::new(|| builtin(r"^#{1,6}\s+(.+?)\s*#*\s*$"));
+/// "Enhancements:", "**Bug fixes**" on a line of its own.
+static LABEL: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"^(?:\*\*|__)?([A-Za-z][A-Za-z '&/-]{1,48}?):?(?:\*\*|__)?:?\s*$"));
+static BULLET: LazyLock<Regex> = LazyLock::new(|| builtin(r"^[-*+]\s+(.*)$"));
+static DEFINITION: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"^\s{0,3}\[([^\]\n]+)\]:\s*<?([^\s>]+)>?"));
+static REFERENCE: LazyLock<Regex> = LazyLock::new(|| builtin(r"\[([^\]\n]+)\]\[([^\]\n]*)\]"));
+/// changesets: "[#12](…) [`abc1234`](…) Thanks [@user](…)! - text", the pull request and
+/// the commit in either order.
+static CHANGESETS_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"^(?:(?:\[#\d+\]\([^)\s]*\)|\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\))\s*)*(?:Thanks\s+(?:\[@[^\]]+\]\([^)\s]*\)(?:,\s*|\s+and\s+|\s*)?)+!\s*)?-\s+",
+    )
+});
+/// A Conventional Commits type the changelog kept in the item ("perf: add …").
+static COMMIT_TYPE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)^(feat|feature|fix|perf|refactor|chore|docs|build|ci|test|style)(?:\([^)\n]*\))?!?:\s+",
+    )
+});
+/// Lint, typo and formatting entries: never in a post, whatever the changelog lists.
+static LINT: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)^(?:fix(?:es|ed)?\s+|address(?:es|ed)?\s+|silence[ds]?\s+)?(?:an?\s+|the\s+|some\s+|more\s+|minor\s+|new\s+)*(?:clippy|lints?|linter|linting|typos?|rustfmt|fmt|formatting|spelling)\b",
+    )
+});
+/// zap's "[#1534](…): text" (or "#1534: text" when the file defines no link for it).
+static LEADING_REFERENCE: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"^((?:(?:\[#\d+\]\([^)\s]*\)|#\d+)(?:,\s*)?)+):\s+"));
+/// git-cliff's "*(scope)* " and release-please's "**scope:** " before an item.
+static TOOL_SCOPE: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"^(?:\*\(([^)\n]{1,40})\)\*|\*\*([^*\n]{1,40}?):\*\*)\s+"));
+/// git-cliff's " - ([abc1234](…))" and release-please's " ([abc1234](…))" after an item:
+/// the changelog links the commit, a post need not.
+static TOOL_COMMIT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"\s+(?:-\s+)?\(\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\)\s*$"));
+/// towncrier's " -- by `user`." credit.
+static TRAILING_CREDIT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"\s+(?:--|—)\s+by\s+[^.]*\.?\s*$"));
+
+/// What a heading of the section says its items are; `None`: not for a post.
+fn heading_kind(title: &str) -> Option<Option<Kind>> {
+    let t = title.to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
+    let ci = t.split(|c: char| !c.is_alphanumeric()).any(|w| w == "ci");
+    let for_others = has(&[
+        "contributor",
+        "internal",
+        "development",
+        "miscellaneous",
+        "chore",
+        "testing",
+        "tests",
+        "documentation",
+        "docs",
+        "refactor",
+        "style",
+        "new contributors",
+    ]);
+    if (ci || for_others) && !has(&["breaking"]) {
+        return None;
+    }
+    Some(
+        if has(&[
+            "breaking",
+            "incompatib",
+            "removal",
+            "removed",
+            "major change",
+        ]) {
+            Some(Kind::Breaking)
+        } else if has(&["deprecat"]) {
+            Some(Kind::Deprecated)
+        } else if has(&[
+            "feature",
+            "added",
+            "enhancement",
+            "new",
+            "minor change",
+            "improvement",
+        ]) {
+            Some(Kind::Added)
+        } else if has(&["fix", "bug", "security"]) {
+            Some(Kind::Fixed)
+        } else if has(&["what's changed", "patch change"]) || t.trim() == "changes" {
+            // changesets' "Patch Changes", GitHub's "What's Changed": by each item's verb.
+            None
+        } else {
+            Some(Kind::Changed)
+        },
+    )
+}
+
+/// An item's kind by its first word, when its heading does not say.
+fn verb_kind(text: &str) -> Kind {
+    let word: String = text
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .chars()
+        .take_while(|c| c.is_alphanumeric())
+        .collect::<String>()
+        .to_lowercase();
+    let starts = |stems: &[&str]| stems.iter().any(|s| word.starts_with(s));
+    if starts(&["fix", "prevent", "correct", "resolv", "repair"]) {
+        Kind::Fixed
+    } else if starts(&["deprecat"]) {
+        Kind::Deprecated
+    } else if starts(&["remov", "drop", "delet"]) {
+        Kind::Breaking
+    } else if starts(&[
+        "add",
+        "support",
+        "introduc",
+        "implement",
+        "allow",
+        "enabl",
+        "expos",
+        "new",
+    ]) {
+        Kind::Added
+    } else {
+        Kind::Changed
+    }
+}
+
+/// The section's items for a post, in the section's order.
+pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
+    let definitions: HashMap<String, String> = markdown
+        .lines()
+        .filter_map(|line| {
+            let c = DEFINITION.captures(line)?;
+            Some((c[1].to_lowercase(), c[2].to_string()))
+        })
+        .collect();
+    let mut out: Vec<(Option<Kind>, String)> = Vec::new();
+    // `None` outer: a heading the post skips; inner `None`: by each item's verb.
+    let mut kind: Option<Option<Kind>> = Some(None);
+    let mut current: Option<String> = None;
+    let mut fence = false;
+    let finish = |item: Option<String>, kind: Option<Option<Kind>>, out: &mut Vec<_>| {
+        if let (Some(text), Some(k)) = (item, kind)
+            && out.len() < MAX_ITEMS
+        {
+            let text = clean(&text, &definitions);
+            if !text.is_empty()
+                && !text.to_lowercase().starts_with("updated dependencies")
+                && !LINT.is_match(&text)
+            {
+                out.push((k, text));
+            }
+        }
+    };
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
+            fence = !fence;
+        }
+        if fence {
+            continue;
+        }
+        if let Some(c) = BULLET.captures(line) {
+            finish(current.take(), kind, &mut out);
+            current = Some(c[1].to_string());
+            continue;
+        }
+        let indented = line.starts_with(' ') || line.starts_with('\t');
+        if indented && !line.trim().is_empty() {
+            if let Some(text) = current.as_mut()
+                && !BULLET.is_match(line.trim_start())
+            {
+                text.push(' ');
+                text.push_str(line.trim());
+                continue;
+            }
+            if current.is_some() {
+                // A nested list ends the item's first paragraph.
+                finish(current.take(), kind, &mut out);
+            }
+            continue;
+        }
+        if line.trim().is_empty() {
+            finish(current.take(), kind, &mut out);
+            continue;
+        }
+        finish(current.take(), kind, &mut out);
+        if let Some(c) = HEADING.captures(line) {
+            kind = heading_kind(&c[1]);
+        } else if let Some(c) = LABEL.captures(line.trim())
+            && line.trim_end().ends_with([':', '*', '_'])
+        {
+            kind = heading_kind(&c[1]);
+        }
+    }
+    finish(current.take(), kind, &mut out);
+    out.into_iter()
+        .map(|(k, text)| {
+            // A Conventional Commits type the changelog kept ("perf: add …") says what the
+            // item is, then goes.
+            let typed = COMMIT_TYPE.captures(&text).map(|c| {
+                let kind = match c[1].to_ascii_lowercase().as_str() {
+                    "feat" | "feature" => Kind::Added,
+                    "fix" => Kind::Fixed,
+                    _ => Kind::Changed,
+                };
+                (kind, upper_first(&text[c.get(0).map_or(0, |m| m.end())..]))
+            });
+            match typed {
+                Some((kind, rest)) => (k.unwrap_or(kind), rest),
+                None => (k.unwrap_or_else(|| verb_kind(&text)), text),
+            }
+        })
+        .collect()
+}
+
+/// One item as a post shows it: references resolved, credits taken off, a leading pull
+/// request reference moved to the end.
+fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
+    let resolved = REFERENCE.replace_all(text, |c: &regex::Captures| {
+        let label = if c[2].is_empty() { &c[1] } else { &c[2] };
+        match definitions.get(&label.to_lowercase()) {
+            Some(url) => format!("[{}]({url})", &c[1]),
+            None => c[1].to_string(),
+        }
+    });
+    let text = CHANGESETS_CREDIT.replace(&resolved, "");
+    let text = TOOL_COMMIT.replace(&text, "");
+    // "scope: Description", as a post shows a commit's.
+    let (scope, text) = match TOOL_SCOPE.captures(&text) {
+        Some(c) => (
+            c.get(1)
+                .or_else(|| c.get(2))
+                .map(|m| m.as_str().to_string()),
+            text[c.get(0).map_or(0, |m| m.end())..].to_string(),
+        ),
+        None => (None, text.into_owned()),
+    };
+
+    let text = TRAILING_CREDIT.replace(&text, "");
+    let text = match LEADING_REFERENCE.captures(&text) {
+        Some(c) => {
+            let rest = &text[c.get(0).map_or(0, |m| m.end())..];
+            format!("{} ({})", rest.trim_end(), &c[1])
+        }
+        None => text.into_owned(),
+    };
+    match scope {
+        Some(scope) => format!("{scope}: {}", upper_first(text.trim())),
+        None => upper_first(text.trim()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_and_labels_say_what_items_are() {
+        let section = "Enhancements:\n* [#1378][]: Add `WithLazy` method.\n* [#1406][]: Fix `Log`.\n* #1534: Add hooks.\n\nBreaking changes:\n* Drop Go 1.19.\n\nThanks to @a, @b for their contributions to this release.\n\n[#1378]: https://github.com/o/r/pull/1378\n[#1406]: https://github.com/o/r/pull/1406\n";
+        let found = items(section);
+        assert_eq!(
+            found,
+            [
+                (
+                    Kind::Added,
+                    "Add `WithLazy` method. ([#1378](https://github.com/o/r/pull/1378))".into()
+                ),
+                (
+                    Kind::Added,
+                    "Fix `Log`. ([#1406](https://github.com/o/r/pull/1406))".into()
+                ),
+                (Kind::Added, "Add hooks. (#1534)".into()),
+                (Kind::Breaking, "Drop Go 1.19.".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn changesets_credits_and_dependency_lists_are_left_out() {
+        let section = "### Major Changes\n\n- [#2128](https://x/pull/2128) [`7113c01`](https://x/commit/7113c01) Thanks [@Andarist](https://github.com/Andarist)! - Renamed the `tag` command.\n\n  More text.\n\n### Patch Changes\n\n- [#2239](https://x/pull/2239) [`fdfdc93`](https://x/commit/fdfdc93) Thanks [@bluwy](https://github.com/bluwy)! - Fix links\n- Updated dependencies [[`d0386b6`](https://x/commit/d0386b6)]:\n  - @changesets/write@1.0.1\n";
+        assert_eq!(
+            items(section),
+            [
+                (Kind::Breaking, "Renamed the `tag` command.".into()),
+                (Kind::Fixed, "Fix links".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn credits_scopes_and_commit_links_of_other_tools_are_left_out() {
+        let section = "### Patch Changes\n\n- [`6f002b8e543ca39d3ee23681e28848d7f1724fae`](https://x/commit/6f002b8) [#4696](https://x/pull/4696) Thanks [@g](https://github.com/g)! - perf: add a `node` export condition\n\n## Features\n\n* **v2:** add status code ([#513](https://x/issues/513)) ([7d5554f](https://x/commit/7d5554f))\n\n### Fixed\n\n- fix clippy lint of rust 1.97 ([#2932](https://x/pull/2932))\n- update to tera v2\n";
+        assert_eq!(
+            items(section),
+            [
+                (Kind::Changed, "Add a `node` export condition".into()),
+                (
+                    Kind::Added,
+                    "v2: Add status code ([#513](https://x/issues/513))".into()
+                ),
+                (Kind::Fixed, "Update to tera v2".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn sections_for_contributors_are_not_for_a_post() {
+        let section = "### Contributor-facing changes\n\n- CI workflow refactored -- by `webknjaz`.\n\n### Packaging updates and notes for downstreams\n\n- Started building wheels for CPython 3.14 -- by `kumaraditya303`.\n\n### ⚙️ Miscellaneous Tasks\n\n- Bump CI\n\n### 🐛 Bug Fixes\n\n- *(config)* Handle empty files - ([b99a232](https://x/commit/b99a232))\n";
+        assert_eq!(
+            items(section),
+            [
+                (
+                    Kind::Changed,
+                    "Started building wheels for CPython 3.14".into()
+                ),
+                (Kind::Fixed, "config: Handle empty files".into()),
+            ]
+        );
+    }
+}
