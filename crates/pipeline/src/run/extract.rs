@@ -371,6 +371,8 @@ fn extract_files(
             }
         }
     }
+    // A page's `{doc}`/`{ref}` roles link to the pages and sections the others hold.
+    docs::resolve_cross_references(&mut out.prose);
     // Modules outside the feature read for what is public (within a budget of their own).
     let mut outside = OutsideFiles::new(limits);
     if !python_modules.is_empty() {
