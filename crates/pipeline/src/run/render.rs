@@ -240,6 +240,18 @@ pub(super) fn render(
             );
             continue;
         }
+        // Past the symbol cap the developer docs fail alone: the other articles are written.
+        if *surface == Surface::DevDocs
+            && let Some(e) = extracted.symbols_error(req.limits)
+        {
+            log.log(
+                LogLevel::Warn,
+                LogStage::Render,
+                &format!("no {surface} article: {e}"),
+                json!({ "surface": surface.as_str() }),
+            );
+            continue;
+        }
         if help_center && let Some(w) = &walkthrough {
             log.log(
                 LogLevel::Info,
@@ -360,6 +372,13 @@ pub(super) fn render(
             capture_grounded: *surface == Surface::HelpCenter && extracted.grounded,
             provenance,
         });
+    }
+    // A run that writes nothing else fails on the cap, as it always did.
+    if articles.is_empty()
+        && surfaces.contains(&Surface::DevDocs)
+        && let Some(e) = extracted.symbols_error(req.limits)
+    {
+        return Err(e);
     }
     Ok(articles)
 }
