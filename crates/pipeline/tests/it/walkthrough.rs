@@ -77,6 +77,53 @@ fn text_for_agents_contributors_and_maintainers_is_never_shown() {
 }
 
 #[test]
+fn walls_of_linked_logos_are_dropped_and_screenshots_kept() {
+    let mut repo = Repo::new();
+    let sponsors = (1..=4)
+        .map(|i| format!("[<img src=\"https://tool.dev/assets/s{i}.png\" alt=\"Sponsor {i}\" />](https://sponsor{i}.example.com/)"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // A menu of the other languages, the current one (Go) without a link.
+    let languages = ["Java", "Python", "Rust"]
+        .iter()
+        .map(|l| format!("[<img src=\"logos/{l}.svg\" alt=\"\" />{l}](https://{l}.tool.dev/)"))
+        .chain(["<a class=\"item\"><img src=\"logos/go.svg\" alt=\"\" />Go</a>".to_string()])
+        .collect::<Vec<_>>()
+        .join("\n");
+    let centred = "<p align=\"center\">\n<a href=\"https://a.example\"><img src=\"a.png\" alt=\"A\"></a>\n<a href=\"https://b.example\"><img src=\"b.png\" alt=\"B\"></a>\n<a href=\"https://c.example\"><img src=\"c.png\" alt=\"C\"></a>\n</p>";
+    let screenshots = "![The editor](shots/editor.png)\n![The preview](shots/preview.png)\n[![The export](shots/export.png)](shots/export.png)";
+    let diagram = "[![How notes become pages](diagram.svg)](https://tool.dev/architecture)";
+    let page = format!(
+        "# Tool\n\nTool turns notes into pages.\n\n**Gold sponsors:**<br />\n\n<br />\n{sponsors}\n\n<p align=\"center\"><strong>Not using notes? Other languages!</strong></p>\n<div class=\"grid\">\n{languages}\n</div>\n\n{centred}\n\n## Usage\n\nRun `tool build` in the folder of your notes.\n\n{screenshots}\n\n{diagram}\n\nThe pages are in `site/`.\n"
+    );
+    repo.write("README.md", &page)
+        .write("tool.py", "def build():\n    \"\"\"Builds.\"\"\"\n");
+    repo.commit("feat: tool");
+    let body = help_center(&repo, ".");
+    for gone in [
+        "sponsor1.example.com",
+        "Sponsor 4",
+        "Gold sponsors",
+        "Other languages",
+        "Python.tool.dev",
+        "logos/go.svg",
+        "c.example",
+    ] {
+        assert!(!body.contains(gone), "{gone}:\n{body}");
+    }
+    for kept in [
+        "shots/editor.png",
+        "shots/preview.png",
+        "shots/export.png",
+        "diagram.svg",
+        "tool build",
+        "site/",
+    ] {
+        assert!(body.contains(kept), "{kept}:\n{body}");
+    }
+}
+
+#[test]
 fn site_markup_is_understood_and_compiles() {
     let mut repo = Repo::new();
     repo.write("mkdocs.yml", "site_name: Tool\nnav:\n  - Home: index.md\n  - Quick start: quickstart.md\n  - Advanced: advanced.md\n")

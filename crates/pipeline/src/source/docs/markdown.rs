@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::fences::Fences;
 pub(crate) use super::fences::{atx_heading, closes_fence, opens_fence};
+use super::logo_walls::{Line, without_logo_walls};
 use super::translations::file_tag;
 use crate::source::manifest::humanize;
 
@@ -60,14 +61,22 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
     let mut title = None;
     let mut first_heading_seen = false;
     let mut kept = Vec::new();
+    // Whether each kept line is prose (neither code nor a heading): walls of logos are read
+    // from these.
+    let mut prose_lines = Vec::new();
     for line in atx_headings(body) {
         let Some((level, text)) = line.heading else {
             // Status badges and language menus speak to the project's visitors, not to the
             // feature's readers.
-            if !line.fenced && (is_chrome(line.text) || links_a_project_document(line.text)) {
+            if !line.fenced && links_a_project_document(line.text) {
                 continue;
             }
             kept.push(line.text.to_string());
+            prose_lines.push(match () {
+                _ if line.fenced => Line::Other,
+                _ if is_chrome(line.text) => Line::Chrome,
+                _ => Line::Prose,
+            });
             continue;
         };
         if level == 1 && !first_heading_seen {
@@ -79,7 +88,9 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
         }
         first_heading_seen = true;
         kept.push(format!("{} {text}", "#".repeat((level + 2).min(6))));
+        prose_lines.push(Line::Other);
     }
+    let kept = without_logo_walls(kept, &prose_lines);
     let stem = path.rsplit('/').next().unwrap_or(path);
     let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
     // A README without a title is named after its folder (`bench/readme.md`: "Bench").

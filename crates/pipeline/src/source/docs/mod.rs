@@ -9,6 +9,7 @@ mod frameworks;
 mod html_blocks;
 mod includes;
 mod intro;
+mod logo_walls;
 mod markdown;
 mod markup;
 mod rst;
