@@ -80,7 +80,7 @@ fn text_for_agents_contributors_and_maintainers_is_never_shown() {
 fn walls_of_linked_logos_are_dropped_and_screenshots_kept() {
     let mut repo = Repo::new();
     let sponsors = (1..=4)
-        .map(|i| format!("[<img src=\"https://tool.dev/assets/s{i}.png\" alt=\"Sponsor {i}\" />](https://sponsor{i}.example.com/)"))
+        .map(|i| format!("[<img src=\"https://tool.dev/assets/s{i}.png\" alt=\"Company {i}\" />](https://sponsor{i}.example.com/)"))
         .collect::<Vec<_>>()
         .join("\n");
     // A menu of the other languages, the current one (Go) without a link.
@@ -102,7 +102,7 @@ fn walls_of_linked_logos_are_dropped_and_screenshots_kept() {
     let body = help_center(&repo, ".");
     for gone in [
         "sponsor1.example.com",
-        "Sponsor 4",
+        "Company 4",
         "Gold sponsors",
         "Other languages",
         "Python.tool.dev",

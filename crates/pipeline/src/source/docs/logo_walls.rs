@@ -32,13 +32,17 @@ pub(super) fn without_logo_walls(lines: Vec<String>, kinds: &[Line]) -> Vec<Stri
         };
         let mut linked = 0usize;
         let wall = (first..end).all(|i| {
-            let chrome = kinds.get(i) == Some(&Line::Chrome);
+            // Chrome lines go anyway and may sit in a wall; a row of badges alone is no wall
+            // (the tagline above it is no caption).
+            if kinds.get(i) == Some(&Line::Chrome) {
+                return true;
+            }
             match logo_line(&lines[i]) {
                 Some(n) => {
                     linked += n;
                     true
                 }
-                None => chrome,
+                None => false,
             }
         });
         if wall && linked >= 3 {
@@ -194,6 +198,17 @@ mod tests {
             let read = prose("README.md", &format!("# P\n\nIntro.\n\n{kept}\n")).markdown;
             assert!(read.contains("a.example"), "{read}");
         }
+        // A tagline above a row of badges is kept.
+        let badges = "[![ci](https://x/badge.svg)](https://x) [![cov](https://y/badge.svg)](https://y)\n[![npm](https://shields.io/npm/badge.svg)](https://z)";
+        let read = prose(
+            "README.md",
+            &format!("# P\n\n**Fast notes.**\n\n{badges}\n\nIntro.\n"),
+        )
+        .markdown;
+        assert!(
+            read.contains("Fast notes.") && !read.contains("badge.svg"),
+            "{read}"
+        );
         // A page that is only the wall keeps it.
         let read = prose("docs/sponsors.md", &format!("# Sponsors\n\n{wall}\n")).markdown;
         assert!(read.contains("a.example"), "{read}");
