@@ -45,6 +45,31 @@ pub(super) struct Extracted {
     pub captures: Vec<Capture>,
     /// Every manifest step has a capture file at the commit.
     pub grounded: bool,
+    /// Where the feature's code crossed `max_feature_symbols`, when it did: its code is then
+    /// left out (no symbols, no module docs) and only the surfaces that need none are written.
+    pub symbols_past_limit: Option<String>,
+}
+
+impl Extracted {
+    /// The failure of a surface that needs the symbols, when the code crossed the cap.
+    pub fn symbols_error(&self, limits: &crate::limits::Limits) -> Option<PipelineError> {
+        let detail = self.symbols_past_limit.as_ref()?;
+        Some(PipelineError::LimitExceeded {
+            what: "the number of symbols extracted from the feature".into(),
+            limit: "max_feature_symbols",
+            value: limits.max_feature_symbols as u64,
+            detail: detail.clone(),
+        })
+    }
+
+    /// Past `max_feature_symbols`: the code read so far is dropped and no more is read (time
+    /// and memory stay bounded), the prose is kept.
+    fn leave_code_out(&mut self, detail: String) {
+        self.symbols_past_limit = Some(detail);
+        self.symbols = Vec::new();
+        self.code = Vec::new();
+        self.module_docs = BTreeMap::new();
+    }
 }
 
 pub(super) fn extract(
@@ -103,6 +128,14 @@ pub(super) fn extract(
             json!({ "directives_by_file": dropped }),
         );
     }
+    if let Some(e) = extracted.symbols_error(req.limits) {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Extract,
+            "left the feature's code out: only the articles that need no symbols are written",
+            json!({ "error": e.to_string(), "prose_files": extracted.prose.len() }),
+        );
+    }
     if !extracted.prose_left_out.is_empty() {
         let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (path, why) in &extracted.prose_left_out {
@@ -150,6 +183,7 @@ fn extract_files(
         non_api_files: 0,
         captures: Vec::new(),
         grounded: false,
+        symbols_past_limit: None,
     };
     let mut go_examples: Vec<GoExample> = Vec::new();
     let translations = docs::translations(
@@ -215,6 +249,11 @@ fn extract_files(
         if language == Some(Language::Python)
             && files::has_runtime_module(&file.path, |p| paths.contains(p))
         {
+            out.skipped += 1;
+            continue;
+        }
+        // Past the symbol cap no more code is read; the docs still are.
+        if language.is_some() && out.symbols_past_limit.is_some() {
             out.skipped += 1;
             continue;
         }
@@ -343,12 +382,12 @@ fn extract_files(
                 }
                 out.symbols.extend(outline.symbols);
                 if out.symbols.len() - held_symbols > limits.max_feature_symbols {
-                    return Err(PipelineError::LimitExceeded {
-                        what: "the number of symbols extracted from the feature".into(),
-                        limit: "max_feature_symbols",
-                        value: limits.max_feature_symbols as u64,
-                        detail: format!("feature '{feature_id}', crossed at {}", file.path),
-                    });
+                    out.leave_code_out(format!("feature '{feature_id}', crossed at {}", file.path));
+                    rust_modules.clear();
+                    python_modules.clear();
+                    typescript_exports.clear();
+                    go_examples.clear();
+                    continue;
                 }
                 out.code.push(file.clone());
             }
@@ -371,6 +410,8 @@ fn extract_files(
             }
         }
     }
+    // A page's `{doc}`/`{ref}` roles link to the pages and sections the others hold.
+    docs::resolve_cross_references(&mut out.prose);
     // Modules outside the feature read for what is public (within a budget of their own).
     let mut outside = OutsideFiles::new(limits);
     if !python_modules.is_empty() {
@@ -389,14 +430,12 @@ fn extract_files(
         };
         python_reach(&mut out, &own, &mut facts);
         if out.symbols.len() > limits.max_feature_symbols {
-            return Err(PipelineError::LimitExceeded {
-                what: "the number of symbols extracted from the feature".into(),
-                limit: "max_feature_symbols",
-                value: limits.max_feature_symbols as u64,
-                detail: format!(
-                    "feature '{feature_id}', with the re-exports of its Python packages"
-                ),
-            });
+            out.leave_code_out(format!(
+                "feature '{feature_id}', with the re-exports of its Python packages"
+            ));
+            rust_modules.clear();
+            typescript_exports.clear();
+            go_examples.clear();
         }
     }
     if !rust_modules.is_empty() {

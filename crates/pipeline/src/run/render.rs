@@ -64,15 +64,37 @@ pub(super) fn render(
         forge: forge.clone(),
         files: tree_paths(tree).map(std::sync::Arc::new),
     };
+    // The help center is for the current release: the docs of older ones (`v1/` beside `v3/`)
+    // are left out.
+    let older: BTreeSet<&str> =
+        docs::older_versions(extracted.prose.iter().map(|d| d.path.as_str()))
+            .into_iter()
+            .collect();
+    let current: Vec<Prose> = extracted
+        .prose
+        .iter()
+        .filter(|d| !older.contains(d.path.as_str()))
+        .cloned()
+        .collect();
+    let site_rank = |path: &str| extracted.site.as_ref()?.rank.get(path).copied();
     let walkthrough = if feature.steps.is_empty() && surfaces.contains(&Surface::HelpCenter) {
-        walkthrough::derive(&extracted.prose, extracted.site.as_ref())
+        walkthrough::derive(&current, extracted.site.as_ref())
     } else {
         None
     };
-    // The help center shows the documents without the part its steps already walk through.
-    let help_docs: Vec<Prose> = extracted
-        .prose
+    // The help center shows the documents without the part its steps already walk through;
+    // when they walk the docs site, a README the site does not list (the repository's front
+    // page, saying again what the site says) is not shown.
+    let on_site = walkthrough
+        .as_ref()
+        .is_some_and(|w| site_rank(&w.path).is_some());
+    let help_docs: Vec<Prose> = current
         .iter()
+        .filter(|doc| {
+            !(on_site
+                && crate::source::files::is_readme(&doc.path)
+                && site_rank(&doc.path).is_none())
+        })
         .map(|doc| match &walkthrough {
             Some(w) if let Some(used) = w.used_in(&doc.path) => Prose {
                 markdown: walkthrough::without(&doc.markdown, used),
@@ -82,16 +104,12 @@ pub(super) fn render(
         })
         .filter(|doc| !doc.markdown.is_empty())
         .collect();
-    let help_prose = docs::for_help_center(&help_docs);
-    // The site's pages before the walkthrough's first one (its overview, its introduction)
-    // come before the steps, as the site gives them; the others after.
-    let (help_intro, help_prose): (Vec<Prose>, Vec<Prose>) = {
-        let site_rank = |path: &str| extracted.site.as_ref()?.rank.get(path).copied();
-        let first = walkthrough.as_ref().and_then(|w| site_rank(&w.path));
-        help_prose.into_iter().partition(|doc| {
-            first.is_some_and(|first| site_rank(&doc.path).is_some_and(|rank| rank < first))
-        })
-    };
+    // The site's pages before the walkthrough's first one come before the steps when they
+    // introduce the project; the others after.
+    let first = walkthrough.as_ref().and_then(|w| site_rank(&w.path));
+    let (help_intro, help_prose) = docs::for_help_center_around(help_docs, |doc| {
+        first.is_some_and(|first| site_rank(&doc.path).is_some_and(|rank| rank < first))
+    });
     let overviews: Vec<&str> = extracted
         .module_docs
         .values()
@@ -230,6 +248,18 @@ pub(super) fn render(
             );
             continue;
         }
+        // Past the symbol cap the developer docs fail alone: the other articles are written.
+        if *surface == Surface::DevDocs
+            && let Some(e) = extracted.symbols_error(req.limits)
+        {
+            log.log(
+                LogLevel::Warn,
+                LogStage::Render,
+                &format!("no {surface} article: {e}"),
+                json!({ "surface": surface.as_str() }),
+            );
+            continue;
+        }
         if help_center && let Some(w) = &walkthrough {
             log.log(
                 LogLevel::Info,
@@ -350,6 +380,13 @@ pub(super) fn render(
             capture_grounded: *surface == Surface::HelpCenter && extracted.grounded,
             provenance,
         });
+    }
+    // A run that writes nothing else fails on the cap, as it always did.
+    if articles.is_empty()
+        && surfaces.contains(&Surface::DevDocs)
+        && let Some(e) = extracted.symbols_error(req.limits)
+    {
+        return Err(e);
     }
     Ok(articles)
 }
@@ -605,7 +642,7 @@ fn title_and_description(
                 .unwrap_or_else(|| title.clone());
             let description = Some(summary.clone())
                 .filter(|s| feature.declared && !s.is_empty())
-                .or_else(|| docs::docs_intro(prose, site))
+                .or_else(|| docs::docs_intro(prose, site, &title))
                 .unwrap_or_else(|| or(steps_description(&title, steps)));
             (title, description)
         }

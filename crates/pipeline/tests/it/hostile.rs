@@ -190,7 +190,12 @@ fn deep_markdown_fails_the_run_naming_the_cap() {
     let lists: String = (0..80)
         .map(|i| format!("{}- x\n", "  ".repeat(i)))
         .collect();
-    for doc in ["> ".repeat(100), "- ".repeat(100), lists, "a**".repeat(100)] {
+    for doc in [
+        "> ".repeat(100),
+        format!("{}x", "- ".repeat(100)),
+        lists,
+        "a**".repeat(100),
+    ] {
         let repo = repo("T", "S.", &[], &[("deep.md", &doc)]);
         let err = failure(&repo, &limits);
         assert!(err.to_string().contains("max_nesting_depth"), "{err}");

@@ -111,7 +111,7 @@ fn more_bytes_than_max_feature_bytes_fail_the_run() {
 }
 
 #[test]
-fn more_symbols_than_max_feature_symbols_fail_the_run() {
+fn more_symbols_than_max_feature_symbols_fail_a_dev_docs_run() {
     let mut repo = Repo::new();
     repo.write("src/a.rs", documented_fns(2))
         .write("src/b.rs", documented_fns(2));
@@ -120,12 +120,67 @@ fn more_symbols_than_max_feature_symbols_fail_the_run() {
         max_feature_symbols: 3,
         ..Limits::default()
     };
+    let mut log = Recorded::default();
+    let result = run(
+        &RunRequest {
+            commit: None,
+            limits: &limits,
+            surfaces: Some(&[Surface::DevDocs]),
+            ..request(&repo.path, "src")
+        },
+        &mut log,
+    );
     assert_cap(
-        run_with(&repo, "src", &limits),
+        (result, log),
         "max_feature_symbols",
         "crossed at src/b.rs",
-        LogStage::Extract,
+        LogStage::Render,
     );
+}
+
+#[test]
+fn past_max_feature_symbols_the_help_center_is_still_written_from_the_docs() {
+    let mut repo = Repo::new();
+    repo.write(
+        "README.md",
+        "# Tool\n\nTool turns notes into pages.\n\n## Usage\n\n```sh\ntool build notes/\n```\n",
+    )
+    .write("src/a.rs", documented_fns(2))
+    .write("src/b.rs", documented_fns(2))
+    .write("src/c.rs", documented_fns(2));
+    repo.commit("feat: a tool with generated code");
+    let limits = Limits {
+        max_feature_symbols: 3,
+        ..Limits::default()
+    };
+    let mut log = Recorded::default();
+    let output = run(
+        &RunRequest {
+            commit: None,
+            limits: &limits,
+            surfaces: Some(&[Surface::HelpCenter, Surface::DevDocs]),
+            ..request(&repo.path, ".")
+        },
+        &mut log,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let surfaces: Vec<Surface> = output.articles.iter().map(|a| a.surface).collect();
+    assert_eq!(surfaces, [Surface::HelpCenter], "{:?}", log.0);
+    let help = &output.articles[0].mdx_body;
+    assert!(help.contains("tool build notes/"), "{help}");
+    for (stage, said) in [
+        (LogStage::Extract, "left the feature's code out"),
+        (LogStage::Render, "no dev-docs article"),
+    ] {
+        assert!(
+            log.0.iter().any(|(l, s, m, _)| *l == LogLevel::Warn
+                && *s == stage
+                && m.contains(said)
+                && (stage == LogStage::Extract || m.contains("max_feature_symbols"))),
+            "{said}: {:?}",
+            log.0
+        );
+    }
 }
 
 #[test]

@@ -77,6 +77,53 @@ fn text_for_agents_contributors_and_maintainers_is_never_shown() {
 }
 
 #[test]
+fn walls_of_linked_logos_are_dropped_and_screenshots_kept() {
+    let mut repo = Repo::new();
+    let sponsors = (1..=4)
+        .map(|i| format!("[<img src=\"https://tool.dev/assets/s{i}.png\" alt=\"Company {i}\" />](https://sponsor{i}.example.com/)"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // A menu of the other languages, the current one (Go) without a link.
+    let languages = ["Java", "Python", "Rust"]
+        .iter()
+        .map(|l| format!("[<img src=\"logos/{l}.svg\" alt=\"\" />{l}](https://{l}.tool.dev/)"))
+        .chain(["<a class=\"item\"><img src=\"logos/go.svg\" alt=\"\" />Go</a>".to_string()])
+        .collect::<Vec<_>>()
+        .join("\n");
+    let centred = "<p align=\"center\">\n<a href=\"https://a.example\"><img src=\"a.png\" alt=\"A\"></a>\n<a href=\"https://b.example\"><img src=\"b.png\" alt=\"B\"></a>\n<a href=\"https://c.example\"><img src=\"c.png\" alt=\"C\"></a>\n</p>";
+    let screenshots = "![The editor](shots/editor.png)\n![The preview](shots/preview.png)\n[![The export](shots/export.png)](shots/export.png)";
+    let diagram = "[![How notes become pages](diagram.svg)](https://tool.dev/architecture)";
+    let page = format!(
+        "# Tool\n\nTool turns notes into pages.\n\n**Gold sponsors:**<br />\n\n<br />\n{sponsors}\n\n<p align=\"center\"><strong>Not using notes? Other languages!</strong></p>\n<div class=\"grid\">\n{languages}\n</div>\n\n{centred}\n\n## Usage\n\nRun `tool build` in the folder of your notes.\n\n{screenshots}\n\n{diagram}\n\nThe pages are in `site/`.\n"
+    );
+    repo.write("README.md", &page)
+        .write("tool.py", "def build():\n    \"\"\"Builds.\"\"\"\n");
+    repo.commit("feat: tool");
+    let body = help_center(&repo, ".");
+    for gone in [
+        "sponsor1.example.com",
+        "Company 4",
+        "Gold sponsors",
+        "Other languages",
+        "Python.tool.dev",
+        "logos/go.svg",
+        "c.example",
+    ] {
+        assert!(!body.contains(gone), "{gone}:\n{body}");
+    }
+    for kept in [
+        "shots/editor.png",
+        "shots/preview.png",
+        "shots/export.png",
+        "diagram.svg",
+        "tool build",
+        "site/",
+    ] {
+        assert!(body.contains(kept), "{kept}:\n{body}");
+    }
+}
+
+#[test]
 fn site_markup_is_understood_and_compiles() {
     let mut repo = Repo::new();
     repo.write("mkdocs.yml", "site_name: Tool\nnav:\n  - Home: index.md\n  - Quick start: quickstart.md\n  - Advanced: advanced.md\n")
@@ -482,4 +529,223 @@ fn links_point_at_the_file_the_site_means_or_are_text() {
         assert!(body.contains(&link), "{link}:\n{body}");
     }
     assert!(!body.contains("genindex"), "{body}");
+}
+
+#[test]
+fn a_walkthrough_cut_at_its_step_limit_keeps_the_rest_of_its_page() {
+    let mut repo = Repo::new();
+    let sections: String = (1..=15)
+        .map(|i| format!("## Part {i}\n\nRun part {i}:\n\n```sh\ntool part{i}\n```\n\n"))
+        .collect();
+    repo.write(
+        "mkdocs.yml",
+        "site_name: Tool\nnav:\n  - Home: index.md\n  - Quick start: quickstart.md\n",
+    )
+    .write("docs/index.md", "# Tool\n\nTool turns notes into pages.\n")
+    .write("docs/quickstart.md", format!("# Quick start\n\n{sections}"));
+    repo.commit("docs: site");
+    let body = help_center(&repo, ".");
+    assert_eq!(step_titles(&body).len(), 12, "{body}");
+    let steps_end = body.find("</Steps>").unwrap();
+    // The sections past the limit are shown after the steps, not lost.
+    for later in ["tool part13", "tool part14", "tool part15"] {
+        let at = body
+            .find(later)
+            .unwrap_or_else(|| panic!("{later}:\n{body}"));
+        assert!(at > steps_end, "{later}:\n{body}");
+    }
+    assert!(body.contains("Part 13"), "{body}");
+}
+
+#[test]
+fn the_overview_leads_and_upgrade_guides_older_releases_and_project_links_do_not() {
+    let mut repo = Repo::new();
+    repo.write(
+        "mkdocs.yml",
+        "site_name: Tool\nnav:\n  - Home: index.md\n  - Migrate: migrate-v1-to-v2.md\n  - v2:\n    - Getting started: v2/getting-started.md\n    - Concepts: v2/concepts.md\n  - v1:\n    - Getting started: v1/getting-started.md\n",
+    )
+    .write(
+        "docs/index.md",
+        "# Tool\n\nTool turns notes into pages.\n\n- [CONTRIBUTING](CONTRIBUTING.md)\n- [Code of conduct](https://example.org/x/CODE_OF_CONDUCT.md)\n- [Guide](v2/getting-started.md)\n",
+    )
+    .write("docs/CONTRIBUTING.md", "# Contributing\n\nSend patches.\n")
+    .write(
+        "docs/migrate-v1-to-v2.md",
+        "# Migrating from v1\n\n## Renamed flags\n\n`--out` is now `--output`.\n",
+    )
+    .write(
+        "docs/v2/getting-started.md",
+        "# Getting started\n\n## Install\n\n```sh\npip install tool\n```\n",
+    )
+    .write(
+        "docs/v2/concepts.md",
+        "# Concepts\n\nA note becomes a page.\n",
+    )
+    .write(
+        "docs/v1/getting-started.md",
+        "# Getting started (v1)\n\n## Install the old one\n\n```sh\npip install tool==1.0\n```\n",
+    );
+    repo.commit("docs: site");
+    let body = help_center(&repo, ".");
+    let steps = body.find("<Steps>").unwrap();
+    let steps_end = body.find("</Steps>").unwrap();
+    assert!(
+        body.find("Tool turns notes into pages.").unwrap() < steps,
+        "{body}"
+    );
+    let migration = body.find("is now `--output`").unwrap();
+    assert!(migration > steps_end, "{body}");
+    assert!(
+        body.find("A note becomes a page.").unwrap() < migration,
+        "{body}"
+    );
+    for gone in [
+        "tool==1.0",
+        "CONTRIBUTING",
+        "CODE_OF_CONDUCT",
+        "Send patches",
+    ] {
+        assert!(!body.contains(gone), "{gone}:\n{body}");
+    }
+    assert!(body.contains("[Guide]("), "{body}");
+}
+
+#[test]
+fn a_concepts_parts_and_a_page_that_explains_are_no_steps() {
+    let mut repo = Repo::new();
+    repo.write(
+        "mkdocs.yml",
+        "site_name: Tool\nnav:\n  - Getting started: getting-started.md\n  - Loggers: loggers.md\n  - Greet: greet.md\n",
+    )
+    .write(
+        "docs/getting-started.md",
+        "# Getting started\n\n## Install\n\n```sh\npip install tool\n```\n",
+    )
+    .write(
+        "docs/loggers.md",
+        "# Loggers\n\nA logger consists of three parts:\n\n1. A context dictionary that is merged.\n2. A list of processors that are called on every entry.\n3. And finally a logger that it's wrapping.\n\nThe `bind` method returns a new logger:\n\n```python\nlog = log.bind(x=1)\n```\n",
+    )
+    .write(
+        "docs/greet.md",
+        "# Greet\n\nStart by creating a file `greet.py` with the following code in it:\n\n```python\nprint('hello')\n```\n\nRun it:\n\n```sh\npython greet.py\n```\n",
+    );
+    repo.commit("docs: site");
+    let body = help_center(&repo, ".");
+    let titles = step_titles(&body);
+    assert!(
+        titles
+            .iter()
+            .all(|t| !t.contains("processors") && !t.contains("finally")),
+        "{titles:?}\n{body}"
+    );
+    assert!(!titles.contains(&"Loggers"), "{titles:?}");
+    // The walkthrough passes over the page that explains to the next task.
+    let steps_end = body.find("</Steps>").unwrap();
+    assert!(body.find("python greet.py").unwrap() < steps_end, "{body}");
+    assert!(
+        body.find("A list of processors").unwrap() > steps_end,
+        "{body}"
+    );
+}
+
+#[test]
+fn cross_references_extensions_and_leftovers_of_a_sphinx_site_are_read() {
+    let mut repo = Repo::new();
+    repo.write("docs/conf.py", "project = 'Tool'\n")
+        .write(
+            "docs/index.md",
+            "# Tool\n\n[![CI](https://img.shields.io/badge/ci-green.svg)](https://ci.example)\n\n---\n\nTool turns notes into pages.\n\n<hr style=\"opacity:0.2\">\n\n## Basics\n\n```{toctree}\nquickstart\nconcepts\n```\n\n## Reference\n\n```{toctree}\napi\n```\n\n## Sponsors\n\nThanks to our sponsors.\n",
+        )
+        .write(
+            "docs/quickstart.md",
+            "# Quick start\n\n## Install\n\n```sh\npip install tool\n```\n\n## Build\n\n:warning: Run it in your notes folder, see {doc}`concepts` and {ref}`the renderers <renderers>`.\n\n```pycon\n>>> build('notes')  # doctest: +SKIP\n'site'\n```\n\n```rust,no_run\nlet x = 1;\n```\n",
+        )
+        .write(
+            "docs/concepts.md",
+            "# Concepts and Terms\n\n(renderers)=\n## Choosing a Renderer\n\nlogger\n: The object you call, with <cite>its</cite> methods.\n",
+        );
+    repo.commit("docs: site");
+    let body = help_center(&repo, ".");
+    for kept in [
+        "[Concepts and Terms](/docs/concepts.md)",
+        "[the renderers](/docs/concepts.md#choosing-a-renderer)",
+        "⚠️ Run it",
+        ">>> build('notes')\n",
+        "```rust\n",
+        "- **logger**: The object you call, with its methods.",
+        "Tool turns notes into pages.",
+    ] {
+        assert!(body.contains(kept), "{kept}:\n{body}");
+    }
+    for leaked in [
+        "{doc}",
+        "{ref}",
+        "xref:",
+        ":warning:",
+        "doctest:",
+        "no_run",
+        "\\<hr",
+        "\\<cite",
+        "Reference",
+        "Sponsors",
+        "\n: The object",
+    ] {
+        assert!(!body.contains(leaked), "{leaked}:\n{body}");
+    }
+    // No rule is left where the badges were, below the frontmatter.
+    let (_, content) = body.split_once("\n---\n").unwrap();
+    assert!(!content.contains("---"), "{body}");
+}
+
+#[test]
+fn test_data_and_blog_posts_are_no_documentation() {
+    let mut repo = Repo::new();
+    repo.write("README.md", USAGE)
+        .write(
+            "testdata/expected-doc.md",
+            "# NAME\n\ntool - expected output\n",
+        )
+        .write(
+            "website/blog/2024-01-01-release.md",
+            "# Tool 2.0\n\nWe released it.\n",
+        );
+    repo.commit("docs: readme");
+    let body = help_center(&repo, ".");
+    assert!(body.contains("pip install tool"), "{body}");
+    for gone in ["expected output", "We released it", "expected-doc"] {
+        assert!(!body.contains(gone), "{gone}:\n{body}");
+    }
+}
+
+#[test]
+fn a_docusaurus_site_beside_its_docs_names_pages_by_their_ids() {
+    let mut repo = Repo::new();
+    repo.write(
+        "website/sidebars.js",
+        "module.exports = {\n  docs: {\n    Introduction: ['introduction/getting-started', 'introduction/installation'],\n    API: ['api/store'],\n  },\n};\n",
+    )
+    .write(
+        "docs/introduction/GettingStarted.md",
+        "---\nid: getting-started\ntitle: Getting Started with Tool\n---\n\nTool keeps the state of your app.\n",
+    )
+    .write(
+        "docs/introduction/Installation.md",
+        "---\nid: installation\ntitle: Installation\n---\n\n## Install\n\n```sh\nnpm install tool\n```\n",
+    )
+    .write("docs/api/Store.md", "---\nid: store\n---\n\n# Store\n\nThe store.\n")
+    .write(
+        "README.md",
+        "# Tool\n\n## Install\n\n```sh\nnpm install tool-from-the-readme\n```\n",
+    );
+    repo.commit("docs: site");
+    let body = help_center(&repo, ".");
+    let steps = body.find("<Steps>").unwrap();
+    let steps_end = body.find("</Steps>").unwrap();
+    let install = body.find("npm install tool\n").unwrap();
+    assert!(steps < install && install < steps_end, "{body}");
+    assert!(
+        body.find("Tool keeps the state of your app.").unwrap() < steps,
+        "{body}"
+    );
+    assert!(!body.contains("tool-from-the-readme"), "{body}");
 }

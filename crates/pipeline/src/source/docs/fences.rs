@@ -1,4 +1,5 @@
-//! Fenced code blocks as MDX reads them, for every pass over a document's lines.
+//! Fenced code blocks as MDX reads them, and ATX headings, for every pass over a document's
+//! lines.
 
 /// A line opening a fence: its char, length and info string. MDX has no indented code, so
 /// any indentation is allowed.
@@ -42,4 +43,18 @@ impl Fences {
         }
         false
     }
+}
+
+/// An ATX heading's level and text (at most three spaces of indentation, as CommonMark).
+pub(crate) fn atx_heading(line: &str) -> Option<(usize, &str)> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let level = trimmed.chars().take_while(|c| *c == '#').count();
+    let rest = &trimmed[level..];
+    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    Some((level, rest.trim().trim_end_matches('#').trim()))
 }

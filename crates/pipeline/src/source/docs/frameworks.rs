@@ -26,6 +26,8 @@ pub(super) fn mdbook_directive(line: &str) -> Option<String> {
 /// A code block's opening line without mdBook's `hidelines=` attribute, and the prefix of
 /// the lines the book hides in it: `#` in Rust code (as rustdoc hides them too), else the
 /// `hidelines` prefix.
+/// The book's and rustdoc's attributes after the language (`rust,no_run`,
+/// `toml,hidelines=...`) are for their build, so the opening keeps the language only.
 pub(super) fn hidden_lines(line: &str) -> (String, Option<String>) {
     let trimmed = line.trim_start();
     let ticks = trimmed
@@ -34,27 +36,39 @@ pub(super) fn hidden_lines(line: &str) -> (String, Option<String>) {
         .count();
     let indent = &line[..line.len() - trimmed.len()];
     let info = &trimmed[ticks..];
-    let mut words = info.split(|c: char| c == ',' || c.is_whitespace());
-    let language = words.next().unwrap_or("");
+    let first_word = info.split_whitespace().next().unwrap_or("");
+    let language = first_word.split(',').next().unwrap_or("");
     let prefix = info
         .split(|c: char| c == ',' || c.is_whitespace())
         .find_map(|w| w.strip_prefix("hidelines="))
         .filter(|p| !p.is_empty());
+    let opening = if first_word.contains(',') || prefix.is_some() {
+        format!("{indent}{}{language}", &trimmed[..ticks])
+    } else {
+        line.to_string()
+    };
     match prefix {
-        Some(prefix) => {
-            let kept: Vec<&str> = info
-                .split(',')
-                .filter(|w| !w.trim().starts_with("hidelines="))
-                .collect();
-            let info = kept.join(",");
-            (
-                format!("{indent}{}{}", &trimmed[..ticks], info.trim_end()),
-                Some(prefix.to_string()),
-            )
-        }
-        None if language == "rust" => (line.to_string(), Some("#".into())),
-        None => (line.to_string(), None),
+        Some(prefix) => (opening, Some(prefix.to_string())),
+        None if language == "rust" => (opening, Some("#".into())),
+        None => (opening, None),
     }
+}
+
+/// A code line without the doctest flags Sphinx trims from what it shows (`# doctest: +SKIP`),
+/// and `<BLANKLINE>` as the blank line it stands for.
+pub(super) fn without_doctest_flags(line: &str) -> String {
+    static FLAGS: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r"\s*#\s*doctest:\s*[+-][A-Z_]{1,40}(?:\s*,\s*[+-][A-Z_]{1,40}){0,20}\s*$",
+        )
+    });
+    if line.trim() == "<BLANKLINE>" {
+        return String::new();
+    }
+    if !line.contains("doctest:") {
+        return line.to_string();
+    }
+    FLAGS.replace(line, "").into_owned()
 }
 
 pub(super) fn is_hidden_line(line: &str, prefix: &str) -> bool {
@@ -304,7 +318,7 @@ mod tests {
         );
         assert_eq!(
             found.markdown,
-            "# Tools\n\n```rust,editable\nlet x = 1;\n# not hidden\n#[derive(Debug)]\n```\n\n```toml\nname = \"x\"\n```\n\n```python\n# a comment\n```\n\n\n::: tip\nA tip.\n:::"
+            "# Tools\n\n```rust\nlet x = 1;\n# not hidden\n#[derive(Debug)]\n```\n\n```toml\nname = \"x\"\n```\n\n```python\n# a comment\n```\n\n\n::: tip\nA tip.\n:::"
         );
         assert_eq!(
             found.dropped,

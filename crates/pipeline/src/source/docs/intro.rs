@@ -26,18 +26,77 @@ pub(crate) fn docs_title(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Str
 /// The docs' own first sentence: from the site's first page, else the shallowest README,
 /// else the first document; skipping headings, HTML, images, badges, admonitions, code and
 /// lists.
-pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>) -> Option<String> {
+///
+/// A sentence among the first paragraphs that names the project (`title`) as what it speaks
+/// of ("Task is a task runner…") is preferred to one that greets or digresses ("Welcome to
+/// the guide!", "Using this package requires…").
+pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) -> Option<String> {
     let first_listed = site.and_then(|s| {
         docs.iter()
             .filter_map(|d| Some((s.rank.get(&d.path)?, d)))
             .min_by_key(|(rank, _)| **rank)
             .map(|(_, d)| d)
     });
-    first_listed
+    let sources: Vec<&Prose> = first_listed
         .into_iter()
         .chain(readme(docs))
         .chain(docs.first())
-        .find_map(|doc| first_paragraph(&doc.markdown))
+        .collect();
+    const NOT_NAMES: &[&str] = &[
+        "the",
+        "and",
+        "for",
+        "with",
+        "user",
+        "guide",
+        "book",
+        "docs",
+        "documentation",
+        "manual",
+    ];
+    let names: Vec<String> = title
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| w.chars().count() >= 2 && !NOT_NAMES.contains(&w.as_str()))
+        .collect();
+    let names_project = |sentence: &str| {
+        let lower = sentence.to_lowercase();
+        let mut words = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty());
+        let opening: Vec<&str> = words.by_ref().take(3).collect();
+        opening.first() != Some(&"welcome") && opening.iter().any(|w| names.iter().any(|n| n == w))
+    };
+    sources
+        .iter()
+        .flat_map(|doc| paragraphs(&doc.markdown, MAX_PARAGRAPHS))
+        .find(|sentence| names_project(sentence))
+        .or_else(|| {
+            sources
+                .iter()
+                .find_map(|doc| first_paragraph(&doc.markdown))
+        })
+}
+
+/// Paragraphs of a document read for a sentence that names the project.
+const MAX_PARAGRAPHS: usize = 4;
+
+/// The first sentences of the first `limit` paragraphs of running text in `markdown`.
+fn paragraphs(markdown: &str, limit: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = markdown;
+    while out.len() < limit {
+        let Some((sentence, after)) = next_paragraph(rest) else {
+            break;
+        };
+        out.push(sentence);
+        rest = after;
+    }
+    out
+}
+
+fn first_paragraph(markdown: &str) -> Option<String> {
+    next_paragraph(markdown).map(|(sentence, _)| sentence)
 }
 
 fn readme(docs: &[Prose]) -> Option<&Prose> {
@@ -46,11 +105,16 @@ fn readme(docs: &[Prose]) -> Option<&Prose> {
         .min_by_key(|d| d.path.matches('/').count())
 }
 
-/// The first sentence of the first paragraph of running text in `markdown`.
-fn first_paragraph(markdown: &str) -> Option<String> {
+/// The first sentence of the first paragraph of running text in `markdown`, and the text
+/// after that paragraph.
+fn next_paragraph(markdown: &str) -> Option<(String, &str)> {
     let mut fence: Option<(char, usize)> = None;
     let mut paragraph: Vec<String> = Vec::new();
-    for line in markdown.lines().take(MAX_LINES) {
+    let mut offset = 0;
+    for line in markdown.split_inclusive('\n').take(MAX_LINES) {
+        let start = offset;
+        offset += line.len();
+        let line = line.trim_end_matches(['\n', '\r']);
         if let Some((ch, len)) = fence {
             if closes_fence(line, ch, len) {
                 fence = None;
@@ -60,7 +124,7 @@ fn first_paragraph(markdown: &str) -> Option<String> {
         if let Some((ch, len, _)) = opens_fence(line) {
             fence = Some((ch, len));
             if let Some(found) = sentence(&paragraph) {
-                return Some(found);
+                return Some((found, &markdown[start..]));
             }
             paragraph.clear();
             continue;
@@ -79,14 +143,14 @@ fn first_paragraph(markdown: &str) -> Option<String> {
             || trimmed.starts_with("export ");
         if chrome {
             if let Some(found) = sentence(&paragraph) {
-                return Some(found);
+                return Some((found, &markdown[start..]));
             }
             paragraph.clear();
             continue;
         }
         paragraph.push(trimmed.to_string());
     }
-    sentence(&paragraph)
+    sentence(&paragraph).map(|found| (found, ""))
 }
 
 /// The paragraph's first sentence as plain text, when it is one.
@@ -111,6 +175,7 @@ mod tests {
             title: title.into(),
             markdown: markdown.into(),
             dropped: Vec::new(),
+            labels: Vec::new(),
         }
     }
 
@@ -122,7 +187,7 @@ mod tests {
             "[![Build](https://x/badge.svg)](https://x)\n\n<p align=\"center\"><img src=\"logo.png\"></p>\n\n### Install\n\n```sh\npip install x\n```\n\nHTTPX is a fully featured HTTP client for Python 3, which provides\nsync and async APIs. It has more.\n",
         );
         assert_eq!(
-            docs_intro(std::slice::from_ref(&readme), None).as_deref(),
+            docs_intro(std::slice::from_ref(&readme), None, "HTTPX").as_deref(),
             Some(
                 "HTTPX is a fully featured HTTP client for Python 3, which provides sync and async APIs."
             )
@@ -151,10 +216,27 @@ mod tests {
         };
         assert_eq!(docs_title(&docs, Some(&site)).as_deref(), Some("Uvicorn"));
         assert_eq!(
-            docs_intro(&docs, Some(&site)).as_deref(),
+            docs_intro(&docs, Some(&site), "Uvicorn").as_deref(),
             Some("The site's own first sentence here.")
         );
         assert_eq!(docs_title(&docs[..1], None), None);
+    }
+
+    #[test]
+    fn a_sentence_that_names_the_project_is_preferred() {
+        let docs = [doc(
+            "docs/index.md",
+            "Home",
+            "Welcome to the Task guide!\n\nUsing this package requires Go.\n\nTask is a task runner that is simpler than Make.\n",
+        )];
+        assert_eq!(
+            docs_intro(&docs, None, "Task").as_deref(),
+            Some("Task is a task runner that is simpler than Make.")
+        );
+        assert_eq!(
+            docs_intro(&docs, None, "Other").as_deref(),
+            Some("Welcome to the Task guide!")
+        );
     }
 
     #[test]
@@ -162,7 +244,8 @@ mod tests {
         assert_eq!(
             docs_intro(
                 &[doc("README.md", "x", "# x\n\n[![b](u)](v)\n\nSee:\n")],
-                None
+                None,
+                "x"
             ),
             None
         );

@@ -6,7 +6,8 @@
 use serde::Serialize;
 
 use super::fences::Fences;
-pub(crate) use super::fences::{closes_fence, opens_fence};
+pub(crate) use super::fences::{atx_heading, closes_fence, opens_fence};
+use super::logo_walls::{Line, without_logo_walls};
 use super::translations::file_tag;
 use crate::source::manifest::humanize;
 
@@ -22,6 +23,10 @@ pub struct Prose {
     /// (`eval-rst`, `toctree`, `autofunction`…), for the run log.
     #[serde(skip)]
     pub(crate) dropped: Vec<String>,
+    /// The labels of its sections (`(label)=` over a heading) with their headings, for the
+    /// cross-references of other documents.
+    #[serde(skip)]
+    pub(crate) labels: Vec<(String, String)>,
 }
 
 /// First headings that name a section rather than the document (an RFC starts with
@@ -43,6 +48,7 @@ const SECTION_TITLES: &[&str] = &[
 /// section, else its file name. (A README that opens with `## First create a store` and has
 /// `# Recipes` further down is not titled "Recipes".)
 pub(crate) fn prose(path: &str, text: &str) -> Prose {
+    let labels = super::xrefs::labels(text);
     let converted;
     let text = if path.to_ascii_lowercase().ends_with(".rst") {
         converted = super::rst::to_markdown(text);
@@ -55,14 +61,22 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
     let mut title = None;
     let mut first_heading_seen = false;
     let mut kept = Vec::new();
+    // Whether each kept line is prose (neither code nor a heading): walls of logos are read
+    // from these.
+    let mut prose_lines = Vec::new();
     for line in atx_headings(body) {
         let Some((level, text)) = line.heading else {
             // Status badges and language menus speak to the project's visitors, not to the
             // feature's readers.
-            if !line.fenced && is_chrome(line.text) {
+            if !line.fenced && links_a_project_document(line.text) {
                 continue;
             }
             kept.push(line.text.to_string());
+            prose_lines.push(match () {
+                _ if line.fenced => Line::Other,
+                _ if is_chrome(line.text) => Line::Chrome,
+                _ => Line::Prose,
+            });
             continue;
         };
         if level == 1 && !first_heading_seen {
@@ -74,7 +88,9 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
         }
         first_heading_seen = true;
         kept.push(format!("{} {text}", "#".repeat((level + 2).min(6))));
+        prose_lines.push(Line::Other);
     }
+    let kept = without_logo_walls(kept, &prose_lines);
     let stem = path.rsplit('/').next().unwrap_or(path);
     let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
     // A README without a title is named after its folder (`bench/readme.md`: "Bench").
@@ -84,11 +100,14 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
     };
     // `0296-structured-logging` → `Structured logging`.
     let stem = stem.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
+    // Else the title its front matter gives the site (`title: Getting Started`).
+    let title = title.or_else(|| front_matter_title(text));
     Prose {
         path: path.to_string(),
         title: title.unwrap_or_else(|| humanize(if stem.is_empty() { "document" } else { stem })),
-        markdown: kept.join("\n").trim().to_string(),
+        markdown: super::tidy::tidy(&kept.join("\n")),
         dropped: read.dropped,
+        labels,
     }
 }
 
@@ -357,20 +376,6 @@ fn atx_headings(markdown: &str) -> Vec<MarkdownLine<'_>> {
     out
 }
 
-/// An ATX heading's level and text (at most three spaces of indentation, as CommonMark).
-pub(crate) fn atx_heading(line: &str) -> Option<(usize, &str)> {
-    let trimmed = line.trim_start_matches(' ');
-    if line.len() - trimmed.len() > 3 {
-        return None;
-    }
-    let level = trimmed.chars().take_while(|c| *c == '#').count();
-    let rest = &trimmed[level..];
-    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return None;
-    }
-    Some((level, rest.trim().trim_end_matches('#').trim()))
-}
-
 /// The level of the setext heading `line` underlines: 1 for `===`, 2 for `---`.
 fn setext_underline(line: &str) -> Option<usize> {
     let trimmed = line.trim_start_matches(' ');
@@ -402,6 +407,22 @@ fn starts_paragraph(line: &str) -> bool {
     !(bullet || numbered || trimmed.starts_with(['>', '|', '<']))
 }
 
+/// The `title:` of a page's YAML front matter, as one plain line.
+fn front_matter_title(text: &str) -> Option<String> {
+    let rest = text.strip_prefix("---\n")?;
+    let end = rest.find("\n---")?;
+    rest[..end].lines().find_map(|l| {
+        let value = l.strip_prefix("title:")?.trim();
+        let value = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+            .unwrap_or(value)
+            .trim();
+        (!value.is_empty() && value.len() <= 200).then(|| value.to_string())
+    })
+}
+
 fn strip_frontmatter(text: &str) -> &str {
     let Some(rest) = text.strip_prefix("---\n") else {
         return text;
@@ -413,6 +434,22 @@ fn strip_frontmatter(text: &str) -> &str {
         }
         None => text,
     }
+}
+
+/// A list item that is only a link to a document about the project rather than the
+/// software (`- [CONTRIBUTING](CONTRIBUTING.md)`, `* [Code of Conduct](…/CODE_OF_CONDUCT.md)`).
+fn links_a_project_document(line: &str) -> bool {
+    static ITEM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::builtin::regex(
+            r"^\s{0,3}[-*+]\s+\[[^\]\n]{1,200}\]\(\s*<?([^)\s>]{1,2000})>?\s*\)\s*$",
+        )
+    });
+    let Some(target) = ITEM.captures(line).and_then(|c| c.get(1)) else {
+        return false;
+    };
+    let path = target.as_str().split(['#', '?']).next().unwrap_or("");
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.contains('.') && crate::source::files::project_document(name, ".", &[]).is_some()
 }
 
 /// A line of a README that is about the repository page, not the software: status badges or
@@ -518,6 +555,7 @@ pub(crate) mod tests {
             title: "T".into(),
             markdown: markdown.into(),
             dropped: Vec::new(),
+            labels: Vec::new(),
         }
     }
 

@@ -26,7 +26,9 @@ use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
     MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, foreign_components, foreign_tag_line,
     hidden_lines, is_hidden_line, longest_backtick_run, mdbook_directive, note_dropped,
+    without_doctest_flags,
 };
+use super::shortcodes::{definition_lists, emoji};
 
 /// Directives inside directives deeper than this are dropped.
 const MAX_DEPTH: usize = 4;
@@ -101,7 +103,7 @@ pub(crate) fn read(markdown: &str) -> Markup {
     let definitions = definitions(markdown);
     let mut out = Markup::default();
     let lines: Vec<&str> = markdown.lines().collect();
-    let lines = content_tabs(super::html_blocks::read(&lines));
+    let lines = definition_lists(content_tabs(super::html_blocks::read(&lines)));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut kept = Vec::with_capacity(lines.len());
     block(&lines, 0, &definitions, &mut kept, &mut out.dropped);
@@ -234,7 +236,7 @@ fn block(
                 out.push(line.replacen("##", "#", 1));
                 continue;
             }
-            out.push(line.to_string());
+            out.push(without_doctest_flags(line));
             continue;
         }
         if let Some(name) = mdbook_directive(line) {
@@ -286,7 +288,7 @@ fn block(
                 let language = code_language(&name, &argument);
                 let ticks = "`".repeat(longest_backtick_run(body).max(2) + 1);
                 out.push(format!("{ticks}{language}"));
-                out.extend(body.iter().map(|l| l.to_string()));
+                out.extend(body.iter().map(|l| without_doctest_flags(l)));
                 out.push(ticks);
             } else {
                 close_dangling_colon(out);
@@ -303,7 +305,11 @@ fn block(
             let session = &lines[start..i];
             let ticks = "`".repeat(longest_backtick_run(session).max(2) + 1);
             out.push(format!("{ticks}pycon"));
-            out.extend(session.iter().map(|l| l.trim_start().to_string()));
+            out.extend(
+                session
+                    .iter()
+                    .map(|l| without_doctest_flags(l.trim_start())),
+            );
             out.push(ticks);
             continue;
         }
@@ -358,7 +364,8 @@ fn options_skipped<'a, 'b>(body: &'a [&'b str]) -> &'a [&'b str] {
 
 static OPTION: LazyLock<Regex> =
     LazyLock::new(|| crate::builtin::regex(r"^\s*:[A-Za-z][\w-]*:(\s.*)?$"));
-static HR: LazyLock<Regex> = LazyLock::new(|| crate::builtin::regex(r"(?i)^\s{0,3}<hr\s*/?>\s*$"));
+static HR: LazyLock<Regex> =
+    LazyLock::new(|| crate::builtin::regex(r"(?i)^\s{0,3}<hr\b[^<>]{0,500}>\s*$"));
 static HEADING: LazyLock<Regex> = LazyLock::new(|| {
     crate::builtin::regex(r"(?i)^\s{0,3}<h([1-6])(?:\s[^>]*)?>(.*?)</h([1-6])>\s*$")
 });
@@ -542,7 +549,7 @@ fn inline(line: &str, definitions: &Definitions) -> String {
 fn role_before(before: &str) -> Option<usize> {
     static ROLE: LazyLock<Regex> = LazyLock::new(|| {
         crate::builtin::regex(
-            r#"(?:^|[\s(\["',])(\{[A-Za-z][\w:.-]{0,40}\}|:(?:[A-Za-z][\w.-]{0,40}:){1,2})$"#,
+            r#"(?:^|[\s(\["',*_])(\{[A-Za-z][\w:.-]{0,40}\}|:(?:[A-Za-z][\w.-]{0,40}:){1,2})$"#,
         )
     });
     let mut tail = before.len().saturating_sub(100);
@@ -569,6 +576,9 @@ fn role_text(role: &str, content: &str) -> String {
         Some(path) => path.rsplit('.').next().unwrap_or(path),
         None => shown.trim_start_matches('!'),
     };
+    if matches!(name, "doc" | "ref") {
+        return super::xrefs::role_link(name, content);
+    }
     if TEXT_ROLES.contains(&name) {
         shown.to_string()
     } else {
@@ -579,6 +589,7 @@ fn role_text(role: &str, content: &str) -> String {
 /// Text outside code: a framework's components taken out, reference links resolved.
 fn text(text: &str, definitions: &Definitions) -> String {
     let text = foreign_components(text);
+    let text = emoji(text.as_ref());
     let text = text.as_ref();
     if definitions.is_empty() || !text.contains('[') {
         return text.to_string();
@@ -717,7 +728,7 @@ mod tests {
             md(
                 "Call {func}`pkg.fn` or :meth:`Client.get`, see {doc}`the guide <guide>` and :py:class:`~pkg.mod.Client`; `{func}` stays."
             ),
-            "Call `pkg.fn` or `Client.get`, see the guide and `Client`; `{func}` stays."
+            "Call `pkg.fn` or `Client.get`, see [the guide](xref:doc:guide) and `Client`; `{func}` stays."
         );
     }
 

@@ -3,27 +3,35 @@
 //! walkthrough a document describes (`walkthrough`), what the docs call the project and how
 //! they introduce it (`intro`), all read by the same words (`vocabulary`).
 
+mod cross_refs;
 mod fences;
 mod frameworks;
 mod html_blocks;
 mod includes;
 mod intro;
+mod logo_walls;
 mod markdown;
 mod markup;
 mod rst;
 mod selection;
+mod shortcodes;
 mod site;
+mod tidy;
 mod translations;
 mod vocabulary;
 pub(crate) mod walkthrough;
+mod xrefs;
 
+pub(crate) use cross_refs::resolve as resolve_cross_references;
 pub(crate) use fences::Fences;
 pub(crate) use includes::expand as expand_includes;
 pub(crate) use intro::{docs_intro, docs_title};
 pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
 pub(crate) use selection::{
-    MAX_PROSE_BYTES, for_dev_docs, for_help_center, without_first_paragraph_if,
+    MAX_PROSE_BYTES, for_dev_docs, for_help_center_around, older_versions,
+    without_first_paragraph_if,
 };
 pub(crate) use site::{SiteOrder, site_order};
+pub(crate) use tidy::tidy;
 pub(crate) use translations::translations;

@@ -22,6 +22,7 @@
 use super::markdown::{Prose, atx_heading, closes_fence, opens_fence};
 use super::vocabulary::{HELP_HEADINGS, LEFT_OUT_HEADINGS, USAGE_HEADINGS, matches_words};
 use crate::source::files::{is_readme, is_reference};
+use crate::source::paths::stem;
 
 /// The prose one article shows, in bytes of Markdown: about 2,500 words, more than a reader
 /// takes in on one page.
@@ -31,25 +32,194 @@ const MIN_CUT_BYTES: usize = 512;
 /// At most this many left-out documents are listed by name.
 const MAX_LISTED: usize = 20;
 
-/// The help center's prose: READMEs' introductions and usage sections, guides.
-pub(crate) fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
+/// Headings of sections about the people behind the project, in any document: not for the
+/// help center's reader.
+const PEOPLE_HEADINGS: &[&str] = &[
+    "sponsors",
+    "sponsor",
+    "backers",
+    "patrons",
+    "contributors",
+    "contributing",
+    "code of conduct",
+    "acknowledgements",
+    "acknowledgments",
+];
+
+/// The help center's prose: READMEs' introductions and usage sections, guides without
+/// their sections about sponsors and contributors.
+fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
     let chosen: Vec<Prose> = docs
         .iter()
         .filter(|doc| !is_reference(&doc.path))
         .map(|doc| {
-            if is_readme(&doc.path) {
-                Prose {
-                    markdown: sections(&doc.markdown, |title| {
-                        matches_words(title, USAGE_HEADINGS) || matches_words(title, HELP_HEADINGS)
-                    }),
-                    ..doc.clone()
-                }
+            let markdown = if is_readme(&doc.path) {
+                sections(&doc.markdown, |title| {
+                    matches_words(title, USAGE_HEADINGS) || matches_words(title, HELP_HEADINGS)
+                })
             } else {
-                doc.clone()
+                without_sections(&doc.markdown, |title| matches_words(title, PEOPLE_HEADINGS))
+            };
+            Prose {
+                markdown,
+                ..doc.clone()
             }
         })
         .collect();
     cap(chosen, MAX_PROSE_BYTES)
+}
+
+/// `markdown` without the sections (at any level, with their subsections) whose titles
+/// `drop` accepts.
+fn without_sections(markdown: &str, drop: impl Fn(&str) -> bool) -> String {
+    let found = boundaries(markdown);
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    for (n, (offset, level, title)) in found.headings.iter().enumerate() {
+        if cuts.last().is_some_and(|(_, end)| offset < end) || !drop(title) {
+            continue;
+        }
+        let end = found.headings[n + 1..]
+            .iter()
+            .find(|(_, l, _)| l <= level)
+            .map_or(markdown.len(), |(o, _, _)| *o);
+        cuts.push((*offset, end));
+    }
+    if cuts.is_empty() {
+        return markdown.to_string();
+    }
+    let mut out = String::with_capacity(markdown.len());
+    let mut at = 0;
+    for (start, end) in cuts {
+        out.push_str(&markdown[at..start]);
+        at = end;
+    }
+    out.push_str(&markdown[at..]);
+    out.trim().to_string()
+}
+
+/// The help center's prose ([`for_help_center`]) before and after its walkthrough: before it
+/// the pages that introduce the project or start its getting-started path, among those
+/// `before` says come first on the site; after it the others, in order, and guides to upgrading from
+/// an older release last.
+pub(crate) fn for_help_center_around(
+    mut docs: Vec<Prose>,
+    before: impl Fn(&Prose) -> bool,
+) -> (Vec<Prose>, Vec<Prose>) {
+    let leads = |doc: &Prose| {
+        before(doc)
+            && (is_overview(&doc.path, &doc.title)
+                || matches_words(&stem(&doc.path), USAGE_HEADINGS)
+                || matches_words(&doc.title, USAGE_HEADINGS))
+    };
+    docs.sort_by_key(|doc| {
+        if leads(doc) {
+            0
+        } else if is_upgrade_guide(&doc.path, &doc.title) {
+            2
+        } else {
+            1
+        }
+    });
+    let intro: Vec<String> = docs
+        .iter()
+        .filter(|doc| leads(doc))
+        .map(|doc| doc.path.clone())
+        .collect();
+    for_help_center(&docs)
+        .into_iter()
+        .partition(|doc| intro.contains(&doc.path))
+}
+
+/// Pages that introduce the project (its site's home, its introduction): the only ones a
+/// help-center article shows before its walkthrough.
+const OVERVIEW_PAGES: &[&str] = &[
+    "index",
+    "readme",
+    "home",
+    "welcome",
+    "introduction",
+    "intro",
+    "overview",
+    "about",
+    "what is",
+];
+
+/// Pages about moving from an older release, which a new reader of the current one reads last.
+const UPGRADE_PAGES: &[&str] = &[
+    "migration",
+    "migrating",
+    "migrate",
+    "upgrade",
+    "upgrading",
+    "changelog",
+    "release notes",
+    "breaking changes",
+];
+
+/// Whether the document at `path`, titled `title`, introduces the project.
+fn is_overview(path: &str, title: &str) -> bool {
+    let stem = stem(path);
+    OVERVIEW_PAGES.contains(&stem.as_str())
+        || OVERVIEW_PAGES.contains(&title.trim().to_lowercase().as_str())
+        || stem.starts_with("what is")
+}
+
+/// Whether the document at `path`, titled `title`, is about upgrading from an older release.
+fn is_upgrade_guide(path: &str, title: &str) -> bool {
+    matches_words(&stem(path), UPGRADE_PAGES) || matches_words(title, UPGRADE_PAGES)
+}
+
+/// The paths of `paths` that document an older release: under a version folder (`v1/`,
+/// `2.x/`, `version-1.0/`) beside a newer one (`v3/`) in the same folder.
+pub(crate) fn older_versions<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<&'a str> {
+    // (parent folder, version) of each version folder a path passes through.
+    let versioned = |path: &'a str| {
+        let mut at = 0;
+        let mut found = Vec::new();
+        for segment in path.split('/') {
+            if let Some(version) = version_of(segment)
+                && at + segment.len() < path.len()
+            {
+                found.push((&path[..at], version));
+            }
+            at += segment.len() + 1;
+        }
+        found
+    };
+    let mut newest: std::collections::HashMap<&str, Vec<u64>> = std::collections::HashMap::new();
+    for path in paths.clone() {
+        for (parent, version) in versioned(path) {
+            let slot = newest.entry(parent).or_default();
+            if version > *slot {
+                *slot = version;
+            }
+        }
+    }
+    paths
+        .filter(|path| {
+            versioned(path)
+                .iter()
+                .any(|(parent, version)| newest.get(parent).is_some_and(|n| n > version))
+        })
+        .collect()
+}
+
+/// The version a folder is named for: `v3`, `2.x`, `1.0`, `version-2.1`.
+fn version_of(segment: &str) -> Option<Vec<u64>> {
+    let lower = segment.to_ascii_lowercase();
+    let named = lower.starts_with('v') || lower.ends_with(".x") || lower.contains('.');
+    let rest = lower
+        .strip_prefix("version-")
+        .or_else(|| lower.strip_prefix('v'))
+        .unwrap_or(&lower);
+    let rest = rest.strip_suffix(".x").unwrap_or(rest);
+    // A folder named by a bare number (`lessons/2/`) is a part, not a release.
+    if !named || rest.is_empty() || rest.len() > 20 {
+        return None;
+    }
+    rest.split('.')
+        .map(|part| part.parse::<u64>().ok())
+        .collect()
 }
 
 /// The developer docs' prose: READMEs without their table of contents and sections about
@@ -167,8 +337,23 @@ fn boundaries(markdown: &str) -> Boundaries {
     let mut fence: Option<(char, usize)> = None;
     let mut offset = 0;
     let mut after_blank = false;
+    // Inside an HTML comment that spans lines, where a `#` line is no heading.
+    let mut comment = false;
     for line in markdown.split_inclusive('\n') {
         let text = line.trim_end_matches(['\n', '\r']);
+        if fence.is_none() {
+            let was = comment;
+            if let Some(open) = text.rfind("<!--") {
+                comment = !text[open..].contains("-->");
+            } else if comment && text.contains("-->") {
+                comment = false;
+            }
+            if was || comment {
+                offset += line.len();
+                after_blank = false;
+                continue;
+            }
+        }
         match fence {
             Some((ch, len)) => {
                 if closes_fence(text, ch, len) {
@@ -277,6 +462,7 @@ pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
                 list.join("\n")
             ),
             dropped: Vec::new(),
+            labels: Vec::new(),
         });
     }
     out

@@ -175,12 +175,17 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
             let Some(text) = read(&format!("{dir}{name}")) else {
                 continue;
             };
+            // The docs inside the site's folder or beside it (`path: '../docs'`).
             let docs_dir = if dir == "docs/" {
                 "docs".to_string()
             } else {
                 format!("{dir}docs")
             };
-            let order = docusaurus(&text, &docs_dir, pages, &read);
+            let order = [docs_dir, "docs".to_string()]
+                .iter()
+                .map(|docs_dir| docusaurus(&text, docs_dir, pages, &read))
+                .max_by_key(|order| order.rank.len())
+                .unwrap_or_default();
             if !order.rank.is_empty() {
                 return Some(order);
             }
@@ -363,10 +368,28 @@ fn docusaurus(
 ) -> SiteOrder {
     static STRING: LazyLock<Regex> =
         LazyLock::new(|| crate::builtin::regex(r#"['"`]([A-Za-z0-9_][\w./-]{0,200})['"`]"#));
-    let ids: HashMap<String, &str> = pages
+    let mut ids: HashMap<String, &str> = pages
         .iter()
         .filter_map(|p| Some((docusaurus_id(p, docs_dir)?, *p)))
         .collect();
+    // A page's front matter `id:` names it instead of its file name.
+    for page in pages.iter().take(MAX_PAGES) {
+        let Some(id) = docusaurus_id(page, docs_dir) else {
+            continue;
+        };
+        let text = read(page).unwrap_or_default();
+        let own = front_matter_value(&text, "id").unwrap_or("");
+        if !own.is_empty()
+            && own
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.".contains(c))
+        {
+            let folder = id.rsplit_once('/').map_or("", |(f, _)| f);
+            let named = [folder, own].join("/");
+            ids.entry(named.trim_start_matches('/').to_string())
+                .or_insert(page);
+        }
+    }
     let mut order = SiteOrder {
         kind: "Docusaurus",
         ..SiteOrder::default()
@@ -436,11 +459,16 @@ fn position_key(
 
 /// A number in a document's front matter (`sidebar_position: 2`).
 pub(crate) fn front_matter_number(text: &str, key: &str) -> Option<f64> {
+    front_matter_value(text, key)?.parse().ok()
+}
+
+/// The value of `key` in a page's front matter, unquoted.
+fn front_matter_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     let rest = text.strip_prefix("---\n")?;
     let end = rest.find("\n---")?;
     rest[..end].lines().find_map(|l| {
         let value = l.strip_prefix(key)?.trim_start().strip_prefix(':')?;
-        value.trim().trim_matches(['"', '\'']).parse().ok()
+        Some(value.trim().trim_matches(['"', '\'']))
     })
 }
 

@@ -208,6 +208,7 @@ pub(crate) const SHELL_LANGUAGES: &[&str] = &[
     "terminal",
     "shell-session",
     "shellsession",
+    "sh-session",
 ];
 
 /// Whether `text`, as lower-case words, contains one of `phrases`.

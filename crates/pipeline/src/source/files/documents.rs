@@ -136,6 +136,24 @@ pub(crate) fn project_document(path: &str, id: &str, paths: &[String]) -> Option
     {
         return Some("a folder about the project (forge settings, design records, release notes)");
     }
+    // A test's expected output (`testdata/expected-doc.md`) is no page anyone reads.
+    if folders.iter().any(|f| {
+        matches!(
+            f.to_ascii_lowercase().as_str(),
+            "testdata"
+                | "test"
+                | "tests"
+                | "__tests__"
+                | "fixtures"
+                | "__fixtures__"
+                | "__snapshots__"
+        )
+    }) {
+        return Some("test data or a test's own notes");
+    }
+    if folders.iter().any(|f| f.eq_ignore_ascii_case("blog")) {
+        return Some("a blog post, not documentation");
+    }
     let stem = stem(path);
     let stem = stem.split('.').next().unwrap_or("");
     // `LICENSE-MIT`, `CHANGELOG-v1`: a few names take a suffix; `security-model` is a guide.
@@ -203,6 +221,9 @@ mod tests {
             "docs/maintainer-guide.md",
             "docs/contributing/setup.md",
             "HACKING.md",
+            "testdata/expected-doc-full.md",
+            "src/__snapshots__/render.md",
+            "website/blog/2024-01-01-release.md",
         ] {
             assert!(project_document(path, ".", none).is_some(), "{path}");
         }

@@ -65,9 +65,16 @@ pub(crate) fn callout(lines: &[String], i: usize) -> Option<Callout> {
 
 fn docusaurus(lines: &[String], i: usize, trimmed: &str) -> Option<Callout> {
     let colons = trimmed.chars().take_while(|c| *c == ':').count();
-    let rest = &trimmed[colons..];
+    // VitePress writes a space after the colons (`::: info`).
+    let rest = trimmed[colons..].trim_start();
     let kind: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
-    let component = component(&kind)?;
+    // Any other named container (VitePress's `::: code-group`, `::: details`) only groups
+    // what it holds: that is shown without it.
+    let component = match component(&kind) {
+        Some(component) => component,
+        None if colons >= 3 && !kind.is_empty() => "",
+        None => return None,
+    };
     let title = rest[kind.len()..]
         .trim()
         .trim_start_matches('[')

@@ -474,6 +474,11 @@ impl Blocks<'_, '_> {
             if depth < MAX_CALLOUT_DEPTH
                 && let Some(callout) = callout(lines, i)
             {
+                if callout.component.is_empty() {
+                    self.run(&callout.body, depth + 1);
+                    i = callout.next;
+                    continue;
+                }
                 self.jsx(format!("<{}>", callout.component));
                 if !callout.title.is_empty() {
                     self.text(format!("**{}**", callout.title.trim_matches('*')));

@@ -14,7 +14,8 @@ pub(crate) const PHRASING: &[&str] = &[
     "b", "strong", "i", "em", "kbd", "sup", "sub", "s", "del", "ins", "mark", "small", "u", "code",
 ];
 /// Layout elements a README wraps around its content (a centred logo, a picture with dark
-/// and light sources): dropped, their content kept.
+/// and light sources), and phrasing elements beyond [`PHRASING`] (`<cite>`): dropped, their
+/// content kept.
 pub(crate) const WRAPPERS: &[&str] = &[
     "p",
     "div",
@@ -32,6 +33,14 @@ pub(crate) const WRAPPERS: &[&str] = &[
     "header",
     "footer",
     "main",
+    // Phrasing the article has no element for: its words are what matters.
+    "cite",
+    "abbr",
+    "dfn",
+    "time",
+    "var",
+    "samp",
+    "big",
 ];
 /// An HTML tag as written.
 pub(crate) struct Tag {

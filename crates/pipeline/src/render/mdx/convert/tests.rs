@@ -52,9 +52,14 @@ fn admonitions_of_three_dialects_become_callouts() {
     ] {
         assert!(convert(&format!("> [!{kind}]\n> x")).starts_with(&format!("<{component}>")));
     }
-    // Plain block quotes and unknown kinds stay what they are.
+    // Plain block quotes stay what they are; a container of another kind (VitePress's
+    // `::: code-group`) only groups what it holds, which is shown without it.
     assert_eq!(convert("> quoted"), "> quoted");
-    assert_eq!(convert(":::unknown\nx\n:::"), ":::unknown\nx\n:::");
+    assert_eq!(convert(":::unknown\nx\n:::"), "x");
+    assert_eq!(
+        convert("::: code-group\n```sh\nnpm i x\n```\n:::\n\n::: info\nY.\n:::"),
+        "```sh\nnpm i x\n```\n\n<Note>\n\nY.\n\n</Note>"
+    );
     // Nested: four colons outside, three inside; a fence hides its `:::`.
     let out = convert("::::note\nA\n:::tip\nB\n:::\n```\n::::\n```\n::::");
     assert!(

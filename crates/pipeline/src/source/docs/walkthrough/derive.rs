@@ -8,13 +8,19 @@ use crate::source::docs::markdown::{Prose, closes_fence, opens_fence};
 use crate::source::docs::site::SiteOrder;
 use crate::source::docs::translations::translations;
 use crate::source::docs::vocabulary::{
-    PROJECT_HEADINGS, REFERENCE_HEADINGS, USAGE_HEADINGS, imperative, matches_words,
+    PROJECT_HEADINGS, REFERENCE_HEADINGS, SHELL_LANGUAGES, USAGE_HEADINGS, imperative,
+    matches_words,
 };
 use crate::source::files::PROJECT_FILES;
 use crate::source::paths::stem;
 
+/// Pages a walkthrough passes over, at most, between two of its pages.
+const MAX_PASSED: usize = 3;
 /// Pages that follow a getting-started page in a site's order without being its first task.
 const NOT_FIRST_TASKS: &[&str] = &[
+    "migrating",
+    "migrate",
+    "upgrade",
     "api",
     "reference",
     "settings",
@@ -43,7 +49,15 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
         .enumerate()
         .filter_map(|(position, doc)| {
             let stem = stem(&doc.path);
+            // A page in a folder named like a procedure (`getting-started/introduction.md`)
+            // is on that path too.
+            let folder = doc
+                .path
+                .rsplit('/')
+                .nth(1)
+                .map(|f| f.replace(['-', '_'], " "));
             let usage = matches_words(&stem, USAGE_HEADINGS)
+                || folder.is_some_and(|f| site.is_some() && matches_words(&f, USAGE_HEADINGS))
                 || (site.is_some() && matches_words(&doc.title, USAGE_HEADINGS));
             let (priority, rank) =
                 if matches_words(&stem, PROJECT_HEADINGS) || matches_words(&stem, PROJECT_FILES) {
@@ -108,7 +122,7 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
             // A step says something: a title alone is no step.
             found.steps.retain(|s| !s.body.trim().is_empty());
             found.steps = merge_same_titles(std::mem::take(&mut found.steps));
-            found.steps.truncate(MAX_STEPS);
+            found.keep_first(MAX_STEPS);
             (!found.steps.is_empty()).then_some((*rule, found))
         })
     };
@@ -142,35 +156,49 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
             .iter()
             .position(|(_, i)| *i == first)
             .unwrap_or(following.len());
-        for &(_, i) in following.iter().skip(at + 1).take(MAX_PAGES - 1) {
+        // Pages passed over on the way (an upgrade note, how a concept works): the walk
+        // stops when there are more.
+        let mut passed = 0;
+        for &(_, i) in following.iter().skip(at + 1) {
+            if walkthrough.continued.len() + 1 >= MAX_PAGES
+                || walkthrough.steps.len() >= MAX_STEPS
+                || passed > MAX_PASSED
+            {
+                break;
+            }
             let (next_rank, next, outline) = &outlines[i];
             let usage = *next_rank == 1;
-            if walkthrough.steps.len() >= MAX_STEPS
-                || matches_words(&stem(&next.path), REFERENCE_HEADINGS)
+            passed += 1;
+            if matches_words(&stem(&next.path), REFERENCE_HEADINGS)
                 || [stem(&next.path), next.title.to_lowercase()]
                     .iter()
                     .any(|name| matches_words(name, NOT_FIRST_TASKS))
             {
-                break;
+                continue;
             }
             // Any page read as a usage document: its sections are the steps.
             let Some((_, found)) = steps_of(&written, 1, next, outline) else {
-                break;
+                continue;
             };
-            // A task shows what to type or says what to do: a page with neither a code
-            // block nor steps named by an instruction ("Add a page") is background (an essay
-            // on other tools, a chapter's blurb), not the next step.
+            // A task shows what to type or says what to do: a page with no command to run,
+            // no code an instruction introduces ("Create `greet.go`:") and no steps named by
+            // an instruction ("Add a page") is background (an essay on other tools, how a
+            // concept works), not the next step.
             let instructions = found.steps.iter().filter(|s| imperative(&s.title)).count();
-            if !found.steps.iter().any(|s| shows_code(&s.body))
-                && instructions * 2 <= found.steps.len()
-            {
-                break;
+            // One instruction in passing ("Return an error to stop early") is no task.
+            let instructed: usize = found
+                .steps
+                .iter()
+                .map(|s| instructions_in(&s.body, &s.title))
+                .sum();
+            if instructed < 2 && instructions * 2 <= found.steps.len() {
+                continue;
             }
+            passed = 0;
             let first_step = walkthrough.steps.len();
+            let mut found = found;
+            found.keep_first(MAX_STEPS - first_step);
             for mut step in found.steps {
-                if walkthrough.steps.len() >= MAX_STEPS {
-                    break;
-                }
                 // The same title on another page ("Install"): named by its page too.
                 if walkthrough
                     .steps
@@ -194,9 +222,72 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
     Some(walkthrough)
 }
 
-/// Whether Markdown holds a fenced code block.
-fn shows_code(markdown: &str) -> bool {
-    markdown.lines().any(|line| opens_fence(line).is_some())
+/// Whether a sentence tells its reader what to do: it starts with an instruction ("Install
+/// our command"), or with "Start by" and one ("Start by creating a directory").
+fn says_to_do(sentence: &str) -> bool {
+    let said = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let gerund = said
+        .strip_prefix("Start by ")
+        .or_else(|| said.strip_prefix("Begin by "))
+        .and_then(|rest| rest.split(' ').next()?.strip_suffix("ing"))
+        .unwrap_or("");
+    // The verb in its plain form: creat-ing, us-ing, runn-ing.
+    let verbs = [
+        gerund.to_string(),
+        format!("{gerund}e"),
+        gerund[..gerund.len().saturating_sub(1)].to_string(),
+    ];
+    imperative(said) || (!gerund.is_empty() && verbs.iter().any(|v| imperative(v)))
+}
+
+/// How often a step's Markdown tells its reader what to do: shell command blocks a paragraph
+/// (or, first, the step's title `lead`) leads to, and code blocks the paragraph before them
+/// introduces with an instruction ("Create a file `greet.go`:").
+fn instructions_in(markdown: &str, lead: &str) -> usize {
+    let mut count = 0;
+    // What leads to a block at the very start: the step's title.
+    let mut paragraph: Vec<&str> = vec![lead];
+    let mut ended = true;
+    let mut comment = false;
+    let mut fence: Option<(char, usize)> = None;
+    for line in markdown.lines() {
+        if let Some((ch, len)) = fence {
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some((ch, len, info)) = opens_fence(line) {
+            fence = Some((ch, len));
+            let language = info.trim().split([' ', ',', '{']).next().unwrap_or("");
+            // A command block right after another block shows what the code before it
+            // prints; one a paragraph leads to is what to type.
+            if !paragraph.is_empty()
+                && (SHELL_LANGUAGES.contains(&language.to_ascii_lowercase().as_str())
+                    || says_to_do(&paragraph.join(" ")))
+            {
+                count += 1;
+            }
+            paragraph.clear();
+            ended = false;
+            continue;
+        }
+        // The last paragraph before a block, however many blank lines follow it; an HTML
+        // comment between them (a test harness's note) is not read.
+        let text = line.trim();
+        if comment || text.starts_with("<!--") {
+            comment = !text.contains("-->");
+        } else if text.is_empty() {
+            ended = true;
+        } else {
+            if ended {
+                paragraph.clear();
+                ended = false;
+            }
+            paragraph.push(text);
+        }
+    }
+    count
 }
 
 /// The steps with one title each: a step titled like an earlier one ("Install with pip"
@@ -216,8 +307,8 @@ fn merge_same_titles(steps: Vec<DerivedStep>) -> Vec<DerivedStep> {
     out
 }
 
-/// `markdown` without the lines in `used`, and without the runs of blank lines their removal
-/// leaves (outside code blocks).
+/// `markdown` without the lines in `used`, and without the runs of blank lines, empty headings
+/// and stray breaks their removal leaves (outside code blocks).
 pub(crate) fn without(markdown: &str, used: &[Range<usize>]) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut fence: Option<(char, usize)> = None;
@@ -238,5 +329,5 @@ pub(crate) fn without(markdown: &str, used: &[Range<usize>]) -> String {
         }
         out.push(line);
     }
-    out.join("\n").trim().to_string()
+    crate::source::docs::tidy(&out.join("\n"))
 }

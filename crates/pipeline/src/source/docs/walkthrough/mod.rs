@@ -40,6 +40,8 @@ pub(crate) struct DerivedStep {
     pub title: String,
     /// Markdown, as written in the document.
     pub body: String,
+    /// The document's line the step starts at.
+    pub line: usize,
 }
 
 #[derive(Clone, Debug)]

@@ -14,6 +14,21 @@ pub(crate) struct Found {
     pub(crate) used: Vec<Range<usize>>,
 }
 
+impl Found {
+    /// Only the first `n` steps; the lines from the first step left out on are no longer
+    /// used, so the rest of the document stays in the article's prose rather than vanishing.
+    pub(crate) fn keep_first(&mut self, n: usize) {
+        let Some(cutoff) = self.steps.iter().skip(n).map(|s| s.line).min() else {
+            return;
+        };
+        self.steps.truncate(n);
+        self.used.retain(|r| r.start < cutoff);
+        for range in &mut self.used {
+            range.end = range.end.min(cutoff);
+        }
+    }
+}
+
 pub(crate) struct Heading {
     pub(crate) line: usize,
     pub(crate) level: usize,
@@ -151,6 +166,7 @@ impl<'a> Outline<'a> {
                     found.steps.push(DerivedStep {
                         title,
                         body: self.text(ahead.clone()),
+                        line: ahead.start,
                     });
                     found.used.push(ahead);
                 }
@@ -163,6 +179,7 @@ impl<'a> Outline<'a> {
                     found.steps.push(DerivedStep {
                         title: clean_title(title),
                         body: self.text(h.line + 1..end),
+                        line: h.line,
                     });
                     found.used.push(h.line..end);
                 }
@@ -230,7 +247,14 @@ impl<'a> Outline<'a> {
             return found;
         }
         let (steps, used) = self.list_steps(intro.clone());
-        let mut found = if steps.len() >= 2 {
+        // A list is steps when it is written as a procedure: under a heading about usage or
+        // steps, or most of its items naming what to do. The parts of a concept ("A list of
+        // processors", "And finally a logger") stay its text.
+        let imperatives = steps.iter().filter(|s| imperative(&s.title)).count();
+        let procedure = matches_words(title, USAGE_HEADINGS)
+            || matches_words(title, PROCEDURE_HEADINGS)
+            || imperatives * 2 > steps.len();
+        let mut found = if steps.len() >= 2 && procedure {
             Found {
                 steps,
                 used: vec![used],
@@ -256,6 +280,7 @@ impl<'a> Outline<'a> {
                 found.steps.push(DerivedStep {
                     title: clean_title(title),
                     body,
+                    line: intro.start,
                 });
                 found.used.push(intro);
             }
@@ -267,6 +292,7 @@ impl<'a> Outline<'a> {
                 found.steps.push(DerivedStep {
                     title: clean_title(text),
                     body,
+                    line: child.line,
                 });
                 found.used.push(child.line..child.end);
             }
@@ -371,6 +397,7 @@ impl<'a> Outline<'a> {
                 steps.push(DerivedStep {
                     title: String::new(),
                     body: String::new(),
+                    line: i,
                 });
                 lead.push(text);
                 in_lead = true;
@@ -476,7 +503,11 @@ impl<'a> Outline<'a> {
                     body.push_str("\n\n");
                 }
                 body.push_str(&self.text(open..end));
-                steps.push(DerivedStep { title, body });
+                steps.push(DerivedStep {
+                    title,
+                    body,
+                    line: para,
+                });
                 used.push(para..end);
             }
             text_start = end;
