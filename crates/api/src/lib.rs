@@ -33,7 +33,6 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 pub use operations::WorkspaceQuotas;
-pub use operations::live_log::{LiveLogLimits, LiveLogs, StreamSlot};
 pub use state::{ApiConfig, AppState};
 
 fn v1() -> OpenApiRouter<AppState> {

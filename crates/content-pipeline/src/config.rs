@@ -369,8 +369,8 @@ impl Config {
     }
 
     /// The limits of live log streams.
-    pub fn live_log_limits(&self) -> api::LiveLogLimits {
-        api::LiveLogLimits {
+    pub fn live_log_limits(&self) -> operations::live_log::LiveLogLimits {
+        operations::live_log::LiveLogLimits {
             per_token: self.log_streams_per_token.max(1),
             lifetime: self.log_stream_lifetime,
         }

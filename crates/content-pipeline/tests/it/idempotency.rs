@@ -225,7 +225,7 @@ async fn a_panic_while_a_key_is_claimed_releases_the_key() {
         usage,
         api::ApiConfig {
             server_key: domain::Secret::new([7; 32]),
-            live_logs: api::LiveLogLimits {
+            live_logs: operations::live_log::LiveLogLimits {
                 per_token: 1,
                 lifetime: Duration::from_secs(60),
             },
