@@ -23,6 +23,7 @@ pub use feature_cache::FeatureCache;
 pub use limits::Limits;
 pub use log::{DiscardLog, LogSink};
 pub use provenance::{FileRole, FileSource, Provenance, StepsSource, SymbolSource};
+pub use render::mdx::anchors::{Anchors, heading_slug, text_of};
 pub use render::mdx::frontmatter::Frontmatter;
 pub use render::mdx::plain::{MAX_PLAIN_TEXT_BYTES, plain_text};
 pub use render::mdx::validate::{

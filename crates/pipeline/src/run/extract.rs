@@ -545,6 +545,15 @@ fn extract_files(
         out.prose.retain(|d| !is_toc(&d.path));
         out.prose_files.retain(|f| !is_toc(&f.path));
     }
+    // A page is titled as the site's navigation names it ("Importing functions from JS"),
+    // unless the navigation only says where it is ("Home", "Overview").
+    for doc in &mut out.prose {
+        if let Some(title) = site.nav_titles.get(&doc.path)
+            && !docs::is_generic_nav_title(title)
+        {
+            doc.title = title.clone();
+        }
+    }
     out.site = (!site.rank.is_empty()).then_some(site);
     code::go_members_of_declared_types(&mut out.symbols);
     for (dir, example) in code::attach_go_examples(&mut out.symbols, go_examples) {

@@ -19,6 +19,7 @@ use crate::limits::Limits;
 use crate::log::LogSink;
 use crate::provenance::StepsSource;
 use crate::render::dev_docs::{Level, Shortened};
+use crate::render::mdx::anchors::settle_links;
 use crate::render::mdx::convert::Links;
 use crate::render::mdx::frontmatter::Frontmatter;
 use crate::render::{self, Context, Renderer, StepView, blog, dev_docs, handwritten};
@@ -59,13 +60,18 @@ pub(super) fn render(
             json!({ "surfaces": overridden }),
         );
     }
+    let site_urls = extracted
+        .site
+        .as_ref()
+        .map(|s| s.urls.clone())
+        .unwrap_or_default();
     let links = Links {
         commit: commit.clone(),
         forge: forge.clone(),
         files: tree_paths(tree).map(std::sync::Arc::new),
+        site: std::sync::Arc::new(site_urls),
     };
-    // The help center is for the current release: the docs of older ones (`v1/` beside `v3/`)
-    // are left out.
+    // The help center is for the current release: older ones' docs (`v1/`) are left out.
     let older: BTreeSet<&str> =
         docs::older_versions(extracted.prose.iter().map(|d| d.path.as_str()))
             .into_iter()
@@ -139,6 +145,7 @@ pub(super) fn render(
         }
     }
     let steps = step_views(feature, walkthrough.as_ref(), &extracted.captures, &links);
+    let page_links = links.clone();
     let renderer = Renderer::new(overrides, req.limits, links)?;
     let mut notes = history::notes(&collected.history, rules, forge.as_ref(), commit);
     // A later run shows only what is new; a first run fills its window.
@@ -337,6 +344,13 @@ pub(super) fn render(
         } else {
             renderer.render(*surface, &context)?
         };
+        // A help-center link to a document the article shows lands on its section.
+        let body = if help_center {
+            let shown = context.intro.iter().chain(context.prose);
+            settle_links(&body, shown, &page_links, req.limits.max_nesting_depth)
+        } else {
+            body
+        };
         let mdx_body = format!("{frontmatter}\n{body}\n");
         if mdx_body.len() > req.limits.max_article_bytes {
             return Err(PipelineError::LimitExceeded {
@@ -359,8 +373,9 @@ pub(super) fn render(
         );
         // The documents the article shows (in whole or in part), and the walkthrough's.
         let shown: BTreeSet<&str> = if help_center {
-            help_prose
+            help_intro
                 .iter()
+                .chain(&help_prose)
                 .map(|d| d.path.as_str())
                 .chain(walkthrough.iter().flat_map(|w| w.paths()))
                 .collect()

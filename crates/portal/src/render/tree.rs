@@ -33,8 +33,6 @@ const PHRASING: &[&str] = &[
 /// Elements whose content is code for a browser, never text for a reader.
 const SILENT: &[&str] = &["script", "style"];
 const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
-/// Longest heading slug, in characters.
-const MAX_SLUG_CHARS: usize = 64;
 /// Longest anchor id kept from an `<a id>`.
 const MAX_ID_CHARS: usize = 128;
 /// Most sections an article's outline lists ("on this page"); a longer outline helps no one.
@@ -64,7 +62,7 @@ pub(super) struct Walk<'a> {
     /// Link and image reference definitions: identifier → URL.
     definitions: HashMap<String, String>,
     /// Ids handed out, each with the next suffix to try for it.
-    ids: HashMap<String, usize>,
+    ids: pipeline::Anchors,
     highlight_budget: usize,
     /// Levels added to headings (inside an `<Update>`).
     heading_shift: u8,
@@ -81,7 +79,7 @@ impl<'a> Walk<'a> {
             seen: HashSet::new(),
             file_url,
             definitions: HashMap::new(),
-            ids: HashMap::new(),
+            ids: pipeline::Anchors::default(),
             highlight_budget,
             heading_shift: 0,
         }
@@ -373,8 +371,8 @@ impl<'a> Walk<'a> {
     /// Opens a heading and returns its id.
     #[inline(never)]
     fn open_heading(&mut self, depth: u8, children: &[Node]) -> String {
-        let title = text_of(children);
-        let id = self.unique_id(&slug(&title));
+        let title = pipeline::text_of(children);
+        let id = self.ids.next(&title);
         let _ = write!(self.out, "<h{depth} id=\"");
         escape_into(&mut self.out, &id);
         self.out.push_str("\">");
@@ -428,7 +426,7 @@ impl<'a> Walk<'a> {
 
     #[inline(never)]
     fn open_step(&mut self, title: &str) {
-        let id = self.unique_id(&slug(title));
+        let id = self.ids.next(title);
         self.out.push_str("<li class=\"step\" id=\"");
         escape_into(&mut self.out, &id);
         self.out.push_str("\"><h2 class=\"step-title\">");
@@ -440,7 +438,7 @@ impl<'a> Walk<'a> {
 
     #[inline(never)]
     fn open_update(&mut self, label: &str, description: Option<&str>) {
-        let id = self.unique_id(&slug(label));
+        let id = self.ids.next(label);
         self.out.push_str("<section class=\"update\" id=\"");
         escape_into(&mut self.out, &id);
         self.out.push_str("\"><h2>");
@@ -470,7 +468,7 @@ impl<'a> Walk<'a> {
     #[inline(never)]
     fn anchor(&mut self, id: Option<&str>) {
         if let Some(id) = id.filter(|id| is_plain_id(id)) {
-            self.ids.entry(id.to_owned()).or_insert(1);
+            self.ids.reserve(id);
             self.out.push_str("<span id=\"");
             escape_into(&mut self.out, id);
             self.out.push_str("\"></span>");
@@ -548,24 +546,6 @@ impl<'a> Walk<'a> {
             self.out.push_str("</span>");
         }
     }
-
-    /// `base`, or `base-1`, `base-2`… when already taken in this article. Each base keeps
-    /// the next suffix to try, so that handing out ids stays linear however they collide.
-    fn unique_id(&mut self, base: &str) -> String {
-        if !self.ids.contains_key(base) {
-            self.ids.insert(base.to_owned(), 1);
-            return base.to_owned();
-        }
-        loop {
-            let next = self.ids.entry(base.to_owned()).or_insert(1);
-            let candidate = format!("{base}-{next}");
-            *next += 1;
-            if !self.ids.contains_key(&candidate) {
-                self.ids.insert(candidate.clone(), 1);
-                return candidate;
-            }
-        }
-    }
 }
 
 /// A literal attribute's value; expressions (never written by the service) count as absent.
@@ -596,45 +576,6 @@ fn is_plain_id(id: &str) -> bool {
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
-}
-
-/// The text of phrasing content, for slugs.
-fn text_of(nodes: &[Node]) -> String {
-    let mut text = String::new();
-    for node in nodes {
-        match node {
-            Node::Text(t) => text.push_str(&t.value),
-            Node::InlineCode(c) => text.push_str(&c.value),
-            other => {
-                if let Some(children) = other.children() {
-                    text.push_str(&text_of(children));
-                }
-            }
-        }
-    }
-    text
-}
-
-/// A heading's anchor, as GitHub makes it (so that a README's own `#section` links, carried
-/// into an article, still land): lower case, letters, digits, `-` and `_` kept, spaces
-/// become `-`, everything else is dropped.
-pub(super) fn slug(text: &str) -> String {
-    let slug: String = text
-        .trim()
-        .chars()
-        .flat_map(char::to_lowercase)
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .take(MAX_SLUG_CHARS)
-        .collect();
-    if slug.is_empty() {
-        "section".to_owned()
-    } else {
-        slug
-    }
 }
 
 fn collect_definitions(node: &Node, definitions: &mut HashMap<String, String>) {

@@ -3,6 +3,7 @@
 //! and to hold only what the portal renders safely (`validate`, with `nesting` as its cheap
 //! bound before the parser).
 
+pub mod anchors;
 pub(crate) mod convert;
 pub(crate) mod escape;
 pub mod frontmatter;

@@ -257,9 +257,9 @@ pub(super) static MDBOOK: LazyLock<Regex> = LazyLock::new(|| {
         r"^\s*\{\{#(title|include|rustdoc_include|playground|template)\b[^{}]{0,500}\}\}\s*$",
     )
 });
-/// A MyST target label, `(name)=`.
+/// A MyST target label, `(name)=`, the name captured (`labels/stability-policy` too).
 pub(super) static MYST_LABEL: LazyLock<Regex> =
-    LazyLock::new(|| crate::builtin::regex(r"^\s{0,3}\([\w.:-]{1,200}\)=\s*$"));
+    LazyLock::new(|| crate::builtin::regex(r"^\s{0,3}\(([\w.:/-]{1,200})\)=\s*$"));
 /// An MDX comment on a line of its own, `{/* START: x */}`.
 pub(super) static MDX_COMMENT: LazyLock<Regex> =
     LazyLock::new(|| crate::builtin::regex(r"^\s*\{/\*[^\n]{0,500}?\*/\}\s*$"));

@@ -9,8 +9,9 @@
 //!   `<details>`;
 //! - what has no place in an article (`<style>`, `<script>`, `<iframe>`, `<video>`…) is
 //!   dropped;
-//! - tags lose their indentation, and so do tab-indented lines inside an HTML block, so that a
-//!   tab before `<br />` or before text is not read as an indented code block.
+//! - tags lose their indentation, and so do indented lines inside an HTML block other than a
+//!   list's items, so that the layout's indentation before `<br />` or before text is not
+//!   read as an indented code block.
 //!
 //! An element is followed at most [`MAX_BLOCK_LINES`] lines; one left open is kept as
 //! written. Every pass is linear in the text times that bound.
@@ -31,7 +32,7 @@ const BLOCKS: &[&str] = &[
 pub(crate) fn read(lines: &[&str]) -> Vec<String> {
     let mut out = Vec::with_capacity(lines.len());
     let mut fence = Fences::default();
-    let mut open_blocks = 0usize;
+    let mut open_blocks = Open::default();
     let mut i = 0;
     while let Some(&line) = lines.get(i) {
         i += 1;
@@ -41,9 +42,11 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
         }
         let trimmed = line.trim_start();
         let Some((name, closing)) = tag_name(trimmed) else {
-            // Tab-indented text inside an HTML block is the block's layout, not code;
-            // space-indented Markdown (a nested list) keeps its indentation.
-            let layout = open_blocks > 0 && line.starts_with('\t');
+            // Indented text inside an HTML block is the block's layout, not code: tabs in any,
+            // spaces in a layout element (`<div>`, `<p>`) unless before a list item (a nested
+            // list); a `<details>` holds Markdown (an admonition's indented body).
+            let layout = (open_blocks.any > 0 && line.starts_with('\t'))
+                || (open_blocks.layout > 0 && line.starts_with(' ') && !is_list_item(trimmed));
             out.push(if layout { trimmed } else { line }.to_string());
             continue;
         };
@@ -100,6 +103,18 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
     out
 }
 
+/// Whether `line` (without its indentation) starts a Markdown list item (`- x`, `1. x`).
+fn is_list_item(line: &str) -> bool {
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    let rest = &line[digits..];
+    let marker = if digits > 0 {
+        rest.strip_prefix(['.', ')'])
+    } else {
+        rest.strip_prefix(['-', '*', '+'])
+    };
+    marker.is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t']))
+}
+
 /// An element opened at the start of line `open`.
 struct Element<'a> {
     lines: &'a [&'a str],
@@ -144,7 +159,19 @@ impl Element<'_> {
 }
 
 /// What follows an element's closing tag on its line (`</center> <details>`), as a line.
-fn push_rest(out: &mut Vec<String>, open_blocks: &mut usize, rest: String) {
+/// How many block elements are open, and how many of them are layout.
+#[derive(Default)]
+struct Open {
+    any: usize,
+    layout: usize,
+}
+
+/// Block elements that only lay out their content.
+const LAYOUT: &[&str] = &[
+    "div", "p", "center", "section", "figure", "picture", "table",
+];
+
+fn push_rest(out: &mut Vec<String>, open_blocks: &mut Open, rest: String) {
     if rest.is_empty() {
         return;
     }
@@ -154,11 +181,15 @@ fn push_rest(out: &mut Vec<String>, open_blocks: &mut usize, rest: String) {
     out.push(rest);
 }
 
-fn update_open(open_blocks: &mut usize, line: &str, name: &str) {
+fn update_open(open_blocks: &mut Open, line: &str, name: &str) {
     if BLOCKS.contains(&name) {
         let opened = count_tags(line, name, false);
         let closed = count_tags(line, name, true);
-        *open_blocks = (*open_blocks + opened).saturating_sub(closed).min(64);
+        let count = |n: usize| (n + opened).saturating_sub(closed).min(64);
+        open_blocks.any = count(open_blocks.any);
+        if LAYOUT.contains(&name) {
+            open_blocks.layout = count(open_blocks.layout);
+        }
     }
 }
 
@@ -263,6 +294,16 @@ mod tests {
         assert_eq!(
             md(text),
             "\n<p align=\"center\">\n<em>An ASGI web server.</em>\n</p>\n\n<details>\n<summary>Lesson 3</summary>\n<br />\n<div>\n</div>\nHosted elsewhere\n</details>"
+        );
+    }
+
+    #[test]
+    fn indented_text_in_a_block_is_layout_and_a_nested_list_is_not() {
+        assert_eq!(
+            md(
+                "<div class=\"benefits\">\n    <div>\n        <h4>Fast</h4>\n        <p>\n            Changes are tracked.\n        </p>\n    </div>\n    - kept\n</div>\n\n    code after"
+            ),
+            "<div class=\"benefits\">\n<div>\n#### Fast\n<p>\nChanges are tracked.\n</p>\n</div>\n    - kept\n</div>\n\n    code after"
         );
     }
 

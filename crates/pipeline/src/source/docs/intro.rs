@@ -3,6 +3,7 @@
 
 use super::markdown::{Prose, atx_heading, closes_fence, opens_fence};
 use super::site::SiteOrder;
+use super::vocabulary::is_funding_text;
 use super::walkthrough::plain_text;
 use crate::source::paths::stem;
 use crate::source::sentences::first_sentence;
@@ -109,12 +110,29 @@ fn readme(docs: &[Prose]) -> Option<&Prose> {
 /// after that paragraph.
 fn next_paragraph(markdown: &str) -> Option<(String, &str)> {
     let mut fence: Option<(char, usize)> = None;
+    let mut comment = false;
     let mut paragraph: Vec<String> = Vec::new();
     let mut offset = 0;
     for line in markdown.split_inclusive('\n').take(MAX_LINES) {
         let start = offset;
         offset += line.len();
         let line = line.trim_end_matches(['\n', '\r']);
+        // An HTML comment of several lines (`<!-- x documentation master file, created by
+        // sphinx-quickstart … -->`) is no text of the page.
+        if comment {
+            comment = !line.contains("-->");
+            continue;
+        }
+        if let Some(open) = line.find("<!--")
+            && !line[open..].contains("-->")
+        {
+            comment = true;
+            if let Some(found) = sentence(&paragraph) {
+                return Some((found, &markdown[start..]));
+            }
+            paragraph.clear();
+            continue;
+        }
         if let Some((ch, len)) = fence {
             if closes_fence(line, ch, len) {
                 fence = None;
@@ -162,7 +180,8 @@ fn sentence(paragraph: &[String]) -> Option<String> {
     let first = first_sentence(&[plain]);
     let words = first.split_whitespace().count();
     let ends = first.ends_with(['.', '!', '?']);
-    (words >= MIN_WORDS && ends && !first.ends_with(':')).then_some(first)
+    (words >= MIN_WORDS && ends && !first.ends_with(':') && !is_funding_text(&first))
+        .then_some(first)
 }
 
 #[cfg(test)]
@@ -177,6 +196,30 @@ mod tests {
             dropped: Vec::new(),
             labels: Vec::new(),
         }
+    }
+
+    #[test]
+    fn comments_and_funding_text_introduce_nothing() {
+        let index = doc(
+            "docs/index.md",
+            "Black",
+            "<!--\nblack documentation master file, created by\nsphinx-quickstart on Fri Mar 23 10:53:30 2018.\n-->\n\n# The uncompromising code formatter\n\nBy using Black, you agree to cede control over minutiae of hand-formatting.\n",
+        );
+        assert_eq!(
+            docs_intro(std::slice::from_ref(&index), None, "Black").as_deref(),
+            Some("By using Black, you agree to cede control over minutiae of hand-formatting.")
+        );
+        let readme = doc(
+            "README.md",
+            "MobX",
+            "# MobX\n\n_Simple, scalable state management._\n\nMobX is made possible by the generosity of the sponsors below, and many other backers.\n\n## Introduction\n\nMobX is a signal based, battle-tested library that makes state management simple.\n",
+        );
+        assert_eq!(
+            docs_intro(std::slice::from_ref(&readme), None, "MobX").as_deref(),
+            Some(
+                "MobX is a signal based, battle-tested library that makes state management simple."
+            )
+        );
     }
 
     #[test]
@@ -213,6 +256,7 @@ mod tests {
             kind: "MkDocs",
             rank: [("docs/index.md".to_string(), 0)].into_iter().collect(),
             title: Some("Uvicorn".into()),
+            ..SiteOrder::default()
         };
         assert_eq!(docs_title(&docs, Some(&site)).as_deref(), Some("Uvicorn"));
         assert_eq!(

@@ -2,6 +2,8 @@
 //! or frameworks as logos. They speak to the repository page's visitors, not to the feature's
 //! readers.
 
+use super::vocabulary::is_funding_text;
+
 /// The lines without their walls of logos: a paragraph made only of images, at least three of
 /// which link elsewhere (sponsors, backers, a menu of the project's other languages or
 /// frameworks as logos, each perhaps with a short label), and the bold caption just before it
@@ -65,6 +67,22 @@ pub(super) fn without_logo_walls(lines: Vec<String>, kinds: &[Line]) -> Vec<Stri
             }
         }
         start = end;
+    }
+    // A wall gone, the words that ask for its money or thank its sponsors ("made possible by
+    // the sponsors below") point at nothing: their paragraphs go too.
+    let walls = (0..lines.len()).any(|i| drop[i] && kinds.get(i) != Some(&Line::Chrome));
+    if walls {
+        let mut start = 0;
+        while start < lines.len() {
+            let mut end = start;
+            while end < lines.len() && is_prose(end) && !lines[end].trim().is_empty() {
+                end += 1;
+            }
+            if end > start && is_funding_text(&lines[start..end].join(" ")) {
+                drop[start..end].iter_mut().for_each(|d| *d = true);
+            }
+            start = end + 1;
+        }
     }
     let has_text = lines
         .iter()
@@ -180,10 +198,14 @@ mod tests {
     #[test]
     fn a_wall_of_logos_is_dropped_unless_it_is_the_page() {
         let wall = "[![A](a.png)](https://a.example)\n[![B](b.png)](https://b.example)\n<img src=\"c.png\" alt=\"C\"> [![D](d.png)](https://d.example)";
-        let text = format!("# P\n\nIntro.\n\n**Backers:**\n\n{wall}\n\nMore text.\n");
+        let text = format!(
+            "# P\n\nIntro.\n\nP is made possible by the generosity of the sponsors below.\n\n**Backers:**\n\n{wall}\n\nMore text.\n"
+        );
         let read = prose("README.md", &text).markdown;
         assert!(
-            !read.contains("a.example") && !read.contains("Backers"),
+            !read.contains("a.example")
+                && !read.contains("Backers")
+                && !read.contains("generosity"),
             "{read}"
         );
         assert!(

@@ -81,7 +81,17 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
         };
         if level == 1 && !first_heading_seen {
             first_heading_seen = true;
-            if !SECTION_TITLES.contains(&text.to_lowercase().as_str()) {
+            // A section's name ("Introduction") titles the page only when the file is named
+            // so too (`introduction.md`); else the heading stays and the file names the page.
+            let lower = text.trim().to_lowercase();
+            let file = path
+                .rsplit('/')
+                .next()
+                .and_then(|f| f.rsplit_once('.').map(|(s, _)| s))
+                .unwrap_or("")
+                .to_lowercase()
+                .replace(['-', '_'], " ");
+            if !SECTION_TITLES.contains(&lower.as_str()) || lower == file {
                 title = heading_text(&text);
                 continue;
             }

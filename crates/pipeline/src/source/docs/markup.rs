@@ -29,6 +29,7 @@ use super::frameworks::{
     without_doctest_flags,
 };
 use super::shortcodes::{definition_lists, emoji};
+use super::tabs;
 
 /// Directives inside directives deeper than this are dropped.
 const MAX_DEPTH: usize = 4;
@@ -102,63 +103,15 @@ fn close_dangling_colon(out: &mut [String]) {
 pub(crate) fn read(markdown: &str) -> Markup {
     let definitions = definitions(markdown);
     let mut out = Markup::default();
-    let lines: Vec<&str> = markdown.lines().collect();
-    let lines = definition_lists(content_tabs(super::html_blocks::read(&lines)));
+    let lines = tabs::code_tabs(markdown.lines());
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let lines = definition_lists(tabs::read(super::html_blocks::read(&lines)));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut kept = Vec::with_capacity(lines.len());
     block(&lines, 0, &definitions, &mut kept, &mut out.dropped);
     out.markdown = kept.join("\n");
     out
 }
-
-/// MkDocs content tabs (`=== "pip"` over an indented body): a labelled paragraph and the
-/// body one level out, as the framework's `<Tabs>` become. Fenced code outside a tab is
-/// left alone.
-fn content_tabs(lines: Vec<String>) -> Vec<String> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut fence: Option<(char, usize)> = None;
-    // The indentation of the open tab's body.
-    let mut body: Option<usize> = None;
-    for line in lines {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        if let Some(width) = body {
-            if line.trim().is_empty() || indent >= width {
-                out.push(line.get(width.min(indent)..).unwrap_or("").to_string());
-                continue;
-            }
-            body = None;
-        }
-        if let Some((ch, len)) = fence {
-            if closes_fence(&line, ch, len) {
-                fence = None;
-            }
-            out.push(line);
-            continue;
-        }
-        if let Some((ch, len, _)) = opens_fence(&line) {
-            fence = Some((ch, len));
-            out.push(line);
-            continue;
-        }
-        if let Some(found) = CONTENT_TAB.captures(&line) {
-            let label = found
-                .get(1)
-                .map_or("", |m| m.as_str())
-                .replace(['*', '_', '`'], "");
-            body = Some(indent + 4);
-            if !label.trim().is_empty() {
-                out.push(format!("**{}**", label.trim()));
-                out.push(String::new());
-            }
-            continue;
-        }
-        out.push(line);
-    }
-    out
-}
-
-static CONTENT_TAB: LazyLock<Regex> =
-    LazyLock::new(|| crate::builtin::regex(r#"^ *===\+? +"([^"\n]{0,120})" *$"#));
 
 /// A directive's opening line: its name, argument, fence char and length.
 fn directive(line: &str) -> Option<(String, String, char, usize)> {
@@ -455,7 +408,7 @@ impl Tabs {
                     .or_else(|| self.items.get(self.next).cloned())
                     .filter(|l| !l.is_empty());
                 self.next += 1;
-                label.map(|label| format!("**{}**", label.replace(['*', '_', '`'], "")))
+                label.map(|label| format!("**{}**", tabs::tab_label(&label)))
             }
             _ => {
                 if closing {
@@ -752,6 +705,26 @@ mod tests {
                 "=== \"pip\"\n\n    ```bash\n    pip install x\n    ```\n\n=== \"uv\"\n    uv add x\n\nAfter.\n\n```\n=== \"kept\"\n```"
             ),
             "**pip**\n\n\n```bash\npip install x\n```\n\n**uv**\n\nuv add x\n\nAfter.\n\n```\n=== \"kept\"\n```"
+        );
+    }
+
+    #[test]
+    fn tabs_within_tabs_and_icons_in_labels() {
+        assert_eq!(
+            md(
+                "=== \":material-microsoft-windows: Windows x86_64\"\n\n    === \"Using WinGet\"\n\n        Run:\n\n        ```\n        winget install x\n        ```\n"
+            ),
+            "**Windows x86_64**\n\n\n**Using WinGet**\n\n\nRun:\n\n```\nwinget install x\n```"
+        );
+    }
+
+    #[test]
+    fn docusaurus_code_tabs_become_labelled_blocks() {
+        assert_eq!(
+            md(
+                "<!--DOCUSAURUS_CODE_TABS-->\n<!--class + makeObservable-->\n\n```js\n<!--not a label-->\n```\n\n<!--factory-->\n```js\nf()\n```\n<!--END_DOCUSAURUS_CODE_TABS-->\n\nAfter."
+            ),
+            "**class + makeObservable**\n\n\n```js\n<!--not a label-->\n```\n\n**factory**\n\n```js\nf()\n```\n\nAfter."
         );
     }
 

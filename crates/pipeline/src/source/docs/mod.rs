@@ -16,6 +16,8 @@ mod rst;
 mod selection;
 mod shortcodes;
 mod site;
+mod site_config;
+mod tabs;
 mod tidy;
 mod translations;
 mod vocabulary;
@@ -35,3 +37,4 @@ pub(crate) use selection::{
 pub(crate) use site::{SiteOrder, site_order};
 pub(crate) use tidy::tidy;
 pub(crate) use translations::translations;
+pub(crate) use vocabulary::is_generic_nav_title;

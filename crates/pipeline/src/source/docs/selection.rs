@@ -32,9 +32,9 @@ const MIN_CUT_BYTES: usize = 512;
 /// At most this many left-out documents are listed by name.
 const MAX_LISTED: usize = 20;
 
-/// Headings of sections about the people behind the project, in any document: not for the
-/// help center's reader.
-const PEOPLE_HEADINGS: &[&str] = &[
+/// Headings of sections about the people behind the project, and a site's leftovers, in any
+/// document: not for the help center's reader.
+const LEFT_OUT_SECTIONS: &[&str] = &[
     "sponsors",
     "sponsor",
     "backers",
@@ -44,6 +44,9 @@ const PEOPLE_HEADINGS: &[&str] = &[
     "code of conduct",
     "acknowledgements",
     "acknowledgments",
+    // What sphinx-quickstart leaves on a site's index: links to the generated index and
+    // search pages, which have no page here.
+    "indices and tables",
 ];
 
 /// The help center's prose: READMEs' introductions and usage sections, guides without
@@ -58,7 +61,9 @@ fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
                     matches_words(title, USAGE_HEADINGS) || matches_words(title, HELP_HEADINGS)
                 })
             } else {
-                without_sections(&doc.markdown, |title| matches_words(title, PEOPLE_HEADINGS))
+                without_sections(&doc.markdown, |title| {
+                    matches_words(title, LEFT_OUT_SECTIONS)
+                })
             };
             Prose {
                 markdown,
@@ -446,14 +451,7 @@ pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
         remaining = 0;
     }
     if !left.is_empty() {
-        let mut list: Vec<String> = left
-            .iter()
-            .take(MAX_LISTED)
-            .map(|(path, title)| format!("- [{}]({})", link_text(path, title), link_target(path)))
-            .collect();
-        if left.len() > MAX_LISTED {
-            list.push(format!("- and {} more", left.len() - MAX_LISTED));
-        }
+        let list = left_out_list(&left);
         out.push(Prose {
             path: String::new(),
             title: "More documentation".into(),
@@ -466,6 +464,50 @@ pub(crate) fn cap(docs: Vec<Prose>, budget: usize) -> Vec<Prose> {
         });
     }
     out
+}
+
+/// Documents listed by name in a group of [`left_out_list`].
+const LISTED_PER_GROUP: usize = 3;
+
+/// The list of documents left out: each by name when they are few; else one line per folder
+/// (in the order of their first document), naming its first few and counting the rest, so
+/// that every part of the docs shows, not only the first one's pages.
+fn left_out_list(left: &[(String, String)]) -> Vec<String> {
+    let item = |(path, title): &(String, String)| {
+        format!("[{}]({})", link_text(path, title), link_target(path))
+    };
+    if left.len() <= MAX_LISTED {
+        return left.iter().map(|doc| format!("- {}", item(doc))).collect();
+    }
+    let folder = |path: &str| path.rsplit_once('/').map_or("", |(f, _)| f).to_string();
+    let mut groups: Vec<(String, Vec<&(String, String)>)> = Vec::new();
+    for doc in left {
+        let name = folder(&doc.0);
+        match groups.iter_mut().find(|(f, _)| *f == name) {
+            Some((_, docs)) => docs.push(doc),
+            None => groups.push((name, vec![doc])),
+        }
+    }
+    let mut list: Vec<String> = groups
+        .iter()
+        .take(MAX_LISTED)
+        .map(|(_, docs)| {
+            let named: Vec<String> = docs
+                .iter()
+                .take(LISTED_PER_GROUP)
+                .map(|d| item(d))
+                .collect();
+            match docs.len().saturating_sub(LISTED_PER_GROUP) {
+                0 => format!("- {}", named.join(", ")),
+                more => format!("- {} and {more} more beside them", named.join(", ")),
+            }
+        })
+        .collect();
+    let unlisted: usize = groups.iter().skip(MAX_LISTED).map(|(_, d)| d.len()).sum();
+    if unlisted > 0 {
+        list.push(format!("- and {unlisted} more"));
+    }
+    list
 }
 
 /// What a reader sees of a document left out: its title (a path is not a name), else its
@@ -494,11 +536,13 @@ fn cut(markdown: &str, budget: usize) -> Option<(&str, Option<String>)> {
     if let Some((offset, _, title)) = heading {
         return Some((markdown[..*offset].trim_end(), Some(title.clone())));
     }
+    // Never after a sentence that introduces what follows ("Next, the `index.html`:").
     let block = found
         .blocks
         .iter()
         .rev()
-        .find(|offset| **offset <= budget)
+        .filter(|offset| **offset <= budget)
+        .find(|offset| !markdown[..**offset].trim_end().ends_with(':'))
         .filter(|offset| **offset >= MIN_CUT_BYTES)?;
     Some((markdown[..*block].trim_end(), None))
 }

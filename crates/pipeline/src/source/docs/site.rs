@@ -21,6 +21,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::fences::{Fences, closes_fence, opens_fence};
+pub(crate) use super::site_config::front_matter_number;
+use super::site_config::{config_dirs, front_matter_value, page_urls, site_title, strip_number};
 
 /// Larger configuration files are not read.
 pub(crate) const MAX_CONFIG_BYTES: usize = 256 * 1024;
@@ -37,6 +39,16 @@ pub(crate) struct SiteOrder {
     /// The site's own name for the project (`site_name`, the book's `title`, Sphinx's
     /// `project`, Docusaurus's `title`).
     pub title: Option<String>,
+    /// The file that made the site's order (`site/mkdocs.yml`, `website/sidebars.json`,
+    /// `docs/index.md` of a Sphinx site); empty for an order from front matter.
+    pub config: String,
+    /// The folder of the site's pages (MkDocs' `docs_dir`, the book's `src`).
+    pub root: String,
+    /// The navigation's own title of a page (`- Usage: usage.md`, `[Usage](usage.md)`).
+    pub nav_titles: HashMap<String, String>,
+    /// Where the published site serves each page, when its configuration says where the
+    /// site is (`super::site_urls`).
+    pub urls: HashMap<String, String>,
 }
 
 impl SiteOrder {
@@ -68,82 +80,32 @@ pub(crate) fn site_order(
 ) -> Option<SiteOrder> {
     let read = |path: &str| read(path).filter(|t| t.len() <= MAX_CONFIG_BYTES);
     let mut order = site_pages(&read, pages)?;
-    order.title = site_title(&read, order.kind);
+    order.title = site_title(&read, order.kind, &order.config);
+    let listed: Vec<&str> = pages.iter().take(MAX_PAGES).copied().collect();
+    order.urls = page_urls(&read, order.kind, &order.config, &order.root, &listed);
     Some(order)
 }
 
-/// The name the site's configuration gives the project, read as one `key = value` or
-/// `key: value` line (never run).
-fn site_title(read: &dyn Fn(&str) -> Option<String>, kind: &str) -> Option<String> {
-    static VALUE: LazyLock<Regex> = LazyLock::new(|| {
-        crate::builtin::regex(
-            r#"(?m)^\s*(site_name|title|project)\s*[:=]\s*(?:"([^"\n]{1,120})"|'([^'\n]{1,120})'|([^'"\s#,][^#\n,]{0,119}))"#,
-        )
-    });
-    let (files, key): (&[&str], &str) = match kind {
-        "MkDocs" => (
-            &["mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml"],
-            "site_name",
-        ),
-        "mdBook" => (
-            &[
-                "book.toml",
-                "docs/book.toml",
-                "book/book.toml",
-                "guide/book.toml",
-            ],
-            "title",
-        ),
-        "Docusaurus" => (
-            &[
-                "docusaurus.config.js",
-                "docusaurus.config.ts",
-                "website/docusaurus.config.js",
-                "website/docusaurus.config.ts",
-                "docs/docusaurus.config.js",
-                "docs/docusaurus.config.ts",
-            ],
-            "title",
-        ),
-        "front matter" => return None,
-        _ => (
-            &[
-                "docs/conf.py",
-                "docs/source/conf.py",
-                "doc/conf.py",
-                "doc/source/conf.py",
-            ],
-            "project",
-        ),
-    };
-    files.iter().find_map(|file| {
-        let text = read(file)?;
-        VALUE.captures_iter(&text).find_map(|c| {
-            if c.get(1)?.as_str() != key {
-                return None;
-            }
-            let value = c.get(2).or(c.get(3)).or(c.get(4))?.as_str().trim();
-            (!value.is_empty()).then(|| value.to_string())
-        })
-    })
-}
-
 fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<SiteOrder> {
-    for config in ["mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml"] {
+    let dirs = config_dirs(&pages[..pages.len().min(MAX_PAGES)]);
+    let within = |names: &[&str]| -> Vec<String> {
+        dirs.iter()
+            .flat_map(|dir| names.iter().map(move |name| format!("{dir}{name}")))
+            .collect()
+    };
+    for config in within(&["mkdocs.yml", "mkdocs.yaml"]) {
+        let config = config.as_str();
         if let Some(text) = read(config) {
             let base = config.rsplit_once('/').map_or("", |(dir, _)| dir);
-            let order = mkdocs(&text, base);
+            let mut order = mkdocs(&text, base);
             if !order.rank.is_empty() {
+                order.config = config.to_string();
                 return Some(order);
             }
         }
     }
-    for book in [
-        "book.toml",
-        "docs/book.toml",
-        "book/book.toml",
-        "guide/book.toml",
-    ] {
+    for book in within(&["book.toml"]) {
+        let book = book.as_str();
         let Some(text) = read(book) else { continue };
         let base = book.rsplit_once('/').map_or("", |(dir, _)| dir);
         let src = toml::from_str::<toml::Table>(&text)
@@ -154,17 +116,24 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
         if let Some(summary) = read(&join(&src, "SUMMARY.md")) {
             let mut order = SiteOrder {
                 kind: "mdBook",
+                config: book.to_string(),
                 ..SiteOrder::default()
             };
-            for target in markdown_links(&summary) {
-                order.push(join(&src, &target));
+            for (title, target) in markdown_links(&summary) {
+                let page = join(&src, &target);
+                if !title.is_empty() {
+                    order.nav_titles.entry(page.clone()).or_insert(title);
+                }
+                order.push(page);
             }
+            order.root = src;
             if !order.rank.is_empty() {
                 return Some(order);
             }
         }
     }
-    for dir in ["", "website/", "docs/", "site/"] {
+    for dir in &dirs {
+        let dir = dir.as_str();
         for name in [
             "sidebars.js",
             "sidebars.ts",
@@ -181,12 +150,17 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
             } else {
                 format!("{dir}docs")
             };
-            let order = [docs_dir, "docs".to_string()]
+            let mut order = [docs_dir, "docs".to_string()]
                 .iter()
-                .map(|docs_dir| docusaurus(&text, docs_dir, pages, &read))
+                .map(|docs_dir| {
+                    let mut order = docusaurus(&text, docs_dir, pages, &read);
+                    order.root = docs_dir.clone();
+                    order
+                })
                 .max_by_key(|order| order.rank.len())
                 .unwrap_or_default();
             if !order.rank.is_empty() {
+                order.config = format!("{dir}{name}");
                 return Some(order);
             }
         }
@@ -200,8 +174,10 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
         "doc/index.rst",
     ] {
         if let Some(text) = read(index) {
-            let order = sphinx(&text, index, pages);
+            let mut order = sphinx(&text, index, pages);
             if order.rank.len() > 1 {
+                order.config = index.to_string();
+                order.root = index.rsplit_once('/').map_or("", |(d, _)| d).to_string();
                 return Some(order);
             }
         }
@@ -272,7 +248,7 @@ fn join(base: &str, path: &str) -> String {
 fn mkdocs(text: &str, base: &str) -> SiteOrder {
     static ENTRY: LazyLock<Regex> = LazyLock::new(|| {
         crate::builtin::regex(
-            r#"^\s*-\s+(?:(?:"[^"]*"|'[^']*'|[^:'"]+):\s*)?["']?([^"'#\s][^"'#]*?)["']?\s*(?:#.*)?$"#,
+            r#"^\s*-\s+(?:("[^"]*"|'[^']*'|[^:'"]+):\s*)?["']?([^"'#\s][^"'#]*?)["']?\s*(?:#.*)?$"#,
         )
     });
     let docs_dir = text
@@ -283,6 +259,7 @@ fn mkdocs(text: &str, base: &str) -> SiteOrder {
     let root = join(base, &docs_dir);
     let mut order = SiteOrder {
         kind: "MkDocs",
+        root: root.clone(),
         ..SiteOrder::default()
     };
     let mut in_nav = false;
@@ -297,7 +274,7 @@ fn mkdocs(text: &str, base: &str) -> SiteOrder {
         let Some(found) = ENTRY.captures(line) else {
             continue;
         };
-        let Some(page) = found.get(1).map(|m| m.as_str().trim()) else {
+        let Some(page) = found.get(2).map(|m| m.as_str().trim()) else {
             continue;
         };
         if page.contains("://") || !(page.ends_with(".md") || page.ends_with('/')) {
@@ -308,15 +285,27 @@ fn mkdocs(text: &str, base: &str) -> SiteOrder {
         } else {
             page.to_string()
         };
-        order.push(join(&root, &page));
+        let page = join(&root, &page);
+        if let Some(title) = found
+            .get(1)
+            .map(|m| m.as_str().trim().trim_matches(['"', '\'']))
+            .filter(|t| !t.is_empty())
+        {
+            order
+                .nav_titles
+                .entry(page.clone())
+                .or_insert(title.to_string());
+        }
+        order.push(page);
     }
     order
 }
 
-/// The destinations of Markdown links in a list (`SUMMARY.md`), in order, relative ones only.
-fn markdown_links(text: &str) -> Vec<String> {
+/// The text and destination of Markdown links in a list (`SUMMARY.md`), in order, relative
+/// ones only.
+fn markdown_links(text: &str) -> Vec<(String, String)> {
     static LINK: LazyLock<Regex> =
-        LazyLock::new(|| crate::builtin::regex(r"\[[^\]\n]{0,300}\]\(\s*<?([^)\s>]+)>?\s*\)"));
+        LazyLock::new(|| crate::builtin::regex(r"\[([^\]\n]{0,300})\]\(\s*<?([^)\s>]+)>?\s*\)"));
     let mut out = Vec::new();
     let mut fence = Fences::default();
     for line in text.lines() {
@@ -324,12 +313,16 @@ fn markdown_links(text: &str) -> Vec<String> {
             continue;
         }
         for found in LINK.captures_iter(line) {
-            let Some(target) = found.get(1).map(|m| m.as_str()) else {
+            let Some(target) = found.get(2).map(|m| m.as_str()) else {
                 continue;
             };
+            let title = found.get(1).map_or("", |m| m.as_str());
             let path = target.split('#').next().unwrap_or("");
             if !path.is_empty() && !path.contains(':') && out.len() < MAX_PAGES {
-                out.push(path.trim_start_matches("./").to_string());
+                out.push((
+                    super::walkthrough::plain_text(title),
+                    path.trim_start_matches("./").to_string(),
+                ));
             }
         }
     }
@@ -347,15 +340,6 @@ fn docusaurus_id(path: &str, docs_dir: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join("/"),
     )
-}
-
-fn strip_number(part: &str) -> &str {
-    let digits = part.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 && part[digits..].starts_with(['-', '_', '.']) {
-        &part[digits + 1..]
-    } else {
-        part
-    }
 }
 
 /// The pages of `sidebars.js` in the order their ids are written; an autogenerated sidebar
@@ -455,21 +439,6 @@ fn position_key(
         key.push((number, natural_key(part)));
     }
     key
-}
-
-/// A number in a document's front matter (`sidebar_position: 2`).
-pub(crate) fn front_matter_number(text: &str, key: &str) -> Option<f64> {
-    front_matter_value(text, key)?.parse().ok()
-}
-
-/// The value of `key` in a page's front matter, unquoted.
-fn front_matter_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    let rest = text.strip_prefix("---\n")?;
-    let end = rest.find("\n---")?;
-    rest[..end].lines().find_map(|l| {
-        let value = l.strip_prefix(key)?.trim_start().strip_prefix(':')?;
-        Some(value.trim().trim_matches(['"', '\'']))
-    })
 }
 
 /// A Sphinx index and its `toctree` entries (MyST fences or reStructuredText), in order.

@@ -212,6 +212,44 @@ pub(crate) const SHELL_LANGUAGES: &[&str] = &[
 ];
 
 /// Whether `text`, as lower-case words, contains one of `phrases`.
+/// A navigation title that says where a page is rather than what it is about.
+pub(crate) fn is_generic_nav_title(title: &str) -> bool {
+    const GENERIC: &[&str] = &[
+        "home",
+        "index",
+        "overview",
+        "introduction",
+        "intro",
+        "welcome",
+        "start",
+        "readme",
+        "about",
+    ];
+    GENERIC.contains(&title.trim().to_lowercase().as_str())
+}
+
+/// Words of text about who funds the project ("made possible by the generosity of the
+/// sponsors below"): for the repository page's visitors, never a reader's introduction.
+const FUNDING_WORDS: &[&str] = &[
+    "sponsor",
+    "sponsors",
+    "sponsored",
+    "sponsorship",
+    "backers",
+    "donate",
+    "donation",
+    "donations",
+    "patreon",
+    "opencollective",
+    "open collective",
+    "made possible by",
+];
+
+/// Whether `text` speaks of the project's funding.
+pub(crate) fn is_funding_text(text: &str) -> bool {
+    matches_words(text, FUNDING_WORDS)
+}
+
 pub(crate) fn matches_words(text: &str, phrases: &[&str]) -> bool {
     let words: String = text
         .to_lowercase()
@@ -243,6 +281,17 @@ pub(crate) const HELP_HEADINGS: &[&str] = &[
     "requirements",
     "prerequisites",
     "documentation",
+    // What the project is and why: a reader's first question.
+    "introduction",
+    "overview",
+    "about",
+    "philosophy",
+    "motivation",
+    "why",
+    "features",
+    "concepts",
+    "core concepts",
+    "key concepts",
 ];
 
 /// README sections no article shows: a table of contents (its links point into the README)

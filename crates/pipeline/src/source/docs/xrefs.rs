@@ -36,8 +36,7 @@ pub(crate) fn role_link(kind: &str, content: &str) -> String {
 /// The labels of a document's sections: `(label)=` (MyST) or `.. _label:` (reStructuredText)
 /// over a heading, with the heading's text.
 pub(crate) fn labels(text: &str) -> Vec<(String, String)> {
-    static MYST: LazyLock<Regex> =
-        LazyLock::new(|| crate::builtin::regex(r"^\s{0,3}\(([\w.:-]{1,200})\)=\s*$"));
+    use super::frameworks::MYST_LABEL as MYST;
     static REST: LazyLock<Regex> =
         LazyLock::new(|| crate::builtin::regex(r"^\.\.\s+_([\w.:-][\w .:-]{0,199}):\s*$"));
     let lines: Vec<&str> = text.lines().collect();

@@ -8,6 +8,7 @@ use crate::source::paths::{literal_prefix, stem};
 /// of its prose, and never the source of a walkthrough.
 pub(crate) const PROJECT_FILES: &[&str] = &[
     "changelog",
+    "change log",
     "changes",
     "history",
     "news",
@@ -42,6 +43,13 @@ pub(crate) const PROJECT_FILES: &[&str] = &[
     "contributor guide",
     "contributors guide",
     "contributing guide",
+    // Thanks to the people and companies who fund the project.
+    "backers",
+    "sponsors",
+    "backers sponsors",
+    "sponsors backers",
+    "backers and sponsors",
+    "sponsors and backers",
 ];
 
 /// Instructions for AI coding agents, by their conventional names (written in capitals:
@@ -88,8 +96,11 @@ const PROJECT_FOLDERS: &[&str] = &[
     "decisions",
     "changelog.d",
     "changelogs",
+    ".changeset",
+    ".changes",
     "newsfragments",
     "release-notes",
+    "releases",
     "contributing",
     "maintainers",
     "maintainer",
@@ -165,7 +176,10 @@ pub(crate) fn project_document(path: &str, id: &str, paths: &[String]) -> Option
         "notice",
         "authors",
     ];
-    if PROJECT_FILES.contains(&stem) || suffixed.iter().any(|p| stem.starts_with(&format!("{p} ")))
+    // A template the maintainers fill in (`release-announcement-template.md`) is no page.
+    if PROJECT_FILES.contains(&stem)
+        || suffixed.iter().any(|p| stem.starts_with(&format!("{p} ")))
+        || stem.ends_with(" template")
     {
         return Some("a document about the project, not the feature");
     }
@@ -224,6 +238,11 @@ mod tests {
             "testdata/expected-doc-full.md",
             "src/__snapshots__/render.md",
             "website/blog/2024-01-01-release.md",
+            "docs/backers-sponsors.md",
+            "docs/change_log.md",
+            "releases/release-announcement-template.md",
+            "SPONSORS.md",
+            ".changeset/observed-computeds-track-action-dependencies.md",
         ] {
             assert!(project_document(path, ".", none).is_some(), "{path}");
         }

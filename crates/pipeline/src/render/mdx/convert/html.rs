@@ -41,6 +41,9 @@ pub(crate) const WRAPPERS: &[&str] = &[
     "var",
     "samp",
     "big",
+    // A link dressed as a button (`[<button>Download</button>](url)`): its words.
+    "button",
+    "label",
 ];
 /// An HTML tag as written.
 pub(crate) struct Tag {

@@ -1,7 +1,7 @@
 //! Where an article points for a file of the repository: the forge's page at the run's
 //! commit, else the address the service serves it at.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::source::forge::{self, Forge};
@@ -19,6 +19,9 @@ pub(crate) struct Links {
     /// it names as the docs site would find it (`guide` → `guide.md`, `faq.html` → `faq.md`,
     /// `@site/static/x.png`), and a link to no file is no link.
     pub files: Option<Arc<HashSet<String>>>,
+    /// Where the project's published docs site serves its pages, by repository path: a
+    /// link to such a page goes to the site.
+    pub site: Arc<HashMap<String, String>>,
 }
 
 /// Most files searched by their ending for one site-root path (`/img/x.png`).
@@ -68,10 +71,13 @@ impl Links {
             .cloned()
     }
 
-    /// The URL an article uses for the repository file `path` at the run's commit: on a known
-    /// forge its page (`raw`: its bytes, for images), else [`served_url`]. Every link, image
+    /// The URL an article uses for the repository file `path` at the run's commit: a page of
+    /// the project's docs site on the site, else on a known forge its page (`raw`: its bytes, for images), else [`served_url`]. Every link, image
     /// and step capture goes through here.
     pub fn file(&self, path: &str, raw: bool) -> String {
+        if !raw && let Some(url) = self.site.get(path) {
+            return url.clone();
+        }
         let forge = self.forge.as_ref().and_then(|forge| {
             if raw {
                 forge.raw_url(&self.commit, path)

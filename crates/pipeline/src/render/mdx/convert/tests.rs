@@ -14,6 +14,7 @@ fn github() -> Links {
         commit: COMMIT.into(),
         forge: Forge::from_remote("https://github.com/acme/widgets.git"),
         files: None,
+        site: Default::default(),
     }
 }
 
@@ -223,6 +224,7 @@ fn without_a_forge_files_are_served_by_the_service() {
         commit: COMMIT.into(),
         forge: None,
         files: None,
+        site: Default::default(),
     };
     assert_eq!(
         markdown_to_mdx(
@@ -279,4 +281,35 @@ fn code_holding_a_pipe_stays_code_where_no_table_can_split_it() {
     let out = convert("Text `{a | b}`.\n\n| a | b |\n| --- | --- |\n| `x \\| {y}` | 2 |\n");
     assert!(!out.contains("`{a | b}`"), "{out}");
     assert!(!out.contains("{y}`"), "{out}");
+}
+
+#[test]
+fn a_link_dressed_as_a_button_keeps_its_words() {
+    let out = convert(
+        "[<button title=\"Download the cheat sheet\">Download the cheat sheet</button>](https://gum.co/x)",
+    );
+    assert_eq!(out, "[Download the cheat sheet](https://gum.co/x)");
+}
+
+#[test]
+fn a_page_of_the_docs_site_is_linked_on_the_site() {
+    let links = Links {
+        site: std::sync::Arc::new(std::collections::HashMap::from([(
+            "docs/guide/setup.md".to_string(),
+            "https://widgets.dev/guide/setup/".to_string(),
+        )])),
+        ..github()
+    };
+    let out = markdown_to_mdx(
+        "[setup](setup.md#before) and [api](../api.md)",
+        "docs/guide/export.md",
+        &links,
+        3,
+    );
+    assert_eq!(
+        out,
+        format!(
+            "[setup](https://widgets.dev/guide/setup/#before) and [api](https://github.com/acme/widgets/blob/{COMMIT}/docs/api.md)"
+        )
+    );
 }

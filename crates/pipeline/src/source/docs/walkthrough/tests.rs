@@ -239,3 +239,15 @@ fn code_annotations_and_long_or_referencing_sentences_are_no_step_titles() {
     assert!(is_not_a_title("Set the [Secrets][secrets] directory"));
     assert!(!is_not_a_title("Install with pip"));
 }
+
+#[test]
+fn plain_text_drops_emphasis_but_not_code_or_snake_case() {
+    assert_eq!(
+        super::plain_text("Do you like the _Black_ code style?"),
+        "Do you like the Black code style?"
+    );
+    assert_eq!(
+        super::plain_text("Set **max_line_length** in `__init__`"),
+        "Set max_line_length in __init__"
+    );
+}

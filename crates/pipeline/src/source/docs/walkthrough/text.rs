@@ -139,13 +139,35 @@ pub(crate) fn plain_text(text: &str) -> String {
         }
     }
     out.push_str(rest);
-    out.chars()
-        .filter(|c| !matches!(c, '*' | '`'))
-        .collect::<String>()
+    without_emphasis(&out)
         .replace("\\\n", " ")
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `text` without emphasis markers and code ticks: `*`, and `_` at a word's edge
+/// (`_Black_`); code keeps its underscores (`` `__init__` ``, `snake_case`).
+fn without_emphasis(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut code = false;
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '`' => code = !code,
+            '*' if !code => {}
+            '_' if !code => {
+                let before = i.checked_sub(1).and_then(|j| chars.get(j));
+                let after = chars.get(i + 1);
+                let inner = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric() || *c == '_');
+                if inner(before) && inner(after) {
+                    out.push(c);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A title without Markdown syntax (emphasis, code ticks, link targets, HTML tags), at most
