@@ -12,6 +12,7 @@ of CLONE's own repository (its `origin`,
 else (a site path such as `/docs/x.md`, a relative path) does not resolve.
 """
 import json
+import html
 import re
 import subprocess
 import sys
@@ -66,7 +67,14 @@ def origin(clone):
 def check(clone, article):
     own = origin(clone)
     mdx = open(article, encoding="utf-8").read()
-    anchors = {slug(m.group(1)) for m in re.finditer(r"^#+\s+(.*)$", mdx, re.M)}
+    # Section ids as the portal makes them: headings and step titles, numbered when repeated.
+    titles = re.finditer(r'^(?:#+\s+(.*)|<Step title="([^"]*)">)$', mdx, re.M)
+    anchors, seen = set(), {}
+    for m in titles:
+        base = slug(html.unescape(m.group(1) or m.group(2) or "")) or "section"
+        n = seen.get(base, 0)
+        anchors.add(base if n == 0 else f"{base}-{n}")
+        seen[base] = n + 1
     bad, total, at_branch = [], 0, 0
     for n, url in links(mdx):
         total += 1

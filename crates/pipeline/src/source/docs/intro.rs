@@ -16,12 +16,18 @@ const MAX_LINES: usize = 400;
 /// The name the docs give the project: the site's own name, else the title of the
 /// shallowest README.
 pub(crate) fn docs_title(docs: &[Prose], site: Option<&SiteOrder>) -> Option<String> {
-    if let Some(title) = site.and_then(|s| s.title.clone()) {
-        return Some(title);
-    }
-    readme(docs)
-        .map(|doc| doc.title.trim().to_string())
+    site.and_then(|s| s.title.clone())
+        .or_else(|| readme(docs).map(|doc| doc.title.clone()))
+        .map(|t| without_symbols(&t))
         .filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("readme"))
+}
+
+/// A title without the emoji and symbols at its ends (`MobX 🇺🇦` → `MobX`).
+fn without_symbols(title: &str) -> String {
+    let decoration = |c: char| !(c.is_alphanumeric() || c.is_ascii_punctuation());
+    title
+        .trim_matches(|c: char| c.is_whitespace() || decoration(c))
+        .to_string()
 }
 
 /// The docs' own first sentence: from the site's first page, else the shallowest README,
@@ -236,6 +242,7 @@ mod tests {
             )
         );
         assert_eq!(docs_title(&[readme], None).as_deref(), Some("HTTPX"));
+        assert_eq!(without_symbols("🚀 MobX 🇺🇦 "), "MobX");
     }
 
     #[test]

@@ -167,6 +167,8 @@ fn is_overview(path: &str, title: &str) -> bool {
     OVERVIEW_PAGES.contains(&stem.as_str())
         || OVERVIEW_PAGES.contains(&title.trim().to_lowercase().as_str())
         || stem.starts_with("what is")
+        || stem.starts_with("about ")
+        || title.trim().to_lowercase().starts_with("about ")
 }
 
 /// Whether the document at `path`, titled `title`, is about upgrading from an older release.

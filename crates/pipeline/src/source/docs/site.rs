@@ -22,7 +22,9 @@ use regex::Regex;
 
 use super::fences::{Fences, closes_fence, opens_fence};
 pub(crate) use super::site_config::front_matter_number;
-use super::site_config::{config_dirs, front_matter_value, page_urls, site_title, strip_number};
+use super::site_config::{
+    config_dirs, docs_paths, front_matter_value, join, page_urls, site_title, strip_number,
+};
 
 /// Larger configuration files are not read.
 pub(crate) const MAX_CONFIG_BYTES: usize = 256 * 1024;
@@ -132,7 +134,12 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
             }
         }
     }
-    for dir in &dirs {
+    // A Docusaurus site in its own folder beside the docs (`doc/website/`, `doc/md/`).
+    let sites: Vec<String> = dirs
+        .iter()
+        .flat_map(|dir| [dir.clone(), format!("{dir}website/")])
+        .collect();
+    for dir in &sites {
         let dir = dir.as_str();
         for name in [
             "sidebars.js",
@@ -150,8 +157,10 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
             } else {
                 format!("{dir}docs")
             };
+            let configured = docs_paths(read, dir);
             let mut order = [docs_dir, "docs".to_string()]
                 .iter()
+                .chain(&configured)
                 .map(|docs_dir| {
                     let mut order = docusaurus(&text, docs_dir, pages, &read);
                     order.root = docs_dir.clone();
@@ -226,20 +235,6 @@ fn front_matter_order(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> 
         order.push(page.to_string());
     }
     Some(order)
-}
-
-fn join(base: &str, path: &str) -> String {
-    let mut segments: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
-    for segment in path.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                segments.pop();
-            }
-            s => segments.push(s),
-        }
-    }
-    segments.join("/")
 }
 
 /// `mkdocs.yml`'s `nav`: every page path in the order written, under `docs_dir`. Read line

@@ -117,6 +117,24 @@ pub(super) fn config_dirs(pages: &[&str]) -> Vec<String> {
 /// Top-level folders searched for a site's configuration, besides the usual ones.
 const MAX_CONFIG_DIRS: usize = 8;
 
+/// The folders a Docusaurus configuration in `dir` names as `path: '../md'`, from the
+/// repository's root.
+pub(super) fn docs_paths(read: &dyn Fn(&str) -> Option<String>, dir: &str) -> Vec<String> {
+    static PATH: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(r#"["']?\bpath["']?\s*:\s*["']([\w./-]{1,200})["']"#)
+    });
+    ["docusaurus.config.js", "docusaurus.config.ts"]
+        .iter()
+        .filter_map(|name| read(&format!("{dir}{name}")))
+        .flat_map(|text| {
+            PATH.captures_iter(&text)
+                .filter_map(|c| Some(join(dir, c.get(1)?.as_str())))
+                .take(8)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// The published URL of each of `pages` the site of `kind` serves (its order read from
 /// `config`, its pages under `root`).
 pub(super) fn page_urls(
@@ -332,6 +350,21 @@ fn read_the_docs(url: &str) -> String {
     }
 }
 
+/// `path` from the folder `base` (`..` steps out), as a repository path.
+pub(super) fn join(base: &str, path: &str) -> String {
+    let mut segments: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s),
+        }
+    }
+    segments.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,6 +468,20 @@ mod tests {
         );
         assert_eq!(v1["docs/the-gist.md"], "https://x.js.org/gist.html");
         assert_eq!(v1["docs/README.md"], "https://x.js.org/README.html");
+    }
+
+    #[test]
+    fn a_docusaurus_config_names_its_docs_folder() {
+        let read = |path: &str| {
+            (path == "doc/website/docusaurus.config.js").then(|| {
+                "module.exports = {\n  presets: [['classic', { docs: { path: \"../md\" }, blog: { \"path\": \"blog\" } }]],\n};".to_string()
+            })
+        };
+        assert_eq!(
+            docs_paths(&read, "doc/website/"),
+            ["doc/md", "doc/website/blog"]
+        );
+        assert!(docs_paths(&read, "website/").is_empty());
     }
 
     #[test]

@@ -178,7 +178,7 @@ impl<'a> Outline<'a> {
                     let title = step_number(&h.text).unwrap_or(&h.text);
                     found.steps.push(DerivedStep {
                         title: clean_title(title),
-                        body: self.text(h.line + 1..end),
+                        body: without_section_numbers(&self.text(h.line + 1..end)),
                         line: h.line,
                     });
                     found.used.push(h.line..end);

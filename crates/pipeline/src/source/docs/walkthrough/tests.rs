@@ -251,3 +251,13 @@ fn plain_text_drops_emphasis_but_not_code_or_snake_case() {
         "Set max_line_length in __init__"
     );
 }
+
+#[test]
+fn section_numbers_go_with_the_step_numbers() {
+    assert_eq!(
+        without_section_numbers(
+            "Text.\n\n#### 3.1. Model derived values\n\n```\n# 3.2. kept in code\n```\n\n## 2024 plans"
+        ),
+        "Text.\n\n#### Model derived values\n\n```\n# 3.2. kept in code\n```\n\n## 2024 plans"
+    );
+}

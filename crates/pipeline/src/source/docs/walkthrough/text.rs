@@ -49,6 +49,24 @@ pub(crate) fn strip_indent(line: &str, width: usize) -> &str {
     &line[spaces.min(width)..]
 }
 
+/// A step's body without the section numbers of its headings (`### 3.1. Model derived
+/// values` → `### Model derived values`): the step titles that number them went.
+pub(crate) fn without_section_numbers(body: &str) -> String {
+    static NUMBERED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::builtin::regex(r"^(\s{0,3}#{1,6}\s+)\d{1,3}(?:\.\d{1,3})+\.?\s+(\S.*)$")
+    });
+    let mut fences = crate::source::docs::Fences::default();
+    body.lines()
+        .map(|line| {
+            if fences.is_code(line) {
+                return line.to_string();
+            }
+            NUMBERED.replace(line, "$1$2").into_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The text of a step heading without its number (`Step 2: Configure` → `Configure`), or
 /// `None` when the heading is not numbered as a step.
 pub(crate) fn step_number(text: &str) -> Option<&str> {
