@@ -2,8 +2,10 @@
 //! each top-level bullet (its whole first paragraph, reference links resolved against the
 //! section's definitions, a changesets or towncrier credit taken off) under what its heading
 //! says it is. A heading the post has no use for (contributor-facing, CI, tests, docs,
-//! miscellaneous tasks) drops its items; a section without headings is read by each item's
-//! first verb.
+//! miscellaneous tasks) drops its items, but for those about what users install the package
+//! on (wheels, Python or Node versions, platforms) that are not about the project's own
+//! checks; a section without headings is read by each item's first verb. GitHub's "by @user
+//! in …" credits go, and addresses of pull requests left bare after an item become links.
 
 use regex::Regex;
 use std::collections::HashMap;
@@ -56,16 +58,42 @@ static LINT: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?:fix(?:es|ed)?\s+|address(?:es|ed)?\s+|silence[ds]?\s+)?(?:an?\s+|the\s+|some\s+|more\s+|minor\s+|new\s+)*(?:clippy|lints?|linter|linting|typos?|rustfmt|fmt|formatting|spelling)\b",
     )
 });
+/// What users install it on, announced under a heading for contributors or maintainers
+/// ("Started building wheels for CPython 3.14"): kept for a post.
+static PLATFORM: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)\b(?:wheels?|support|binaries|builds?|packages?)\s+(?:for|on)\s+(?:cpython|python|pypy|node(?:\.js)?|free-?threaded|musl|linux|windows|macos|aarch64|arm64|riscv\w*|ppc64le|s390x)\b",
+    )
+});
+/// ... unless it is about the project's own checks.
+static CHECKS: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)\b(?:ci|tests?|testing|workflows?|lint\w*|coverage|actions?|matrix|runners?|jobs?)\b",
+    )
+});
 /// zap's "[#1534](…): text" (or "#1534: text" when the file defines no link for it).
 static LEADING_REFERENCE: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"^((?:(?:\[#\d+\]\([^)\s]*\)|#\d+)(?:,\s*)?)+):\s+"));
-/// git-cliff's "*(scope)* " and release-please's "**scope:** " before an item.
+/// git-cliff's "*(scope)* ", release-please's "**scope:** " and commitizen's "**scope**: "
+/// before an item.
 static TOOL_SCOPE: LazyLock<Regex> =
-    LazyLock::new(|| builtin(r"^(?:\*\(([^)\n]{1,40})\)\*|\*\*([^*\n]{1,40}?):\*\*)\s+"));
+    LazyLock::new(|| builtin(r"^(?:\*\(([^)\n]{1,40})\)\*|\*\*([^*\n]{1,40}?)(?::\*\*|\*\*:))\s+"));
 /// git-cliff's " - ([abc1234](…))" and release-please's " ([abc1234](…))" after an item:
 /// the changelog links the commit, a post need not.
 static TOOL_COMMIT: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"\s+(?:-\s+)?\(\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\)\s*$"));
+/// GitHub's generated " by @user in https://…/pull/12" credit, and addresses of pull
+/// requests or issues left bare after an item ("Fix x https://…/pull/12"): a post links
+/// them as "([#12](…))".
+static BARE_REFERENCES: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?:\s+by\s+@[\w-]+(?:\s+in)?)?((?:\s*,?\s*<?https?://[^\s<>()]+/(?:pull|issues|pulls|merge_requests)/\d+>?)+)\s*[.;]?\s*$",
+    )
+});
+static REFERENCE_URL: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(https?://[^\s<>()]+/(?:pull|issues|pulls|merge_requests)/(\d+))"));
+/// GitHub's " by @user" credit alone, at the end of an item.
+static GITHUB_CREDIT: LazyLock<Regex> = LazyLock::new(|| builtin(r"\s+by\s+@[\w-]+(?:\s+in)?\s*$"));
 /// towncrier's " -- by `user`." credit.
 static TRAILING_CREDIT: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"\s+(?:--|—)\s+by\s+[^.]*\.?\s*$"));
@@ -105,6 +133,7 @@ fn heading_kind(title: &str) -> Option<Option<Kind>> {
             Some(Kind::Deprecated)
         } else if has(&[
             "feature",
+            "feat",
             "added",
             "enhancement",
             "new",
@@ -169,6 +198,12 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
     let mut current: Option<String> = None;
     let mut fence = false;
     let finish = |item: Option<String>, kind: Option<Option<Kind>>, out: &mut Vec<_>| {
+        // Under a heading the post skips, only what users install it on.
+        let platform = |t: &str| PLATFORM.is_match(t) && !CHECKS.is_match(t);
+        let kind = match (&item, kind) {
+            (Some(t), None) if platform(t) => Some(Some(Kind::Changed)),
+            (_, kind) => kind,
+        };
         if let (Some(text), Some(k)) = (item, kind)
             && out.len() < MAX_ITEMS
         {
@@ -266,12 +301,28 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
     };
 
     let text = TRAILING_CREDIT.replace(&text, "");
+    let text = match BARE_REFERENCES.captures(&text) {
+        Some(c) => {
+            let links: Vec<String> = REFERENCE_URL
+                .captures_iter(&c[1])
+                .map(|r| format!("[#{}]({})", &r[2], &r[1]))
+                .fold(Vec::new(), |mut all, link| {
+                    if !all.contains(&link) {
+                        all.push(link);
+                    }
+                    all
+                });
+            let rest = text[..c.get(0).map_or(0, |m| m.start())].trim_end();
+            format!("{rest} ({})", links.join(", "))
+        }
+        None => GITHUB_CREDIT.replace(&text, "").into_owned(),
+    };
     let text = match LEADING_REFERENCE.captures(&text) {
         Some(c) => {
             let rest = &text[c.get(0).map_or(0, |m| m.end())..];
             format!("{} ({})", rest.trim_end(), &c[1])
         }
-        None => text.into_owned(),
+        None => text,
     };
     match scope {
         Some(scope) => format!("{scope}: {}", upper_first(text.trim())),
@@ -330,6 +381,34 @@ mod tests {
                 (Kind::Fixed, "Update to tera v2".into()),
             ]
         );
+        // commitizen: "### Feat" and "**scope**: text".
+        assert_eq!(
+            items("### Feat\n\n- **version**: add --tag to version command (#1819)\n"),
+            [(
+                Kind::Added,
+                "version: Add --tag to version command (#1819)".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn bare_addresses_and_github_credits_become_links() {
+        let section = "### Fixed\n\n- Fixed solo ZWJ crash https://github.com/o/r/pull/3953\n- Fix x by @ann in https://github.com/o/r/pull/7\n- Fix y by @bob\n- See https://example.com/docs for more\n";
+        assert_eq!(
+            items(section),
+            [
+                (
+                    Kind::Fixed,
+                    "Fixed solo ZWJ crash ([#3953](https://github.com/o/r/pull/3953))".into()
+                ),
+                (
+                    Kind::Fixed,
+                    "Fix x ([#7](https://github.com/o/r/pull/7))".into()
+                ),
+                (Kind::Fixed, "Fix y".into()),
+                (Kind::Fixed, "See https://example.com/docs for more".into()),
+            ]
+        );
     }
 
     #[test]
@@ -344,6 +423,15 @@ mod tests {
                 ),
                 (Kind::Fixed, "config: Handle empty files".into()),
             ]
+        );
+        // What users install it on is theirs, whatever the heading.
+        let section = "### Contributor-facing changes\n\n- Started building wheels for CPython 3.14 -- by `a`.\n- Test on Python 3.14 in CI -- by `b`.\n- When building wheels, the sdist is passed to `cibuildwheel`.\n- Moved the linters to ruff.\n";
+        assert_eq!(
+            items(section),
+            [(
+                Kind::Changed,
+                "Started building wheels for CPython 3.14".into()
+            )]
         );
     }
 }
