@@ -46,6 +46,12 @@ static CHANGESETS_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
         r"^(?:(?:\[#\d+\]\([^)\s]*\)|\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\))\s*)*(?:Thanks\s+(?:\[@[^\]]+\]\([^)\s]*\)(?:,\s*|\s+and\s+|\s*)?)+!\s*)?-\s+",
     )
 });
+/// git-cliff templates that open an item with its commit ("[abc1234](…) *(scope)* Text").
+static LEADING_COMMIT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"^\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\s+"));
+/// Their credit: " by `@user` in [#12](…)" (the pull request link stays).
+static CODE_CREDIT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"\s+by\s+`?@[\w-]+`?(?:\s+in(?:\s+|$))?"));
 /// A Conventional Commits type the changelog kept in the item ("perf: add …").
 static COMMIT_TYPE: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
@@ -232,6 +238,7 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
         if indented && !line.trim().is_empty() {
             if let Some(text) = current.as_mut()
                 && !BULLET.is_match(line.trim_start())
+                && !line.trim_start().starts_with('>')
             {
                 text.push(' ');
                 text.push_str(line.trim());
@@ -287,14 +294,18 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
             None => c[1].to_string(),
         }
     });
-    let text = CHANGESETS_CREDIT.replace(&resolved, "");
+    let text = LEADING_COMMIT.replace(&resolved, "");
+    let text = CHANGESETS_CREDIT.replace(&text, "").into_owned();
+    let text = CODE_CREDIT.replace_all(&text, " ");
     let text = TOOL_COMMIT.replace(&text, "");
     // "scope: Description", as a post shows a commit's.
     let (scope, text) = match TOOL_SCOPE.captures(&text) {
         Some(c) => (
             c.get(1)
                 .or_else(|| c.get(2))
-                .map(|m| m.as_str().to_string()),
+                .map(|m| m.as_str().to_string())
+                // A template's word for "no scope".
+                .filter(|s| !matches!(s.as_str(), "uncategorized" | "none" | "other" | "misc")),
             text[c.get(0).map_or(0, |m| m.end())..].to_string(),
         ),
         None => (None, text.into_owned()),
@@ -388,6 +399,24 @@ mod tests {
                 Kind::Added,
                 "version: Add --tag to version command (#1819)".into()
             )]
+        );
+    }
+
+    #[test]
+    fn git_cliff_items_that_open_with_their_commit() {
+        let section = "### Features\n\n- [90639c1](https://x/commit/90639c1) *(uncategorized)* Add Termina backend by `@joshka` in [#2561](https://x/pull/2561)\n\n  > ## Summary\n\n### Bug Fixes\n\n- [81e667f](https://x/commit/81e667f) *(scrollbar)* Keep a large thumb by `@sat` in [#2594](https://x/pull/2594)\n  >\n  > Closes #2582.\n";
+        assert_eq!(
+            items(section),
+            [
+                (
+                    Kind::Added,
+                    "Add Termina backend [#2561](https://x/pull/2561)".into()
+                ),
+                (
+                    Kind::Fixed,
+                    "scrollbar: Keep a large thumb [#2594](https://x/pull/2594)".into()
+                ),
+            ]
         );
     }
 
