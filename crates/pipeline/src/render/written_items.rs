@@ -49,9 +49,10 @@ static CHANGESETS_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
 /// git-cliff templates that open an item with its commit ("[abc1234](…) *(scope)* Text").
 static LEADING_COMMIT: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"^\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\s+"));
-/// Their credit: " by `@user` in [#12](…)" (the pull request link stays).
+/// Their credit: " by `@user` in [#12](…)" (the pull request link stays), and towncrier's
+/// " -- by @user." before a reference.
 static CODE_CREDIT: LazyLock<Regex> =
-    LazyLock::new(|| builtin(r"\s+by\s+`?@[\w-]+`?(?:\s+in(?:\s+|$))?"));
+    LazyLock::new(|| builtin(r"(?:\s+(?:--|—))?\s+by\s+`?@[\w-]+`?(?:\s+in(?:\s+|$)|\.)?"));
 /// A Conventional Commits type the changelog kept in the item ("perf: add …").
 static COMMIT_TYPE: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
@@ -296,7 +297,9 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
     });
     let text = LEADING_COMMIT.replace(&resolved, "");
     let text = CHANGESETS_CREDIT.replace(&text, "").into_owned();
-    let text = CODE_CREDIT.replace_all(&text, " ");
+    // towncrier's " -- by `user`." first: the git-cliff credit is within it.
+    let text = TRAILING_CREDIT.replace(&text, "").into_owned();
+    let text = CODE_CREDIT.replace_all(&text, " ").replace("  ", " ");
     let text = TOOL_COMMIT.replace(&text, "");
     // "scope: Description", as a post shows a commit's.
     let (scope, text) = match TOOL_SCOPE.captures(&text) {
@@ -311,7 +314,6 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
         None => (None, text.into_owned()),
     };
 
-    let text = TRAILING_CREDIT.replace(&text, "");
     let text = match BARE_REFERENCES.captures(&text) {
         Some(c) => {
             let links: Vec<String> = REFERENCE_URL
@@ -454,13 +456,16 @@ mod tests {
             ]
         );
         // What users install it on is theirs, whatever the heading.
-        let section = "### Contributor-facing changes\n\n- Started building wheels for CPython 3.14 -- by `a`.\n- Test on Python 3.14 in CI -- by `b`.\n- When building wheels, the sdist is passed to `cibuildwheel`.\n- Moved the linters to ruff.\n";
+        let section = "### Contributor-facing changes\n\n- Started building wheels for CPython 3.14 -- by @a.\n- Dropped wheels for PyPy 3.9 -- by @bdraco. (#765)\n- Test on Python 3.14 in CI -- by `b`.\n- When building wheels, the sdist is passed to `cibuildwheel`.\n- Moved the linters to ruff.\n";
         assert_eq!(
             items(section),
-            [(
-                Kind::Changed,
-                "Started building wheels for CPython 3.14".into()
-            )]
+            [
+                (
+                    Kind::Changed,
+                    "Started building wheels for CPython 3.14".into()
+                ),
+                (Kind::Changed, "Dropped wheels for PyPy 3.9 (#765)".into())
+            ]
         );
     }
 }
