@@ -2,7 +2,7 @@
 # Runs bench/compare/changelog.py on one half of the panel (panel.tsv), both modes:
 # the newest three releases from the tag before them, and a first run.
 #
-#   bash bench/compare/changelog/run_panel.sh tuning|heldout CLONES_DIR OUT_DIR
+#   bash bench/compare/changelog/run_panel.sh tuning|tuning2|heldout2 CLONES_DIR OUT_DIR
 #
 # CLONES_DIR/<name> are clones of the panel's repositories at their pinned commits, with
 # `origin` set to their GitHub address (forge links as for a real user). GENERATE (the built

@@ -14,6 +14,7 @@
 
 use serde::Serialize;
 
+use super::lede;
 use super::text::upper_first;
 use super::written_items::{self, Kind};
 use crate::source::forge::Forge;
@@ -59,6 +60,24 @@ pub(crate) struct Post<'a> {
     pub others: usize,
     /// The same run's articles on other surfaces.
     pub related: Vec<Related>,
+    /// The new features' entries, whose APIs an example may show.
+    #[serde(skip)]
+    pub features: Vec<String>,
+    /// A short example of a new API from the repository's docs or tests (set by the run,
+    /// which reads the repository: `run/example.rs`).
+    pub example: Option<Example>,
+}
+
+/// A snippet of the repository's documentation or tests that shows a new API.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub(crate) struct Example {
+    /// The API as the entry names it.
+    pub api: String,
+    /// The file it comes from, and its address on the forge at the tag (line included).
+    pub path: String,
+    pub href: Option<String>,
+    pub language: String,
+    pub code: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -193,7 +212,7 @@ pub(crate) fn post<'a>(
     };
     // Every breaking change and deprecation is something to act on when upgrading.
     if let Some(section) = &release_ref.handwritten {
-        return written(
+        let mut post = written(
             feature,
             release_ref,
             section,
@@ -201,7 +220,11 @@ pub(crate) fn post<'a>(
             forge,
             commit,
             (title, subject, name.clone()),
-        );
+        )?;
+        if !post.introducing {
+            post.lede.push_str(&series(release_ref, releases));
+        }
+        return Ok(post);
     }
     let upgrade: Vec<Upgrade> = release
         .map(|r| {
@@ -259,15 +282,27 @@ pub(crate) fn post<'a>(
         return Err(NoPost::InternalOnly);
     }
     let unlisted = release_ref.count.saturating_sub(listed);
+    let strings = |filter: &dyn Fn(&Entry) -> bool| -> Vec<String> {
+        entries().filter(|e| filter(e)).map(item).collect()
+    };
+    let (breaking, added, fixed_all, other) = (
+        strings(&|e| e.breaking),
+        strings(&|e| !e.breaking && e.group.as_deref() == Some("Added")),
+        strings(&|e| !e.breaking && e.group.as_deref() == Some("Fixed")),
+        strings(&|e| !e.breaking && !matches!(e.group.as_deref(), Some("Added" | "Fixed"))),
+    );
     let lede = lede(
         &subject,
         name,
         introducing,
-        count("Added"),
-        fixes,
-        others().count(),
-        release_ref.breaking.len(),
-    );
+        version.is_some(),
+        &lede::Kinds {
+            breaking: breaking.iter().map(String::as_str).collect(),
+            added: added.iter().map(String::as_str).collect(),
+            fixed: fixed_all.iter().map(String::as_str).collect(),
+            other: other.iter().map(String::as_str).collect(),
+        },
+    ) + &series(release_ref, releases);
     let related = related(feature, release_ref, forge, commit);
     let (contributors, others) = thanked(release_ref);
     Ok(Post {
@@ -286,6 +321,8 @@ pub(crate) fn post<'a>(
         contributors,
         others,
         related,
+        features: added,
+        example: None,
     })
 }
 
@@ -315,13 +352,11 @@ fn written<'a>(
         })
         .collect();
     let added: Vec<String> = of(Kind::Added).cloned().collect();
-    let breaking = of(Kind::Breaking).count();
     let mut highlight_items: Vec<String> = of(Kind::Breaking).cloned().collect();
     highlight_items.extend(added.iter().cloned());
     highlight_items.truncate(MAX_HIGHLIGHTS);
     let fixes = of(Kind::Fixed).count();
     let fixed: Vec<String> = of(Kind::Fixed).take(MAX_ITEMS).cloned().collect();
-    let other = of(Kind::Changed).count() + of(Kind::Deprecated).count();
     let changes: Vec<String> = of(Kind::Changed)
         .chain(of(Kind::Deprecated))
         .take(MAX_ITEMS)
@@ -338,10 +373,16 @@ fn written<'a>(
         &subject,
         &name,
         introducing,
-        added.len(),
-        fixes,
-        other,
-        breaking,
+        release.version.is_some(),
+        &lede::Kinds {
+            breaking: of(Kind::Breaking).map(String::as_str).collect(),
+            added: added.iter().map(String::as_str).collect(),
+            fixed: of(Kind::Fixed).map(String::as_str).collect(),
+            other: of(Kind::Changed)
+                .chain(of(Kind::Deprecated))
+                .map(String::as_str)
+                .collect(),
+        },
     );
     let (contributors, others) = thanked(release);
     Ok(Post {
@@ -367,6 +408,8 @@ fn written<'a>(
         contributors,
         others,
         related: related(feature, release, forge, commit),
+        features: added,
+        example: None,
     })
 }
 
@@ -414,59 +457,77 @@ fn related(
     related
 }
 
-/// `subject`: "log 0.4.33", "src/macros.rs in log 0.4.33", or the name alone.
+/// For a patch release, what the release line's first release brought, when the run shows
+/// it and it starts with a verb (" It follows 14.3.0, which adds …"); else nothing. Told in
+/// the same markup as the post (both from the project's file, or both from commits).
+fn series(release: &ReleaseNotes, releases: &[ReleaseNotes]) -> String {
+    let Some(version) = release
+        .version
+        .as_deref()
+        .and_then(|v| semver::Version::parse(v).ok())
+        .filter(|v| v.patch > 0 && v.pre.is_empty())
+    else {
+        return String::new();
+    };
+    let first = semver::Version::new(version.major, version.minor, 0);
+    let Some(base) = releases.iter().find(|r| {
+        r.version
+            .as_deref()
+            .and_then(|v| semver::Version::parse(v).ok())
+            .is_some_and(|v| v == first)
+    }) else {
+        return String::new();
+    };
+    if base.handwritten.is_some() != release.handwritten.is_some() {
+        return String::new();
+    }
+    let (breaking, added): (Vec<String>, Vec<String>) = match &base.handwritten {
+        Some(section) => {
+            let items = written_items::items(section);
+            let of = |kind: Kind| -> Vec<String> {
+                items
+                    .iter()
+                    .filter(|(k, _)| *k == kind)
+                    .map(|(_, t)| t.clone())
+                    .collect()
+            };
+            (of(Kind::Breaking), of(Kind::Added))
+        }
+        None => {
+            let entries = base
+                .breaking
+                .iter()
+                .chain(base.groups.iter().flat_map(|g| &g.entries))
+                .filter(|e| !internal(e));
+            let (breaking, added): (Vec<&Entry>, Vec<&Entry>) = entries
+                .filter(|e| e.breaking || e.group.as_deref() == Some("Added"))
+                .partition(|e| e.breaking);
+            let text = |e: &&Entry| upper_first(&e.description);
+            (
+                breaking.iter().map(text).collect(),
+                added.iter().map(text).collect(),
+            )
+        }
+    };
+    let pick = if added.is_empty() { &breaking } else { &added };
+    let entries: Vec<&str> = pick.iter().map(String::as_str).collect();
+    lede::follows(&first.to_string(), &entries)
+        .map(|s| format!(" {s}"))
+        .unwrap_or_default()
+}
+
+/// `subject`: "log 0.4.33", "src/macros.rs in log 0.4.33", or the name alone (`released`
+/// false: the changes after the newest tag). What the release is for a user and its most
+/// important change ([`lede`](super::lede)); a first release is introduced.
 fn lede(
     subject: &str,
     name: &str,
     introducing: bool,
-    added: usize,
-    fixed: usize,
-    other: usize,
-    breaking: usize,
+    released: bool,
+    kinds: &lede::Kinds,
 ) -> String {
     if introducing {
         return format!("{subject} is the first release of {name}.");
     }
-    let mut parts = Vec::new();
-    if added > 0 {
-        parts.push(count_of(added, "new feature", "new features"));
-    }
-    if fixed > 0 {
-        parts.push(count_of(fixed, "fix", "fixes"));
-    }
-    if other > 0 {
-        let words = if parts.is_empty() {
-            ("change", "changes")
-        } else {
-            ("other change", "other changes")
-        };
-        parts.push(count_of(other, words.0, words.1));
-    }
-    let list = match parts.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    };
-    if list.is_empty() {
-        return format!(
-            "{subject} brings {}: read how to upgrade below.",
-            count_of(breaking, "breaking change", "breaking changes")
-        );
-    }
-    let mut lede = format!("{subject} brings {list}.");
-    if breaking > 0 {
-        lede.push_str(&format!(
-            " It has {}: read how to upgrade below.",
-            count_of(breaking, "breaking change", "breaking changes")
-        ));
-    }
-    lede
-}
-
-fn count_of(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("one {one}")
-    } else {
-        format!("{n} {many}")
-    }
+    lede::lede(subject, released, kinds)
 }

@@ -51,11 +51,31 @@ fn version(text: &str) -> Option<semver::Version> {
 /// `.rst`), in the file's order.
 pub(crate) fn sections(text: &str, path: &str, forge: Option<&Forge>) -> Vec<Section> {
     if path.to_ascii_lowercase().ends_with(".rst") {
-        rst_sections(text, forge)
+        rst_sections(text, forge, false)
     } else {
-        markdown_sections(text)
+        markdown_sections(text, false)
     }
 }
+
+/// Keep a Changelog's `## [Unreleased]` section of the file (a heading at the release
+/// headings' level that names no version and says it is not released), as Markdown; `None`
+/// when the file has none or it is empty.
+pub(crate) fn unreleased(text: &str, path: &str, forge: Option<&Forge>) -> Option<String> {
+    let found = if path.to_ascii_lowercase().ends_with(".rst") {
+        rst_sections(text, forge, true)
+    } else {
+        markdown_sections(text, true)
+    };
+    found
+        .into_iter()
+        .next()
+        .map(|s| s.markdown)
+        .filter(|m| m.lines().any(|l| BULLET_OR_TEXT.is_match(l)))
+}
+
+/// A line of content, not a heading, a link definition or a comment.
+static BULLET_OR_TEXT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"^\s*(?:[-*+]\s+\S|\d+\.\s+\S|[A-Za-z`])"));
 
 /// A heading of the file: its level, where it starts and ends, its text.
 struct Heading {
@@ -65,8 +85,9 @@ struct Heading {
     text: String,
 }
 
-/// Of `headings`, the sections at the level most release headings use.
-fn split(text: &str, headings: &[Heading]) -> Vec<(usize, usize)> {
+/// Of `headings`, the sections at the level most release headings use (`unreleased`: the
+/// first section at that level that names no version and says it is not released).
+fn split(text: &str, headings: &[Heading], unreleased: bool) -> Vec<(usize, usize)> {
     let mut counts = std::collections::BTreeMap::new();
     for h in headings.iter().filter(|h| version(&h.text).is_some()) {
         *counts.entry(h.level).or_insert(0usize) += 1;
@@ -80,7 +101,13 @@ fn split(text: &str, headings: &[Heading]) -> Vec<(usize, usize)> {
     };
     let mut spans = Vec::new();
     for (i, h) in headings.iter().enumerate() {
-        if h.level != level || version(&h.text).is_none() {
+        let release = version(&h.text).is_some();
+        let wanted = if unreleased {
+            !release && UNRELEASED.is_match(&h.text)
+        } else {
+            release
+        };
+        if h.level != level || !wanted {
             continue;
         }
         // The next release (or "Unreleased") at this level ends it, as does any heading
@@ -94,14 +121,15 @@ fn split(text: &str, headings: &[Heading]) -> Vec<(usize, usize)> {
             })
             .map_or(text.len(), |n| n.start);
         spans.push((i, end));
-        if spans.len() >= MAX_SECTIONS {
+        if spans.len() >= MAX_SECTIONS || unreleased {
             break;
         }
     }
     spans
 }
 
-fn markdown_sections(text: &str) -> Vec<Section> {
+/// The release sections (or with `unreleased`, the Unreleased one, its version 0.0.0).
+fn markdown_sections(text: &str, unreleased: bool) -> Vec<Section> {
     if nesting::check(text, MAX_DEPTH).is_err() {
         return Vec::new();
     }
@@ -139,7 +167,7 @@ fn markdown_sections(text: &str) -> Vec<Section> {
             _ => {}
         }
     }
-    let spans = split(text, &headings);
+    let spans = split(text, &headings, unreleased);
     spans
         .into_iter()
         .filter_map(|(i, end)| {
@@ -197,7 +225,11 @@ fn markdown_sections(text: &str) -> Vec<Section> {
                 markdown.push_str(&used.join("\n"));
             }
             Some(Section {
-                version: version(&heading.text)?,
+                version: if unreleased {
+                    semver::Version::new(0, 0, 0)
+                } else {
+                    version(&heading.text)?
+                },
                 date: DATE.captures(&heading.text).map(|c| c[1].to_string()),
                 markdown,
             })
@@ -207,7 +239,7 @@ fn markdown_sections(text: &str) -> Vec<Section> {
 
 /// reStructuredText: a title line underlined (and maybe overlined) by one repeated
 /// punctuation character at least as long; levels in the order the characters appear.
-fn rst_sections(text: &str, forge: Option<&Forge>) -> Vec<Section> {
+fn rst_sections(text: &str, forge: Option<&Forge>, unreleased: bool) -> Vec<Section> {
     let lines: Vec<(usize, &str)> = text
         .split_inclusive('\n')
         .scan(0, |offset, line| {
@@ -253,13 +285,17 @@ fn rst_sections(text: &str, forge: Option<&Forge>) -> Vec<Section> {
         }
         i += 1;
     }
-    split(text, &headings)
+    split(text, &headings, unreleased)
         .into_iter()
         .filter_map(|(h, end)| {
             let heading = &headings[h];
             let body = text.get(heading.end..end)?;
             Some(Section {
-                version: version(&heading.text)?,
+                version: if unreleased {
+                    semver::Version::new(0, 0, 0)
+                } else {
+                    version(&heading.text)?
+                },
                 date: DATE.captures(&heading.text).map(|c| c[1].to_string()),
                 markdown: rst_to_markdown(body, &headings, heading.end, end, forge),
             })
@@ -273,9 +309,11 @@ fn rst_sections(text: &str, forge: Option<&Forge>) -> Vec<Section> {
 /// tag's version) and is not below the releases shown; one without a tag when it falls
 /// between two releases shown, or below them while fewer than `fill` releases are shown (a
 /// first run's window; 0 on a later run, which shows only what is new), and when its tag is
-/// one the run covers (`in_range`). A section above
-/// every release tag is not released yet, and a pre-release whose final release is in the
-/// file or tagged folds into it. Unreleased changes stay the commits'. Releases end up
+/// one the run covers (`in_range`). The file's Unreleased section (`unreleased`) and a
+/// section above every release tag are not released yet: they tell the commits' Unreleased
+/// section in the project's words (on a first run, even without commits after the newest
+/// tag), and
+/// a pre-release whose final release is in the file or tagged folds into it. Releases end up
 /// highest version first, after "Unreleased".
 pub(crate) fn apply(
     releases: &mut Vec<ReleaseNotes>,
@@ -284,6 +322,7 @@ pub(crate) fn apply(
     fill: usize,
     tags: &[semver::Version],
     in_range: &[semver::Version],
+    unreleased: Option<String>,
 ) {
     let versions: Vec<semver::Version> = releases
         .iter()
@@ -304,14 +343,15 @@ pub(crate) fn apply(
     let newest_tag = tags.iter().max();
     // Sections of versions above every release tag: what the project wrote for its next
     // release (markupsafe's "Version 3.1.0 / Unreleased").
-    let mut upcoming: Vec<(semver::Version, String)> = Vec::new();
+    let mut upcoming: Vec<(Option<semver::Version>, String)> =
+        unreleased.into_iter().map(|md| (None, md)).collect();
     for section in sections {
         if section.markdown.trim().is_empty() {
             continue;
         }
         if newest_tag.is_some_and(|t| section.version > *t) && !versions.contains(&section.version)
         {
-            upcoming.push((section.version, section.markdown));
+            upcoming.push((Some(section.version), section.markdown));
             continue;
         }
         let found = releases.iter_mut().find(|r| {
@@ -349,19 +389,17 @@ pub(crate) fn apply(
         releases.push(ReleaseNotes {
             title: version.clone(),
             version: Some(version),
-            tag: None,
             date: section.date,
-            previous_tag: None,
-            compare_url: None,
-            breaking: Vec::new(),
-            groups: Vec::new(),
-            count: 0,
-            contributors: Vec::new(),
             handwritten: Some(section.markdown),
             source: Some(path.to_string()),
+            ..ReleaseNotes::unreleased()
         });
     }
-    // The Unreleased section of the commits, in the project's words when it wrote some.
+    // The Unreleased section of the commits, in the project's words when it wrote some; a
+    // first run (`fill`) shows what the project wrote even when no commit is listed.
+    if !upcoming.is_empty() && fill > 0 && releases.iter().all(|r| r.version.is_some()) {
+        releases.insert(0, ReleaseNotes::unreleased());
+    }
     if let Some(unreleased) = releases.iter_mut().find(|r| r.version.is_none())
         && !upcoming.is_empty()
     {
@@ -369,7 +407,10 @@ pub(crate) fn apply(
             [(_, only)] => only.clone(),
             several => several
                 .iter()
-                .map(|(v, md)| format!("## {v}\n\n{md}"))
+                .map(|(v, md)| match v {
+                    Some(v) => format!("## {v}\n\n{md}"),
+                    None => format!("## Unreleased\n\n{md}"),
+                })
                 .collect::<Vec<_>>()
                 .join("\n\n"),
         };

@@ -17,7 +17,7 @@ pub(crate) fn apply(releases: &mut Vec<ReleaseNotes>, pending: Pending, add: boo
     let release = match unreleased {
         Some(release) => release,
         None if add => {
-            releases.insert(0, unreleased_section());
+            releases.insert(0, ReleaseNotes::unreleased());
             &mut releases[0]
         }
         None => return false,
@@ -25,23 +25,6 @@ pub(crate) fn apply(releases: &mut Vec<ReleaseNotes>, pending: Pending, add: boo
     release.handwritten = Some(markdown);
     release.source = Some(pending.path);
     true
-}
-
-fn unreleased_section() -> ReleaseNotes {
-    ReleaseNotes {
-        version: None,
-        title: "Unreleased".to_string(),
-        tag: None,
-        date: None,
-        previous_tag: None,
-        compare_url: None,
-        breaking: Vec::new(),
-        groups: Vec::new(),
-        count: 0,
-        contributors: Vec::new(),
-        handwritten: None,
-        source: None,
-    }
 }
 
 /// One `##` heading per group, in the fragments' order, each a list of their summaries.

@@ -2,8 +2,10 @@
 //! each top-level bullet (its whole first paragraph, reference links resolved against the
 //! section's definitions, a changesets or towncrier credit taken off) under what its heading
 //! says it is. A heading the post has no use for (contributor-facing, CI, tests, docs,
-//! miscellaneous tasks) drops its items; a section without headings is read by each item's
-//! first verb.
+//! miscellaneous tasks) drops its items, but for those about what users install the package
+//! on (wheels, Python or Node versions, platforms) that are not about the project's own
+//! checks; a section without headings is read by each item's first verb. GitHub's "by @user
+//! in …" credits go, and addresses of pull requests left bare after an item become links.
 
 use regex::Regex;
 use std::collections::HashMap;
@@ -44,6 +46,13 @@ static CHANGESETS_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
         r"^(?:(?:\[#\d+\]\([^)\s]*\)|\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\))\s*)*(?:Thanks\s+(?:\[@[^\]]+\]\([^)\s]*\)(?:,\s*|\s+and\s+|\s*)?)+!\s*)?-\s+",
     )
 });
+/// git-cliff templates that open an item with its commit ("[abc1234](…) *(scope)* Text").
+static LEADING_COMMIT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"^\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\s+"));
+/// Their credit: " by `@user` in [#12](…)" (the pull request link stays), and towncrier's
+/// " -- by @user." before a reference.
+static CODE_CREDIT: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(?:\s+(?:--|—))?\s+by\s+`?@[\w-]+`?(?:\s+in(?:\s+|$)|\.)?"));
 /// A Conventional Commits type the changelog kept in the item ("perf: add …").
 static COMMIT_TYPE: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
@@ -56,16 +65,42 @@ static LINT: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?:fix(?:es|ed)?\s+|address(?:es|ed)?\s+|silence[ds]?\s+)?(?:an?\s+|the\s+|some\s+|more\s+|minor\s+|new\s+)*(?:clippy|lints?|linter|linting|typos?|rustfmt|fmt|formatting|spelling)\b",
     )
 });
+/// What users install it on, announced under a heading for contributors or maintainers
+/// ("Started building wheels for CPython 3.14"): kept for a post.
+static PLATFORM: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)\b(?:wheels?|support|binaries|builds?|packages?)\s+(?:for|on)\s+(?:cpython|python|pypy|node(?:\.js)?|free-?threaded|musl|linux|windows|macos|aarch64|arm64|riscv\w*|ppc64le|s390x)\b",
+    )
+});
+/// ... unless it is about the project's own checks.
+static CHECKS: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)\b(?:ci|tests?|testing|workflows?|lint\w*|coverage|actions?|matrix|runners?|jobs?)\b",
+    )
+});
 /// zap's "[#1534](…): text" (or "#1534: text" when the file defines no link for it).
 static LEADING_REFERENCE: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"^((?:(?:\[#\d+\]\([^)\s]*\)|#\d+)(?:,\s*)?)+):\s+"));
-/// git-cliff's "*(scope)* " and release-please's "**scope:** " before an item.
+/// git-cliff's "*(scope)* ", release-please's "**scope:** " and commitizen's "**scope**: "
+/// before an item.
 static TOOL_SCOPE: LazyLock<Regex> =
-    LazyLock::new(|| builtin(r"^(?:\*\(([^)\n]{1,40})\)\*|\*\*([^*\n]{1,40}?):\*\*)\s+"));
+    LazyLock::new(|| builtin(r"^(?:\*\(([^)\n]{1,40})\)\*|\*\*([^*\n]{1,40}?)(?::\*\*|\*\*:))\s+"));
 /// git-cliff's " - ([abc1234](…))" and release-please's " ([abc1234](…))" after an item:
 /// the changelog links the commit, a post need not.
 static TOOL_COMMIT: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"\s+(?:-\s+)?\(\[`?[0-9a-f]{7,40}`?\]\([^)\s]*\)\)\s*$"));
+/// GitHub's generated " by @user in https://…/pull/12" credit, and addresses of pull
+/// requests or issues left bare after an item ("Fix x https://…/pull/12"): a post links
+/// them as "([#12](…))".
+static BARE_REFERENCES: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?:\s+by\s+@[\w-]+(?:\s+in)?)?((?:\s*,?\s*<?https?://[^\s<>()]+/(?:pull|issues|pulls|merge_requests)/\d+>?)+)\s*[.;]?\s*$",
+    )
+});
+static REFERENCE_URL: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(https?://[^\s<>()]+/(?:pull|issues|pulls|merge_requests)/(\d+))"));
+/// GitHub's " by @user" credit alone, at the end of an item.
+static GITHUB_CREDIT: LazyLock<Regex> = LazyLock::new(|| builtin(r"\s+by\s+@[\w-]+(?:\s+in)?\s*$"));
 /// towncrier's " -- by `user`." credit.
 static TRAILING_CREDIT: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"\s+(?:--|—)\s+by\s+[^.]*\.?\s*$"));
@@ -105,6 +140,7 @@ fn heading_kind(title: &str) -> Option<Option<Kind>> {
             Some(Kind::Deprecated)
         } else if has(&[
             "feature",
+            "feat",
             "added",
             "enhancement",
             "new",
@@ -169,6 +205,12 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
     let mut current: Option<String> = None;
     let mut fence = false;
     let finish = |item: Option<String>, kind: Option<Option<Kind>>, out: &mut Vec<_>| {
+        // Under a heading the post skips, only what users install it on.
+        let platform = |t: &str| PLATFORM.is_match(t) && !CHECKS.is_match(t);
+        let kind = match (&item, kind) {
+            (Some(t), None) if platform(t) => Some(Some(Kind::Changed)),
+            (_, kind) => kind,
+        };
         if let (Some(text), Some(k)) = (item, kind)
             && out.len() < MAX_ITEMS
         {
@@ -197,6 +239,7 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
         if indented && !line.trim().is_empty() {
             if let Some(text) = current.as_mut()
                 && !BULLET.is_match(line.trim_start())
+                && !line.trim_start().starts_with('>')
             {
                 text.push(' ');
                 text.push_str(line.trim());
@@ -252,26 +295,47 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
             None => c[1].to_string(),
         }
     });
-    let text = CHANGESETS_CREDIT.replace(&resolved, "");
+    let text = LEADING_COMMIT.replace(&resolved, "");
+    let text = CHANGESETS_CREDIT.replace(&text, "").into_owned();
+    // towncrier's " -- by `user`." first: the git-cliff credit is within it.
+    let text = TRAILING_CREDIT.replace(&text, "").into_owned();
+    let text = CODE_CREDIT.replace_all(&text, " ").replace("  ", " ");
     let text = TOOL_COMMIT.replace(&text, "");
     // "scope: Description", as a post shows a commit's.
     let (scope, text) = match TOOL_SCOPE.captures(&text) {
         Some(c) => (
             c.get(1)
                 .or_else(|| c.get(2))
-                .map(|m| m.as_str().to_string()),
+                .map(|m| m.as_str().to_string())
+                // A template's word for "no scope".
+                .filter(|s| !matches!(s.as_str(), "uncategorized" | "none" | "other" | "misc")),
             text[c.get(0).map_or(0, |m| m.end())..].to_string(),
         ),
         None => (None, text.into_owned()),
     };
 
-    let text = TRAILING_CREDIT.replace(&text, "");
+    let text = match BARE_REFERENCES.captures(&text) {
+        Some(c) => {
+            let links: Vec<String> = REFERENCE_URL
+                .captures_iter(&c[1])
+                .map(|r| format!("[#{}]({})", &r[2], &r[1]))
+                .fold(Vec::new(), |mut all, link| {
+                    if !all.contains(&link) {
+                        all.push(link);
+                    }
+                    all
+                });
+            let rest = text[..c.get(0).map_or(0, |m| m.start())].trim_end();
+            format!("{rest} ({})", links.join(", "))
+        }
+        None => GITHUB_CREDIT.replace(&text, "").into_owned(),
+    };
     let text = match LEADING_REFERENCE.captures(&text) {
         Some(c) => {
             let rest = &text[c.get(0).map_or(0, |m| m.end())..];
             format!("{} ({})", rest.trim_end(), &c[1])
         }
-        None => text.into_owned(),
+        None => text,
     };
     match scope {
         Some(scope) => format!("{scope}: {}", upper_first(text.trim())),
@@ -330,6 +394,52 @@ mod tests {
                 (Kind::Fixed, "Update to tera v2".into()),
             ]
         );
+        // commitizen: "### Feat" and "**scope**: text".
+        assert_eq!(
+            items("### Feat\n\n- **version**: add --tag to version command (#1819)\n"),
+            [(
+                Kind::Added,
+                "version: Add --tag to version command (#1819)".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn git_cliff_items_that_open_with_their_commit() {
+        let section = "### Features\n\n- [90639c1](https://x/commit/90639c1) *(uncategorized)* Add Termina backend by `@joshka` in [#2561](https://x/pull/2561)\n\n  > ## Summary\n\n### Bug Fixes\n\n- [81e667f](https://x/commit/81e667f) *(scrollbar)* Keep a large thumb by `@sat` in [#2594](https://x/pull/2594)\n  >\n  > Closes #2582.\n";
+        assert_eq!(
+            items(section),
+            [
+                (
+                    Kind::Added,
+                    "Add Termina backend [#2561](https://x/pull/2561)".into()
+                ),
+                (
+                    Kind::Fixed,
+                    "scrollbar: Keep a large thumb [#2594](https://x/pull/2594)".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn bare_addresses_and_github_credits_become_links() {
+        let section = "### Fixed\n\n- Fixed solo ZWJ crash https://github.com/o/r/pull/3953\n- Fix x by @ann in https://github.com/o/r/pull/7\n- Fix y by @bob\n- See https://example.com/docs for more\n";
+        assert_eq!(
+            items(section),
+            [
+                (
+                    Kind::Fixed,
+                    "Fixed solo ZWJ crash ([#3953](https://github.com/o/r/pull/3953))".into()
+                ),
+                (
+                    Kind::Fixed,
+                    "Fix x ([#7](https://github.com/o/r/pull/7))".into()
+                ),
+                (Kind::Fixed, "Fix y".into()),
+                (Kind::Fixed, "See https://example.com/docs for more".into()),
+            ]
+        );
     }
 
     #[test]
@@ -343,6 +453,18 @@ mod tests {
                     "Started building wheels for CPython 3.14".into()
                 ),
                 (Kind::Fixed, "config: Handle empty files".into()),
+            ]
+        );
+        // What users install it on is theirs, whatever the heading.
+        let section = "### Contributor-facing changes\n\n- Started building wheels for CPython 3.14 -- by @a.\n- Dropped wheels for PyPy 3.9 -- by @bdraco. (#765)\n- Test on Python 3.14 in CI -- by `b`.\n- When building wheels, the sdist is passed to `cibuildwheel`.\n- Moved the linters to ruff.\n";
+        assert_eq!(
+            items(section),
+            [
+                (
+                    Kind::Changed,
+                    "Started building wheels for CPython 3.14".into()
+                ),
+                (Kind::Changed, "Dropped wheels for PyPy 3.9 (#765)".into())
             ]
         );
     }

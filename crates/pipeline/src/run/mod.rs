@@ -6,6 +6,7 @@
 //! sends notifications.
 
 mod collect;
+mod example;
 mod extract;
 mod provenance;
 mod render;

@@ -1,6 +1,7 @@
 //! Stage `render`: one article per surface from the model the earlier stages read, with its
 //! frontmatter and its provenance.
 
+use crate::source::docs::walkthrough::text::plain_text;
 use domain::{LogLevel, LogStage, Surface};
 use git2::{ObjectType, Repository, Tree};
 use serde_json::json;
@@ -13,7 +14,7 @@ use super::extract::{Capture, Extracted};
 use super::provenance::{body_hash, provenance};
 use super::request::{GeneratedArticle, RunRequest};
 use super::resolve::Resolved;
-use super::written;
+use super::{example, written};
 use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
 use crate::log::LogSink;
@@ -156,6 +157,7 @@ pub(super) fn render(
         history::changelog_file(repo, tree, &collected.matcher.prefixes).map(|file| {
             (
                 handwritten::sections(&file.text, &file.path, forge.as_ref()),
+                handwritten::unreleased(&file.text, &file.path, forge.as_ref()),
                 file.path,
             )
         })
@@ -164,11 +166,11 @@ pub(super) fn render(
     };
     let oldest_written = written
         .iter()
-        .flat_map(|(sections, _)| sections.iter().map(|s| s.version.clone()))
+        .flat_map(|(sections, _, _)| sections.iter().map(|s| s.version.clone()))
         .min();
     // The post tells a release from the same sections.
     if (surfaces.contains(&Surface::Changelog) || surfaces.contains(&Surface::Blog))
-        && let Some((sections, path)) = written
+        && let Some((sections, unreleased, path)) = written
     {
         log.log(
             LogLevel::Info,
@@ -184,6 +186,7 @@ pub(super) fn render(
             fill,
             &collected.tag_versions,
             &collected.history.tags_in_range,
+            unreleased,
         );
         written::tag_written_releases(&mut notes.releases, collected, forge.as_ref());
     }
@@ -202,13 +205,18 @@ pub(super) fn render(
     let introducing = first_release(&notes.releases, oldest_written.as_ref());
     // A help-center article only when something walks the reader through the feature.
     let writes_help_center = !steps.is_empty() || renderer.is_overridden(Surface::HelpCenter);
-    let post = blog::post(
+    let mut post = blog::post(
         feature,
         &notes.releases,
         introducing,
         forge.as_ref(),
         commit,
     );
+    if surfaces.contains(&Surface::Blog)
+        && let Ok(post) = &mut post
+    {
+        post.example = example::for_post(repo, post, commit, forge.as_ref());
+    }
     let since_commit = req.since_commit.filter(|_| collected.history.since_found);
     let link = |path: &str, line: usize| {
         forge
@@ -680,7 +688,8 @@ fn title_and_description(
             // What the release means for users, not the package's summary once more; a first
             // release is introduced by that summary.
             Some(post) if post.introducing => (post.title.clone(), or(post.lede.clone())),
-            Some(post) => (post.title.clone(), post.lede.clone()),
+            // The lede in plain words (it may quote the project's Markdown).
+            Some(post) => (post.title.clone(), plain_text(&post.lede)),
             // A repository's own template writes a post with nothing to announce.
             None => (
                 format!("What's new in {title}"),

@@ -656,7 +656,7 @@ fn the_blog_announces_the_newest_release() {
     let body = &blog.mdx_body;
     validate_mdx(body).unwrap();
     assert!(
-        body.contains("repo 2.13.0 brings 2 new features and one fix. It has one breaking change"),
+        body.contains("repo 2.13.0 has a breaking change: it renames Widget to Gadget (api). It also adds CSV export (export). Read how to upgrade below."),
         "{body}"
     );
     assert!(
@@ -707,9 +707,9 @@ fn the_blog_announces_the_newest_release() {
         "What's new in src/new in repo 2.14.0"
     );
     assert!(
-        output.articles[0]
-            .mdx_body
-            .contains("src/new in repo 2.14.0 brings one new feature."),
+        output.articles[0].mdx_body.contains(
+            "src/new in repo 2.14.0 brings a new feature. The new feature: A new module (new)."
+        ),
         "{}",
         output.articles[0].mdx_body
     );
@@ -779,7 +779,10 @@ fn a_release_of_fixes_alone_lists_them_and_links_nothing_it_cannot_know() {
     let (output, _) = generate(&repo, ".", None, Surface::Blog);
     let body = &output.articles[0].mdx_body;
     validate_mdx(body).unwrap();
-    assert!(body.contains("repo 1.0.1 brings 2 fixes."), "{body}");
+    assert!(
+        body.contains("repo 1.0.1 is a bug-fix release. The main fix: Another bug."),
+        "{body}"
+    );
     assert!(
         body.contains("## Fixes\n\n- Another bug\n- One bug\n"),
         "the body says what they fix: {body}"
@@ -802,7 +805,9 @@ fn a_release_of_fixes_alone_lists_them_and_links_nothing_it_cannot_know() {
     assert_eq!(output.articles[0].title, "What's new in widgets 1.0.2");
     let body = &output.articles[0].mdx_body;
     assert!(
-        body.contains("widgets 1.0.2 brings one new feature and one fix."),
+        body.contains(
+            "widgets 1.0.2 brings a new feature: it adds the crate manifest. It also fixes bugs."
+        ),
         "{body}"
     );
 }
@@ -874,7 +879,7 @@ fn refactors_are_not_news() {
     let body = &output.articles[0].mdx_body;
     validate_mdx(body).unwrap();
     assert!(
-        body.contains("repo 1.1.0 brings one new feature. It has one breaking change"),
+        body.contains("repo 1.1.0 has a breaking change: it renames Reader to Source. It also brings new features. Read how to upgrade below."),
         "{body}"
     );
     assert!(body.contains("- Read TOML"), "{body}");

@@ -64,7 +64,7 @@ fn a_post_tells_the_release_in_the_words_of_the_projects_changelog() {
     // What the release means, not the package's summary once more.
     assert_eq!(
         post.description,
-        "widgets 1.1.0 brings one new feature and one fix. It has one breaking change: read how to upgrade below."
+        "widgets 1.1.0 has a breaking change. The change to act on: Widget::a; use Widget::b. It also brings new features. Read how to upgrade below."
     );
     let body = &post.mdx_body;
     assert!(!body.contains("Widgets for everyone"), "{body}");
@@ -182,4 +182,131 @@ fn a_release_only_the_changelog_file_shows_gets_its_compare_link() {
         "{body}"
     );
     assert!(section.contains("Documented `a`."), "{body}");
+}
+
+/// The lede says what the release is for a user and names its most important change in the
+/// entry's own words; a highlighted API the release's docs show gets a short example, linked
+/// to its source at the tag; an API its docs showed before gets none.
+#[test]
+fn a_post_leads_with_what_the_release_means_and_shows_its_new_api() {
+    let mut repo = Repo::new();
+    repo.git
+        .remote("origin", "https://github.com/acme/widgets")
+        .unwrap();
+    repo.write("pyproject.toml", "[project]\nname = \"widgets\"\n");
+    repo.write("widgets/__init__.py", "def table():\n    pass\n");
+    repo.write(
+        "docs/usage.md",
+        "# Usage\n\n```python\nfrom widgets import table\ntable()\n```\n",
+    );
+    repo.commit("first version");
+    tag(&repo, "v1.0.0");
+    repo.write(
+        "widgets/__init__.py",
+        "def table():\n    pass\n\ndef print_json(data):\n    pass\n",
+    );
+    repo.write(
+        "docs/usage.md",
+        "# Usage\n\n```python\nfrom widgets import table\ntable()\n```\n\n## JSON\n\nA long example first:\n\n```python\nfrom widgets import print_json, table\n\ndata = {\"a\": 1}\ntable()\nprint_json(data)\n```\n\nAnd the short one:\n\n```python\nimport widgets\nwidgets.print_json({\"a\": 1})\n```\n",
+    );
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## [1.1.0] - 2024-05-01\n\n### Added\n\n- Added `Console.print_json` to print JSON https://github.com/acme/widgets/pull/12\n- Added `table` borders\n\n### Fixed\n\n- Fixed a crash on empty tables\n\n## [1.0.0] - 2024-01-01\n\n- First.\n",
+    );
+    repo.commit("print_json");
+    tag(&repo, "v1.1.0");
+    let commit = repo.head();
+
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let post = &output.articles[0];
+    assert_eq!(
+        post.description,
+        "widgets 1.1.0 brings new features: it adds Console.print_json to print JSON. It also fixes bugs."
+    );
+    let body = &post.mdx_body;
+    assert!(
+        body.contains("widgets 1.1.0 brings new features: it adds `Console.print_json` to print JSON. It also fixes bugs.\n"),
+        "{body}"
+    );
+    assert!(
+        body.contains(&format!(
+            "For example, `Console.print_json` as [docs/usage.md](https://github.com/acme/widgets/blob/{commit}/docs/usage.md#L23) shows it:\n\n```python\nimport widgets\nwidgets.print_json({{\"a\": 1}})\n```\n"
+        )),
+        "{body}"
+    );
+    assert!(
+        body.contains("- Added `Console.print_json` to print JSON ([#12](https://github.com/acme/widgets/pull/12))"),
+        "{body}"
+    );
+    assert!(!body.contains("brings 2"), "{body}");
+
+    // An API the docs showed before the release is not what it brings: no example.
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## [1.2.0] - 2024-06-01\n\n### Added\n\n- Added `print_json` indentation\n\n## [1.1.0] - 2024-05-01\n\n- Second.\n",
+    );
+    repo.commit("indent");
+    tag(&repo, "v1.2.0");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(body.contains("it adds `print_json` indentation."), "{body}");
+    assert!(!body.contains("For example"), "{body}");
+}
+
+/// A patch release's post says what its release line began with; a fix-only release says
+/// it is one.
+#[test]
+fn a_patch_release_post_tells_its_fix_and_its_line() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("first version");
+    tag(&repo, "v1.3.0");
+    repo.write("src/lib.rs", "pub fn a() {}\npub fn b() {}\n");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.4.1\n\n### Fixed\n\n- Fixed infinite loop with `split` (#40)\n\n## 1.4.0\n\n### Added\n\n- Added `Widget::b` for streams\n\n## 1.3.0\n\n- First.\n",
+    );
+    repo.commit("b");
+    tag(&repo, "v1.4.0");
+    repo.write(
+        "src/lib.rs",
+        "pub fn a() {}\npub fn b() { loop { break } }\n",
+    );
+    repo.commit("fix loop");
+    tag(&repo, "v1.4.1");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(
+        body.contains("repo 1.4.1 is a bug-fix release: it fixes infinite loop with `split`. It follows 1.4.0, which adds `Widget::b` for streams.\n"),
+        "{body}"
+    );
+}
+
+/// Keep a Changelog's `## [Unreleased]` section is the project's own account of what is not
+/// released yet: the changelog's Unreleased section shows it, not the commits' subjects.
+#[test]
+fn a_keep_a_changelog_unreleased_section_tells_the_unreleased_changes() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## [Unreleased]\n\n## [1.0.0] - 2024-01-01\n\n- First.\n",
+    );
+    repo.commit("first version");
+    tag(&repo, "v1.0.0");
+    repo.write("src/lib.rs", "pub fn a() {}\npub fn b() {}\n");
+    repo.commit("wip on b, tweak");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## [Unreleased]\n\n### Added\n\n- `b`, which reads streams.\n\n## [1.0.0] - 2024-01-01\n\n- First.\n\n[Unreleased]: https://github.com/acme/widgets/compare/v1.0.0...HEAD\n",
+    );
+    repo.commit("changelog");
+    let (output, _) = generate(&repo, ".", Surface::Changelog);
+    let body = &output.articles[0].mdx_body;
+    let unreleased = &body[body
+        .find("<Update label=\"Unreleased\"")
+        .unwrap_or_else(|| panic!("{body}"))..];
+    let unreleased = &unreleased[..unreleased.find("</Update>").unwrap_or(unreleased.len())];
+    assert!(unreleased.contains("`b`, which reads streams."), "{body}");
+    assert!(!unreleased.contains("wip on b"), "{body}");
 }

@@ -79,6 +79,26 @@ pub(crate) fn date(unix_seconds: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+impl ReleaseNotes {
+    /// An empty "Unreleased" section, for the project's own notes to fill.
+    pub(crate) fn unreleased() -> Self {
+        ReleaseNotes {
+            version: None,
+            title: "Unreleased".to_string(),
+            tag: None,
+            date: None,
+            previous_tag: None,
+            compare_url: None,
+            breaking: Vec::new(),
+            groups: Vec::new(),
+            count: 0,
+            contributors: Vec::new(),
+            handwritten: None,
+            source: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::date;

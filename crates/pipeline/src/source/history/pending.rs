@@ -74,10 +74,28 @@ pub(crate) fn pending(
     product: &str,
 ) -> Option<Pending> {
     let mut pending = changesets(repo, tree, product).or_else(|| towncrier(repo, tree, folders))?;
-    pending
-        .fragments
-        .sort_by_key(|f| ORDER.iter().position(|g| *g == f.group));
+    together(&mut pending.fragments);
     Some(pending)
+}
+
+/// The groups [`ORDER`] names in its order, then the project's own groups in the order they
+/// first appear: each group's fragments together (a group is one heading).
+fn together(fragments: &mut [Fragment]) {
+    let mut seen: Vec<String> = Vec::new();
+    for f in fragments.iter() {
+        if !seen.contains(&f.group) {
+            seen.push(f.group.clone());
+        }
+    }
+    fragments.sort_by_key(|f| {
+        (
+            ORDER
+                .iter()
+                .position(|g| *g == f.group)
+                .unwrap_or(ORDER.len()),
+            seen.iter().position(|g| *g == f.group),
+        )
+    });
 }
 
 /// The names of the files (blobs, no links) of `folder`, at most [`MAX_FRAGMENTS`] of
@@ -414,6 +432,25 @@ mod tests {
         ] {
             assert!(changeset(not_one).is_none(), "{not_one}");
         }
+    }
+
+    #[test]
+    fn a_projects_own_groups_stay_together() {
+        let fragment = |group: &str, text: &str| Fragment {
+            group: group.into(),
+            scope: None,
+            text: text.into(),
+            markup: Markup::ReStructuredText,
+        };
+        let mut fragments = vec![
+            fragment("Bug Fixes", "a"),
+            fragment("Trivial", "b"),
+            fragment("Bug Fixes", "c"),
+            fragment("Trivial", "d"),
+        ];
+        together(&mut fragments);
+        let texts: Vec<&str> = fragments.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(texts, ["a", "c", "b", "d"]);
     }
 
     #[test]

@@ -25,7 +25,7 @@ mod derive;
 mod outline;
 #[cfg(test)]
 mod tests;
-mod text;
+pub(crate) mod text;
 
 pub(crate) use derive::{derive, without};
 pub(crate) use text::{clean_title, plain_text};
