@@ -12,6 +12,7 @@ mod provenance;
 mod render;
 mod request;
 mod resolve;
+mod titles;
 mod written;
 
 use domain::{LogLevel, LogStage};
