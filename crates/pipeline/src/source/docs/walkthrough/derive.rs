@@ -123,7 +123,13 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
             found.steps.retain(|s| !s.body.trim().is_empty());
             found.steps = merge_same_titles(std::mem::take(&mut found.steps));
             found.keep_first(MAX_STEPS);
-            (!found.steps.is_empty()).then_some((*rule, found))
+            // A page read whole into one step with no code and nothing to do (a section's
+            // index: "This subsection contains examples…") introduces; it walks no one.
+            let blurb = *rule == "usage document"
+                && matches!(&found.steps[..], [only] if !only.body.contains("```")
+                    && !imperative(&only.title)
+                    && instructions_in(&only.body, &only.title) == 0);
+            (!found.steps.is_empty() && !blurb).then_some((*rule, found))
         })
     };
     let (first, rule, found) = [&written[..], &read[..]].into_iter().find_map(|tier| {

@@ -261,3 +261,22 @@ fn section_numbers_go_with_the_step_numbers() {
         "Text.\n\n#### Model derived values\n\n```\n# 3.2. kept in code\n```\n\n## 2024 plans"
     );
 }
+
+#[test]
+fn an_index_blurb_is_no_walkthrough() {
+    let w = derive(
+        &[
+            doc(
+                "docs/examples.md",
+                "This section has examples of using widgets. Each says what it does.",
+            ),
+            doc(
+                "docs/quickstart.md",
+                "## Install\n\n```sh\npip install widgets\n```\n\n## Run\n\n```sh\nwidgets run\n```\n",
+            ),
+        ],
+        None,
+    )
+    .expect("a walkthrough");
+    assert_eq!(w.path, "docs/quickstart.md");
+}
