@@ -64,6 +64,7 @@ def parse_article(text: str) -> list[ArticleSymbol]:
     parent = ""
     last_anchor = None
     in_fence = False
+    in_fields = False
     for i, line in enumerate(lines):
         if FENCE_RE.match(line):
             in_fence = not in_fence
@@ -96,7 +97,11 @@ def parse_article(text: str) -> list[ArticleSymbol]:
             if level == "symbol":
                 parent = name
             continue
-        mf = FIELD_RE.match(line)
+        if line.startswith(("Fields:", "Variants:")):
+            in_fields = True
+        elif line.startswith("Trait implementations:") or SYMBOL_RE.match(line):
+            in_fields = False  # rustdoc's trait impls are not fields (not counted)
+        mf = FIELD_RE.match(line) if in_fields else None
         if mf and cur is not None and cur.level in ("symbol", "member"):
             fname = field_name(mf.group(2))
             owner = cur.name if cur.level == "symbol" else parent
@@ -144,14 +149,21 @@ def article_doc_text(lines: list[str], signature: bool = True) -> str:
             in_fence = not in_fence
     drop = set()
     if blocks and signature:
-        s, e = blocks[-1]
-        # only if nothing but blank lines follows it up to the marker
-        if all(not x.strip() for x in lines[e + 1:marker_idx]):
+        # The signature opens the section (only blank lines above it). Doc comments keep
+        # their code blocks and doctest sessions in place, so the last block before the
+        # marker is not always the signature.
+        s, e = blocks[0]
+        if all(not x.strip() for x in lines[:s]):
             drop.update(range(s, e + 1))
+        else:
+            s, e = blocks[-1]
+            # only if nothing but blank lines follows it up to the marker
+            if all(not x.strip() for x in lines[e + 1:marker_idx]):
+                drop.update(range(s, e + 1))
     kept = []
     skip_list = False
     for i, l in enumerate(lines):
-        if i in drop or l.startswith("Defined in ") or re.match(r"^In `[^`]+`\.$", l):
+        if i in drop or l.startswith("Defined in ") or re.match(r"^\{/\*.*\*/\}$", l.strip()) or re.match(r"^(In|Import it with|Its names are imported from the package, as in) `[^`]+`\.$", l):
             continue
         if l.startswith(("Fields:", "Variants:")):
             skip_list = True

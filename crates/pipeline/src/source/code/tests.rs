@@ -251,3 +251,25 @@ fn plain_javascript_is_fenced_as_javascript() {
     );
     assert_eq!(found.symbols[0].language, "typescript");
 }
+
+#[test]
+fn a_jsdoc_above_a_lint_comment_still_documents_the_declaration() {
+    let out = outline(
+        "src/queue.ts",
+        "export class Queue {\n  /**\n  @returns A promise that rejects on error.\n\n  Use it with `onIdle()`.\n  */\n  // eslint-disable-next-line @typescript-eslint/promise-function-async\n  onError(): Promise<never> {\n    return new Promise(() => {});\n  }\n\n  /** Not this one. */\n  // a note\n  /* a block note */\n  size(): number { return 0; }\n}\n\n// Only a line comment.\nexport function bare(): void {}\n",
+    );
+    let doc = |name: &str| {
+        out.symbols
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.comment.clone())
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let on_error = doc("Queue.onError");
+    assert!(
+        format!("{on_error:?}").contains("Use it with `onIdle()`."),
+        "{on_error:?}"
+    );
+    assert_eq!(doc("Queue.size").text, "Not this one.");
+    assert_eq!(doc("bare").text, "");
+}

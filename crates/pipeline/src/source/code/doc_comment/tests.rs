@@ -220,3 +220,18 @@ fn a_google_return_type_alone_is_its_type() {
         ("`str`", "")
     );
 }
+
+#[test]
+fn rest_inline_markup_split_by_a_line_break_is_read_whole() {
+    let c = DocComment::parse(
+        &lines(
+            "Load it.\n\nThe return value is ``(signature_valid,\npayload)``. See\n:meth:`.Signer.unsign` and\n:class:`~.BadPayload`, and :doc:`/concepts`\nor :doc:`the guide <guide/index>`.\n\nA `` ` `` alone.",
+        ),
+        Language::Python,
+        "python",
+    );
+    assert_eq!(
+        c.text,
+        "Load it.\n\nThe return value is `(signature_valid, payload)`. See\n[`Signer.unsign()`](doc:Signer.unsign) and\n[`BadPayload`](doc:BadPayload), and concepts\nor the guide.\n\nA `` ` `` alone."
+    );
+}
