@@ -235,3 +235,18 @@ fn rest_inline_markup_split_by_a_line_break_is_read_whole() {
         "Load it.\n\nThe return value is `(signature_valid, payload)`. See\n[`Signer.unsign()`](doc:Signer.unsign) and\n[`BadPayload`](doc:BadPayload), and concepts\nor the guide.\n\nA `` ` `` alone."
     );
 }
+
+#[test]
+fn go_implicit_headings_are_headings() {
+    let c = DocComment::parse(
+        &lines(
+            "Package errors provides simple error handling primitives.\n\nAdding context to an error\n\nThe errors.Wrap function returns a new error.\n\nNot a heading.\n\nRetrieving the cause of an error\n    code()\n\nFormatted printing of errors\n\nText.",
+        ),
+        Language::Go,
+        "go",
+    );
+    assert_eq!(
+        c.text,
+        "Package errors provides simple error handling primitives.\n\n**Adding context to an error**\n\nThe errors.Wrap function returns a new error.\n\nNot a heading.\n\nRetrieving the cause of an error\n\n```\ncode()\n```\n\n**Formatted printing of errors**\n\nText."
+    );
+}
