@@ -165,9 +165,11 @@ def article_doc_text(lines: list[str], signature: bool = True) -> str:
     for i, l in enumerate(lines):
         if i in drop or l.startswith("Defined in ") or re.match(r"^\{/\*.*\*/\}$", l.strip()) or re.match(r"^(In|Import it with|Its names are imported from the package, as in) `[^`]+`\.$", l):
             continue
-        if l.startswith(("Fields:", "Variants:")):
+        if l.startswith(("Fields:", "Variants:", "Trait implementations:")):
             skip_list = True
             continue
+        if re.match(r"^Available on crate features? .* only\.$", l):
+            continue  # docs.rs's feature badge, not doc text
         if skip_list:
             if l.startswith("- ") or not l.strip():
                 continue
@@ -204,6 +206,7 @@ def normalise(text: str) -> str:
                r"see|remarks|typeParam|template|since|category|internal|public)\b", " ", t)  # TSDoc tags
     t = re.sub(r"(?m)^\s*-{3,}\s*$|^\s*={3,}\s*$", " ", t)             # numpy underlines
     t = re.sub(r"(?m)^\s*#{1,6}\s+", "", t)                          # markdown heading markers
+    t = re.sub(r"(?m)^\s*\*\*([^*\n]+)\*\*\s*$", r"\1", t)        # a bold label line
     t = LABEL_WORDS.sub(" ", t)
     t = re.sub(r"\*\*|__|[`*]", "", t)
     t = re.sub(r"\\([\\`*_{}\[\]()#+\-.!<>])", r"\1", t)

@@ -424,7 +424,6 @@ fn go_constants<'t>(
     let mut iota = 0usize;
     let mut inherited: (Option<String>, Option<String>) = (None, None);
     let mut cursor = decl.walk();
-    let specs = decl.named_child_count();
     for spec in decl.children(&mut cursor) {
         if spec.kind().contains("comment") {
             leading.push(spec);
@@ -447,8 +446,10 @@ fn go_constants<'t>(
             .children_by_field_name("name", &mut names)
             .filter(|n| n.kind() == "identifier")
             .collect();
+        // A spec without a comment of its own takes the block's, as `go doc` documents a
+        // `const ( … )` group by the comment above it (a `var` block's specs do the same).
         let mut doc = go_doc(spec, &leading, src);
-        if doc.is_empty() && specs == 1 {
+        if doc.is_empty() {
             doc = go_doc(decl, place.leading, src);
         }
         for name in idents {
