@@ -65,11 +65,14 @@ def parse_article(text: str) -> list[ArticleSymbol]:
     last_anchor = None
     in_fence = False
     in_fields = False
+    field_sym: ArticleSymbol | None = None
     for i, line in enumerate(lines):
         if FENCE_RE.match(line):
             in_fence = not in_fence
         if in_fence or FENCE_RE.match(line):
-            if cur is not None:
+            if in_fields and field_sym is not None and (line.startswith("  ") or not line.strip()):
+                field_sym.lines.append(line[2:])
+            elif cur is not None:
                 cur.lines.append(line)
             continue
         m_anchor = ANCHOR_RE.match(line)
@@ -109,7 +112,13 @@ def parse_article(text: str) -> list[ArticleSymbol]:
                 f = ArticleSymbol(module, f"{owner}.{fname}", "field", "field", mf.group(1))
                 f.lines.append(mf.group(3) or "")
                 out.append(f)
+                field_sym = f
             continue
+        # a field's later paragraphs are indented under its list item
+        if in_fields and field_sym is not None and (line.startswith("  ") or not line.strip()):
+            field_sym.lines.append(line[2:] if line.startswith("  ") else line)
+            continue
+        field_sym = None
         if cur is not None:
             cur.lines.append(line)
     return out
@@ -121,6 +130,9 @@ def field_name(sig: str) -> str:
     s = re.sub(r"^(pub(\([^)]*\))?|readonly|static)\s+", "", s)
     m = re.match(r"\**&?([A-Za-z_$][\w$]*)", s)
     return m.group(1) if m else ""
+
+
+DROP_EXAMPLES = False  # set for Go by compare()
 
 
 def article_doc_text(lines: list[str], signature: bool = True) -> str:
@@ -160,6 +172,19 @@ def article_doc_text(lines: list[str], signature: bool = True) -> str:
             # only if nothing but blank lines follows it up to the marker
             if all(not x.strip() for x in lines[e + 1:marker_idx]):
                 drop.update(range(s, e + 1))
+    # Go: `go doc -all` shows no examples; ours (pkg.go.dev's) are not doc text.
+    if DROP_EXAMPLES:
+        in_example = False
+        fence_seen = False
+        for i, l in enumerate(lines):
+            if re.match(r"^Example( \(.*\))?:$", l):
+                in_example, fence_seen = True, False
+            if in_example:
+                drop.add(i)
+                if FENCE_RE.match(l):
+                    if fence_seen:
+                        in_example = False
+                    fence_seen = True
     kept = []
     skip_list = False
     for i, l in enumerate(lines):
@@ -241,6 +266,8 @@ def canon_name(n: str) -> str:
 
 
 def compare(tool: dict, art: list[ArticleSymbol], worst_n: int = 5) -> dict:
+    global DROP_EXAMPLES
+    DROP_EXAMPLES = tool.get("language") == "go"
     tool_syms = tool["symbols"]
     # index article by (module, name) and by name
     by_mod_name: dict[tuple[str, str], list[int]] = {}

@@ -291,3 +291,17 @@ fn go_constants_of_a_block_without_a_comment_take_the_blocks() {
     );
     assert_eq!(doc("FieldKeyTime"), "FieldKeyTime is the time key.");
 }
+
+#[test]
+fn go_directive_comments_are_no_doc() {
+    let out = outline(
+        "entry.go",
+        "package logrus\n\n// Entry is a log entry.\n//\n//nolint:recvcheck // both receivers.\ntype Entry struct{}\n\n// Gen makes.\n//go:generate stringer\nfunc Gen() {}\n\n// Plain: a colon after a space is text.\nfunc Plain() {}\n",
+    );
+    assert_eq!(comment_of(&out, "Entry").text, "Entry is a log entry.");
+    assert_eq!(comment_of(&out, "Gen").text, "Gen makes.");
+    assert_eq!(
+        comment_of(&out, "Plain").text,
+        "Plain: a colon after a space is text."
+    );
+}

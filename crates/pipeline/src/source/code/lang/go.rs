@@ -51,7 +51,39 @@ pub(crate) fn go<'t>(
 }
 
 pub(crate) fn go_doc(node: Node, leading: &[Node], src: &Source) -> Vec<String> {
-    comment_lines(&preceding_comments(node, leading, src, true))
+    let comments: Vec<&str> = preceding_comments(node, leading, src, true)
+        .into_iter()
+        .filter(|c| !is_directive(c))
+        .collect();
+    let mut lines = comment_lines(&comments);
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+/// A directive comment, which `go doc` leaves out of the doc (go/ast's `isDirective`):
+/// `//go:generate …`, `//nolint:errcheck // why`, `//line …`, `//export f`, `//extern f`.
+fn is_directive(comment: &str) -> bool {
+    let Some(rest) = comment.strip_prefix("//") else {
+        return false;
+    };
+    if ["line ", "extern ", "export "]
+        .iter()
+        .any(|p| rest.starts_with(p))
+    {
+        return true;
+    }
+    let word = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        .count();
+    word > 0
+        && rest.as_bytes().get(word) == Some(&b':')
+        && rest
+            .as_bytes()
+            .get(word + 1)
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
 
 fn go_declaration<'t>(
