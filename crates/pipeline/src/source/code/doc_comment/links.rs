@@ -9,7 +9,6 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use crate::builtin::regex;
-use crate::source::code::comments;
 
 /// The scheme of a link to a symbol, before the render layer resolves it.
 pub(crate) const DOC_LINK: &str = "doc:";
@@ -60,11 +59,6 @@ pub(super) fn outside_code(lines: &[String], convert: impl Fn(&str) -> String) -
             if fence { line.clone() } else { convert(line) }
         })
         .collect()
-}
-
-/// rustdoc's intra-doc links as doc links.
-pub(super) fn rust_intra_doc(line: &str) -> String {
-    comments::intra_doc_links(line, link)
 }
 
 /// reStructuredText's inline markup as Markdown: Sphinx roles as doc links (`:meth:`x``,

@@ -250,3 +250,15 @@ fn go_implicit_headings_are_headings() {
         "Package errors provides simple error handling primitives.\n\n**Adding context to an error**\n\nThe errors.Wrap function returns a new error.\n\nNot a heading.\n\nRetrieving the cause of an error\n\n```\ncode()\n```\n\n**Formatted printing of errors**\n\nText."
     );
 }
+
+#[test]
+fn rust_crate_docs_lose_their_badge_rows() {
+    let doc = lines(
+        "[![github]](https://github.com/a/semver)&ensp;[![crates-io]](https://crates.io/crates/semver)\n\n[github]: https://img.shields.io/badge/github-8da0cb\n[crates-io]: https://img.shields.io/badge/crates.io-fc8d62\n\n<br>\n\nA parser for [SemVer].\n\n![diagram](docs/diagram.svg)\n\n[SemVer]: https://semver.org\n",
+    );
+    let text = DocComment::module(&doc, Language::Rust);
+    assert_eq!(
+        text,
+        "A parser for [SemVer].\n\n![diagram](docs/diagram.svg)\n\n[SemVer]: https://semver.org"
+    );
+}
