@@ -64,11 +64,15 @@ def parse_article(text: str) -> list[ArticleSymbol]:
     parent = ""
     last_anchor = None
     in_fence = False
+    in_fields = False
+    field_sym: ArticleSymbol | None = None
     for i, line in enumerate(lines):
         if FENCE_RE.match(line):
             in_fence = not in_fence
         if in_fence or FENCE_RE.match(line):
-            if cur is not None:
+            if in_fields and field_sym is not None and (line.startswith("  ") or not line.strip()):
+                field_sym.lines.append(line[2:])
+            elif cur is not None:
                 cur.lines.append(line)
             continue
         m_anchor = ANCHOR_RE.match(line)
@@ -96,7 +100,11 @@ def parse_article(text: str) -> list[ArticleSymbol]:
             if level == "symbol":
                 parent = name
             continue
-        mf = FIELD_RE.match(line)
+        if line.startswith(("Fields:", "Variants:")):
+            in_fields = True
+        elif line.startswith("Trait implementations:") or SYMBOL_RE.match(line):
+            in_fields = False  # rustdoc's trait impls are not fields (not counted)
+        mf = FIELD_RE.match(line) if in_fields else None
         if mf and cur is not None and cur.level in ("symbol", "member"):
             fname = field_name(mf.group(2))
             owner = cur.name if cur.level == "symbol" else parent
@@ -104,7 +112,13 @@ def parse_article(text: str) -> list[ArticleSymbol]:
                 f = ArticleSymbol(module, f"{owner}.{fname}", "field", "field", mf.group(1))
                 f.lines.append(mf.group(3) or "")
                 out.append(f)
+                field_sym = f
             continue
+        # a field's later paragraphs are indented under its list item
+        if in_fields and field_sym is not None and (line.startswith("  ") or not line.strip()):
+            field_sym.lines.append(line[2:] if line.startswith("  ") else line)
+            continue
+        field_sym = None
         if cur is not None:
             cur.lines.append(line)
     return out
@@ -116,6 +130,9 @@ def field_name(sig: str) -> str:
     s = re.sub(r"^(pub(\([^)]*\))?|readonly|static)\s+", "", s)
     m = re.match(r"\**&?([A-Za-z_$][\w$]*)", s)
     return m.group(1) if m else ""
+
+
+DROP_EXAMPLES = False  # set for Go by compare()
 
 
 def article_doc_text(lines: list[str], signature: bool = True) -> str:
@@ -144,18 +161,40 @@ def article_doc_text(lines: list[str], signature: bool = True) -> str:
             in_fence = not in_fence
     drop = set()
     if blocks and signature:
-        s, e = blocks[-1]
-        # only if nothing but blank lines follows it up to the marker
-        if all(not x.strip() for x in lines[e + 1:marker_idx]):
+        # The signature opens the section (only blank lines above it). Doc comments keep
+        # their code blocks and doctest sessions in place, so the last block before the
+        # marker is not always the signature.
+        s, e = blocks[0]
+        if all(not x.strip() for x in lines[:s]):
             drop.update(range(s, e + 1))
+        else:
+            s, e = blocks[-1]
+            # only if nothing but blank lines follows it up to the marker
+            if all(not x.strip() for x in lines[e + 1:marker_idx]):
+                drop.update(range(s, e + 1))
+    # Go: `go doc -all` shows no examples; ours (pkg.go.dev's) are not doc text.
+    if DROP_EXAMPLES:
+        in_example = False
+        fence_seen = False
+        for i, l in enumerate(lines):
+            if re.match(r"^Example( \(.*\))?:$", l):
+                in_example, fence_seen = True, False
+            if in_example:
+                drop.add(i)
+                if FENCE_RE.match(l):
+                    if fence_seen:
+                        in_example = False
+                    fence_seen = True
     kept = []
     skip_list = False
     for i, l in enumerate(lines):
-        if i in drop or l.startswith("Defined in ") or re.match(r"^In `[^`]+`\.$", l):
+        if i in drop or l.startswith("Defined in ") or re.match(r"^\{/\*.*\*/\}$", l.strip()) or re.match(r"^(In|Import it with|Its names are imported from the package, as in) `[^`]+`\.$", l):
             continue
-        if l.startswith(("Fields:", "Variants:")):
+        if l.startswith(("Fields:", "Variants:", "Trait implementations:")):
             skip_list = True
             continue
+        if re.match(r"^Available on crate features? .* only\.$", l):
+            continue  # docs.rs's feature badge, not doc text
         if skip_list:
             if l.startswith("- ") or not l.strip():
                 continue
@@ -192,6 +231,7 @@ def normalise(text: str) -> str:
                r"see|remarks|typeParam|template|since|category|internal|public)\b", " ", t)  # TSDoc tags
     t = re.sub(r"(?m)^\s*-{3,}\s*$|^\s*={3,}\s*$", " ", t)             # numpy underlines
     t = re.sub(r"(?m)^\s*#{1,6}\s+", "", t)                          # markdown heading markers
+    t = re.sub(r"(?m)^\s*\*\*([^*\n]+)\*\*\s*$", r"\1", t)        # a bold label line
     t = LABEL_WORDS.sub(" ", t)
     t = re.sub(r"\*\*|__|[`*]", "", t)
     t = re.sub(r"\\([\\`*_{}\[\]()#+\-.!<>])", r"\1", t)
@@ -226,6 +266,8 @@ def canon_name(n: str) -> str:
 
 
 def compare(tool: dict, art: list[ArticleSymbol], worst_n: int = 5) -> dict:
+    global DROP_EXAMPLES
+    DROP_EXAMPLES = tool.get("language") == "go"
     tool_syms = tool["symbols"]
     # index article by (module, name) and by name
     by_mod_name: dict[tuple[str, str], list[int]] = {}

@@ -11,6 +11,7 @@
 #   TYPEDOC_DIR folder where typedoc is npm-installed (setup.sh) [/tmp/tsdoc]
 #   RUST_TARGET cargo target dir for rustdoc JSON [$PANEL_DIR/target-rs]
 #   MIRROR_ROOT where the search tool's `fetch` puts git dirs [/work/.mirror]
+#   HALF        only the rows of this half (column 8: tuning, heldout-YYYY-MM-DD) [every row]
 #
 # A missing clone is cloned from MIRROR_ROOT/<owner>+<repo>/repo (call the
 # search tool's `fetch github:<owner>/<repo>` first). Every clone is checked out
@@ -24,11 +25,13 @@ VENV=${VENV:-/tmp/pyvenv}
 TYPEDOC_DIR=${TYPEDOC_DIR:-/tmp/tsdoc}
 RUST_TARGET=${RUST_TARGET:-$PANEL_DIR/target-rs}
 MIRROR_ROOT=${MIRROR_ROOT:-/work/.mirror}
+export HALF=${HALF:-}
 export GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local
 mkdir -p "$PANEL_DIR" "$OUT_DIR"
 
-grep -v '^#' "$HERE/panel.tsv" | while IFS=$'\t' read -r lang name source ref commit feature install; do
+grep -v '^#' "$HERE/panel.tsv" | while IFS=$'\t' read -r lang name source ref commit feature install half; do
   [ -n "$lang" ] || continue
+  if [ -n "${HALF:-}" ] && [ "${half:-tuning}" != "$HALF" ]; then continue; fi
   if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
   clone="$PANEL_DIR/$name"
   if [ ! -d "$clone/.git" ]; then

@@ -10,12 +10,14 @@ import sys
 
 def main() -> int:
     panel, out = sys.argv[1], sys.argv[2]
+    half = os.environ.get("HALF", "")
     rows = [l.rstrip("\n").split("\t") for l in open(panel) if l.strip() and not l.startswith("#")]
+    rows = [r for r in rows if not half or (r[7:8] or ["tuning"])[0] == half]
     print("| language | repository | tag | commit | feature | tool symbols | coverage | shown but hidden |"
           " shown twice | doc pairs | all tool words present | equal after normalising |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     details = []
-    for lang, name, source, ref, commit, feature, _ in rows:
+    for lang, name, source, ref, commit, feature, *_ in rows:
         p = os.path.join(out, f"{name}.cmp.json")
         if not os.path.exists(p):
             print(f"| {lang} | {source[7:]} | {ref} | `{commit[:12]}` | `{feature}` | not measured | | | | | | |")

@@ -24,6 +24,13 @@ pub(crate) struct ModuleView<'a> {
     pub anchor: String,
     pub overview: String,
     pub examples: Vec<Example>,
+    /// The module its users import all of its names from, when that is another (Python:
+    /// `itsdangerous` for `itsdangerous.signer`): said once for the module, not under
+    /// each name, as `from humanize import ordinal`.
+    pub import: Option<String>,
+    /// Its place as the project's own docs order the modules (Python), before the others.
+    #[serde(skip)]
+    pub rank: Option<usize>,
     /// Its symbols, members included.
     pub symbol_count: usize,
     /// Rust `#[macro_export]` macros, listed first as rustdoc lists them.
@@ -64,6 +71,9 @@ pub(crate) struct SymbolView<'a> {
     pub anchor: String,
     /// The declaration on the repository's web host at the run's commit, when it is known.
     pub url: Option<String>,
+    /// Python: how the package's users import it when a module nearer the package root
+    /// re-exports it (`from itsdangerous import Signer`).
+    pub import: Option<String>,
     /// The whole doc comment, its links resolved to the article's anchors.
     pub details: DocComment,
     /// Its text's first paragraph, and the paragraphs after it: a field's list item shows
@@ -95,6 +105,7 @@ pub(crate) fn modules<'a>(
     let mut out = Vec::with_capacity(by_module.len());
     for (module, mut members) in by_module {
         let doc = docs.get(module).cloned().unwrap_or_default();
+        let package = doc.package.clone();
         let language = members.first().map_or(doc.language, |s| s.language);
         let order = Order::of(language);
         members.sort_by(|a, b| order.compare_items(a, b));
@@ -108,6 +119,7 @@ pub(crate) fn modules<'a>(
                 .join(" "),
             anchor: anchors.unique(&format!("{module_anchor}-{}", slug(&symbol.name))),
             url: link(&symbol.path, symbol.line),
+            import: import_line(symbol, package.as_deref()),
             details: DocComment::default(),
             lead: String::new(),
             more: String::new(),
@@ -200,7 +212,39 @@ pub(crate) fn modules<'a>(
             // private type): no section of its own.
             continue;
         }
+        // When every name of the module is imported from the same place, that is said once.
+        let mut import = None;
+        {
+            let mut tops = macros
+                .iter_mut()
+                .chain(types.iter_mut().map(|t| &mut t.symbol))
+                .chain(functions.iter_mut())
+                .chain(constants.iter_mut())
+                .chain(variables.iter_mut());
+            let first = tops.next();
+            if let Some(first) = first
+                && let Some(line) = first.import.clone()
+                && let Some((from, _)) = line.rsplit_once(" import ")
+                && first.symbol.language == "python"
+            {
+                let mut rest: Vec<&mut SymbolView> = tops.collect();
+                let same = rest.iter().all(|v| {
+                    v.import
+                        .as_deref()
+                        .and_then(|l| l.rsplit_once(" import "))
+                        .is_some_and(|(f, _)| f == from)
+                });
+                if same && !rest.is_empty() {
+                    import = Some(line.clone());
+                    first.import = None;
+                    for v in rest.iter_mut() {
+                        v.import = None;
+                    }
+                }
+            }
+        }
         out.push(ModuleView {
+            import,
             name: module_name(module, language, doc.package.as_deref()),
             path: if module.is_empty() {
                 ".".into()
@@ -211,6 +255,7 @@ pub(crate) fn modules<'a>(
             anchor: module_anchor,
             overview: doc.overview,
             examples: doc.examples,
+            rank: doc.rank,
             symbol_count: members.len(),
             macros,
             types,
@@ -220,9 +265,11 @@ pub(crate) fn modules<'a>(
             sections: order.sections,
         });
     }
+    // Modules the project's own docs order come first, in that order.
     out.sort_by(|a, b| {
-        order_key(a)
-            .cmp(order_key(b))
+        (a.rank.is_none(), a.rank)
+            .cmp(&(b.rank.is_none(), b.rank))
+            .then_with(|| order_key(a).cmp(order_key(b)))
             .then_with(|| a.path.cmp(&b.path))
     });
     resolve_doc_links(&mut out);
@@ -374,6 +421,24 @@ fn resolve_doc_links(modules: &mut [ModuleView]) {
     }
 }
 
+/// How users import a symbol that its module re-exports nearer the package root (Python:
+/// `from itsdangerous import Signer`) or also exports as its default (TypeScript:
+/// `import defu from "defu"`, with the module's package name).
+fn import_line(symbol: &Symbol, package: Option<&str>) -> Option<String> {
+    let (module, name) = symbol.reexport.as_ref()?;
+    match symbol.language {
+        "python" => Some(format!(
+            "from {} import {name}",
+            module_name(module, "python", None)
+        )),
+        _ if name == "default" => {
+            let package = package?;
+            Some(format!("import {} from \"{package}\"", symbol.name))
+        }
+        _ => None,
+    }
+}
+
 /// The first paragraph of Markdown `text` and the rest; none when it opens with a code
 /// block or a list, which cannot stand on a list item's line.
 fn first_paragraph(text: &str) -> (&str, &str) {
@@ -407,7 +472,7 @@ fn short_name(symbol: &Symbol) -> &str {
 }
 
 /// How the language names a module at `path`.
-fn module_name(path: &str, language: &str, package: Option<&str>) -> String {
+pub(crate) fn module_name(path: &str, language: &str, package: Option<&str>) -> String {
     let without = |ext: &str| path.strip_suffix(ext).unwrap_or(path).to_string();
     match language {
         "go" => match package {

@@ -545,16 +545,9 @@ fn extract_files(
         out.prose.retain(|d| !is_toc(&d.path));
         out.prose_files.retain(|f| !is_toc(&f.path));
     }
-    // A page is titled as the site's navigation names it ("Importing functions from JS"),
-    // unless the navigation only says where it is ("Home", "Overview").
-    for doc in &mut out.prose {
-        if let Some(title) = site.nav_titles.get(&doc.path)
-            && !docs::is_generic_nav_title(title)
-        {
-            doc.title = title.clone();
-        }
-    }
+    site.retitle(&mut out.prose);
     out.site = (!site.rank.is_empty()).then_some(site);
+    python_module_order(repo, tree, limits, &mut out, &python_modules);
     code::go_members_of_declared_types(&mut out.symbols);
     for (dir, example) in code::attach_go_examples(&mut out.symbols, go_examples) {
         if let Some(doc) = out.module_docs.get_mut(&dir) {
@@ -582,6 +575,100 @@ fn python_reach(
     for module in api.private_modules() {
         out.module_docs.remove(module);
         out.internal_files += 1;
+    }
+}
+
+/// Pages of a docs folder read for the API's order, and entries of it visited, at most.
+const MAX_DOC_PAGES: usize = 300;
+const MAX_DOC_ENTRIES: usize = 5_000;
+
+/// Python modules in the order the project's own API docs give them, else its package's
+/// `__init__` (`code::python_docs_order`): each module's `rank`.
+fn python_module_order(
+    repo: &Repository,
+    tree: &Tree,
+    limits: &crate::limits::Limits,
+    out: &mut Extracted,
+    facts: &HashMap<String, Option<Arc<PythonModuleFacts>>>,
+) {
+    use crate::source::code::python_docs_order::{PyModule, documented_names, module_ranks};
+    let mut names: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for symbol in out
+        .symbols
+        .iter()
+        .filter(|s| s.language == "python" && s.parent.is_none())
+    {
+        names.entry(&symbol.module).or_default().push(&symbol.name);
+    }
+    // A module that only documents itself (a package's `__init__`) has its place too.
+    for (path, doc) in &out.module_docs {
+        if doc.language == "python" && !doc.overview.trim().is_empty() {
+            names.entry(path).or_default();
+        }
+    }
+    if names.len() < 2 {
+        return;
+    }
+    let dotted: Vec<(String, &str, Vec<&str>)> = names
+        .into_iter()
+        .map(|(path, names)| {
+            let dotted = crate::render::dev_docs::module_name(path, "python", None);
+            (dotted, path, names)
+        })
+        .collect();
+    let modules: Vec<PyModule> = dotted
+        .iter()
+        .map(|(dotted, path, names)| PyModule {
+            path,
+            dotted,
+            names: names.clone(),
+        })
+        .collect();
+    let read = |path: &str| match repository::regular_file(tree, path)
+        .map(|blob| code::read_text(repo, path, blob, limits))
+    {
+        Some(Ok(FileText::Text(text))) => Some(text),
+        _ => None,
+    };
+    let mut pages: Vec<String> = Vec::new();
+    let mut visited = 0usize;
+    for dir in ["docs", "doc"] {
+        let Ok(entry) = tree.get_path(std::path::Path::new(dir)) else {
+            continue;
+        };
+        let Ok(folder) = entry.to_object(repo).and_then(|o| o.peel_to_tree()) else {
+            continue;
+        };
+        let _ = folder.walk(git2::TreeWalkMode::PreOrder, |root, e| {
+            visited += 1;
+            if visited > MAX_DOC_ENTRIES || pages.len() >= MAX_DOC_PAGES {
+                return git2::TreeWalkResult::Abort;
+            }
+            if let Ok(name) = e.name()
+                && e.kind() == Some(git2::ObjectType::Blob)
+                && (name.ends_with(".rst") || name.ends_with(".md"))
+            {
+                pages.push(format!("{dir}/{root}{name}"));
+            }
+            git2::TreeWalkResult::Ok
+        });
+    }
+    let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+    let site = docs::site_order(read, &refs).unwrap_or_default();
+    pages.sort_by(|a, b| site.compare(a, b));
+    let texts: Vec<String> = pages.iter().filter_map(|p| read(p)).collect();
+    let documented = documented_names(texts.iter().map(String::as_str));
+    let root = modules
+        .iter()
+        .min_by_key(|m| (m.dotted.matches('.').count(), m.dotted))
+        .filter(|m| m.path.ends_with("__init__.py"));
+    let root_init = root.and_then(|m| {
+        let facts = facts.get(m.path)?.as_deref()?;
+        Some((m.dotted, facts))
+    });
+    let ranks = module_ranks(&modules, &documented, root_init);
+    for (path, rank) in ranks {
+        out.module_docs.entry(path).or_default().rank = Some(rank);
     }
 }
 

@@ -336,3 +336,56 @@ fn drift_reads_a_python_package_as_the_run_documents_it() {
         "{changes:?}"
     );
 }
+
+#[test]
+fn modules_follow_the_docs_order_and_reexported_names_show_their_import() {
+    let mut repo = Repo::new();
+    repo.write(
+        "src/pkg/__init__.py",
+        "\"\"\"The package.\"\"\"\nfrom .encoding import want_bytes\nfrom .serializer import Serializer\nfrom .signer import Signer\n",
+    )
+    .write(
+        "src/pkg/encoding.py",
+        "def want_bytes(s):\n    \"\"\"Bytes of s.\"\"\"\n    return s\n",
+    )
+    .write(
+        "src/pkg/serializer.py",
+        "class Serializer:\n    \"\"\"Serializes.\"\"\"\n\n    def dumps(self, obj):\n        \"\"\"Dump.\"\"\"\n",
+    )
+    .write(
+        "src/pkg/signer.py",
+        "class Signer:\n    \"\"\"Signs.\"\"\"\n",
+    )
+    .write(
+        "docs/index.rst",
+        "Pkg\n===\n\n.. toctree::\n\n   serializer\n   signer\n   encoding\n",
+    )
+    .write(
+        "docs/serializer.rst",
+        "Serializer\n==========\n\n.. autoclass:: pkg.Serializer\n    :members:\n",
+    )
+    .write(
+        "docs/signer.rst",
+        "Signer\n======\n\n.. module:: pkg.signer\n\n.. autoclass:: Signer\n",
+    )
+    .write(
+        "docs/encoding.rst",
+        "Encoding\n========\n\n.. autofunction:: pkg.encoding.want_bytes\n",
+    );
+    repo.commit("feat: pkg");
+    let (body, _) = crate::fixture::dev_docs(&repo, "src/pkg");
+    let at = |h: &str| body.find(h).unwrap_or_else(|| panic!("no {h}:\n{body}"));
+    let order = [
+        at("### `pkg`\n"),
+        at("### `pkg.serializer`"),
+        at("### `pkg.signer`"),
+        at("### `pkg.encoding`"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{body}");
+    assert!(
+        body.contains("Import it with `from pkg import Signer`."),
+        "{body}"
+    );
+    // A member is imported with its class.
+    assert!(!body.contains("import Serializer.dumps"), "{body}");
+}

@@ -453,3 +453,29 @@ export declare namespace mixed {
     assert!(!body.contains("hidden"), "{body}");
     assert!(!body.contains("notExported"), "{body}");
 }
+
+#[test]
+fn a_declaration_exported_by_name_and_as_the_default_is_shown_once() {
+    let mut repo = Repo::new();
+    repo.write(
+        "package.json",
+        r#"{"name": "merge", "exports": {".": {"types": "./dist/index.d.ts", "default": "./dist/index.js"}}}"#,
+    )
+    .write(
+        "src/index.ts",
+        "/** Makes a merger. */\nexport function createMerge(): Merge { return merge; }\n\n/** Merges objects. */\nexport const merge = createMerge();\n\nexport default merge;\n\n/** A merger. */\nexport class Merger {\n  /** Runs. */\n  run(): void {}\n}\n",
+    );
+    repo.commit("feat: merge");
+    let (body, provenance) = dev_docs(&repo, ".");
+    let pair = |path: &str, name: &str| (path.to_string(), name.to_string());
+    assert!(
+        !shown(&provenance).contains(&pair("src/index.ts", "default")),
+        "{body}"
+    );
+    assert!(!body.contains("`default`"), "{body}");
+    assert_eq!(body.matches("#### Constant `merge`").count(), 1, "{body}");
+    assert!(
+        body.contains("Import it with `import merge from \"merge\"`."),
+        "{body}"
+    );
+}

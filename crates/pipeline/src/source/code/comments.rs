@@ -54,6 +54,20 @@ pub(crate) fn intra_doc_links(text: &str, link: impl Fn(&str, &str) -> String) -
             continue;
         }
         let after = &rest[open + 1..];
+        // An image's alt text (`![github]`, inside a badge's `[![github]](url)`) is no link.
+        if rest[..open].ends_with('!') {
+            match after.find(']') {
+                Some(close) => {
+                    out.push_str(&rest[open..open + 1 + close + 1]);
+                    rest = &after[close + 1..];
+                }
+                None => {
+                    out.push_str(&rest[open..]);
+                    return out;
+                }
+            }
+            continue;
+        }
         let Some(close) = after.find(']') else {
             out.push_str(&rest[open..]);
             return out;
@@ -276,6 +290,12 @@ mod tests {
             ("[guide](docs/guide.md)", "[guide](docs/guide.md)"),
             ("takes `&[u8]` and [0, 1)", "takes `&[u8]` and [0, 1)"),
             ("[`Self::new`] or [`fn@log`]", "`Self::new` or `fn@log`"),
+            // A badge: a link around a reference image keeps its form.
+            (
+                "[![github]](https://github.com/a/b)&ensp;[![docs-rs]](https://docs.rs/b)",
+                "[![github]](https://github.com/a/b)&ensp;[![docs-rs]](https://docs.rs/b)",
+            ),
+            ("![logo](img.svg) and [`Key`]", "![logo](img.svg) and `Key`"),
         ];
         for (text, expected) in cases {
             assert_eq!(without_intra_doc_links(text), expected, "{text}");

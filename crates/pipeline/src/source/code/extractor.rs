@@ -116,6 +116,7 @@ impl Extractor {
                     signature: lang::common::truncate(&decl.signature, MAX_SIGNATURE_CHARS),
                     line: decl.node.start_position().row + 1,
                     requires: decl.requires,
+                    reexport: None,
                 },
                 stub,
             ));

@@ -118,6 +118,11 @@ pub struct Symbol {
     /// and those of what encloses it in its file (docs.rs's "Available on crate feature …").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requires: Option<Requires>,
+    /// Python: the module nearer the package root that re-exports this top-level symbol
+    /// (its file) and the name it has there, when the symbol is documented in its own module
+    /// (`itsdangerous.signer.Signer`, imported as `from itsdangerous import Signer`).
+    #[serde(skip)]
+    pub reexport: Option<(String, String)>,
 }
 
 /// What the extract stage read about a module besides its symbols.
@@ -129,4 +134,7 @@ pub(crate) struct ModuleDoc {
     pub package: Option<String>,
     /// Go: `func Example()` of the package.
     pub examples: Vec<Example>,
+    /// Python: the module's place in the article as the project's own docs order it
+    /// (`lang::python::docs_order`); modules without one follow, by name.
+    pub rank: Option<usize>,
 }

@@ -12,6 +12,16 @@ fn outline(path: &str, source: &str) -> Outline {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The doc comment of the symbol `name` of `outline`.
+fn comment_of(outline: &Outline, name: &str) -> DocComment {
+    outline
+        .symbols
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| s.comment.clone())
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
 fn names(outline: &Outline) -> Vec<&str> {
     outline.symbols.iter().map(|s| s.name.as_str()).collect()
 }
@@ -250,4 +260,48 @@ fn plain_javascript_is_fenced_as_javascript() {
         "/** Makes an id. */\nexport function nanoid(size?: number): string\n",
     );
     assert_eq!(found.symbols[0].language, "typescript");
+}
+
+#[test]
+fn a_jsdoc_above_a_lint_comment_still_documents_the_declaration() {
+    let out = outline(
+        "src/queue.ts",
+        "export class Queue {\n  /**\n  @returns A promise that rejects on error.\n\n  Use it with `onIdle()`.\n  */\n  // eslint-disable-next-line @typescript-eslint/promise-function-async\n  onError(): Promise<never> {\n    return new Promise(() => {});\n  }\n\n  /** Not this one. */\n  // a note\n  /* a block note */\n  size(): number { return 0; }\n}\n\n// Only a line comment.\nexport function bare(): void {}\n",
+    );
+    let doc = |name: &str| comment_of(&out, name);
+    let on_error = doc("Queue.onError");
+    assert!(
+        format!("{on_error:?}").contains("Use it with `onIdle()`."),
+        "{on_error:?}"
+    );
+    assert_eq!(doc("Queue.size").text, "Not this one.");
+    assert_eq!(doc("bare").text, "");
+}
+
+#[test]
+fn go_constants_of_a_block_without_a_comment_take_the_blocks() {
+    let out = outline(
+        "formatter.go",
+        "package logrus\n\n// Default key names for the default fields\nconst (\n\tFieldKeyMsg = \"msg\"\n\t// FieldKeyTime is the time key.\n\tFieldKeyTime = \"time\"\n)\n",
+    );
+    let doc = |name: &str| comment_of(&out, name).text;
+    assert_eq!(
+        doc("FieldKeyMsg"),
+        "Default key names for the default fields"
+    );
+    assert_eq!(doc("FieldKeyTime"), "FieldKeyTime is the time key.");
+}
+
+#[test]
+fn go_directive_comments_are_no_doc() {
+    let out = outline(
+        "entry.go",
+        "package logrus\n\n// Entry is a log entry.\n//\n//nolint:recvcheck // both receivers.\ntype Entry struct{}\n\n// Gen makes.\n//go:generate stringer\nfunc Gen() {}\n\n// Plain: a colon after a space is text.\nfunc Plain() {}\n",
+    );
+    assert_eq!(comment_of(&out, "Entry").text, "Entry is a log entry.");
+    assert_eq!(comment_of(&out, "Gen").text, "Gen makes.");
+    assert_eq!(
+        comment_of(&out, "Plain").text,
+        "Plain: a colon after a space is text."
+    );
 }

@@ -37,4 +37,3 @@ pub(crate) use selection::{
 pub(crate) use site::{SiteOrder, site_order};
 pub(crate) use tidy::tidy;
 pub(crate) use translations::translations;
-pub(crate) use vocabulary::is_generic_nav_title;

@@ -255,10 +255,11 @@ pub(crate) fn for_dev_docs(
         .chain(rest)
         .map(|doc| {
             if is_readme(&doc.path) {
+                let kept = sections(&doc.markdown, |title| {
+                    !matches_words(title, LEFT_OUT_HEADINGS)
+                });
                 Prose {
-                    markdown: sections(&doc.markdown, |title| {
-                        !matches_words(title, LEFT_OUT_HEADINGS)
-                    }),
+                    markdown: without_api_docs_pointers(&kept),
                     ..doc.clone()
                 }
             } else {
@@ -269,6 +270,77 @@ pub(crate) fn for_dev_docs(
     let capped = cap(chosen, MAX_PROSE_BYTES);
     let leads = main.is_some_and(|m| capped.first().is_some_and(|d| d.path == m.path));
     (capped, leads)
+}
+
+/// Words a paragraph that only points at the package's API docs holds at most.
+const MAX_POINTER_WORDS: usize = 16;
+
+/// `markdown` without the short paragraphs that only send the reader to the package's API
+/// reference on pkg.go.dev, godoc.org, godocs.io or docs.rs ("Full documentation is
+/// available at https://pkg.go.dev/…", "[Read the package documentation](https://godoc.org/…)"):
+/// the developer docs are that reference.
+pub(crate) fn without_api_docs_pointers(markdown: &str) -> String {
+    static SITE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::builtin::regex(
+            r"https?://(?:pkg\.go\.dev|godoc\.org|godocs\.io|docs\.rs)/[^\s)\]>]*",
+        )
+    });
+    let mut out: Vec<&str> = Vec::new();
+    let mut paragraph: Vec<&str> = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    fn flush<'m>(paragraph: &mut Vec<&'m str>, out: &mut Vec<&'m str>, site: &regex::Regex) {
+        let text = paragraph.join("\n");
+        let without = site.replace_all(&text, " ");
+        let words = words(&without);
+        let count = words.split(' ').filter(|w| !w.is_empty()).count();
+        let drop = !text.trim_start().starts_with('#')
+            && site.is_match(&text)
+            && !text.contains("![")
+            && count <= MAX_POINTER_WORDS
+            && (words.contains("doc") || words.contains("reference"));
+        if !drop {
+            out.append(paragraph);
+        }
+        paragraph.clear();
+    }
+    for line in markdown.lines() {
+        if let Some((ch, len)) = fence {
+            out.push(line);
+            if closes_fence(line, ch, len) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some((ch, len, _)) = opens_fence(line) {
+            flush(&mut paragraph, &mut out, &SITE);
+            fence = Some((ch, len));
+            out.push(line);
+            continue;
+        }
+        if line.trim().is_empty() {
+            flush(&mut paragraph, &mut out, &SITE);
+            out.push(line);
+            continue;
+        }
+        paragraph.push(line);
+    }
+    flush(&mut paragraph, &mut out, &SITE);
+    let joined = out.join("\n");
+    // Blank lines the dropped paragraphs leave are one.
+    let mut tidy = String::with_capacity(joined.len());
+    let mut blanks = 0;
+    for line in joined.lines() {
+        blanks = if line.trim().is_empty() {
+            blanks + 1
+        } else {
+            0
+        };
+        if blanks <= 1 {
+            tidy.push_str(line);
+            tidy.push('\n');
+        }
+    }
+    tidy.trim().to_string()
 }
 
 /// The words of Markdown `text`, without HTML tags and Markdown punctuation.
@@ -581,6 +653,15 @@ mod tests {
             "Intro.\n\n#### Install\n\nnpm i\n\n#### API\n\n##### f()\n\nf.\n\n#### FAQ\n\nQ."
         );
         assert_eq!(dev[1].markdown, "ref");
+    }
+
+    #[test]
+    fn pointers_to_the_api_reference_are_left_out_of_the_readme() {
+        let readme = "Intro.\n\nFull documentation is available at\nhttps://pkg.go.dev/github.com/acme/errors\n\n[Read the package documentation for more information](https://godoc.org/github.com/acme/errors).\n\n```go\n// see https://pkg.go.dev/github.com/acme/errors docs\n```\n\nUse `errors.Join` from [the standard library](https://pkg.go.dev/errors#Join), which combines many errors and formats them as one message for logs and docs readers alike.\n\n[![GoDoc](https://godoc.org/x?status.svg)](https://godoc.org/x)";
+        assert_eq!(
+            without_api_docs_pointers(readme),
+            "Intro.\n\n```go\n// see https://pkg.go.dev/github.com/acme/errors docs\n```\n\nUse `errors.Join` from [the standard library](https://pkg.go.dev/errors#Join), which combines many errors and formats them as one message for logs and docs readers alike.\n\n[![GoDoc](https://godoc.org/x?status.svg)](https://godoc.org/x)"
+        );
     }
 
     #[test]

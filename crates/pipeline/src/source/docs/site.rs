@@ -61,6 +61,18 @@ impl SiteOrder {
         }
     }
 
+    /// Each page titled as the site's navigation names it ("Importing functions from JS"),
+    /// unless the navigation only says where it is ("Home", "Overview").
+    pub(crate) fn retitle(&self, docs: &mut [super::Prose]) {
+        for doc in docs {
+            if let Some(title) = self.nav_titles.get(&doc.path)
+                && !super::vocabulary::is_generic_nav_title(title)
+            {
+                doc.title = title.clone();
+            }
+        }
+    }
+
     /// Compares two repository paths as the site orders them: listed pages first, in the
     /// site's order, then the others by path with numbers compared as numbers.
     pub(crate) fn compare(&self, a: &str, b: &str) -> Ordering {

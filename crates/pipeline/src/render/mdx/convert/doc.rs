@@ -58,23 +58,63 @@ pub(crate) fn join_split_tags(markdown: &str) -> Vec<String> {
     out
 }
 
-/// Whether the line's last `<` starts an element tag (`<img`, `<a`, a wrapper) left open.
+/// Whether the line's last `<` starts an element tag (`<img`, `<a`, a wrapper) left open: its
+/// name followed by a space or the line's end, outside a code span (`` `<I.(J+1).0` `` is
+/// code, not an `<i>` tag).
 fn opens_unclosed_tag(line: &str) -> bool {
     let Some(at) = line.rfind('<') else {
         return false;
     };
     let rest = &line[at + 1..];
-    if rest.contains('>') {
+    if rest.contains('>') || in_code_span(line, at) {
         return false;
     }
-    let name = rest
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let name_end = rest
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(rest.len());
+    if !rest[name_end..].is_empty() && !rest[name_end..].starts_with(char::is_whitespace) {
+        return false;
+    }
+    let name = rest[..name_end].to_ascii_lowercase();
     matches!(name.as_str(), "img" | "a" | "br")
         || PHRASING.contains(&name.as_str())
         || WRAPPERS.contains(&name.as_str())
+}
+
+/// Whether byte `at` of `line` is inside an inline code span (a run of backticks closed by a
+/// run of the same length).
+pub(super) fn in_code_span(line: &str, at: usize) -> bool {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < at {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let run = bytes[i..].iter().take_while(|b| **b == b'`').count();
+        let open_end = i + run;
+        // The closing run of the same length, if any.
+        let mut j = open_end;
+        let mut close = None;
+        while j < bytes.len() {
+            if bytes[j] == b'`' {
+                let other = bytes[j..].iter().take_while(|b| **b == b'`').count();
+                if other == run {
+                    close = Some(j);
+                    break;
+                }
+                j += other;
+            } else {
+                j += 1;
+            }
+        }
+        match close {
+            Some(close) if at < close => return at >= open_end,
+            Some(close) => i = close + run,
+            None => i = open_end,
+        }
+    }
+    false
 }
 
 /// A line of the converted document: Markdown still to escape, or JSX written here.

@@ -313,3 +313,18 @@ fn a_page_of_the_docs_site_is_linked_on_the_site() {
         )
     );
 }
+
+#[test]
+fn a_less_than_sign_in_code_or_before_a_non_tag_joins_no_lines() {
+    let lines = join_split_tags(
+        "- **`<=I.J`** equivalent to `<I.(J+1).0`\n- **`<=I`** equivalent to `<(I+1).0.0`\n\n**Op::Tilde**\n- **`~I.J.K`** equivalent to `>=I.J.K`\n",
+    );
+    assert_eq!(lines.len(), 5, "{lines:#?}");
+    assert_eq!(lines[0], "- **`<=I.J`** equivalent to `<I.(J+1).0`");
+    // A tag a README splits is still joined.
+    let lines = join_split_tags("<img src=\"logo.svg\"\n  alt=\"Logo\">\n\nText with a <i\n");
+    assert_eq!(lines[0], "<img src=\"logo.svg\" alt=\"Logo\">");
+    assert!(!in_code_span("a `<b` c", 1));
+    assert!(in_code_span("a `<b` c", 3));
+    assert!(!in_code_span("a ``x`` <b", 8));
+}

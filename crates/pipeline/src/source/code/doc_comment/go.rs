@@ -1,6 +1,6 @@
 //! Go doc comments as pkg.go.dev renders them (the syntax of Go 1.19's `go/doc/comment`):
 //! paragraphs; a span of indented lines is a code block, or a list when it starts with a
-//! list marker; `# Heading` lines; `[Name]` and `[pkg.Name]` doc links; `[text]: URL` link
+//! list marker; `# Heading` lines and the implicit headings of older comments; `[Name]` and `[pkg.Name]` doc links; `[text]: URL` link
 //! definitions; a paragraph that starts `Deprecated: ` is the deprecation notice.
 
 use super::links::go_inline;
@@ -62,6 +62,12 @@ pub(super) fn parse(lines: &[String]) -> DocComment {
             i += 1;
             continue;
         }
+        if is_old_heading(lines, i) {
+            b.line(format!("**{t}**"));
+            b.line("");
+            i += 1;
+            continue;
+        }
         // A paragraph: up to a blank or an indented line.
         let start = i;
         while i < lines.len() && !lines[i].trim().is_empty() && !lines[i].starts_with([' ', '\t']) {
@@ -82,6 +88,34 @@ pub(super) fn parse(lines: &[String]) -> DocComment {
         }
     }
     b.finish()
+}
+
+/// Go's implicit heading (go/doc/comment's `isOldHeading`, which pkg.go.dev still renders as
+/// a heading): a line alone between blank lines, not the first, followed by a paragraph; it
+/// starts with an upper-case letter, ends with a letter or digit, holds none of
+/// `;:!?+*/=[]{}_^°&§~%#@<">\`, an apostrophe only in `'s`, a period only inside a word.
+fn is_old_heading(lines: &[String], at: usize) -> bool {
+    let blank = |i: usize| lines.get(i).is_some_and(|l| l.trim().is_empty());
+    let follows = lines
+        .get(at + 2)
+        .is_some_and(|l| !l.trim().is_empty() && !l.starts_with([' ', '\t']));
+    if at == 0 || !blank(at - 1) || !blank(at + 1) || !follows {
+        return false;
+    }
+    let line = lines[at].trim();
+    let starts = line.chars().next().is_some_and(char::is_uppercase);
+    let ends = line.chars().last().is_some_and(char::is_alphanumeric);
+    if !starts || !ends || line.contains(|c| ";:!?+*/=[]{}_^°&§~%#@<\">\\".contains(c)) {
+        return false;
+    }
+    let chars: Vec<char> = line.chars().collect();
+    chars.iter().enumerate().all(|(i, c)| match c {
+        '\'' => {
+            chars.get(i + 1) == Some(&'s') && chars.get(i + 2).is_none_or(|n| !n.is_alphanumeric())
+        }
+        '.' => chars.get(i + 1).is_some_and(|n| *n != ' '),
+        _ => true,
+    })
 }
 
 fn is_list(line: &str) -> bool {

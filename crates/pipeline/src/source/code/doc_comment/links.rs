@@ -9,7 +9,6 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use crate::builtin::regex;
-use crate::source::code::comments;
 
 /// The scheme of a link to a symbol, before the render layer resolves it.
 pub(crate) const DOC_LINK: &str = "doc:";
@@ -62,11 +61,6 @@ pub(super) fn outside_code(lines: &[String], convert: impl Fn(&str) -> String) -
         .collect()
 }
 
-/// rustdoc's intra-doc links as doc links.
-pub(super) fn rust_intra_doc(line: &str) -> String {
-    comments::intra_doc_links(line, link)
-}
-
 /// reStructuredText's inline markup as Markdown: Sphinx roles as doc links (`:meth:`x``,
 /// `:py:class:`~a.B``, `:class:`text <a.B>``; `!` turns the link off, `~` shows the last
 /// part), ` ``code`` ` as code, `` `text <url>`_ `` as a link, `` `text`_ `` as its text,
@@ -102,7 +96,9 @@ fn role(name: &str, content: &str) -> String {
             let no_link = target.starts_with('!');
             let target = target.trim_start_matches(['!']);
             let short = target.starts_with('~');
-            let target = target.trim_start_matches('~');
+            // A leading dot asks Sphinx to search for the name from the current module
+            // outwards (`.BadPayload`); it is not part of the name shown.
+            let target = target.trim_start_matches('~').trim_start_matches('.');
             let shown = label.unwrap_or_else(|| {
                 if short {
                     target.rsplit('.').next().unwrap_or(target).to_string()
@@ -133,7 +129,16 @@ fn role(name: &str, content: &str) -> String {
         ),
         "code" | "kbd" | "file" | "samp" | "envvar" | "option" | "program" | "command" | "math"
         | "regexp" => code(&label.unwrap_or(target)),
-        // :ref:, :doc:, :term:, :abbr: and any other: the words alone.
+        // A page of the project's docs (`/concepts`, `../guide/install`): its title when
+        // the role gives one, else the page's name without its path, never a bare path.
+        "doc" => label.unwrap_or_else(|| {
+            let page = target.trim_end_matches('/');
+            let page = page.rsplit('/').next().unwrap_or(page);
+            let page = page.strip_suffix(".rst").unwrap_or(page);
+            let page = page.strip_suffix(".md").unwrap_or(page);
+            page.replace(['-', '_'], " ")
+        }),
+        // :ref:, :term:, :abbr: and any other: the words alone.
         _ => label.unwrap_or_else(|| {
             target
                 .split_once(" (")

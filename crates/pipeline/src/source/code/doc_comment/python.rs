@@ -156,13 +156,55 @@ pub(super) fn parse(lines: &[String]) -> DocComment {
             i = end;
             continue;
         }
-        b.line(rest_inline(line));
+        // A paragraph line whose inline literal or role a line break splits
+        // (` ``(valid,` / `payload)`` `) is read with the lines that close it, as reST reads
+        // a paragraph: converted line by line, its backticks would be left as written.
+        let mut joined = line.to_string();
         i += 1;
+        let mut more = 0;
+        while open_inline(&joined)
+            && more < MAX_JOINED_LINES
+            && let Some(next) = lines.get(i)
+            && !next.trim().is_empty()
+            && !next.trim_start().starts_with(">>>")
+        {
+            joined = format!("{} {}", joined.trim_end(), next.trim());
+            i += 1;
+            more += 1;
+        }
+        b.line(rest_inline(&joined));
     }
     for ((title, name), ty) in types {
         b.item_type(title, &name, ty);
     }
     b.finish()
+}
+
+/// Lines of a paragraph read together at most to close one inline literal or role.
+const MAX_JOINED_LINES: usize = 8;
+
+/// Whether `line` leaves a reST inline literal (` `` `) or interpreted text (`` ` ``, a
+/// role's content) open at its end.
+fn open_inline(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    let (mut literal, mut interpreted) = (false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let run = bytes[i..].iter().take_while(|b| **b == b'`').count();
+        if run >= 2 {
+            if !interpreted {
+                literal = !literal;
+            }
+        } else if !literal {
+            interpreted = !interpreted;
+        }
+        i += run;
+    }
+    literal || interpreted
 }
 
 fn is_underline(line: &str) -> bool {

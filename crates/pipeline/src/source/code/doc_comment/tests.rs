@@ -220,3 +220,45 @@ fn a_google_return_type_alone_is_its_type() {
         ("`str`", "")
     );
 }
+
+#[test]
+fn rest_inline_markup_split_by_a_line_break_is_read_whole() {
+    let c = DocComment::parse(
+        &lines(
+            "Load it.\n\nThe return value is ``(signature_valid,\npayload)``. See\n:meth:`.Signer.unsign` and\n:class:`~.BadPayload`, and :doc:`/concepts`\nor :doc:`the guide <guide/index>`.\n\nA `` ` `` alone.",
+        ),
+        Language::Python,
+        "python",
+    );
+    assert_eq!(
+        c.text,
+        "Load it.\n\nThe return value is `(signature_valid, payload)`. See\n[`Signer.unsign()`](doc:Signer.unsign) and\n[`BadPayload`](doc:BadPayload), and concepts\nor the guide.\n\nA `` ` `` alone."
+    );
+}
+
+#[test]
+fn go_implicit_headings_are_headings() {
+    let c = DocComment::parse(
+        &lines(
+            "Package errors provides simple error handling primitives.\n\nAdding context to an error\n\nThe errors.Wrap function returns a new error.\n\nNot a heading.\n\nRetrieving the cause of an error\n    code()\n\nFormatted printing of errors\n\nText.",
+        ),
+        Language::Go,
+        "go",
+    );
+    assert_eq!(
+        c.text,
+        "Package errors provides simple error handling primitives.\n\n**Adding context to an error**\n\nThe errors.Wrap function returns a new error.\n\nNot a heading.\n\nRetrieving the cause of an error\n\n```\ncode()\n```\n\n**Formatted printing of errors**\n\nText."
+    );
+}
+
+#[test]
+fn rust_crate_docs_lose_their_badge_rows() {
+    let doc = lines(
+        "[![github]](https://github.com/a/semver)&ensp;[![crates-io]](https://crates.io/crates/semver)\n\n[github]: https://img.shields.io/badge/github-8da0cb\n[crates-io]: https://img.shields.io/badge/crates.io-fc8d62\n\n<br>\n\nA parser for [SemVer].\n\n![diagram](docs/diagram.svg)\n\n[SemVer]: https://semver.org\n",
+    );
+    let text = DocComment::module(&doc, Language::Rust);
+    assert_eq!(
+        text,
+        "A parser for [SemVer].\n\n![diagram](docs/diagram.svg)\n\n[SemVer]: https://semver.org"
+    );
+}

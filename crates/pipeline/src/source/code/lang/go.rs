@@ -51,7 +51,39 @@ pub(crate) fn go<'t>(
 }
 
 pub(crate) fn go_doc(node: Node, leading: &[Node], src: &Source) -> Vec<String> {
-    comment_lines(&preceding_comments(node, leading, src, true))
+    let comments: Vec<&str> = preceding_comments(node, leading, src, true)
+        .into_iter()
+        .filter(|c| !is_directive(c))
+        .collect();
+    let mut lines = comment_lines(&comments);
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+/// A directive comment, which `go doc` leaves out of the doc (go/ast's `isDirective`):
+/// `//go:generate …`, `//nolint:errcheck // why`, `//line …`, `//export f`, `//extern f`.
+fn is_directive(comment: &str) -> bool {
+    let Some(rest) = comment.strip_prefix("//") else {
+        return false;
+    };
+    if ["line ", "extern ", "export "]
+        .iter()
+        .any(|p| rest.starts_with(p))
+    {
+        return true;
+    }
+    let word = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        .count();
+    word > 0
+        && rest.as_bytes().get(word) == Some(&b':')
+        && rest
+            .as_bytes()
+            .get(word + 1)
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
 
 fn go_declaration<'t>(
@@ -424,7 +456,6 @@ fn go_constants<'t>(
     let mut iota = 0usize;
     let mut inherited: (Option<String>, Option<String>) = (None, None);
     let mut cursor = decl.walk();
-    let specs = decl.named_child_count();
     for spec in decl.children(&mut cursor) {
         if spec.kind().contains("comment") {
             leading.push(spec);
@@ -447,8 +478,10 @@ fn go_constants<'t>(
             .children_by_field_name("name", &mut names)
             .filter(|n| n.kind() == "identifier")
             .collect();
+        // A spec without a comment of its own takes the block's, as `go doc` documents a
+        // `const ( … )` group by the comment above it (a `var` block's specs do the same).
         let mut doc = go_doc(spec, &leading, src);
-        if doc.is_empty() && specs == 1 {
+        if doc.is_empty() {
             doc = go_doc(decl, place.leading, src);
         }
         for name in idents {

@@ -3,6 +3,7 @@
 //! what a module imports and lists in `__all__` (`module`), and which symbols of private
 //! modules a package re-exports and where (`reach`).
 
+pub(crate) mod docs_order;
 mod module;
 pub(crate) mod reach;
 

@@ -55,6 +55,9 @@ pub(crate) struct PythonApi {
     listed: HashMap<Origin, (String, String)>,
     /// The files whose module is not shown: no section of their own.
     private: Vec<String>,
+    /// Each placed (file, name) that a public module nearer the package root re-exports
+    /// too: that module and the name there (what `from pkg import Name` reads).
+    shortcut: HashMap<Origin, (String, String)>,
 }
 
 impl PythonApi {
@@ -106,10 +109,19 @@ impl PythonApi {
         let visible = |m: &str| public(m) || (!reexported_from_outside && own(m));
         let mut placed = HashMap::new();
         let mut listed = HashMap::new();
+        let mut shortcut = HashMap::new();
         for (origin, at) in homes {
             let shown: Vec<&(String, String, bool)> =
                 at.iter().filter(|(m, _, _)| visible(m)).collect();
             if let Some(home) = home(&origin, shown.iter().copied()) {
+                if let Some(nearest) = shown
+                    .iter()
+                    .filter(|(m, _, _)| public(m))
+                    .min_by(|a, b| module_depth(&a.0).cmp(&module_depth(&b.0)).then(a.cmp(b)))
+                    && module_depth(&nearest.0) < module_depth(&home.0)
+                {
+                    shortcut.insert(origin.clone(), (nearest.0.clone(), nearest.1.clone()));
+                }
                 placed.insert(origin.clone(), home);
             }
             if let Some(home) = home(&origin, shown.iter().copied().filter(|c| c.2)) {
@@ -126,6 +138,7 @@ impl PythonApi {
             placed,
             listed,
             private,
+            shortcut,
         }
     }
 
@@ -158,6 +171,7 @@ impl PythonApi {
                     symbol.parent = Some(name.clone());
                 }
                 None => {
+                    symbol.reexport = self.shortcut.get(&key).cloned();
                     if symbol.name != *name {
                         symbol.signature = renamed(&symbol.signature, &symbol.name, name);
                     }

@@ -482,6 +482,7 @@ mod tests {
             line: 1,
             hash: String::new(),
             requires: None,
+            reexport: None,
         }
     }
 

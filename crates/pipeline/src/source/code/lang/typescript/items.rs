@@ -505,7 +505,13 @@ fn typescript_members<'t>(
 /// documents the file, not the declaration after it.
 pub(crate) fn jsdoc(node: Node, leading: &[Node], src: &Source) -> Vec<String> {
     let comments = preceding_comments(node, leading, src, false);
-    match comments.last() {
+    // Ordinary comments between the JSDoc and the declaration (`// eslint-disable-next-line`)
+    // do not detach it: TypeScript reads the last `/** */` of the leading comments.
+    let doc = comments
+        .iter()
+        .rev()
+        .find(|c| c.starts_with("/**") || !(c.starts_with("//") || c.starts_with("/*")));
+    match doc {
         Some(last)
             if last.starts_with("/**")
                 && ![

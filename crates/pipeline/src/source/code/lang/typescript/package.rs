@@ -326,9 +326,18 @@ pub(crate) fn source_of(
         }
     }
     stems.push(stem.clone());
+    // An ES module or CommonJS target (`clsx.d.mts`, `index.cjs`) is looked for in its own
+    // flavour first: `clsx.d.mts` is itself, not the `clsx.d.ts` beside it.
+    let flavour: &[&str] = if target.ends_with(".mts") || target.ends_with(".mjs") {
+        &[".mts", ".d.mts", ".mjs"]
+    } else if target.ends_with(".cts") || target.ends_with(".cjs") {
+        &[".cts", ".d.cts", ".cjs"]
+    } else {
+        &[]
+    };
     for stem in &stems {
         for candidate in [stem.clone(), join(stem, "index")] {
-            for ext in SOURCE_EXTENSIONS {
+            for ext in flavour.iter().chain(SOURCE_EXTENSIONS) {
                 let path = join(dir, &format!("{candidate}{ext}"));
                 if exists(&path) {
                     return Some(path);
@@ -430,6 +439,21 @@ mod tests {
         assert_eq!(
             source_of("", "./index.js", &none, &mut exists).as_deref(),
             Some("index.d.ts")
+        );
+        // An ES module's declarations are themselves, not the CommonJS ones beside them.
+        let clsx = ["clsx.d.ts", "clsx.d.mts", "src/index.js", "src/lite.js"];
+        let mut in_clsx = |p: &str| clsx.contains(&p);
+        assert_eq!(
+            source_of("", "./clsx.d.mts", &none, &mut in_clsx).as_deref(),
+            Some("clsx.d.mts")
+        );
+        assert_eq!(
+            source_of("", "./clsx.d.ts", &none, &mut in_clsx).as_deref(),
+            Some("clsx.d.ts")
+        );
+        assert_eq!(
+            source_of("", "./dist/lite.mjs", &none, &mut in_clsx).as_deref(),
+            Some("src/lite.js")
         );
         assert_eq!(source_of("", "../outside.js", &none, &mut exists), None);
         assert_eq!(source_of("", "./missing.js", &none, &mut exists), None);

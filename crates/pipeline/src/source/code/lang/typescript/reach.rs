@@ -198,14 +198,18 @@ pub(crate) fn typescript_public_api<'p>(
 
 /// A default export is shown under the name it declares (`export default class PQueue` is
 /// `PQueue`, its methods `PQueue.add`), as its users name it; `default` when it declares
-/// none, or when its module also exports another symbol under that name.
-fn name_default_exports(symbols: &mut [Symbol]) {
-    let taken: HashSet<(String, String)> = symbols
+/// none, or when its module also exports another symbol under that name. A declaration its
+/// module exports both by its name and as the default (`export const defu = …; export
+/// default defu`) is shown once, under its name, marked as the default export too.
+fn name_default_exports(symbols: &mut Vec<Symbol>) {
+    let taken: HashMap<(String, String), (String, usize)> = symbols
         .iter()
-        .map(|s| (s.module.clone(), s.name.clone()))
+        .map(|s| ((s.module.clone(), s.name.clone()), (s.path.clone(), s.line)))
         .collect();
     // (path, module) of each renamed default export, and its new name.
     let mut renamed: HashMap<(String, String), String> = HashMap::new();
+    // (module, name) of each declaration that is its module's default export too.
+    let mut both: HashSet<(String, String)> = HashSet::new();
     for symbol in symbols.iter_mut() {
         if symbol.name != "default" || symbol.parent.is_some() {
             continue;
@@ -213,7 +217,11 @@ fn name_default_exports(symbols: &mut [Symbol]) {
         let Some(declared) = declared_name(&symbol.signature) else {
             continue;
         };
-        if taken.contains(&(symbol.module.clone(), declared.to_string())) {
+        let key = (symbol.module.clone(), declared.to_string());
+        if let Some(place) = taken.get(&key) {
+            if *place == (symbol.path.clone(), symbol.line) {
+                both.insert(key);
+            }
             continue;
         }
         symbol.name = declared.to_string();
@@ -221,6 +229,31 @@ fn name_default_exports(symbols: &mut [Symbol]) {
             (symbol.path.clone(), symbol.module.clone()),
             symbol.name.clone(),
         );
+    }
+    if !both.is_empty() {
+        let same = |s: &Symbol| {
+            declared_name(&s.signature)
+                .is_some_and(|declared| both.contains(&(s.module.clone(), declared.to_string())))
+        };
+        // The `default` copies (and their members) go; the named one says it is both.
+        let copies: HashSet<(String, String)> = symbols
+            .iter()
+            .filter(|s| s.name == "default" && s.parent.is_none() && same(s))
+            .map(|s| (s.path.clone(), s.module.clone()))
+            .collect();
+        symbols.retain(|s| {
+            let top = s.name == "default" && s.parent.is_none() && same(s);
+            let member = s.parent.as_deref() == Some("default")
+                && copies.contains(&(s.path.clone(), s.module.clone()));
+            !(top || member)
+        });
+        for symbol in symbols.iter_mut() {
+            if symbol.parent.is_none()
+                && both.contains(&(symbol.module.clone(), symbol.name.clone()))
+            {
+                symbol.reexport = Some((symbol.module.clone(), "default".into()));
+            }
+        }
     }
     for member in symbols.iter_mut() {
         if member.parent.as_deref() != Some("default") {
@@ -341,16 +374,16 @@ fn reach_package(dir: &str, repo: &mut dyn TsFiles) -> Option<Reached> {
     let mut reached = Reached::default();
     let mut work: VecDeque<(String, usize, Pick, usize)> = VecDeque::new();
     for (subpath, targets) in entries {
+        // The first of its targets that is no other entry's module: a subpath whose types
+        // are the main entry's (`clsx/lite` typed by `clsx.d.mts`) is its own script.
         let file = targets.iter().find_map(|target| {
             let mut exists = |p: &str| repo.exists(p) && is_script(p);
             source_of(dir, target, &tsconfig, &mut exists)
+                .filter(|file| !reached.modules.iter().any(|m| m.file == *file))
         });
         let Some(file) = file else {
             continue;
         };
-        if reached.modules.iter().any(|m| m.file == file) {
-            continue;
-        }
         let name = match subpath.strip_prefix("./") {
             Some(rest) => format!("{base}/{rest}"),
             None => base.clone(),
