@@ -91,7 +91,10 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
                 .unwrap_or("")
                 .to_lowercase()
                 .replace(['-', '_'], " ");
-            if !SECTION_TITLES.contains(&lower.as_str()) || lower == file {
+            if !SECTION_TITLES.contains(&lower.as_str())
+                || lower == file
+                || matches!(file.as_str(), "readme" | "index" | "_index")
+            {
                 title = heading_text(&text);
                 continue;
             }
@@ -103,9 +106,16 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
     let kept = without_logo_walls(kept, &prose_lines);
     let stem = path.rsplit('/').next().unwrap_or(path);
     let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
-    // A README without a title is named after its folder (`bench/readme.md`: "Bench").
+    // A README without a title is named after its folder (`bench/readme.md`: "Bench"), an
+    // overview when the folder names nothing (the root, `src/`, `docs/`).
+    let index = ["readme", "index", "_index"]
+        .iter()
+        .any(|n| stem.eq_ignore_ascii_case(n));
     let stem = match path.rsplit('/').nth(1) {
-        Some(folder) if stem.eq_ignore_ascii_case("readme") => folder,
+        Some(folder) if index && !GENERIC_FOLDERS.contains(&folder.to_lowercase().as_str()) => {
+            folder
+        }
+        _ if index => "overview",
         _ => stem,
     };
     // `0296-structured-logging` → `Structured logging`.
@@ -120,6 +130,20 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
         labels,
     }
 }
+
+/// Folders whose name says nothing about the pages in them.
+const GENERIC_FOLDERS: &[&str] = &[
+    "src",
+    "docs",
+    "doc",
+    "guide",
+    "book",
+    "site",
+    "content",
+    "website",
+    "pages",
+    "documentation",
+];
 
 /// A document's title as text: its heading without the logos and badges a README puts
 /// beside its name (`# Logrus <img src="…"/> [![Build Status](…)](…)` is `Logrus`), nor
@@ -633,7 +657,7 @@ pub(crate) mod tests {
         assert_eq!(prose("README.md", badged).title, "Logrus");
         assert_eq!(
             prose("README.md", "# ![logo](logo.png)\n\nText.\n").title,
-            "README"
+            "Overview"
         );
     }
 
@@ -698,7 +722,12 @@ pub(crate) mod tests {
             "README.md",
             "Intro.\n\n## First create a store\n\nx\n\n# Recipes\n\n## Fetching\n\ny\n",
         );
-        assert_eq!(p.title, "README");
+        assert_eq!(p.title, "Overview");
         assert!(p.markdown.contains("### Recipes"), "{}", p.markdown);
+        assert_eq!(
+            prose("guide/src/README.md", "# Introduction\n\nx\n").title,
+            "Introduction"
+        );
+        assert_eq!(prose("bench/README.md", "x\n").title, "Bench");
     }
 }

@@ -20,6 +20,7 @@ mod site_config;
 mod tabs;
 mod tidy;
 mod translations;
+mod vitepress;
 mod vocabulary;
 pub(crate) mod walkthrough;
 mod xrefs;

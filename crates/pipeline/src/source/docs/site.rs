@@ -186,6 +186,18 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
             }
         }
     }
+    for dir in &dirs {
+        if let Some((config, listed)) = super::vitepress::pages(read, dir, pages) {
+            let mut order = SiteOrder {
+                kind: "VitePress",
+                config,
+                root: dir.trim_end_matches('/').to_string(),
+                ..SiteOrder::default()
+            };
+            listed.into_iter().for_each(|page| order.push(page));
+            return Some(order);
+        }
+    }
     for index in [
         "docs/index.md",
         "docs/source/index.md",

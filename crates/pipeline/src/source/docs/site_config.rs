@@ -31,17 +31,22 @@ pub(super) fn site_title(
     });
     let key = match kind {
         "MkDocs" => "site_name",
-        "mdBook" | "Docusaurus" => "title",
+        "mdBook" | "Docusaurus" | "VitePress" => "title",
         "front matter" => return None,
         _ => "project",
     };
+    // In JavaScript an unquoted value is a name (`title: siteName`), not the title.
+    let script = matches!(kind, "Docusaurus" | "VitePress");
     site_files(kind, config).iter().find_map(|file| {
         let text = read(file)?;
         VALUE.captures_iter(&text).find_map(|c| {
             if c.get(1)?.as_str() != key {
                 return None;
             }
-            let value = c.get(2).or(c.get(3)).or(c.get(4))?.as_str().trim();
+            let quoted = c.get(2).or(c.get(3));
+            let value = if script { quoted } else { quoted.or(c.get(4)) }?
+                .as_str()
+                .trim();
             (!value.is_empty()).then(|| value.to_string())
         })
     })
@@ -56,7 +61,7 @@ fn site_files(kind: &str, config: &str) -> Vec<String> {
         .rsplit_once('/')
         .map_or(String::new(), |(d, _)| format!("{d}/"));
     match kind {
-        "MkDocs" | "mdBook" => vec![config.to_string()],
+        "MkDocs" | "mdBook" | "VitePress" => vec![config.to_string()],
         "Docusaurus" => [
             "docusaurus.config.js",
             "docusaurus.config.ts",
@@ -222,9 +227,19 @@ impl Site {
                 )
             }
             "Sphinx" => {
-                let base = value("html_baseurl")
-                    .or_else(|| documentation_url(read).map(|url| read_the_docs(&url)))?;
-                (base, Style::Html)
+                // Read the Docs builds what its configuration says (`builder: dirhtml`, or
+                // `sphinx-build -b dirhtml` among its commands).
+                let rtd = [".readthedocs.yaml", ".readthedocs.yml", "readthedocs.yml"]
+                    .iter()
+                    .find_map(|f| read(f));
+                let style = match &rtd {
+                    Some(config) if config.contains("dirhtml") => Style::Directories,
+                    _ => Style::Html,
+                };
+                let base = value("html_baseurl").or_else(|| {
+                    documentation_url(read).map(|url| read_the_docs(&url, rtd.is_some()))
+                })?;
+                (base, style)
             }
             "mdBook" => (value("site-url")?, Style::Html),
             _ => return None,
@@ -340,10 +355,12 @@ fn documentation_url(read: &dyn Fn(&str) -> Option<String>) -> Option<String> {
 
 /// A Read the Docs project's root serves its default version; its pages are under a
 /// language and version (`en/latest/`).
-fn read_the_docs(url: &str) -> String {
+/// (`hosted`: the repository configures Read the Docs, whose projects keep that layout on
+/// their own domains too.)
+fn read_the_docs(url: &str, hosted: bool) -> String {
     let trimmed = url.trim_end_matches('/');
     let host_only = trimmed.matches('/').count() == 2;
-    if host_only && trimmed.ends_with(".readthedocs.io") {
+    if host_only && (hosted || trimmed.ends_with(".readthedocs.io")) {
         format!("{trimmed}/en/latest/")
     } else {
         url.to_string()
@@ -510,6 +527,27 @@ mod tests {
         assert_eq!(
             found["docs/usage/intro.md"],
             "https://black.readthedocs.io/en/latest/usage/intro.html"
+        );
+        let dirhtml = urls(
+            "Sphinx",
+            "docs/index.rst",
+            "docs",
+            &[
+                (
+                    "pyproject.toml",
+                    "[project.urls]\nDocumentation = \"https://flask.palletsprojects.com/\"\n",
+                ),
+                (
+                    ".readthedocs.yaml",
+                    "build:\n  commands:\n    - sphinx-build -b dirhtml docs out\n",
+                ),
+                ("docs/conf.py", "project = 'Flask'\n"),
+                ("docs/installation.rst", "Installation\n============\n"),
+            ],
+        );
+        assert_eq!(
+            dirhtml["docs/installation.rst"],
+            "https://flask.palletsprojects.com/en/latest/installation/"
         );
         let none = urls(
             "mdBook",

@@ -50,6 +50,9 @@ pub(crate) const PROJECT_FILES: &[&str] = &[
     "sponsors backers",
     "backers and sponsors",
     "sponsors and backers",
+    // The people behind the project.
+    "team",
+    "meet the team",
 ];
 
 /// Instructions for AI coding agents, by their conventional names (written in capitals:
@@ -240,6 +243,7 @@ mod tests {
             "website/blog/2024-01-01-release.md",
             "docs/backers-sponsors.md",
             "docs/change_log.md",
+            "docs/team.md",
             "releases/release-announcement-template.md",
             "SPONSORS.md",
             ".changeset/observed-computeds-track-action-dependencies.md",

@@ -175,7 +175,12 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
             let (next_rank, next, outline) = &outlines[i];
             let usage = *next_rank == 1;
             passed += 1;
+            // A page in a reference folder (`api/test.md`, `config/`) is no task either.
+            let folders = next.path.rsplit_once('/').map_or("", |(f, _)| f);
             if matches_words(&stem(&next.path), REFERENCE_HEADINGS)
+                || folders
+                    .split('/')
+                    .any(|f| matches_words(f, REFERENCE_HEADINGS) || f == "config")
                 || [stem(&next.path), next.title.to_lowercase()]
                     .iter()
                     .any(|name| matches_words(name, NOT_FIRST_TASKS))
