@@ -76,8 +76,6 @@ fn page_of(root: &str, link: &str, pages: &[&str]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn the_links_of_nav_and_sidebar_give_the_order() {
         let config = "export default defineConfig({\n  themeConfig: {\n    nav: [{ text: 'Guides', link: '/guide/' }, { text: 'Site', link: 'https://x.dev/' }],\n    sidebar: { '/guide/': [{ text: 'Features', link: '/guide/features' }, { text: 'Why', link: '/guide/why.html#x' }] },\n  },\n})\n";
