@@ -114,9 +114,11 @@ pub(super) fn render(
     // The site's pages before the walkthrough's first one come before the steps when they
     // introduce the project; the others after.
     let first = walkthrough.as_ref().and_then(|w| site_rank(&w.path));
-    let (help_intro, help_prose) = docs::for_help_center_around(help_docs, |doc| {
-        first.is_some_and(|first| site_rank(&doc.path).is_some_and(|rank| rank < first))
-    });
+    let (help_intro, help_prose) = docs::for_help_center_around(
+        help_docs,
+        |doc| first.is_some_and(|first| site_rank(&doc.path).is_some_and(|rank| rank < first)),
+        extracted.site.is_some(),
+    );
     let overviews: Vec<&str> = extracted
         .module_docs
         .values()

@@ -106,9 +106,13 @@ fn without_sections(markdown: &str, drop: impl Fn(&str) -> bool) -> String {
 /// the pages that introduce the project or start its getting-started path, among those
 /// `before` says come first on the site; after it the others, in order, and guides to upgrading from
 /// an older release last.
+///
+/// Without a site's order (`site_ordered` false), a user guide or tutorial comes before the
+/// other documents, which are otherwise in path order.
 pub(crate) fn for_help_center_around(
     mut docs: Vec<Prose>,
     before: impl Fn(&Prose) -> bool,
+    site_ordered: bool,
 ) -> (Vec<Prose>, Vec<Prose>) {
     let leads = |doc: &Prose| {
         before(doc)
@@ -116,13 +120,18 @@ pub(crate) fn for_help_center_around(
                 || matches_words(&stem(&doc.path), USAGE_HEADINGS)
                 || matches_words(&doc.title, USAGE_HEADINGS))
     };
+    let guide = |doc: &Prose| {
+        !site_ordered
+            && (matches_words(&stem(&doc.path), GUIDE_PAGES)
+                || matches_words(&doc.title, GUIDE_PAGES))
+    };
     docs.sort_by_key(|doc| {
         if leads(doc) {
-            0
+            (0, 0)
         } else if is_upgrade_guide(&doc.path, &doc.title) {
-            2
+            (2, 0)
         } else {
-            1
+            (1, u8::from(!guide(doc)))
         }
     });
     let intro: Vec<String> = docs
@@ -134,6 +143,15 @@ pub(crate) fn for_help_center_around(
         .into_iter()
         .partition(|doc| intro.contains(&doc.path))
 }
+
+/// Pages that guide a user through the project, first among a docs folder without a site.
+const GUIDE_PAGES: &[&str] = &[
+    "user guide",
+    "guide",
+    "tutorial",
+    "getting started",
+    "usage",
+];
 
 /// Pages that introduce the project (its site's home, its introduction): the only ones a
 /// help-center article shows before its walkthrough.
@@ -633,6 +651,18 @@ fn link_target(path: &str) -> String {
 mod tests {
     use super::*;
     use crate::source::docs::markdown::tests::doc;
+
+    #[test]
+    fn without_a_site_a_user_guide_comes_first() {
+        let docs = vec![
+            doc("site/content/active_help.md", "Active help text."),
+            doc("site/content/user_guide.md", "Guide text."),
+        ];
+        let (_, after) = for_help_center_around(docs.clone(), |_| false, false);
+        assert_eq!(after[0].path, "site/content/user_guide.md");
+        let (_, after) = for_help_center_around(docs, |_| false, true);
+        assert_eq!(after[0].path, "site/content/active_help.md");
+    }
 
     #[test]
     fn readme_sections_go_where_their_reader_is() {

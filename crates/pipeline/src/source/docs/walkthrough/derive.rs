@@ -187,10 +187,14 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
             {
                 continue;
             }
-            // Any page read as a usage document: its sections are the steps.
+            // Any page read as a usage document: its sections are the steps; a page of
+            // alternatives ("Option 1. lint-staged", "Option 2. …") is a choice, not steps.
             let Some((_, found)) = steps_of(&written, 1, next, outline) else {
                 continue;
             };
+            if alternatives(&found.steps) {
+                continue;
+            }
             // A task shows what to type or says what to do: a page with no command to run,
             // no code an instruction introduces ("Create `greet.go`:") and no steps named by
             // an instruction ("Add a page") is background (an essay on other tools, how a
@@ -231,6 +235,21 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
         }
     }
     Some(walkthrough)
+}
+
+/// Whether most of `steps` are alternatives to one another ("Option 2. pretty-quick",
+/// "Alternative: …", "Method 3").
+fn alternatives(steps: &[DerivedStep]) -> bool {
+    let named = steps
+        .iter()
+        .filter(|s| {
+            let lower = s.title.to_lowercase();
+            ["option", "alternative", "method", "approach"]
+                .iter()
+                .any(|w| lower.starts_with(w))
+        })
+        .count();
+    named >= 2 && named * 2 >= steps.len()
 }
 
 /// Whether a sentence tells its reader what to do: it starts with an instruction ("Install
