@@ -78,8 +78,22 @@ fn site_files(kind: &str, config: &str) -> Vec<String> {
 }
 
 /// A number in a document's front matter (`sidebar_position: 2`).
+/// A number may also sit in a nested mapping, as Hugo's menu weight does
+/// (`menu:` / `  docs:` / `    weight: 10`).
 pub(crate) fn front_matter_number(text: &str, key: &str) -> Option<f64> {
-    front_matter_value(text, key)?.parse().ok()
+    let nested = || {
+        let rest = text.strip_prefix("---\n")?;
+        let end = rest.find("\n---")?;
+        rest[..end].lines().find_map(|l| {
+            let value = l
+                .trim_start()
+                .strip_prefix(key)?
+                .trim_start()
+                .strip_prefix(':')?;
+            Some(value.trim().trim_matches(['"', '\'']))
+        })
+    };
+    front_matter_value(text, key).or_else(nested)?.parse().ok()
 }
 
 /// The value of `key` in a page's front matter, unquoted.
@@ -485,6 +499,21 @@ mod tests {
         );
         assert_eq!(v1["docs/the-gist.md"], "https://x.js.org/gist.html");
         assert_eq!(v1["docs/README.md"], "https://x.js.org/README.html");
+    }
+
+    #[test]
+    fn a_hugo_menu_weight_is_a_place() {
+        let page =
+            "---\ntitle: \"Basic usage\"\nmenu:\n  docs:\n    weight: 10\n---\n# Basic usage\n";
+        assert_eq!(front_matter_number(page, "weight"), Some(10.0));
+        assert_eq!(
+            front_matter_number("---\nweight: 3\n---\n", "weight"),
+            Some(3.0)
+        );
+        assert_eq!(
+            front_matter_number("# No front matter\nweight: 3\n", "weight"),
+            None
+        );
     }
 
     #[test]
