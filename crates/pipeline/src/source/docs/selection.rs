@@ -47,6 +47,7 @@ const LEFT_OUT_SECTIONS: &[&str] = &[
     // What sphinx-quickstart leaves on a site's index: links to the generated index and
     // search pages, which have no page here.
     "indices and tables",
+    "table of contents",
 ];
 
 /// The help center's prose: READMEs' introductions and usage sections, guides without
@@ -56,9 +57,15 @@ fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
         .iter()
         .filter(|doc| !is_reference(&doc.path))
         .map(|doc| {
+            // A README's kept sections lose what they hold for someone else too (a table of
+            // contents under "Documentation").
             let markdown = if is_readme(&doc.path) {
-                sections(&doc.markdown, |title| {
+                let kept = sections(&doc.markdown, |title| {
                     matches_words(title, USAGE_HEADINGS) || matches_words(title, HELP_HEADINGS)
+                });
+                without_sections(&kept, |title| {
+                    matches_words(title, LEFT_OUT_HEADINGS)
+                        || matches_words(title, LEFT_OUT_SECTIONS)
                 })
             } else {
                 without_sections(&doc.markdown, |title| {
@@ -667,6 +674,14 @@ mod tests {
     #[test]
     fn readme_sections_go_where_their_reader_is() {
         let readme = "Intro.\n\n#### Table of Contents\n\n- x\n\n#### Install\n\nnpm i\n\n#### API\n\n##### f()\n\nf.\n\n#### FAQ\n\nQ.\n\n#### License\n\nMIT";
+        let nested = for_help_center(&[doc(
+            "docs/README.md",
+            "Intro.\n\n### Documentation\n\n#### Table of Contents\n\n- [API](api.md)\n\n#### Guides\n\nRead on.",
+        )]);
+        assert_eq!(
+            nested[0].markdown,
+            "Intro.\n\n### Documentation\n\n#### Guides\n\nRead on."
+        );
         let help = for_help_center(&[doc("README.md", readme), doc("docs/api.md", "ref")]);
         assert_eq!(help.len(), 1);
         assert_eq!(
