@@ -3,6 +3,7 @@
 //! walkthrough a document describes (`walkthrough`), what the docs call the project and how
 //! they introduce it (`intro`), all read by the same words (`vocabulary`).
 
+mod budget;
 mod cross_refs;
 mod fences;
 mod frameworks;
