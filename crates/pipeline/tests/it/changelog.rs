@@ -115,7 +115,7 @@ fn a_first_run_has_one_section_per_release_newest_first_and_as_many_as_the_setti
     assert!(!body.contains("0.3.1") && !body.contains("elsewhere"));
     assert!(!body.contains("0.3.2") && !body.contains("tidy"));
     assert!(
-        !body.contains("0.1.0") && !body.contains("first version"),
+        !body.contains("<Update label=\"0.1.0\"") && !body.contains("first version"),
         "{body}"
     );
 }
