@@ -41,6 +41,9 @@ pub(crate) struct Post<'a> {
     pub highlights: Vec<Highlights>,
     /// The breaking changes and deprecations, for "How to upgrade".
     pub upgrade: Vec<Upgrade>,
+    /// Steps before upgrading, in Markdown: a minimum toolchain the release raised (set by
+    /// the run, which reads the manifests at both tags: `run/toolchain.rs`).
+    pub toolchain: Vec<String>,
     /// The items are the project's own Markdown (from its changelog file at `source`), not
     /// plain text.
     pub markdown: bool,
@@ -212,7 +215,7 @@ pub(crate) fn post<'a>(
     };
     // Every breaking change and deprecation is something to act on when upgrading.
     if let Some(section) = &release_ref.handwritten {
-        let mut post = written(
+        let post = written(
             feature,
             release_ref,
             section,
@@ -221,9 +224,6 @@ pub(crate) fn post<'a>(
             commit,
             (title, subject, name.clone()),
         )?;
-        if !post.introducing {
-            post.lede.push_str(&series(release_ref, releases));
-        }
         return Ok(post);
     }
     let upgrade: Vec<Upgrade> = release
@@ -247,8 +247,9 @@ pub(crate) fn post<'a>(
         })
         .unwrap_or_default();
     let mut highlights: Vec<Highlights> = Vec::new();
+    // A breaking change is told once, under "How to upgrade".
     for entry in entries()
-        .filter(|e| e.breaking || e.group.as_deref() == Some("Added"))
+        .filter(|e| !e.breaking && e.group.as_deref() == Some("Added"))
         .take(MAX_HIGHLIGHTS)
     {
         let item = upper_first(&entry.description);
@@ -267,21 +268,24 @@ pub(crate) fn post<'a>(
         _ => upper_first(&e.description),
     };
     let fixes = count("Fixed");
-    let fixed: Vec<String> = entries()
-        .filter(|e| !e.breaking && e.group.as_deref() == Some("Fixed"))
-        .take(MAX_ITEMS)
-        .map(item)
-        .collect();
+    let fixed = major_first(
+        entries()
+            .filter(|e| !e.breaking && e.group.as_deref() == Some("Fixed"))
+            .map(item)
+            .collect(),
+    );
     let others = || {
         entries().filter(|e| !e.breaking && !matches!(e.group.as_deref(), Some("Added" | "Fixed")))
     };
-    let changes: Vec<String> = others().take(MAX_ITEMS).map(item).collect();
+    let changes = major_first(others().map(item).collect());
     let listed =
         highlights.iter().map(|h| h.items.len()).sum::<usize>() + fixed.len() + changes.len();
     if listed == 0 && upgrade.is_empty() && !introducing {
         return Err(NoPost::InternalOnly);
     }
-    let unlisted = release_ref.count.saturating_sub(listed);
+    let unlisted = release_ref
+        .count
+        .saturating_sub(listed + entries().filter(|e| e.breaking).count());
     let strings = |filter: &dyn Fn(&Entry) -> bool| -> Vec<String> {
         entries().filter(|e| filter(e)).map(item).collect()
     };
@@ -302,7 +306,7 @@ pub(crate) fn post<'a>(
             fixed: fixed_all.iter().map(String::as_str).collect(),
             other: other.iter().map(String::as_str).collect(),
         },
-    ) + &series(release_ref, releases);
+    );
     let related = related(feature, release_ref, forge, commit);
     let (contributors, others) = thanked(release_ref);
     Ok(Post {
@@ -323,6 +327,7 @@ pub(crate) fn post<'a>(
         related,
         features: added,
         example: None,
+        toolchain: Vec::new(),
     })
 }
 
@@ -352,23 +357,24 @@ fn written<'a>(
         })
         .collect();
     let added: Vec<String> = of(Kind::Added).cloned().collect();
-    let mut highlight_items: Vec<String> = of(Kind::Breaking).cloned().collect();
-    highlight_items.extend(added.iter().cloned());
+    // A breaking change is told once, under "How to upgrade".
+    let mut highlight_items: Vec<String> = added.clone();
     highlight_items.truncate(MAX_HIGHLIGHTS);
     let fixes = of(Kind::Fixed).count();
-    let fixed: Vec<String> = of(Kind::Fixed).take(MAX_ITEMS).cloned().collect();
-    let changes: Vec<String> = of(Kind::Changed)
-        .chain(of(Kind::Deprecated))
-        .take(MAX_ITEMS)
-        .cloned()
-        .collect();
+    let fixed = major_first(of(Kind::Fixed).cloned().collect());
+    let changes = major_first(
+        of(Kind::Changed)
+            .chain(of(Kind::Deprecated))
+            .cloned()
+            .collect(),
+    );
     let listed = highlight_items.len() + fixed.len() + changes.len();
-    if listed == 0 && !introducing {
+    if listed == 0 && upgrade.is_empty() && !introducing {
         return Err(NoPost::InternalOnly);
     }
     let unlisted = items
         .len()
-        .saturating_sub(listed + of(Kind::Deprecated).count());
+        .saturating_sub(listed + of(Kind::Deprecated).count() + of(Kind::Breaking).count());
     let lede = lede(
         &subject,
         &name,
@@ -410,7 +416,17 @@ fn written<'a>(
         related: related(feature, release, forge, commit),
         features: added,
         example: None,
+        toolchain: Vec::new(),
     })
+}
+
+/// At most [`MAX_ITEMS`] items, those about documentation, comments, typos or tests after
+/// the rest (each part in the release's order): a comment's broken link is not the first fix
+/// a reader sees.
+fn major_first(mut items: Vec<String>) -> Vec<String> {
+    items.sort_by_key(|i| lede::minor(i));
+    items.truncate(MAX_ITEMS);
+    items
 }
 
 /// Thanked by name (at most [`MAX_CONTRIBUTORS`]) and how many more.
@@ -455,65 +471,6 @@ fn related(
         });
     }
     related
-}
-
-/// For a patch release, what the release line's first release brought, when the run shows
-/// it and it starts with a verb (" It follows 14.3.0, which adds …"); else nothing. Told in
-/// the same markup as the post (both from the project's file, or both from commits).
-fn series(release: &ReleaseNotes, releases: &[ReleaseNotes]) -> String {
-    let Some(version) = release
-        .version
-        .as_deref()
-        .and_then(|v| semver::Version::parse(v).ok())
-        .filter(|v| v.patch > 0 && v.pre.is_empty())
-    else {
-        return String::new();
-    };
-    let first = semver::Version::new(version.major, version.minor, 0);
-    let Some(base) = releases.iter().find(|r| {
-        r.version
-            .as_deref()
-            .and_then(|v| semver::Version::parse(v).ok())
-            .is_some_and(|v| v == first)
-    }) else {
-        return String::new();
-    };
-    if base.handwritten.is_some() != release.handwritten.is_some() {
-        return String::new();
-    }
-    let (breaking, added): (Vec<String>, Vec<String>) = match &base.handwritten {
-        Some(section) => {
-            let items = written_items::items(section);
-            let of = |kind: Kind| -> Vec<String> {
-                items
-                    .iter()
-                    .filter(|(k, _)| *k == kind)
-                    .map(|(_, t)| t.clone())
-                    .collect()
-            };
-            (of(Kind::Breaking), of(Kind::Added))
-        }
-        None => {
-            let entries = base
-                .breaking
-                .iter()
-                .chain(base.groups.iter().flat_map(|g| &g.entries))
-                .filter(|e| !internal(e));
-            let (breaking, added): (Vec<&Entry>, Vec<&Entry>) = entries
-                .filter(|e| e.breaking || e.group.as_deref() == Some("Added"))
-                .partition(|e| e.breaking);
-            let text = |e: &&Entry| upper_first(&e.description);
-            (
-                breaking.iter().map(text).collect(),
-                added.iter().map(text).collect(),
-            )
-        }
-    };
-    let pick = if added.is_empty() { &breaking } else { &added };
-    let entries: Vec<&str> = pick.iter().map(String::as_str).collect();
-    lede::follows(&first.to_string(), &entries)
-        .map(|s| format!(" {s}"))
-        .unwrap_or_default()
 }
 
 /// `subject`: "log 0.4.33", "src/macros.rs in log 0.4.33", or the name alone (`released`

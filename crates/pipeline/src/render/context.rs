@@ -43,6 +43,9 @@ pub(crate) struct Context<'a> {
     /// One section per release, newest first ("Unreleased" first when commits follow the
     /// newest release tag).
     pub releases: &'a [ReleaseNotes],
+    /// Where the releases older than those shown are, when a first run's window left some
+    /// out.
+    pub older: Option<Older>,
     /// The blog post's parts; none when the newest release lists nothing.
     pub post: Option<&'a blog::Post<'a>>,
     pub highlights: Vec<&'a Entry>,
@@ -51,6 +54,19 @@ pub(crate) struct Context<'a> {
     pub capture_grounded: bool,
     /// The document a walkthrough was derived from, when the manifest gives no steps.
     pub steps_source: Option<&'a str>,
+}
+
+/// The releases a changelog's window left out: how many, the oldest, and where a reader
+/// finds them (the project's changelog file at the run's commit, else the forge's releases
+/// page; none without a forge).
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Older {
+    pub count: usize,
+    pub oldest: String,
+    pub url: Option<String>,
+    /// Where they are: the changelog file's name or "the releases page"; none without a
+    /// changelog file or a forge (the changelog then says they are not shown).
+    pub label: Option<String>,
 }
 
 #[derive(Debug, Serialize)]

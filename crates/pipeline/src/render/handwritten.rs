@@ -6,9 +6,10 @@
 
 use markdown::mdast::Node;
 use regex::Regex;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use super::mdx::nesting;
+use super::mdx::{nesting, validate};
 use crate::builtin::regex as builtin;
 use crate::source::forge::Forge;
 use crate::source::history::ReleaseNotes;
@@ -285,6 +286,7 @@ fn rst_sections(text: &str, forge: Option<&Forge>, unreleased: bool) -> Vec<Sect
         }
         i += 1;
     }
+    let targets = rst_targets(text);
     split(text, &headings, unreleased)
         .into_iter()
         .filter_map(|(h, end)| {
@@ -297,7 +299,7 @@ fn rst_sections(text: &str, forge: Option<&Forge>, unreleased: bool) -> Vec<Sect
                     version(&heading.text)?
                 },
                 date: DATE.captures(&heading.text).map(|c| c[1].to_string()),
-                markdown: rst_to_markdown(body, &headings, heading.end, end, forge),
+                markdown: rst_to_markdown(body, &headings, heading.end, end, forge, &targets),
             })
         })
         .collect()
@@ -440,6 +442,29 @@ static RST_LINK: LazyLock<Regex> = LazyLock::new(|| builtin(r"`([^`<\n]+?)\s*<([
 static RST_LINK_LINES: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"`([^`<\n]+?(?:\n[^`<\n]*?)?)\s*<([^`>\n\s]+)>`__?"));
 
+/// A hyperlink target, `.. _#79: https://…` (the name may be quoted in backticks).
+static RST_TARGET: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(?m)^\.\.\s+_(`[^`\n]+`|[^:\n]+):\s+(\S+)\s*$"));
+/// A reference to a named target, `` `#79`_ `` (not a role's text, not an inline link).
+static RST_NAMED: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(^|[^:`\w])`([^`<>\[\]\n]{1,200})`__?"));
+
+/// The file's hyperlink targets by their normalised name (case and spacing ignored, as
+/// reStructuredText compares them).
+fn rst_targets(text: &str) -> HashMap<String, String> {
+    RST_TARGET
+        .captures_iter(text)
+        .map(|c| (target_name(c[1].trim_matches('`')), c[2].to_string()))
+        .collect()
+}
+
+fn target_name(name: &str) -> String {
+    name.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
 /// sphinx-issues' roles (`:issue:`12``, `:pr:`12``, `:user:`name``, `:commit:`abc1234``)
 /// and `:pep:`/`:cve:`, whose text alone (in code) would say nothing.
 static RST_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
@@ -485,7 +510,7 @@ fn reference(c: &regex::Captures, forge: Option<&Forge>) -> String {
 /// The common inline markup of a reStructuredText text without headings (a news fragment) as
 /// Markdown.
 pub(crate) fn rst_to_markdown_text(text: &str) -> String {
-    rst_to_markdown(text, &[], 0, text.len(), None)
+    rst_to_markdown(text, &[], 0, text.len(), None, &rst_targets(text))
 }
 
 /// The common inline markup of a reStructuredText section as Markdown; subheadings become
@@ -496,6 +521,7 @@ fn rst_to_markdown(
     start: usize,
     end: usize,
     forge: Option<&Forge>,
+    targets: &HashMap<String, String>,
 ) -> String {
     let inner: Vec<&Heading> = headings
         .iter()
@@ -519,7 +545,15 @@ fn rst_to_markdown(
         if trimmed.starts_with(".. ") {
             continue;
         }
-        let line = RST_LITERAL.replace_all(line, "`$1`");
+        // `#79`_ links to its target; without one, its text alone.
+        let line = RST_NAMED.replace_all(line, |c: &regex::Captures| {
+            let text = &c[2];
+            match targets.get(&target_name(text)) {
+                Some(url) if validate::url_is_allowed(url) => format!("{}[{text}]({url})", &c[1]),
+                _ => format!("{}{text}", &c[1]),
+            }
+        });
+        let line = RST_LITERAL.replace_all(&line, "`$1`");
         let line = RST_LINK.replace_all(&line, "[$1]($2)");
         let line = RST_REFERENCE.replace_all(&line, |c: &regex::Captures| reference(c, forge));
         let line = RST_ROLE.replace_all(&line, "`$1`");
@@ -585,6 +619,23 @@ mod tests {
             "### Features\n\n- Add `x` (#12), see [docs](https://e.com)."
         );
         assert_eq!(found[1].markdown, "- Fix.");
+    }
+
+    #[test]
+    fn restructured_text_named_references_link_to_their_targets_or_show_their_text() {
+        let text = "0.6.0\n-----\n\n- Fix (PR `#79`_). Thanks to `@tgoodlet`_ and `Ronny  Pfannschmidt`_.\n- Keep :func:`load` and ``code``_ alone; `unknown`_ shows its text.\n\n.. _#79: https://github.com/o/r/pull/79\n.. _`@tgoodlet`: https://github.com/tgoodlet\n.. _ronny pfannschmidt: https://github.com/RonnyPfannschmidt\n.. _bad: javascript:alert(1)\n";
+        let found = sections(text, "CHANGELOG.rst", None);
+        assert_eq!(
+            found[0].markdown,
+            "- Fix (PR [#79](https://github.com/o/r/pull/79)). Thanks to [@tgoodlet](https://github.com/tgoodlet) and [Ronny  Pfannschmidt](https://github.com/RonnyPfannschmidt).\n- Keep `load` and `code`_ alone; unknown shows its text."
+        );
+        // A target whose address is not http(s) is no link.
+        let bad = sections(
+            "1.0.0\n-----\n\n- See `bad`_.\n\n.. _bad: javascript:alert(1)\n",
+            "CHANGELOG.rst",
+            None,
+        );
+        assert_eq!(bad[0].markdown, "- See bad.");
     }
 
     #[test]

@@ -3,11 +3,14 @@
 //! change, named in the words of the entry itself. Never a count of entries, never a claim
 //! the entries do not make.
 //!
-//! The change named is the first of its kind in the release's order (the project's own
-//! order, or the commits'), passing over entries about documentation, comments, typos or
-//! tests, and entries too long for one sentence. An entry that starts with a verb is told
-//! as "it fixes …" ("Fixed …", "Fix …" and "Fixes …" alike); any other entry follows a
-//! label ("The main fix: …").
+//! The change named is of its kind, in the release's order (the project's own order, or the
+//! commits'): passing over entries about documentation, comments, typos or tests (by their
+//! words or their scope) and entries too long for one sentence, the first that starts with a
+//! verb, else the first that is a sentence of its own, else the first. An entry that starts
+//! with a verb is told as "it fixes …" ("Fixed …", "Fix …" and "Fixes …" alike); any other
+//! follows the colon in its own words, with its next sentence when that is short ("Source
+//! code has been migrated to TypeScript. From now on type declarations …"). No label, no
+//! template sentence, no reference to an older release.
 
 use regex::Regex;
 use std::sync::LazyLock;
@@ -39,7 +42,7 @@ static TRAILING: LazyLock<Regex> = LazyLock::new(|| {
 /// Entries a reader would not call the release's most important change.
 static MINOR: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
-        r"(?i)\b(?:docs?|documentation|docstrings?|comments?|typos?|readme|tests?|examples?|changelog|links?|lint|ci)\b",
+        r"(?i)\b(?:docs?|documentation|docstrings?|comments?|typos?|readme|tests?|testing|examples?|changelog|links?|lint|ci)\b",
     )
 });
 /// Dependency updates: "Bump x from 1 to 2", "Update x to v2", "deps: …", "Require x >= 2".
@@ -245,53 +248,92 @@ fn first_sentence(text: &str) -> &str {
     text
 }
 
-/// The entry to name of `entries`: the first that is not about documentation or tests and
-/// fits a sentence, else the first that fits; with its scope, if any, apart.
-fn pick(entries: &[&str]) -> Option<(Option<String>, String)> {
+/// An entry that is a sentence of its own ("Python 3.8 is no longer supported"), not a noun
+/// phrase ("Consistent init flow").
+static SENTENCE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)\b(?:is|are|was|were|has|have|had|will|can|now|no\s+longer|does|do|did|should|must|may)\b",
+    )
+});
+
+/// An entry to name: its scope apart, its first sentence cleaned, and the entry as written.
+struct Named {
+    scope: Option<String>,
+    text: String,
+    entry: String,
+}
+
+/// The entry to name of `entries`: of those that are not about documentation or tests (by
+/// their words or their scope) and fit a sentence, the first that starts with a verb, else
+/// the first that is a sentence, else the first; else the first that fits.
+fn pick(entries: &[&str]) -> Option<Named> {
     let split = |e: &str| -> (Option<String>, String) {
         match SCOPE.captures(e) {
             Some(c) => (Some(c[1].to_string()), c[2].to_string()),
             None => (None, e.to_string()),
         }
     };
-    let candidates: Vec<(Option<String>, String)> = entries
+    let candidates: Vec<Named> = entries
         .iter()
         .filter_map(|e| {
             let (scope, text) = split(e);
-            named(&text).map(|t| (scope, t))
+            let named = named(&text)?;
+            Some(Named {
+                scope,
+                text: named,
+                entry: text,
+            })
         })
         .collect();
+    let major = |n: &&Named| {
+        !MINOR.is_match(&n.text) && !n.scope.as_deref().is_some_and(|s| MINOR.is_match(s))
+    };
     candidates
         .iter()
-        .find(|(_, t)| !MINOR.is_match(t))
+        .filter(major)
+        .find(|n| verb_first(&n.text).is_some())
+        .or_else(|| {
+            candidates
+                .iter()
+                .filter(major)
+                .find(|n| SENTENCE.is_match(&n.text))
+        })
+        .or_else(|| candidates.iter().find(major))
         .or_else(|| candidates.first())
-        .cloned()
+        .map(|n| Named {
+            scope: n.scope.clone(),
+            text: n.text.clone(),
+            entry: n.entry.clone(),
+        })
 }
 
-/// "it fixes a crash (parser)" or, for an entry that does not start with a verb,
-/// "{label}: {entry}".
-fn clause(entry: (Option<String>, String), label: &str) -> (bool, String) {
-    let (scope, text) = entry;
+/// The sentence after an entry's first, when it is short and says more about the change
+/// ("From now on type declarations are generated."), cleaned like the first.
+fn second_sentence(entry: &str) -> Option<String> {
+    let entry = entry.trim();
+    let rest = entry.get(first_sentence(entry).len()..)?.trim_start();
+    if rest.is_empty() || rest.starts_with(['(', '[', '#', '-', '*', '>', '`']) {
+        return None;
+    }
+    let text = named(rest)?;
+    (text.len() <= 160 && text.chars().next().is_some_and(char::is_uppercase))
+        .then(|| format!("{text}."))
+}
+
+/// "it fixes a crash (parser)" for an entry that starts with a verb, else the entry's own
+/// words ("Python 3.8 is no longer supported", "Termina backend"); `true` when the entry
+/// started with a verb.
+fn clause(entry: &Named) -> (bool, String) {
     // A dependency scope says no more than the update does.
-    let scope = scope
+    let scope = entry
+        .scope
+        .as_ref()
         .filter(|s| !s.to_ascii_lowercase().starts_with("dep"))
         .map(|s| format!(" ({s})"))
         .unwrap_or_default();
-    match verb_first(&text) {
+    match verb_first(&entry.text) {
         Some((verb, rest)) => (true, format!("it {verb} {rest}{scope}")),
-        None => (false, format!("{label}: {text}{scope}")),
-    }
-}
-
-/// "It follows 1.4.0, which adds …": the first release of a patch release's line, by its
-/// most important entry, when that starts with a verb.
-pub(crate) fn follows(version: &str, entries: &[&str]) -> Option<String> {
-    match clause(pick(entries)?, "") {
-        (true, clause) => Some(format!(
-            "It follows {version}, which {}.",
-            &clause["it ".len()..]
-        )),
-        (false, _) => None,
+        None => (false, format!("{}{scope}", entry.text)),
     }
 }
 
@@ -304,8 +346,38 @@ pub(crate) fn dependencies_only(entries: &[&str]) -> bool {
         })
 }
 
+/// An "It also …" clause is at most this long (bytes).
+const MAX_ALSO: usize = 100;
+
+/// "It also fixes a crash." from the first of `entries` that starts with a verb, is not
+/// about documentation or tests and is short.
+fn also(entries: &[&str]) -> Option<String> {
+    entries.iter().find_map(|e| {
+        let named = pick(&[e])?;
+        match clause(&named) {
+            (true, clause) if clause.len() <= MAX_ALSO && !minor(&named.text) => {
+                Some(format!(" It also {}.", &clause["it ".len()..]))
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Whether an entry is about documentation, comments, typos, tests or CI: never the first
+/// thing a post names.
+pub(crate) fn minor(entry: &str) -> bool {
+    let (scope, text) = match SCOPE.captures(entry) {
+        Some(c) => (Some(c[1].to_string()), c[2].to_string()),
+        None => (None, entry.to_string()),
+    };
+    MINOR.is_match(&text) || scope.is_some_and(|s| MINOR.is_match(&s))
+}
+
 /// The lede of a post about `subject` ("log 0.4.33", or for changes not released yet, the
-/// package's name: `released` false).
+/// package's name: `released` false): what the release is, then its most important entry
+/// after a colon, in the entry's words (and its next sentence when that says more); a
+/// release with breaking changes also names a feature or a fix, and points to how to
+/// upgrade.
 pub(crate) fn lede(subject: &str, released: bool, kinds: &Kinds) -> String {
     let subject = if released {
         subject.to_string()
@@ -313,15 +385,13 @@ pub(crate) fn lede(subject: &str, released: bool, kinds: &Kinds) -> String {
         format!("The next release of {subject}")
     };
     let many = |v: &Vec<&str>| v.len() > 1;
-    // (what the release is, the label of an entry that does not start with a verb, entries)
-    let (kind, label, entries) = if !kinds.breaking.is_empty() {
+    let (kind, entries) = if !kinds.breaking.is_empty() {
         (
             if many(&kinds.breaking) {
                 "has breaking changes"
             } else {
                 "has a breaking change"
             },
-            "The change to act on",
             &kinds.breaking,
         )
     } else if !kinds.added.is_empty() {
@@ -331,54 +401,34 @@ pub(crate) fn lede(subject: &str, released: bool, kinds: &Kinds) -> String {
             } else {
                 "brings a new feature"
             },
-            if many(&kinds.added) {
-                "The headline"
-            } else {
-                "The new feature"
-            },
             &kinds.added,
         )
     } else if !kinds.fixed.is_empty() {
-        (
-            "is a bug-fix release",
-            if many(&kinds.fixed) {
-                "The main fix"
-            } else {
-                "The fix"
-            },
-            &kinds.fixed,
-        )
+        ("is a bug-fix release", &kinds.fixed)
     } else if dependencies_only(&kinds.other) {
-        ("updates dependencies", "The update", &kinds.other)
+        ("updates dependencies", &kinds.other)
     } else {
-        (
-            "is a maintenance release",
-            if many(&kinds.other) {
-                "The main change"
-            } else {
-                "The change"
-            },
-            &kinds.other,
-        )
+        ("is a maintenance release", &kinds.other)
     };
-    let mut lede = match pick(entries).map(|e| clause(e, label)) {
-        Some((true, clause)) => format!("{subject} {kind}: {clause}."),
-        Some((false, clause)) => format!("{subject} {kind}. {clause}."),
+    let mut lede = match pick(entries) {
+        Some(named) => {
+            let (_, clause) = clause(&named);
+            let more = second_sentence(&named.entry)
+                .map(|s| format!(" {s}"))
+                .unwrap_or_default();
+            format!("{subject} {kind}: {clause}.{more}")
+        }
         None => format!("{subject} {kind}."),
     };
     if !kinds.breaking.is_empty() {
-        if let Some(clause) = kinds
-            .added
-            .iter()
-            .filter_map(|e| match clause(pick(&[e])?, "") {
-                (true, clause) => Some(clause),
-                (false, _) => None,
-            })
-            .next()
-        {
-            lede.push_str(&format!(" It also {}.", &clause["it ".len()..]));
+        if let Some(also) = also(&kinds.added) {
+            lede.push_str(&also);
         } else if !kinds.added.is_empty() {
             lede.push_str(" It also brings new features.");
+        } else if let Some(also) = also(&kinds.fixed) {
+            lede.push_str(&also);
+        } else if !kinds.fixed.is_empty() {
+            lede.push_str(" It also fixes bugs.");
         }
         lede.push_str(" Read how to upgrade below.");
     } else if !kinds.added.is_empty() && !kinds.fixed.is_empty() {
@@ -420,30 +470,14 @@ mod tests {
             ),
             "rich 1.2.3 is a bug-fix release: it fixes infinite loop with `cells.split`."
         );
-        // Documentation fixes are passed over; a noun phrase follows a label.
-        assert_eq!(
-            lede(
-                "sdk 1.17.2",
-                true,
-                &kinds(
-                    &[],
-                    &[],
-                    &[
-                        "Broken link in hooks.go comment ([#476](https://x/issues/476))",
-                        "multi: Forward events from child providers ([#480](https://x/issues/480))",
-                    ],
-                    &[]
-                )
-            ),
-            "sdk 1.17.2 is a bug-fix release: it forwards events from child providers (multi)."
-        );
+        // A noun phrase follows the colon in its own words.
         assert_eq!(
             lede(
                 "x 1.0.1",
                 true,
                 &kinds(&[], &[], &["Crash on empty input."], &[])
             ),
-            "x 1.0.1 is a bug-fix release. The fix: Crash on empty input."
+            "x 1.0.1 is a bug-fix release: Crash on empty input."
         );
         assert_eq!(
             lede(
@@ -469,7 +503,7 @@ mod tests {
         );
         assert_eq!(
             text,
-            "widgets 2.0.0 has a breaking change: it removes `Widget::a`; use `Widget::b`. It also adds support for streams. Read how to upgrade below."
+            "widgets 2.0.0 has a breaking change: it removes `Widget::a`; use `Widget::b`. It was slow. It also adds support for streams. Read how to upgrade below."
         );
         let text = lede(
             "widgets 1.1.0",
@@ -513,7 +547,7 @@ mod tests {
                 false,
                 &kinds(&[], &[], &[], &["Faster parsing of headers"])
             ),
-            "The next release of pkg is a maintenance release. The change: Faster parsing of headers."
+            "The next release of pkg is a maintenance release: Faster parsing of headers."
         );
         assert_eq!(
             lede("pkg 1.0.0", true, &kinds(&[], &[], &[], &[])),
@@ -522,13 +556,62 @@ mod tests {
     }
 
     #[test]
-    fn a_patch_release_tells_what_its_line_began_with() {
+    fn an_entry_that_starts_with_a_verb_or_says_a_sentence_is_named_without_a_label() {
+        // A noun phrase, a test scope and a comment fix are passed over for a verb.
         assert_eq!(
-            follows("1.4.0", &["Added `Table.expand_rows` option (#12)", "More"]).as_deref(),
-            Some("It follows 1.4.0, which adds `Table.expand_rows` option.")
+            lede(
+                "sdk 1.17.2",
+                true,
+                &kinds(
+                    &[],
+                    &[],
+                    &[
+                        "Broken link in hooks.go comment (#476)",
+                        "Consistent init flow (#474)",
+                        "testing: Make test provider context-aware (#470)",
+                        "memprovider: Use int64 type in IntEvaluation (#464)",
+                    ],
+                    &[]
+                )
+            ),
+            "sdk 1.17.2 is a bug-fix release: it uses int64 type in IntEvaluation (memprovider)."
         );
-        assert_eq!(follows("1.4.0", &["New docs"]), None);
-        assert_eq!(follows("1.4.0", &[]), None);
+        // A sentence comes with its next one, when short; never a label.
+        assert_eq!(
+            lede(
+                "react 11.14.0",
+                true,
+                &kinds(
+                    &[],
+                    &[
+                        "Source code has been migrated to TypeScript. From now on type declarations are emitted from it. See #3281 for more."
+                    ],
+                    &[],
+                    &[]
+                )
+            ),
+            "react 11.14.0 brings a new feature: Source code has been migrated to TypeScript. From now on type declarations are emitted from it."
+        );
+        // A breaking release without features names a short fix as well.
+        assert_eq!(
+            lede(
+                "pluggy 1.6.0",
+                true,
+                &kinds(
+                    &["Python 3.8 is no longer supported. (#556)"],
+                    &[],
+                    &[
+                        &format!(
+                            "Fix a regression where {} (#504)",
+                            "the traceback grows ".repeat(6)
+                        ),
+                        "Fix python 3.14 SyntaxError by rearranging code. (#573)",
+                    ],
+                    &[]
+                )
+            ),
+            "pluggy 1.6.0 has a breaking change: Python 3.8 is no longer supported. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below."
+        );
     }
 
     #[test]

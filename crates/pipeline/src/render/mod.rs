@@ -15,5 +15,5 @@ mod template;
 mod text;
 mod written_items;
 
-pub(crate) use context::{Context, StepView, group_symbols};
+pub(crate) use context::{Context, Older, StepView, group_symbols};
 pub(crate) use template::{Renderer, template_path};

@@ -465,6 +465,15 @@ pub(crate) fn find(
     None
 }
 
+/// The commit the tag `name` points to.
+pub(crate) fn tag_commit(repo: &Repository, name: &str) -> Option<Oid> {
+    repo.revparse_single(&format!("refs/tags/{name}"))
+        .ok()?
+        .peel_to_commit()
+        .ok()
+        .map(|c| c.id())
+}
+
 /// The example of `post` (see the module): at its release's tag (the run's `commit` for
 /// changes not released yet), against the tag before it. A first release has none.
 pub(crate) fn for_post(
@@ -479,18 +488,14 @@ pub(crate) fn for_post(
     }
     let entries: Vec<&str> = post.features.iter().map(String::as_str).collect();
     let apis = apis(&entries);
-    let peel = |name: &str| {
-        repo.revparse_single(&format!("refs/tags/{name}"))
-            .ok()?
-            .peel_to_commit()
-            .ok()
-            .map(|c| c.id())
-    };
     let at = match &release.tag {
-        Some(tag) => peel(tag)?,
+        Some(tag) => tag_commit(repo, tag)?,
         None => Oid::from_str(commit).ok()?,
     };
-    let previous = release.previous_tag.as_deref().and_then(peel);
+    let previous = release
+        .previous_tag
+        .as_deref()
+        .and_then(|t| tag_commit(repo, t));
     find(repo, &apis, at, previous, forge)
 }
 

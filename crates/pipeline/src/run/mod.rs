@@ -13,6 +13,7 @@ mod render;
 mod request;
 mod resolve;
 mod titles;
+mod toolchain;
 mod written;
 
 use domain::{LogLevel, LogStage};

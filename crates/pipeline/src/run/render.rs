@@ -14,7 +14,7 @@ use super::provenance::{body_hash, provenance};
 use super::request::{GeneratedArticle, RunRequest};
 use super::resolve::Resolved;
 use super::titles::{plural, title_and_description};
-use super::{example, written};
+use super::{example, toolchain, written};
 use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
 use crate::log::LogSink;
@@ -166,10 +166,12 @@ pub(super) fn render(
     } else {
         None
     };
-    let oldest_written = written
+    let written_versions: Vec<semver::Version> = written
         .iter()
         .flat_map(|(sections, _, _)| sections.iter().map(|s| s.version.clone()))
-        .min();
+        .collect();
+    let written_path = written.as_ref().map(|(_, _, path)| path.clone());
+    let oldest_written = written_versions.iter().min().cloned();
     // The post tells a release from the same sections.
     if (surfaces.contains(&Surface::Changelog) || surfaces.contains(&Surface::Blog))
         && let Some((sections, unreleased, path)) = written
@@ -203,6 +205,19 @@ pub(super) fn render(
             log,
         );
     }
+    // A first run's window says where the releases it leaves out are.
+    let older = first_run
+        .then(|| {
+            written::older_releases(
+                &notes.releases,
+                collected,
+                &written_versions,
+                written_path.as_deref(),
+                forge.as_ref(),
+                commit,
+            )
+        })
+        .flatten();
     let entries = &notes.entries;
     let introducing = first_release(&notes.releases, oldest_written.as_ref());
     // A help-center article only when something walks the reader through the feature.
@@ -218,6 +233,8 @@ pub(super) fn render(
         && let Ok(post) = &mut post
     {
         post.example = example::for_post(repo, post, commit, forge.as_ref());
+        let folder = feature.path.as_deref().unwrap_or("");
+        toolchain::for_post(repo, post, folder, commit);
     }
     let since_commit = req.since_commit.filter(|_| collected.history.since_found);
     let link = |path: &str, line: usize| {
@@ -328,6 +345,7 @@ pub(super) fn render(
             commits: entries,
             changelog: &notes.all,
             releases: &notes.releases,
+            older: older.clone(),
             post: post.as_ref().ok(),
             highlights: highlights(entries),
             contributors: contributors(entries),

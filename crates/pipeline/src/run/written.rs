@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::collect::Collected;
 use crate::log::LogSink;
-use crate::render;
+use crate::render::{self, Older};
 use crate::source::forge::Forge;
 use crate::source::history::{self, ReleaseNotes};
 use crate::source::manifest::Feature;
@@ -46,7 +46,54 @@ pub(super) fn tag_written_releases(
             .and_then(|from| forge?.compare_url(from, &tag));
         release.previous_tag = previous;
         release.tag = Some(tag);
+        // A release is dated by its tag, as a release from the commits is; the file's own
+        // date only when the tag's is unknown.
+        if let Some(time) = collected.tag_times.get(position) {
+            release.date = Some(history::date(*time));
+        }
     }
+}
+
+/// The releases older than every one shown (final versions only: a tag of the feature's
+/// package or a section of its changelog file, `written`), when there are some; linked to
+/// the changelog file at `commit` (`path`), else to the forge's releases page.
+pub(super) fn older_releases(
+    releases: &[ReleaseNotes],
+    collected: &Collected,
+    written: &[semver::Version],
+    path: Option<&str>,
+    forge: Option<&Forge>,
+    commit: &str,
+) -> Option<Older> {
+    let lowest = releases
+        .iter()
+        .filter_map(|r| semver::Version::parse(r.version.as_deref()?).ok())
+        .min()?;
+    let mut older: Vec<&semver::Version> = collected
+        .tag_versions
+        .iter()
+        .chain(written)
+        .filter(|v| v.pre.is_empty() && **v < lowest)
+        .collect();
+    older.sort();
+    older.dedup();
+    let oldest = older.first()?.to_string();
+    let (url, label) = match path {
+        Some(path) => (
+            forge.and_then(|f| f.file_url(commit, path, None)),
+            Some(path.rsplit('/').next().unwrap_or(path).to_string()),
+        ),
+        None => match forge.and_then(Forge::releases_url) {
+            Some(url) => (Some(url), Some("the releases page".to_string())),
+            None => (None, None),
+        },
+    };
+    Some(Older {
+        count: older.len(),
+        oldest,
+        url,
+        label,
+    })
 }
 
 /// The Unreleased section from the project's pending changesets or news fragments, when it

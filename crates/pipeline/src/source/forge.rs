@@ -49,7 +49,8 @@ pub enum ForgeKind {
 /// `[forge]` in `features.toml`. Either `kind` + `url` (the repository's web address), or
 /// templates: `file` (`{commit}`, `{path}`, `{line}`), `commit` (`{commit}`), `pull`
 /// (`{number}`), `compare` (`{from}`, `{to}`), `raw` (`{commit}`, `{path}`: the file's bytes,
-/// for images); a missing template means no such link.
+/// for images), `releases` (the list of releases, for a changelog's older releases); a
+/// missing template means no such link.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForgeConfig {
@@ -60,6 +61,8 @@ pub struct ForgeConfig {
     pub pull: Option<String>,
     pub compare: Option<String>,
     pub raw: Option<String>,
+    /// The list of the repository's releases (no placeholder).
+    pub releases: Option<String>,
 }
 
 /// The URL layout of one repository's web host.
@@ -70,6 +73,7 @@ pub struct Forge {
     pull: Option<String>,
     compare: Option<String>,
     raw: Option<String>,
+    releases: Option<String>,
 }
 
 impl Forge {
@@ -131,23 +135,26 @@ impl Forge {
             pull: usable_template(&config.pull),
             compare: usable_template(&config.compare),
             raw: usable_template(&config.raw),
+            releases: usable_template(&config.releases),
         };
         let any = forge.file.is_some()
             || forge.commit.is_some()
             || forge.pull.is_some()
             || forge.compare.is_some()
-            || forge.raw.is_some();
+            || forge.raw.is_some()
+            || forge.releases.is_some();
         any.then_some(forge)
     }
 
     fn of_kind(kind: ForgeKind, base: &str) -> Forge {
-        let (file, commit, pull, compare, raw) = match kind {
+        let (file, commit, pull, compare, raw, releases) = match kind {
             ForgeKind::Github => (
                 "/blob/{commit}/{path}#L{line}",
                 "/commit/{commit}",
                 "/pull/{number}",
                 "/compare/{from}...{to}",
                 "/raw/{commit}/{path}",
+                "/releases",
             ),
             ForgeKind::Gitlab => (
                 "/-/blob/{commit}/{path}#L{line}",
@@ -155,6 +162,7 @@ impl Forge {
                 "/-/merge_requests/{number}",
                 "/-/compare/{from}...{to}",
                 "/-/raw/{commit}/{path}",
+                "/-/releases",
             ),
             ForgeKind::Bitbucket => (
                 "/src/{commit}/{path}#lines-{line}",
@@ -162,6 +170,7 @@ impl Forge {
                 "/pull-requests/{number}",
                 "/branches/compare/{to}%0D{from}",
                 "/raw/{commit}/{path}",
+                "/downloads/?tab=tags",
             ),
             ForgeKind::Gitea => (
                 "/src/commit/{commit}/{path}#L{line}",
@@ -169,6 +178,7 @@ impl Forge {
                 "/pulls/{number}",
                 "/compare/{from}...{to}",
                 "/raw/commit/{commit}/{path}",
+                "/releases",
             ),
         };
         let at = |layout: &str| Some(format!("{base}{layout}"));
@@ -178,6 +188,7 @@ impl Forge {
             pull: at(pull),
             compare: at(compare),
             raw: at(raw),
+            releases: at(releases),
         }
     }
 
@@ -213,6 +224,11 @@ impl Forge {
                 .as_deref()?
                 .replace("{number}", &number.to_string()),
         )
+    }
+
+    /// The page listing the repository's releases.
+    pub fn releases_url(&self) -> Option<String> {
+        self.releases.clone()
     }
 
     /// Changes from `from` to `to` (tags or commits).

@@ -92,8 +92,11 @@ fn assert_shown_not_run(body: &str) {
     assert!(body.contains(escaped) || body.contains(&in_code), "{body}");
 }
 
+/// Markdown reads "See `" and "`{…}`" as a code span holding the line break, then text: the
+/// converter of Markdown joins the lines as it reads them (help center), plain text escapes
+/// the lone backtick (a summary in a post); either way what follows stays text.
 #[test]
-fn a_code_span_across_a_line_break_stays_text() {
+fn a_code_span_across_a_line_break_is_read_as_markdown_reads_it_and_the_rest_stays_text() {
     let repo = repo(
         "T",
         &format!("See `\n`{LIVE}`"),
@@ -103,7 +106,10 @@ fn a_code_span_across_a_line_break_stays_text() {
     let output = run_ok(&repo);
     for surface in [Surface::HelpCenter, Surface::Blog] {
         let body = body(&output, surface);
-        assert!(body.contains("See \\`"), "{body}");
+        assert!(
+            body.contains("See ` `\\{") || body.contains("See \\`"),
+            "{body}"
+        );
         assert_shown_not_run(body);
     }
 }

@@ -64,12 +64,12 @@ fn a_post_tells_the_release_in_the_words_of_the_projects_changelog() {
     // What the release means, not the package's summary once more.
     assert_eq!(
         post.description,
-        "widgets 1.1.0 has a breaking change. The change to act on: Widget::a; use Widget::b. It also brings new features. Read how to upgrade below."
+        "widgets 1.1.0 has a breaking change: Widget::a; use Widget::b. It also brings new features. Read how to upgrade below."
     );
     let body = &post.mdx_body;
     assert!(!body.contains("Widgets for everyone"), "{body}");
     assert!(
-        body.contains("## What's new\n\n- `Widget::a`; use `Widget::b`.\n- `Widget::b` reads from a stream. ([#12](https://github.com/acme/widgets/pull/12))\n"),
+        body.contains("## What's new\n\n- `Widget::b` reads from a stream. ([#12](https://github.com/acme/widgets/pull/12))\n"),
         "{body}"
     );
     assert!(
@@ -253,18 +253,19 @@ fn a_post_leads_with_what_the_release_means_and_shows_its_new_api() {
     assert!(!body.contains("For example"), "{body}");
 }
 
-/// A patch release's post says what its release line began with; a fix-only release says
-/// it is one.
+/// A patch release's post tells its own fix, never what an older release brought; a
+/// minimum Go the release raised is a step under "How to upgrade", said in the lede.
 #[test]
-fn a_patch_release_post_tells_its_fix_and_its_line() {
+fn a_patch_release_post_tells_its_fix_and_the_go_it_now_requires() {
     let mut repo = Repo::new();
+    repo.write("go.mod", "module example.com/x\n\ngo 1.24.0\n");
     repo.write("src/lib.rs", "pub fn a() {}\n");
     repo.commit("first version");
     tag(&repo, "v1.3.0");
     repo.write("src/lib.rs", "pub fn a() {}\npub fn b() {}\n");
     repo.write(
         "CHANGELOG.md",
-        "# Changelog\n\n## 1.4.1\n\n### Fixed\n\n- Fixed infinite loop with `split` (#40)\n\n## 1.4.0\n\n### Added\n\n- Added `Widget::b` for streams\n\n## 1.3.0\n\n- First.\n",
+        "# Changelog\n\n## 1.4.1\n\n### Fixed\n\n- Broken link in a comment (#41)\n- Fixed infinite loop with `split` (#40)\n\n## 1.4.0\n\n### Added\n\n- Added `Widget::b` for streams\n\n## 1.3.0\n\n- First.\n",
     );
     repo.commit("b");
     tag(&repo, "v1.4.0");
@@ -272,14 +273,67 @@ fn a_patch_release_post_tells_its_fix_and_its_line() {
         "src/lib.rs",
         "pub fn a() {}\npub fn b() { loop { break } }\n",
     );
+    repo.write("go.mod", "module example.com/x\n\ngo 1.25.0\n");
     repo.commit("fix loop");
     tag(&repo, "v1.4.1");
     let (output, _) = generate(&repo, ".", Surface::Blog);
     let body = &output.articles[0].mdx_body;
     assert!(
-        body.contains("repo 1.4.1 is a bug-fix release: it fixes infinite loop with `split`. It follows 1.4.0, which adds `Widget::b` for streams.\n"),
+        body.contains("x 1.4.1 is a bug-fix release: it fixes infinite loop with `split`. It requires Go 1.25.0 or later (it required 1.24.0). Read how to upgrade below.\n"),
         "{body}"
     );
+    assert!(!body.contains("It follows"), "{body}");
+    // A comment's fix comes after the others.
+    assert!(
+        body.find("infinite loop with `split` (#40)") < body.find("Broken link"),
+        "{body}"
+    );
+    assert!(
+        body.contains("## How to upgrade\n\n- Use Go 1.25.0 or later before upgrading: `go.mod` now requires Go `1.25.0` (it required `1.24.0`).\n"),
+        "{body}"
+    );
+}
+
+/// A breaking change is told once, under "How to upgrade"; one that a raised minimum Python
+/// says already is a change, and the step says what to do.
+#[test]
+fn a_breaking_change_is_told_once_and_a_raised_python_is_a_step() {
+    let mut repo = Repo::new();
+    repo.write("setup.cfg", "[options]\npython_requires = >=3.8\n");
+    repo.write("src/lib.py", "def a(): pass\n");
+    repo.commit("first version");
+    tag(&repo, "1.5.0");
+    repo.remove("setup.cfg");
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\nrequires-python = \">=3.9\"\n",
+    );
+    repo.write("src/lib.py", "def a(): pass\ndef b(): pass\n");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.6.0\n\n### Removals\n\n- Python 3.8 is no longer supported. (#556)\n- `Hook.old` is removed; call `Hook.new`. (#560)\n\n### Bug Fixes\n\n- Fix python 3.14 SyntaxError by rearranging code. (#573)\n\n## 1.5.0\n\n- First.\n",
+    );
+    repo.commit("1.6.0");
+    tag(&repo, "1.6.0");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(
+        body.contains("x 1.6.0 has breaking changes: Python 3.8 is no longer supported. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below.\n"),
+        "{body}"
+    );
+    // The description, the lede and the change; not under "How to upgrade".
+    assert_eq!(
+        body.matches("Python 3.8 is no longer supported").count(),
+        3,
+        "{body}"
+    );
+    assert_eq!(body.matches("`Hook.old` is removed").count(), 1, "{body}");
+    let upgrade = &body[body.find("## How to upgrade").expect(body)..];
+    assert!(
+        upgrade.starts_with("## How to upgrade\n\n- Use Python 3.9 or later before upgrading: `pyproject.toml` now requires Python `>=3.9` (it required `>=3.8`).\n- `Hook.old` is removed"),
+        "{body}"
+    );
+    assert!(!upgrade.contains("Python 3.8"), "{body}");
 }
 
 /// Keep a Changelog's `## [Unreleased]` section is the project's own account of what is not

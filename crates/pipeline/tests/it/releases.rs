@@ -587,3 +587,120 @@ fn a_later_run_lists_a_release_with_no_commit_of_the_feature() {
         "{body}"
     );
 }
+
+/// A repository whose first run shows `releases` releases, with its first commit.
+fn windowed(releases: usize) -> Repo {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.write(
+        ".content-pipeline/features.toml",
+        format!("[changelog]\nreleases = {releases}\n"),
+    );
+    repo.commit("feat: first version");
+    repo
+}
+
+#[test]
+fn a_first_run_says_where_the_releases_before_its_window_are() {
+    // With the project's changelog file: linked at the run's commit.
+    let mut repo = windowed(2);
+    repo.set_origin("https://github.com/acme/widgets.git");
+    for (n, version) in ["0.1.0-rc.1", "0.1.0", "0.2.0", "0.3.0", "0.4.0"]
+        .iter()
+        .enumerate()
+    {
+        append(&mut repo, "src/lib.rs", &format!("feat: change {n}"));
+        tag(&repo, &format!("v{version}"));
+    }
+    append(&mut repo, "src/lib.rs", "feat: the last");
+    tag(&repo, "v0.5.0");
+    let body = changelog(&repo, "src");
+    assert_eq!(labels(&body), ["0.5.0", "0.4.0"], "{body}");
+    // Pre-releases are not releases of their own.
+    assert!(
+        body.trim_end().ends_with(
+            "The 3 releases before these, back to 0.1.0, are in [the releases page](https://github.com/acme/widgets/releases)."
+        ),
+        "{body}"
+    );
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 0.5.0\n\n- The last.\n\n## 0.0.1\n\n- Before tags.\n",
+    );
+    let head = repo.commit("docs: changelog");
+    let body = changelog(&repo, "src");
+    assert!(
+        body.trim_end().ends_with(&format!(
+            "The 4 releases before these, back to 0.0.1, are in [CHANGELOG.md](https://github.com/acme/widgets/blob/{head}/CHANGELOG.md)."
+        )),
+        "{body}"
+    );
+    // Without a forge, the file is named; without either, the changelog says they are not
+    // shown.
+    let mut bare = windowed(1);
+    tag(&bare, "v0.1.0");
+    append(&mut bare, "src/lib.rs", "feat: next");
+    tag(&bare, "v0.2.0");
+    let body = changelog(&bare, "src");
+    assert!(
+        body.trim_end()
+            .ends_with("The release before these, 0.1.0, is not shown here."),
+        "{body}"
+    );
+    bare.write("CHANGELOG.md", "# Changelog\n\n## 0.2.0\n\n- Next.\n");
+    bare.commit("docs: changelog");
+    let body = changelog(&bare, "src");
+    assert!(
+        body.trim_end()
+            .ends_with("The release before these, 0.1.0, is in `CHANGELOG.md`."),
+        "{body}"
+    );
+    // A release within the window has no such line.
+    bare.write(
+        ".content-pipeline/features.toml",
+        "[changelog]\nreleases = 5\n",
+    );
+    bare.commit("chore: settings");
+    assert!(!changelog(&bare, "src").contains("before these"));
+}
+
+#[test]
+fn a_release_only_the_changelog_file_shows_is_dated_by_its_tag() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    // A release that changed nothing of the feature: only the file tells it.
+    append(&mut repo, "README.md", "docs: readme");
+    tag(&repo, "v1.0.1");
+    let tagged = repo
+        .git
+        .head()
+        .unwrap()
+        .peel_to_commit()
+        .unwrap()
+        .time()
+        .seconds();
+    // A day and more of later commits: the run's date is not the release's.
+    for n in 0..30 {
+        append(&mut repo, "README.md", &format!("docs: more {n}"));
+    }
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.0.1\n\n- Fixed the thing.\n\n## 1.0.0\n\n- First.\n",
+    );
+    repo.commit("docs: changelog");
+    let body = changelog(&repo, "src");
+    let day = |seconds: i64| {
+        let days = seconds.div_euclid(86_400);
+        // 1_700_000_000 is 2023-11-14; the fixture's clock starts there.
+        format!("2023-11-{:02}", 14 + days - 1_700_000_000 / 86_400)
+    };
+    assert!(
+        body.contains(&format!(
+            "<Update label=\"1.0.1\" description=\"{}\">",
+            day(tagged)
+        )),
+        "{body}"
+    );
+}

@@ -39,11 +39,16 @@ pub(crate) fn join_split_tags(markdown: &str) -> Vec<String> {
         }
         let mut joined = line.to_string();
         if opens_unclosed_tag(line) {
-            let rest = lines.get(index..).unwrap_or_default();
-            let closing = rest
+            // In a block quote, the next lines' `>` markers are the quote's, not the tag's.
+            let depth = container(line).matches('>').count();
+            let rest: Vec<&str> = lines
+                .get(index..)
+                .unwrap_or_default()
                 .iter()
                 .take(MAX_TAG_LINES)
-                .position(|l| l.contains('>'));
+                .map(|l| unquote(l, depth))
+                .collect();
+            let closing = rest.iter().position(|l| l.contains('>'));
             if let Some(last) = closing {
                 let tag: Vec<&str> = rest[..=last].iter().map(|l| l.trim()).collect();
                 if tag.iter().map(|l| l.len() + 1).sum::<usize>() <= MAX_TAG_CHARS {
@@ -56,6 +61,151 @@ pub(crate) fn join_split_tags(markdown: &str) -> Vec<String> {
         out.push(joined);
     }
     out
+}
+
+/// A line's container markers: its indentation and block quote markers (`  > `).
+fn container(line: &str) -> &str {
+    let end = line
+        .find(|c: char| !matches!(c, ' ' | '\t' | '>'))
+        .unwrap_or(line.len());
+    &line[..end]
+}
+
+/// `line` without its indentation and its first `depth` block quote markers.
+fn unquote(line: &str, depth: usize) -> &str {
+    let mut rest = line.trim_start();
+    for _ in 0..depth {
+        match rest.strip_prefix('>') {
+            Some(r) => rest = r.trim_start(),
+            None => break,
+        }
+    }
+    rest
+}
+
+/// Lines a code span continues over joined with a space, as Markdown reads a line ending in
+/// a code span: a line whose backtick run has no partner on it, and the next lines of the
+/// same paragraph (the same block quote depth, not blank, not a new block) up to the one
+/// that closes it, at most [`MAX_TAG_LINES`] lines and [`MAX_TAG_CHARS`] characters; outside
+/// fenced code. Escaping, which works line by line, then keeps the span as code.
+pub(crate) fn join_split_code_spans(lines: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut fence = Fences::default();
+    let mut index = 0;
+    while let Some(line) = lines.get(index) {
+        index += 1;
+        if fence.is_code(line) {
+            out.push(line.clone());
+            continue;
+        }
+        let mut joined = line.clone();
+        if let Some(run) = unpartnered_run(line) {
+            let depth = container(line).matches('>').count();
+            let mut parts: Vec<&str> = Vec::new();
+            let mut closed = false;
+            for next in lines.iter().skip(index).take(MAX_TAG_LINES) {
+                let prefix = container(next);
+                let text = unquote(next, depth);
+                if prefix.matches('>').count() != depth || starts_block(text) {
+                    break;
+                }
+                parts.push(text);
+                let chars: Vec<char> = text.chars().collect();
+                if find_closing_ticks(&chars, 0, run).is_some() {
+                    closed = true;
+                    break;
+                }
+            }
+            let length: usize = parts.iter().map(|p| p.len() + 1).sum();
+            if closed && length + line.len() <= MAX_TAG_CHARS {
+                for part in &parts {
+                    joined.push(' ');
+                    joined.push_str(part.trim());
+                }
+                index += parts.len();
+            }
+        }
+        out.push(joined);
+    }
+    out
+}
+
+/// `<details>` in a block quote or a list item (a pull request body quoted under a changelog
+/// entry), where the block pass, which reads top-level lines, cannot make it an element:
+/// its `<details>` and `</details>` lines become blank lines of their container and its
+/// `<summary>Label</summary>` a bold label, so that the reader sees what the tags meant and
+/// no tag as text. Outside fenced code.
+pub(crate) fn unwrap_nested_details(lines: Vec<String>) -> Vec<String> {
+    let mut fence = Fences::default();
+    lines
+        .into_iter()
+        .map(|line| {
+            let prefix = container(&line);
+            if fence.is_code(&line) || prefix.is_empty() {
+                return line;
+            }
+            let depth = prefix.matches('>').count();
+            let text = unquote(&line, depth).trim();
+            let lower = text.to_ascii_lowercase();
+            if matches!(
+                lower.as_str(),
+                "<details>" | "</details>" | "<details open>"
+            ) {
+                return prefix.trim_end().to_string();
+            }
+            match lower
+                .strip_prefix("<summary>")
+                .and_then(|r| r.strip_suffix("</summary>"))
+            {
+                Some(inner) if !inner.trim().is_empty() && !inner.contains('<') => {
+                    let inner = &text["<summary>".len()..text.len() - "</summary>".len()];
+                    format!("{prefix}**{}**", inner.trim())
+                }
+                _ => line,
+            }
+        })
+        .collect()
+}
+
+/// The length of the last backtick run of `line` that no run of the same length closes on
+/// it (backslash-escaped backticks open nothing).
+fn unpartnered_run(line: &str) -> Option<usize> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '\\' {
+            i += 2;
+            continue;
+        }
+        if chars[i] != '`' {
+            i += 1;
+            continue;
+        }
+        let run = chars[i..].iter().take_while(|c| **c == '`').count();
+        match find_closing_ticks(&chars, i + run, run) {
+            Some(close) => i = close + run,
+            None => return (run < 3 || i > 0).then_some(run),
+        }
+    }
+    None
+}
+
+/// Whether a line (without its container markers) ends a paragraph: blank, a heading, a
+/// fence, a list item, a thematic break or an HTML block.
+fn starts_block(text: &str) -> bool {
+    let t = text.trim_start();
+    t.is_empty()
+        || t.starts_with('#')
+        || t.starts_with("```")
+        || t.starts_with("~~~")
+        || t.starts_with('<')
+        || t.starts_with("- ")
+        || t.starts_with("* ")
+        || t.starts_with("+ ")
+        || t.split_once(". ").is_some_and(|(n, _)| {
+            !n.is_empty() && n.len() <= 9 && n.chars().all(|c| c.is_ascii_digit())
+        })
+        || t.chars().all(|c| matches!(c, '-' | '*' | '_' | ' '))
 }
 
 /// Whether the line's last `<` starts an element tag (`<img`, `<a`, a wrapper) left open: its
@@ -125,7 +275,7 @@ pub(crate) enum Piece {
 
 impl Doc<'_> {
     pub(crate) fn convert(&self, markdown: &str, html: bool, top: usize) -> String {
-        let lines = join_split_tags(markdown);
+        let lines = unwrap_nested_details(join_split_code_spans(join_split_tags(markdown)));
         let mut blocks = Blocks {
             doc: self,
             html,

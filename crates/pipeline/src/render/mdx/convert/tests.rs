@@ -328,3 +328,28 @@ fn a_less_than_sign_in_code_or_before_a_non_tag_joins_no_lines() {
     assert!(in_code_span("a `<b` c", 3));
     assert!(!in_code_span("a ``x`` <b", 8));
 }
+
+#[test]
+fn a_pull_request_body_quoted_under_a_list_item_keeps_its_code_spans_images_and_details() {
+    let markdown = "- Keep the thumb in [#2594](https://github.com/o/r/pull/2594)\n\n  > clamped to `[1, len]`, so `thumb_start +\n  > thumb_length` could exceed `len`.\n  >\n  > <details>\n  > <summary>Demo source code</summary>\n  >\n  > ```rust\n  > let x = `a`;\n  > ```\n  > </details>\n  > <img width=\"566\" alt=\"Capture\"\n  > src=\"https://github.com/user-attachments/assets/x\" />\n";
+    let out = convert(markdown);
+    assert!(
+        out.contains("so `thumb_start + thumb_length` could exceed `len`."),
+        "{out}"
+    );
+    assert!(out.contains("  > **Demo source code**\n"), "{out}");
+    assert!(out.contains("  > let x = `a`;\n"), "{out}");
+    assert!(
+        out.contains("src=\"https://github.com/user-attachments/assets/x\""),
+        "{out}"
+    );
+    for gone in ["\\`", "\\<", "details", "summary"] {
+        assert!(!out.contains(gone), "{gone}:\n{out}");
+    }
+    // A backtick with no partner in its paragraph stays escaped; a new block ends the
+    // paragraph.
+    let out = convert("A `lone tick\n\n- and a `list item`\n");
+    assert!(out.starts_with("A \\`lone tick"), "{out}");
+    let lines = join_split_code_spans(vec!["a `b".into(), "- c` d".into()]);
+    assert_eq!(lines.len(), 2);
+}
