@@ -82,6 +82,72 @@ pub(super) fn without_version_placeholder(line: String) -> String {
     PLACEHOLDER.replace_all(&line, "").into_owned()
 }
 
+/// A line of terminal output a docs site colours with HTML (Typer's and FastAPI's
+/// `<font color="#F4BF75"><b>Usage: </b></font>`, `&apos;`), as the terminal shows it: the
+/// tags dropped and, once the block has shown such a tag, its entities decoded. `coloured`
+/// says whether the block has; only blocks of terminal output (`console`, `text`, none) are read.
+pub(super) fn terminal_text(line: String, language: &str, coloured: &mut bool) -> String {
+    static TAG: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"</?(?:font|b|strong|i|em|u|span)(?:\s+(?:color|style|class)="[^"<>]*")*\s*>"#,
+        )
+    });
+    if !matches!(language, "console" | "text" | "shell-session" | "") {
+        return line;
+    }
+    let has_tag = (line.contains("<font") || line.contains("</")) && TAG.is_match(&line);
+    if !has_tag && !*coloured {
+        return line;
+    }
+    if has_tag {
+        *coloured = true;
+    }
+    let line = TAG.replace_all(&line, "");
+    if !line.contains('&') {
+        return line.into_owned();
+    }
+    line.replace("&apos;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// An empty `<i class="fas fa-bars"></i>` (Font Awesome's, or a site's own
+/// `<i class="clip-button">`), which only the site's stylesheet draws, as the icon's name in
+/// words: *(bars icon)*, *(clip icon)*.
+pub(super) fn icon_names(text: &str) -> std::borrow::Cow<'_, str> {
+    static ICON: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r#"<i\s+class="([^"<>]{1,300})"\s*>\s*</i>"#));
+    if !text.contains("<i ") {
+        return text.into();
+    }
+    ICON.replace_all(text, |c: &regex::Captures| {
+        let classes = c.get(1).map_or("", |m| m.as_str());
+        let awesome = classes
+            .split_whitespace()
+            .filter_map(|class| class.strip_prefix("fa-"))
+            .rfind(|name| {
+                !matches!(
+                    *name,
+                    "solid" | "regular" | "brands" | "light" | "fw" | "lg"
+                )
+            });
+        let name = awesome
+            .or_else(|| {
+                let last = classes.split_whitespace().last()?;
+                let name = last.trim_end_matches("-button").trim_end_matches("-icon");
+                (!matches!(name, "fa" | "fas" | "far" | "fab" | "icon")).then_some(name)
+            })
+            .unwrap_or("");
+        if name.is_empty() {
+            String::new()
+        } else {
+            format!("*({} icon)*", name.replace('-', " "))
+        }
+    })
+}
+
 pub(super) fn is_hidden_line(line: &str, prefix: &str) -> bool {
     let trimmed = line.trim_start();
     if prefix == "#" {

@@ -25,9 +25,9 @@ use regex::Regex;
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
     MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, fence_label, foreign_components,
-    foreign_tag_line, hidden_lines, is_cell_break, is_hidden_line, longest_backtick_run,
-    mdbook_directive, note_dropped, site_leftovers, unresolved_include, without_doctest_flags,
-    without_version_placeholder,
+    foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
+    longest_backtick_run, mdbook_directive, note_dropped, site_leftovers, terminal_text,
+    unresolved_include, without_doctest_flags, without_version_placeholder,
 };
 use super::shortcodes::{definition_lists, emoji};
 use super::tabs;
@@ -166,6 +166,9 @@ fn block(
     dropped: &mut Vec<String>,
 ) {
     let mut fence: Option<(char, usize)> = None;
+    // The open code block's language, and whether its output was coloured with HTML.
+    let mut language = String::new();
+    let mut coloured = false;
     // The prefix of the lines that mdBook hides in the open code block.
     let mut hidden: Option<String> = None;
     let mut tabs = Tabs::default();
@@ -190,7 +193,8 @@ fn block(
                 out.push(line.replacen("##", "#", 1));
                 continue;
             }
-            out.push(without_version_placeholder(without_doctest_flags(line)));
+            let line = without_version_placeholder(without_doctest_flags(line));
+            out.push(terminal_text(line, &language, &mut coloured));
             continue;
         }
         if let Some(name) = mdbook_directive(line).or_else(|| unresolved_include(line)) {
@@ -267,8 +271,14 @@ fn block(
             out.push(ticks);
             continue;
         }
-        if let Some((ch, len, _)) = opens_fence(line) {
+        if let Some((ch, len, info)) = opens_fence(line) {
             fence = Some((ch, len));
+            language = info
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            coloured = false;
             let labelled = fence_label(line);
             let line = match &labelled {
                 Some((opening, label)) => {
@@ -593,6 +603,7 @@ fn text(text: &str, definitions: &Definitions) -> String {
     let text = foreign_components(text);
     let text = emoji(text.as_ref());
     let text = site_leftovers(text.as_ref());
+    let text = icon_names(text.as_ref());
     let text = text.as_ref();
     if definitions.is_empty() || !text.contains('[') {
         return text.to_string();

@@ -67,6 +67,17 @@ fn site_generator_leftovers_are_dropped() {
 }
 
 #[test]
+fn terminal_colours_and_icons_are_read() {
+    let out = md(
+        "```console\n$ python main.py\n<font color=\"#F4BF75\"><b>Usage: </b></font>main.py [OPTIONS]\n<font color=\"#A5A5A1\">Try </font>&apos;main.py --help&apos;\nMissing &apos;name&apos;.\n```\n\n```html\n<b>Bold</b> &amp;\n```\n\n| <i class=\"fas fa-magnifying-glass\"></i> | Search. |\n| <i class=\"clip-button\"></i> | Copy. |",
+    );
+    assert_eq!(
+        out,
+        "```console\n$ python main.py\nUsage: main.py [OPTIONS]\nTry 'main.py --help'\nMissing 'name'.\n```\n\n```html\n<b>Bold</b> &amp;\n```\n\n| *(magnifying glass icon)* | Search. |\n| *(clip icon)* | Copy. |"
+    );
+}
+
+#[test]
 fn pymdown_blocks_and_code_labels_are_read() {
     let out = md(
         "//// tab | Linux\n\n```bash\nsource .venv/bin/activate\n```\n\n////\n\n/// tip | Faster\nUse {func}`run`.\n///\n\n```ts [vite.config.ts]\nexport default {}\n```",
