@@ -42,7 +42,7 @@ FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 CHECKS = {
     "escaped_html": re.compile(r"\\</?[A-Za-z][\w-]*|&lt;/?[A-Za-z]"),
     "myst_rest": re.compile(
-        r"\{[a-z][\w:.-]*\}`|\\\{[a-z][\w:.-]*\\\}`|(?<![\w`]):(?:[a-z]+:)?[a-z]+:`|^\s*\.\. [\w:-]+::|^\s*\\?`\\?`\\?`\s*\\?\{[a-z-]+\\?\}"
+        r"(?<![\w/.`-])\{[a-z][\w:.-]*\}`|\\\{[a-z][\w:.-]*\\\}`|(?<![\w`]):(?:[a-z]+:)?[a-z]+:`|^\s*\.\. [\w:-]+::|^\s*\\?`\\?`\\?`\s*\\?\{[a-z-]+\\?\}"
     ),
     "framework": re.compile(
         r"^\s*(?:\\?&#105;|i)mport\s.+\sfrom\s|^\s*export\s+(?:default|const)\s|\\?<(?:Tabs|TabItem|Tab|Callout|Admonition)\b|^\s*===\s+\"|^\s*(?:!!!|\?\?\?\+?)\s+\w|^\s*\\?:::+\s*\w",

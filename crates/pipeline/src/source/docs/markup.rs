@@ -604,6 +604,7 @@ fn text(text: &str, definitions: &Definitions) -> String {
     let text = emoji(text.as_ref());
     let text = site_leftovers(text.as_ref());
     let text = icon_names(text.as_ref());
+    let text = untitled_links(text.as_ref());
     let text = text.as_ref();
     if definitions.is_empty() || !text.contains('[') {
         return text.to_string();
@@ -632,6 +633,34 @@ fn text(text: &str, definitions: &Definitions) -> String {
             }
         })
         .into_owned()
+}
+
+/// MyST's link without text (`[](using.md)`, `[](#section)`), which the site titles with
+/// its target's title: a cross-reference for a page or a section, the URL itself otherwise.
+fn untitled_links(text: &str) -> std::borrow::Cow<'_, str> {
+    static UNTITLED: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"(^|[^!\]\\])\[\]\(([^()\s<>]{1,300})\)"));
+    if !text.contains("[](") {
+        return text.into();
+    }
+    UNTITLED.replace_all(text, |c: &regex::Captures| {
+        let before = c.get(1).map_or("", |m| m.as_str());
+        let target = c.get(2).map_or("", |m| m.as_str());
+        let link = if target.contains("://") || target.starts_with("mailto:") {
+            format!("[{target}]({target})")
+        } else if let Some(section) = target.strip_prefix('#') {
+            super::xrefs::role_link("ref", section)
+        } else {
+            let page = target.split('#').next().unwrap_or(target);
+            let page = page
+                .strip_suffix(".md")
+                .or_else(|| page.strip_suffix(".rst"))
+                .or_else(|| page.strip_suffix(".ipynb"))
+                .unwrap_or(page);
+            super::xrefs::role_link("doc", page)
+        };
+        format!("{before}{link}")
+    })
 }
 
 /// `[text][label]`, `[label][]` or `[label]`, and the character after it.

@@ -78,6 +78,14 @@ fn terminal_colours_and_icons_are_read() {
 }
 
 #[test]
+fn links_without_text_are_titled_by_their_target() {
+    assert_eq!(
+        md("See [](using.md), [](#install) and [](https://x.org/a). ![](logo.png)"),
+        "See [using](xref:doc?:using), [install](xref:ref?:install) and [https://x.org/a](https://x.org/a). ![](logo.png)"
+    );
+}
+
+#[test]
 fn pymdown_blocks_and_code_labels_are_read() {
     let out = md(
         "//// tab | Linux\n\n```bash\nsource .venv/bin/activate\n```\n\n////\n\n/// tip | Faster\nUse {func}`run`.\n///\n\n```ts [vite.config.ts]\nexport default {}\n```",
