@@ -16,6 +16,17 @@ Leaked markup:
   line_break      a line-break backslash shown as a character: a line ending in `\\\\`
   unresolved_ref  a reference-style link whose definition was dropped: [Git][gitscm], \\[x\\]\\[y\\]
   repo_path_link  a link or image whose target is a path into the repository, not a URL or anchor
+  pymdown_block   PyMdown Blocks left as text: `/// tip | Title`, `//// tab | Linux`, a bare `///`
+  snippet         an include left unresolved, in code too: `--8<-- "path:section"`, `{* docs_src/x.py *}`
+  attr_list       heading ids and attribute lists: `## Title {#id}`, `{ .md-button }`, `{: .class }`
+  template_var    a site generator's variables: `{{ mdbook-version }}`, and `%NAME_VERSION%` in code too
+  sphinx_design   sphinx-design/MyST leftovers: a bare `+++` line, an icon role's argument as code
+                  (`check,text-success mr-1`), an empty icon `<i></i>`
+  rest_leftover   reST in a Markdown article: a simple table's `==== ====` rule, a link's `\`_`
+                  tail, a footnote `[#]_`, a literal block's stray ` :` at the end of a line
+  code_label      a code block's tab label in its opening: ```` ```ts [vite.config.ts] ````
+  code_html       HTML inside a code block: `<font color=…>`, `&apos;`
+  empty_link      a link without text: `[](…)`
 
 Text for someone else:
   badge           badges and shields (shields.io, badge.svg, badge.fury.io, travis/circleci/codecov)
@@ -31,7 +42,7 @@ FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 CHECKS = {
     "escaped_html": re.compile(r"\\</?[A-Za-z][\w-]*|&lt;/?[A-Za-z]"),
     "myst_rest": re.compile(
-        r"\{[a-z][\w:.-]*\}`|\\\{[a-z][\w:.-]*\\\}`|(?<![\w`]):(?:[a-z]+:)?[a-z]+:`|^\s*\.\. [\w:-]+::|^\s*\\?`\\?`\\?`\s*\\?\{[a-z-]+\\?\}"
+        r"(?<![\w/.`-])\{[a-z][\w:.-]*\}`|\\\{[a-z][\w:.-]*\\\}`|(?<![\w`]):(?:[a-z]+:)?[a-z]+:`|^\s*\.\. [\w:-]+::|^\s*\\?`\\?`\\?`\s*\\?\{[a-z-]+\\?\}"
     ),
     "framework": re.compile(
         r"^\s*(?:\\?&#105;|i)mport\s.+\sfrom\s|^\s*export\s+(?:default|const)\s|\\?<(?:Tabs|TabItem|Tab|Callout|Admonition)\b|^\s*===\s+\"|^\s*(?:!!!|\?\?\?\+?)\s+\w|^\s*\\?:::+\s*\w",
@@ -52,17 +63,44 @@ CHECKS = {
 LINK = re.compile(r"(?<!\\)!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)")
 JSX_SRC = re.compile(r"<(?:img|a|Frame)\b[^>]*\s(?:src|href)=\"([^\"]+)\"")
 URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|#)", re.I)
+# Checked on every line, code included.
+ANY_LINE = {
+    "snippet": re.compile(r"-{2,}8<-{2,}|\\?\{\*\s.*\*\\?\}"),
+    "template_var": re.compile(r"%[A-Z][A-Z0-9_]*VERSION[A-Z0-9_]*%"),
+}
+# Checked on code lines and fence openings only.
+CODE = {
+    "code_label": re.compile(r"^\s*(?:`{3,}|~{3,})[\w+#.-]*\s*(?:\{[^}]*\}\s*)?\[[^\]]+\]"),
+    "code_html": re.compile(r"<font\b|&apos;|&quot;|<span style="),
+}
+# Checked on prose lines, beside CHECKS.
+MORE = {
+    "pymdown_block": re.compile(r"^\s*/{3,}(?:\s*[a-z][\w-]*(?:\s*\|.*)?)?\s*$"),
+    "attr_list": re.compile(r"\\?\{:?\s*[#.][\w-]+[^{}\n]*\\?\}"),
+    "sphinx_design": re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$|`[a-z][\w-]*[,;][^`]*(?:text-[a-z]+|\bm[rlxy]-\d|\d+em)[^`]*`|<i>\s*</i>"),
+    "rest_leftover": re.compile(r"^\s*={2,}(?:\s+={2,})+\s*$|\)\\?`_|\\?`[^`\n]*<https?://[^>\n]*>\\?`_|\[#\]_|\[\d+\]_|\S\s:$"),
+    "empty_link": re.compile(r"(?<![!\\])\[\]\("),
+    "template_var": re.compile(r"\\?\{\\?\{-?\s*[A-Za-z_][\w.-]*[^{}\n]*?\\?\}\\?\}"),
+}
+LEAKED_MARKUP = list(dict.fromkeys(
+    ["escaped_html", "myst_rest", "framework", "escaped_ticks", "line_break", "unresolved_ref", "repo_path_link"]
+    + list(ANY_LINE) + list(CODE) + list(MORE)
+))
+
+
+def body_start(lines):
+    """The index of the first line after the front matter."""
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() == "---":
+                return i + 1
+    return 0
 
 
 def prose_lines(text):
     """(line number, line) outside front matter and fenced code blocks."""
     lines = text.split("\n")
-    start = 0
-    if lines and lines[0].strip() == "---":
-        for i in range(1, len(lines)):
-            if lines[i].strip() == "---":
-                start = i + 1
-                break
+    start = body_start(lines)
     fence = None
     for n in range(start, len(lines)):
         line = lines[n]
@@ -77,6 +115,15 @@ def prose_lines(text):
         yield n + 1, line
 
 
+def all_lines(text):
+    """(line number, line, whether it is code or a fence's opening) after the front matter."""
+    prose = {n for n, _ in prose_lines(text)}
+    lines = text.split("\n")
+    start = body_start(lines)
+    for n in range(start, len(lines)):
+        yield n + 1, lines[n], (n + 1) not in prose
+
+
 def without_code_spans(line):
     return re.sub(r"(?<!\\)(`+)(?!`).*?(?<!`)\1(?!`)", "``", line)
 
@@ -84,9 +131,21 @@ def without_code_spans(line):
 def count(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    found = {k: [] for k in list(CHECKS) + ["repo_path_link"]}
+    found = {k: [] for k in list(CHECKS) + LEAKED_MARKUP}
+    for n, line, code in all_lines(text):
+        for kind, rx in ANY_LINE.items():
+            for m in rx.finditer(line):
+                found[kind].append(f"{n}: {m.group(0).strip()[:60]}")
+        if code:
+            for kind, rx in CODE.items():
+                for m in rx.finditer(line):
+                    found[kind].append(f"{n}: {m.group(0).strip()[:60]}")
     for n, line in prose_lines(text):
         plain = without_code_spans(line)
+        for kind, rx in MORE.items():
+            subject = line if kind == "sphinx_design" else plain
+            for m in rx.finditer(subject):
+                found[kind].append(f"{n}: {m.group(0).strip()[:60]}")
         for kind, rx in CHECKS.items():
             subject = line if kind in ("myst_rest", "escaped_ticks", "line_break") else plain
             for m in rx.finditer(subject):
@@ -109,7 +168,7 @@ def main(argv):
     for path in paths:
         found = count(path)
         row = {k: len(v) for k, v in found.items()}
-        row["leaked_markup"] = sum(row[k] for k in ("escaped_html", "myst_rest", "framework", "escaped_ticks", "line_break", "unresolved_ref", "repo_path_link"))
+        row["leaked_markup"] = sum(row[k] for k in LEAKED_MARKUP)
         row["someone_else"] = row["badge"] + row["someone_else"]
         for k, v in row.items():
             total[k] = total.get(k, 0) + v

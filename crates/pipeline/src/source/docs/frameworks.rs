@@ -71,6 +71,83 @@ pub(super) fn without_doctest_flags(line: &str) -> String {
     FLAGS.replace(line, "").into_owned()
 }
 
+/// A code line without a version placeholder the site's build fills in
+/// (`npm install prettier@%PRETTIER_VERSION%`): the package alone installs its latest version.
+pub(super) fn without_version_placeholder(line: String) -> String {
+    static PLACEHOLDER: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"@%[A-Z][A-Z0-9_]{0,60}%"));
+    if !line.contains("@%") {
+        return line;
+    }
+    PLACEHOLDER.replace_all(&line, "").into_owned()
+}
+
+/// A line of terminal output a docs site colours with HTML (Typer's and FastAPI's
+/// `<font color="#F4BF75"><b>Usage: </b></font>`, `&apos;`), as the terminal shows it: the
+/// tags dropped and, once the block has shown such a tag, its entities decoded. `coloured`
+/// says whether the block has; only blocks of terminal output (`console`, `text`, none) are read.
+pub(super) fn terminal_text(line: String, language: &str, coloured: &mut bool) -> String {
+    static TAG: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"</?(?:font|b|strong|i|em|u|span)(?:\s+(?:color|style|class)="[^"<>]*")*\s*>"#,
+        )
+    });
+    if !matches!(language, "console" | "text" | "shell-session" | "") {
+        return line;
+    }
+    let has_tag = (line.contains("<font") || line.contains("</")) && TAG.is_match(&line);
+    if !has_tag && !*coloured {
+        return line;
+    }
+    if has_tag {
+        *coloured = true;
+    }
+    let line = TAG.replace_all(&line, "");
+    if !line.contains('&') {
+        return line.into_owned();
+    }
+    line.replace("&apos;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// An empty `<i class="fas fa-bars"></i>` (Font Awesome's, or a site's own
+/// `<i class="clip-button">`), which only the site's stylesheet draws, as the icon's name in
+/// words: *(bars icon)*, *(clip icon)*.
+pub(super) fn icon_names(text: &str) -> std::borrow::Cow<'_, str> {
+    static ICON: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r#"<i\s+class="([^"<>]{1,300})"\s*>\s*</i>"#));
+    if !text.contains("<i ") {
+        return text.into();
+    }
+    ICON.replace_all(text, |c: &regex::Captures| {
+        let classes = c.get(1).map_or("", |m| m.as_str());
+        let awesome = classes
+            .split_whitespace()
+            .filter_map(|class| class.strip_prefix("fa-"))
+            .rfind(|name| {
+                !matches!(
+                    *name,
+                    "solid" | "regular" | "brands" | "light" | "fw" | "lg"
+                )
+            });
+        let name = awesome
+            .or_else(|| {
+                let last = classes.split_whitespace().last()?;
+                let name = last.trim_end_matches("-button").trim_end_matches("-icon");
+                (!matches!(name, "fa" | "fas" | "far" | "fab" | "icon")).then_some(name)
+            })
+            .unwrap_or("");
+        if name.is_empty() {
+            String::new()
+        } else {
+            format!("*({} icon)*", name.replace('-', " "))
+        }
+    })
+}
+
 pub(super) fn is_hidden_line(line: &str, prefix: &str) -> bool {
     let trimmed = line.trim_start();
     if prefix == "#" {
@@ -266,6 +343,67 @@ pub(super) static MDX_COMMENT: LazyLock<Regex> =
 /// mkdocstrings' `::: package.module` (its options follow, indented).
 pub(super) static MKDOCSTRINGS: LazyLock<Regex> =
     LazyLock::new(|| crate::builtin::regex(r"^:::[ \t]+([A-Za-z_][\w.]{0,200})\s*$"));
+/// An include of code left unresolved (its file is not in the repository): pymdownx.snippets'
+/// `--8<-- "path"` or a FastAPI `{* path *}`, named for the run log; the line is dropped.
+pub(super) fn unresolved_include(line: &str) -> Option<String> {
+    static INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"^\s*(?:(-{2,}8<-{2,})(?:\s+["'][^"'\n]{0,300}["'])?|\{\*\s[^\n]{0,400}\*\})\s*$"#,
+        )
+    });
+    let found = INCLUDE.captures(line)?;
+    Some(
+        if found.get(1).is_some() {
+            "--8<--"
+        } else {
+            "{* *}"
+        }
+        .to_string(),
+    )
+}
+
+/// What a site generator leaves in a page's text for its own build, outside code: heading
+/// ids and attribute lists (`## Title {#id}`, `{ .md-button }`, `{: .class }`), template
+/// variables (`{{ mdbook-version }}`, `{{ config.site_name }}`), all dropped.
+pub(super) fn site_leftovers(text: &str) -> std::borrow::Cow<'_, str> {
+    static LEFTOVER: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"[ \t]*(?:\{:?[ \t]*(?:[.#][\w-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[\w.%-]+))(?:[ \t]+(?:[.#][\w-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[\w.%-]+)))*[ \t]*:?\}|\{\{-?[ \t]*[A-Za-z_][\w.-]*(?:[ \t]*\|[^{}\n]*)?[ \t]*-?\}\})"#,
+        )
+    });
+    if !text.contains('{') {
+        return text.into();
+    }
+    LEFTOVER.replace_all(text, "")
+}
+
+/// A line a docs build reads as a break and shows as nothing: MyST's (Jupytext's) `+++`
+/// cell break and sphinx-design's `+++` card footer rule.
+pub(super) fn is_cell_break(line: &str) -> bool {
+    let trimmed = line.trim();
+    trimmed == "+++" || trimmed.starts_with("+++ {") && trimmed.ends_with('}')
+}
+
+/// A code block's label (VitePress' and Docusaurus' ```` ```ts [config.ts] ````): the
+/// opening without it, and the label shown in bold before the block.
+pub(super) fn fence_label(line: &str) -> Option<(String, String)> {
+    static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r"^(\s*(?:`{3,}|~{3,})[\w+#.-]{0,40})[ \t]*(?:\{[^{}\n]{0,100}\}[ \t]*)?\[([^\[\]\n`]{1,100})\][ \t]*(.*)$",
+        )
+    });
+    let found = LABEL.captures(line)?;
+    let opening = format!(
+        "{} {}",
+        found.get(1)?.as_str(),
+        found.get(3).map_or("", |m| m.as_str())
+    );
+    Some((
+        opening.trim_end().to_string(),
+        found.get(2)?.as_str().trim().to_string(),
+    ))
+}
+
 /// VuePress container names, which are not mkdocstrings paths.
 pub(super) const VUEPRESS: &[&str] = &["details", "code-group", "v-pre", "raw"];
 

@@ -24,9 +24,10 @@ use regex::Regex;
 
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
-    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, foreign_components, foreign_tag_line,
-    hidden_lines, is_hidden_line, longest_backtick_run, mdbook_directive, note_dropped,
-    without_doctest_flags,
+    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, fence_label, foreign_components,
+    foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
+    longest_backtick_run, mdbook_directive, note_dropped, site_leftovers, terminal_text,
+    unresolved_include, without_doctest_flags, without_version_placeholder,
 };
 use super::shortcodes::{definition_lists, emoji};
 use super::tabs;
@@ -103,7 +104,7 @@ fn close_dangling_colon(out: &mut [String]) {
 pub(crate) fn read(markdown: &str) -> Markup {
     let definitions = definitions(markdown);
     let mut out = Markup::default();
-    let lines = tabs::code_tabs(markdown.lines());
+    let lines = super::pymdown::read(tabs::code_tabs(markdown.lines()));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let lines = definition_lists(tabs::read(super::html_blocks::read(&lines)));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
@@ -165,6 +166,9 @@ fn block(
     dropped: &mut Vec<String>,
 ) {
     let mut fence: Option<(char, usize)> = None;
+    // The open code block's language, and whether its output was coloured with HTML.
+    let mut language = String::new();
+    let mut coloured = false;
     // The prefix of the lines that mdBook hides in the open code block.
     let mut hidden: Option<String> = None;
     let mut tabs = Tabs::default();
@@ -176,7 +180,7 @@ fn block(
             if closes_fence(line, ch, len) {
                 fence = None;
                 hidden = None;
-            } else if let Some(name) = mdbook_directive(line) {
+            } else if let Some(name) = mdbook_directive(line).or_else(|| unresolved_include(line)) {
                 note_dropped(dropped, name);
                 continue;
             } else if hidden
@@ -189,14 +193,15 @@ fn block(
                 out.push(line.replacen("##", "#", 1));
                 continue;
             }
-            out.push(without_doctest_flags(line));
+            let line = without_version_placeholder(without_doctest_flags(line));
+            out.push(terminal_text(line, &language, &mut coloured));
             continue;
         }
-        if let Some(name) = mdbook_directive(line) {
+        if let Some(name) = mdbook_directive(line).or_else(|| unresolved_include(line)) {
             note_dropped(dropped, name);
             continue;
         }
-        if MYST_LABEL.is_match(line) || MDX_COMMENT.is_match(line) {
+        if MYST_LABEL.is_match(line) || MDX_COMMENT.is_match(line) || is_cell_break(line) {
             continue;
         }
         if let Some(found) = MKDOCSTRINGS.captures(line) {
@@ -266,8 +271,24 @@ fn block(
             out.push(ticks);
             continue;
         }
-        if let Some((ch, len, _)) = opens_fence(line) {
+        if let Some((ch, len, info)) = opens_fence(line) {
             fence = Some((ch, len));
+            language = info
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            coloured = false;
+            let labelled = fence_label(line);
+            let line = match &labelled {
+                Some((opening, label)) => {
+                    out.push(String::new());
+                    out.push(format!("**{}**", tabs::tab_label(label)));
+                    out.push(String::new());
+                    opening.as_str()
+                }
+                None => line,
+            };
             let (opening, prefix) = hidden_lines(line);
             hidden = prefix;
             out.push(opening);
@@ -294,8 +315,20 @@ fn block(
         if HR.is_match(line) {
             continue;
         }
-        out.push(inline(line, definitions));
+        let shown = inline(line, definitions);
+        // `Version: {{ mdbook-version }}` without its variable says nothing.
+        if line.contains("{{") && is_bare_label(&shown) {
+            continue;
+        }
+        out.push(shown);
     }
+}
+
+/// A line that is only a label of one or two words and a colon (`Version:`).
+fn is_bare_label(line: &str) -> bool {
+    line.trim().strip_suffix(':').is_some_and(|label| {
+        label.split_whitespace().count() <= 2 && !label.contains(['`', '[', '*'])
+    })
 }
 
 /// A directive's body without its options (`:class: x` lines, or a `---` YAML block).
@@ -427,8 +460,29 @@ impl Tabs {
 
 /// Roles whose text names a page or a section: their text is shown, not code.
 const TEXT_ROLES: &[&str] = &[
-    "doc", "ref", "term", "numref", "download", "abbr", "sub", "sup",
+    "doc",
+    "ref",
+    "term",
+    "numref",
+    "download",
+    "abbr",
+    "sub",
+    "sup",
+    "bdg",
+    "bdg-primary",
+    "bdg-secondary",
+    "bdg-success",
+    "bdg-info",
+    "bdg-warning",
+    "bdg-danger",
+    "bdg-light",
+    "bdg-dark",
+    "guilabel",
+    "menuselection",
 ];
+
+/// Roles that draw an icon.
+const ICON_ROLES: &[&str] = &["octicon", "fa", "fas", "far", "fab", "icon", "iconify"];
 
 /// One line with its roles and reference links rewritten, code spans left alone.
 fn inline(line: &str, definitions: &Definitions) -> String {
@@ -532,6 +586,11 @@ fn role_text(role: &str, content: &str) -> String {
     if matches!(name, "doc" | "ref") {
         return super::xrefs::role_link(name, content);
     }
+    // sphinx-design's and MyST's icons (`{octicon}`check;1em``, `{fa}`check,text-success``)
+    // are pictures, not words.
+    if ICON_ROLES.contains(&name) || name.starts_with("material-") {
+        return String::new();
+    }
     if TEXT_ROLES.contains(&name) {
         shown.to_string()
     } else {
@@ -543,6 +602,9 @@ fn role_text(role: &str, content: &str) -> String {
 fn text(text: &str, definitions: &Definitions) -> String {
     let text = foreign_components(text);
     let text = emoji(text.as_ref());
+    let text = site_leftovers(text.as_ref());
+    let text = icon_names(text.as_ref());
+    let text = untitled_links(text.as_ref());
     let text = text.as_ref();
     if definitions.is_empty() || !text.contains('[') {
         return text.to_string();
@@ -571,6 +633,34 @@ fn text(text: &str, definitions: &Definitions) -> String {
             }
         })
         .into_owned()
+}
+
+/// MyST's link without text (`[](using.md)`, `[](#section)`), which the site titles with
+/// its target's title: a cross-reference for a page or a section, the URL itself otherwise.
+fn untitled_links(text: &str) -> std::borrow::Cow<'_, str> {
+    static UNTITLED: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"(^|[^!\]\\])\[\]\(([^()\s<>]{1,300})\)"));
+    if !text.contains("[](") {
+        return text.into();
+    }
+    UNTITLED.replace_all(text, |c: &regex::Captures| {
+        let before = c.get(1).map_or("", |m| m.as_str());
+        let target = c.get(2).map_or("", |m| m.as_str());
+        let link = if target.contains("://") || target.starts_with("mailto:") {
+            format!("[{target}]({target})")
+        } else if let Some(section) = target.strip_prefix('#') {
+            super::xrefs::role_link("ref", section)
+        } else {
+            let page = target.split('#').next().unwrap_or(target);
+            let page = page
+                .strip_suffix(".md")
+                .or_else(|| page.strip_suffix(".rst"))
+                .or_else(|| page.strip_suffix(".ipynb"))
+                .unwrap_or(page);
+            super::xrefs::role_link("doc", page)
+        };
+        format!("{before}{link}")
+    })
 }
 
 /// `[text][label]`, `[label][]` or `[label]`, and the character after it.
@@ -634,139 +724,5 @@ fn normalize_label(label: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn md(text: &str) -> String {
-        read(text).markdown
-    }
-
-    #[test]
-    fn myst_directives_become_admonitions_code_or_are_dropped() {
-        let found = read(
-            "```{note}\nInstall first.\n```\n\n:::{warning} Careful\n:class: x\nIt overwrites.\n:::\n\n```{code-block} python\n:linenos:\nimport x\n```\n\n```{eval-rst}\n.. autofunction:: pkg.fn\n```\n\n````{tip}\n```{toctree}\nintro\n```\nNested.\n````\n",
-        );
-        assert_eq!(
-            found.markdown,
-            ":::note\nInstall first.\n:::\n\n:::warning Careful\nIt overwrites.\n:::\n\n```python\nimport x\n```\n\n\n:::tip\nNested.\n:::"
-        );
-        assert_eq!(found.dropped, ["eval-rst", "toctree"]);
-    }
-
-    #[test]
-    fn doctest_directives_and_console_sessions_are_code() {
-        let out = md(
-            "The simplest possible usage is:\n\n```{doctest}\n>>> from attrs import define\n>>> C()\nC()\n```\n\nOr with options:\n\n:::{code-block} python\n:caption: x\nprint(1)\n:::\n\nA session:\n\n>>> 1 + 1\n2\n\nAfter.",
-        );
-        assert_eq!(
-            out,
-            "The simplest possible usage is:\n\n```pycon\n>>> from attrs import define\n>>> C()\nC()\n```\n\nOr with options:\n\n```python\nprint(1)\n```\n\nA session:\n\n```pycon\n>>> 1 + 1\n2\n```\n\nAfter."
-        );
-        // A body with a fence of its own gets a longer one.
-        let out = md("```{doctest}\n>>> s = '```'\n```");
-        assert!(out.starts_with("````pycon\n"), "{out}");
-    }
-
-    #[test]
-    fn an_introduction_to_a_dropped_directive_does_not_dangle() {
-        let found =
-            read("Here is the API:\n\n```{eval-rst}\n.. autofunction:: pkg.fn\n```\n\nNext.");
-        assert_eq!(found.markdown, "Here is the API.\n\n\nNext.");
-        assert_eq!(found.dropped, ["eval-rst"]);
-    }
-
-    #[test]
-    fn roles_become_code_or_their_text() {
-        assert_eq!(
-            md(
-                "Call {func}`pkg.fn` or :meth:`Client.get`, see {doc}`the guide <guide>` and :py:class:`~pkg.mod.Client`; `{func}` stays."
-            ),
-            "Call `pkg.fn` or `Client.get`, see [the guide](xref:doc:guide) and `Client`; `{func}` stays."
-        );
-    }
-
-    #[test]
-    fn framework_imports_and_components_are_read() {
-        let text = "import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\nimport { Callout } from 'nextra/components'\n\n<Tabs groupId=\"lib\">\n<TabItem value=\"pip\" label=\"pip\">\n\n```sh\npip install x\n```\n\n</TabItem>\n<TabItem value=\"conda\">\n\nconda\n\n</TabItem>\n</Tabs>\n\n<Tabs items={['npm', \"yarn\"]}>\n  <Tab>\nnpm i\n  </Tab>\n  <Tab>\nyarn add\n  </Tab>\n</Tabs>\n\n<Callout type=\"warning\">\nCareful.\n</Callout>\n\nimport is a word.";
-        let out = md(text);
-        assert!(!out.contains("import Tabs"), "{out}");
-        assert!(!out.contains("<Tab"), "{out}");
-        assert!(out.contains("**pip**\n\n\n```sh"), "{out}");
-        assert!(out.contains("**conda**"), "{out}");
-        assert!(out.contains("**npm**") && out.contains("**yarn**"), "{out}");
-        assert!(out.contains(":::warning\n\nCareful.\n\n:::"), "{out}");
-        assert!(out.ends_with("import is a word."), "{out}");
-    }
-
-    #[test]
-    fn content_tabs_become_labelled_paragraphs() {
-        assert_eq!(
-            md(
-                "=== \"pip\"\n\n    ```bash\n    pip install x\n    ```\n\n=== \"uv\"\n    uv add x\n\nAfter.\n\n```\n=== \"kept\"\n```"
-            ),
-            "**pip**\n\n\n```bash\npip install x\n```\n\n**uv**\n\nuv add x\n\nAfter.\n\n```\n=== \"kept\"\n```"
-        );
-    }
-
-    #[test]
-    fn tabs_within_tabs_and_icons_in_labels() {
-        assert_eq!(
-            md(
-                "=== \":material-microsoft-windows: Windows x86_64\"\n\n    === \"Using WinGet\"\n\n        Run:\n\n        ```\n        winget install x\n        ```\n"
-            ),
-            "**Windows x86_64**\n\n\n**Using WinGet**\n\n\nRun:\n\n```\nwinget install x\n```"
-        );
-    }
-
-    #[test]
-    fn docusaurus_code_tabs_become_labelled_blocks() {
-        assert_eq!(
-            md(
-                "<!--DOCUSAURUS_CODE_TABS-->\n<!--class + makeObservable-->\n\n```js\n<!--not a label-->\n```\n\n<!--factory-->\n```js\nf()\n```\n<!--END_DOCUSAURUS_CODE_TABS-->\n\nAfter."
-            ),
-            "**class + makeObservable**\n\n\n```js\n<!--not a label-->\n```\n\n**factory**\n\n```js\nf()\n```\n\nAfter."
-        );
-    }
-
-    #[test]
-    fn html_headings_and_rules() {
-        assert_eq!(
-            md("<h2 align=\"center\">Usage</h2>\n<hr>\n<HR />\ntext\n<h3>a</h2>"),
-            "## Usage\ntext\n<h3>a</h2>"
-        );
-    }
-
-    #[test]
-    fn reference_links_are_resolved_from_anywhere() {
-        let text = "## Install\n\nUse [Git][git-site] and see [examples], [Docs][] or [`Handler`] and [`Known`].\n\n```\n[x]: not-a-definition\n```\n\n## License\n\n[git-site]: https://git-scm.com\n[Examples]: examples/ \"Ex\"\n[docs]: <https://docs.rs/x>\n[`Known`]: crate::Known\n";
-        let out = md(text);
-        assert!(out.contains("Use [Git](https://git-scm.com) and see [examples](examples/), [Docs](https://docs.rs/x) or `Handler` and [`Known`](crate::Known)."), "{out}");
-        assert!(out.contains("[x]: not-a-definition"), "{out}");
-        assert!(!out.contains("[git-site]:"), "{out}");
-        // Not references: inline links, undefined labels, task boxes.
-        assert_eq!(md("[a](b) [c] - [ ] task"), "[a](b) [c] - [ ] task");
-        assert_eq!(
-            md(
-                "the [docs for `std::fmt`][std::fmt].\n\n[std::fmt]: https://doc.rust-lang.org/std/fmt/"
-            ),
-            "the [docs for `std::fmt`](https://doc.rust-lang.org/std/fmt/).\n"
-        );
-        // A full reference whose label is code.
-        assert_eq!(
-            md(
-                "See the [clap docs][`clap`] and [`Error`][`std::error::Error`].\n\n[`clap`]: https://docs.rs/clap\n[`std::error::Error`]: https://doc.rust-lang.org/std/error/trait.Error.html"
-            ),
-            "See the [clap docs](https://docs.rs/clap) and [`Error`](https://doc.rust-lang.org/std/error/trait.Error.html).\n"
-        );
-    }
-
-    #[test]
-    fn hostile_inputs_stay_bounded() {
-        let deep = "````{note}\n".repeat(2_000);
-        let _ = read(&deep);
-        let brackets = "[".repeat(100_000);
-        let _ = read(&format!("{brackets}\n[a]: b\n"));
-        let roles = "{x}`".repeat(50_000);
-        let _ = read(&roles);
-    }
-}
+#[path = "markup_tests.rs"]
+mod tests;
