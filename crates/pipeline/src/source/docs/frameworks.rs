@@ -364,17 +364,26 @@ pub(super) fn unresolved_include(line: &str) -> Option<String> {
 
 /// What a site generator leaves in a page's text for its own build, outside code: heading
 /// ids and attribute lists (`## Title {#id}`, `{ .md-button }`, `{: .class }`), template
-/// variables (`{{ mdbook-version }}`, `{{ config.site_name }}`), all dropped.
+/// variables (`{{ mdbook-version }}`, `{{ config.site_name }}`), all dropped; Hugo's
+/// `{{< relref "page" >}}` becomes the page it names.
 pub(super) fn site_leftovers(text: &str) -> std::borrow::Cow<'_, str> {
     static LEFTOVER: LazyLock<Regex> = LazyLock::new(|| {
         crate::builtin::regex(
             r#"[ \t]*(?:\{:?[ \t]*(?:[.#][\w-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[\w.%-]+))(?:[ \t]+(?:[.#][\w-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[\w.%-]+)))*[ \t]*:?\}|\{\{-?[ \t]*[A-Za-z_][\w.-]*(?:[ \t]*\|[^{}\n]*)?[ \t]*-?\}\})"#,
         )
     });
+    // Hugo's `{{< relref "pyproject#packages" >}}` in a link names the page it links to.
+    static RELREF: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(r#"\{\{[<%][ \t]*(?:rel)?ref[ \t]+"([^"\n]{1,300})"[ \t]*[>%]\}\}"#)
+    });
     if !text.contains('{') {
         return text.into();
     }
-    LEFTOVER.replace_all(text, "")
+    let text = RELREF.replace_all(text, "$1");
+    match LEFTOVER.replace_all(&text, "") {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(owned) => owned.into(),
+    }
 }
 
 /// A line a docs build reads as a break and shows as nothing: MyST's (Jupytext's) `+++`

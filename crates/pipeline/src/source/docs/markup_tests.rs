@@ -190,3 +190,14 @@ fn hostile_inputs_stay_bounded() {
     let roles = "{x}`".repeat(50_000);
     let _ = read(&roles);
 }
+
+#[test]
+fn hugo_relrefs_link_to_their_page() {
+    let out = md(
+        "Refer to the [Introduction]({{< relref \"docs\" >}} \"Introduction\") and [packages]({{< relref \"pyproject#packages\" >}}).",
+    );
+    assert_eq!(
+        out,
+        "Refer to the [Introduction](docs \"Introduction\") and [packages](pyproject#packages)."
+    );
+}

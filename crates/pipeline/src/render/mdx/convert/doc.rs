@@ -8,7 +8,7 @@ use percent_encoding::percent_decode_str;
 
 use super::callouts::*;
 use super::html::*;
-use super::links::{IMAGE_EXTENSIONS, Links};
+use super::links::{IMAGE_EXTENSIONS, Links, link_end};
 use crate::render::mdx::escape::{
     self, escape_line, escape_line_in, find_closing_ticks, jsx_attribute,
 };
@@ -507,12 +507,12 @@ impl Doc<'_> {
                         .collect();
                     let after = i + 2 + dest.chars().count();
                     if !image
-                        && chars.get(after) == Some(&')')
+                        && let Some(close) = link_end(&chars, after)
                         && let Some(at) = at.filter(|&at| out[at..].starts_with('['))
                         && self.resolve(&dest, false).is_some_and(|u| u.is_empty())
                     {
                         out.remove(at);
-                        i = after + 1;
+                        i = close + 1;
                         continue;
                     }
                     out.push_str("](");

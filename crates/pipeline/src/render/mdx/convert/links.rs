@@ -98,3 +98,23 @@ pub(crate) fn served_url(path: &str, commit: &str) -> String {
     let _ = commit;
     format!("/{}", forge::encode_path(path))
 }
+
+/// Where a link's `)` is, from just after its destination: at once, or after a title
+/// (`"Introduction"`, `'x'`) and the spaces around it.
+pub(super) fn link_end(chars: &[char], after: usize) -> Option<usize> {
+    let mut i = after;
+    let spaces = |i: usize| {
+        chars[i.min(chars.len())..]
+            .iter()
+            .take_while(|c| **c == ' ')
+            .count()
+    };
+    if chars.get(i) == Some(&')') {
+        return Some(i);
+    }
+    i += spaces(i);
+    let quote = *chars.get(i).filter(|c| matches!(c, '"' | '\''))?;
+    let title_end = chars[i + 1..].iter().position(|c| *c == quote)? + i + 1;
+    let close = title_end + 1 + spaces(title_end + 1);
+    (chars.get(close) == Some(&')')).then_some(close)
+}

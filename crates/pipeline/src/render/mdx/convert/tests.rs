@@ -353,3 +353,20 @@ fn a_pull_request_body_quoted_under_a_list_item_keeps_its_code_spans_images_and_
     let lines = join_split_code_spans(vec!["a `b".into(), "- c` d".into()]);
     assert_eq!(lines.len(), 2);
 }
+
+#[test]
+fn a_titled_link_to_no_file_is_its_text() {
+    let links = Links {
+        files: Some(std::sync::Arc::new(std::collections::HashSet::from([
+            "docs/guide/export.md".to_string(),
+        ]))),
+        ..github()
+    };
+    let out = markdown_to_mdx(
+        "Refer to the [Introduction](docs \"Introduction\") chapter.",
+        "docs/guide/export.md",
+        &links,
+        3,
+    );
+    assert_eq!(out, "Refer to the Introduction chapter.");
+}
