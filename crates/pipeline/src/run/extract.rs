@@ -546,6 +546,7 @@ fn extract_files(
         out.prose_files.retain(|f| !is_toc(&f.path));
     }
     site.retitle(&mut out.prose);
+    docs::distinct_titles(&mut out.prose);
     out.site = (!site.rank.is_empty()).then_some(site);
     python_module_order(repo, tree, limits, &mut out, &python_modules);
     code::go_members_of_declared_types(&mut out.symbols);

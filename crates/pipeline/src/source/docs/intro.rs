@@ -3,7 +3,7 @@
 
 use super::markdown::{Prose, atx_heading, closes_fence, opens_fence};
 use super::site::SiteOrder;
-use super::vocabulary::is_funding_text;
+use super::vocabulary::{is_funding_text, is_generic_nav_title};
 use super::walkthrough::plain_text;
 use crate::source::paths::stem;
 use crate::source::sentences::first_sentence;
@@ -19,8 +19,32 @@ pub(crate) fn docs_title(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Str
     site.and_then(|s| s.title.clone())
         .or_else(|| readme(docs).map(|doc| doc.title.clone()))
         .map(|t| without_symbols(&t))
-        .filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("readme"))
+        .filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("readme") && !is_generic_nav_title(t))
 }
+
+/// Documents that share one title (every page of a docs folder opening with the project's
+/// name) told apart by their file names (`Getting-Started.md` → "Getting Started").
+pub(crate) fn distinct_titles(docs: &mut [Prose]) {
+    let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for doc in docs.iter() {
+        *counts.entry(doc.title.trim().to_lowercase()).or_default() += 1;
+    }
+    for doc in docs.iter_mut() {
+        if counts
+            .get(&doc.title.trim().to_lowercase())
+            .is_some_and(|n| *n >= SHARED_TITLE)
+        {
+            let name = doc.path.rsplit('/').next().unwrap_or(&doc.path);
+            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+            if !matches!(stem.to_lowercase().as_str(), "readme" | "index" | "_index") {
+                doc.title = crate::source::manifest::humanize(stem);
+            }
+        }
+    }
+}
+
+/// Documents sharing a title from which it names none of them.
+const SHARED_TITLE: usize = 3;
 
 /// A title without the emoji and symbols at its ends (`MobX 🇺🇦` → `MobX`).
 fn without_symbols(title: &str) -> String {
@@ -202,6 +226,23 @@ mod tests {
             dropped: Vec::new(),
             labels: Vec::new(),
         }
+    }
+
+    #[test]
+    fn pages_sharing_the_projects_name_are_named_by_their_files() {
+        let mut docs = vec![
+            doc("docs/Guides/Getting-Started.md", "Fastify", "x"),
+            doc("docs/Reference/Routes.md", "Fastify", "x"),
+            doc("docs/README.md", "Fastify", "x"),
+            doc("docs/Guides/Plugins.md", "Plugins Guide", "x"),
+        ];
+        distinct_titles(&mut docs);
+        let titles: Vec<&str> = docs.iter().map(|d| d.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            ["Getting Started", "Routes", "Fastify", "Plugins Guide"]
+        );
+        assert_eq!(docs_title(&[doc("README.md", "Overview", "x")], None), None);
     }
 
     #[test]

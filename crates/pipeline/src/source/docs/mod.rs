@@ -30,7 +30,7 @@ mod xrefs;
 pub(crate) use cross_refs::resolve as resolve_cross_references;
 pub(crate) use fences::Fences;
 pub(crate) use includes::expand as expand_includes;
-pub(crate) use intro::{docs_intro, docs_title};
+pub(crate) use intro::{distinct_titles, docs_intro, docs_title};
 pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
 pub(crate) use selection::{

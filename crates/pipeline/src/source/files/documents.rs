@@ -50,9 +50,12 @@ pub(crate) const PROJECT_FILES: &[&str] = &[
     "sponsors backers",
     "backers and sponsors",
     "sponsors and backers",
-    // The people behind the project.
+    // The people behind the project, and how they run it.
     "team",
     "meet the team",
+    "charter",
+    "project charter",
+    "expense policy",
 ];
 
 /// Instructions for AI coding agents, by their conventional names (written in capitals:
@@ -82,6 +85,8 @@ const AGENT_FOLDERS: &[&str] = &[
     ".junie",
     ".continue",
     ".aider",
+    // Agent skills (`skills/<name>/SKILL.md` and the references beside it).
+    "skills",
 ];
 
 /// Folders of documents about the project: forge settings, design records, release notes.
@@ -101,6 +106,7 @@ const PROJECT_FOLDERS: &[&str] = &[
     "changelogs",
     ".changeset",
     ".changes",
+    "news",
     "newsfragments",
     "release-notes",
     "releases",
@@ -179,6 +185,23 @@ pub(crate) fn project_document(path: &str, id: &str, paths: &[String]) -> Option
         "notice",
         "authors",
     ];
+    // A page a site does not publish: a partial or private file (`_snippet.md`,
+    // `_artifacts/`; Hugo's `_index.md` is a section's page).
+    if inside
+        .split('/')
+        .any(|part| part.starts_with('_') && !part.eq_ignore_ascii_case("_index.md"))
+    {
+        return Some("a partial or private file the site does not publish");
+    }
+    // A release-note fragment (`news/3294.feature.md`, towncrier's types).
+    const FRAGMENTS: &[&str] = &[
+        "feature", "bugfix", "doc", "removal", "misc", "dep", "breaking",
+    ];
+    if let Some((_, kind)) = crate::source::paths::stem(path).rsplit_once('.')
+        && FRAGMENTS.contains(&kind)
+    {
+        return Some("a release-note fragment");
+    }
     // A template the maintainers fill in (`release-announcement-template.md`) is no page.
     if PROJECT_FILES.contains(&stem)
         || suffixed.iter().any(|p| stem.starts_with(&format!("{p} ")))
@@ -244,6 +267,12 @@ mod tests {
             "docs/backers-sponsors.md",
             "docs/change_log.md",
             "docs/team.md",
+            "PROJECT_CHARTER.md",
+            "EXPENSE_POLICY.md",
+            "news/3294.feature.md",
+            "changes/12.bugfix.md",
+            "_artifacts/skill_spec.md",
+            "packages/toolkit/skills/modern-redux/references/overrides.md",
             "releases/release-announcement-template.md",
             "SPONSORS.md",
             ".changeset/observed-computeds-track-action-dependencies.md",
