@@ -441,33 +441,15 @@ fn starts_paragraph(line: &str) -> bool {
     !(bullet || numbered || trimmed.starts_with(['>', '|', '<']))
 }
 
-/// The `title:` of a page's YAML front matter, as one plain line.
+/// The `title` of a page's front matter, as one plain line.
 fn front_matter_title(text: &str) -> Option<String> {
-    let rest = text.strip_prefix("---\n")?;
-    let end = rest.find("\n---")?;
-    rest[..end].lines().find_map(|l| {
-        let value = l.strip_prefix("title:")?.trim();
-        let value = value
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix('"'))
-            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-            .unwrap_or(value)
-            .trim();
-        (!value.is_empty() && value.len() <= 200).then(|| value.to_string())
-    })
+    let value = super::site_config::front_matter_value(text, "title")?.trim();
+    (!value.is_empty() && value.len() <= 200).then(|| value.to_string())
 }
 
+/// The page without its front matter (YAML or TOML).
 fn strip_frontmatter(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix("---\n") else {
-        return text;
-    };
-    match rest.find("\n---") {
-        Some(end) => {
-            let after = &rest[end + 4..];
-            after.split_once('\n').map_or("", |(_, body)| body)
-        }
-        None => text,
-    }
+    super::site_config::front_matter(text).map_or(text, |(_, body)| body)
 }
 
 /// A list item that is only a link to a document about the project rather than the

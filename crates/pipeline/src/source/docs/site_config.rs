@@ -77,33 +77,47 @@ fn site_files(kind: &str, config: &str) -> Vec<String> {
     }
 }
 
-/// A number in a document's front matter (`sidebar_position: 2`).
-/// A number may also sit in a nested mapping, as Hugo's menu weight does
-/// (`menu:` / `  docs:` / `    weight: 10`).
+/// A page's front matter and the text after it: YAML between `---` lines, or TOML between
+/// `+++` lines (Hugo, Zola).
+pub(super) fn front_matter(text: &str) -> Option<(&str, &str)> {
+    let fence = ["---", "+++"]
+        .into_iter()
+        .find(|f| text.strip_prefix(f).is_some_and(|r| r.starts_with('\n')))?;
+    let rest = &text[fence.len() + 1..];
+    let end = rest.find(&format!("\n{fence}"))?;
+    let after = &rest[end + 1 + fence.len()..];
+    Some((
+        &rest[..end],
+        after.split_once('\n').map_or("", |(_, body)| body),
+    ))
+}
+
+/// `key`'s value on a front-matter line (`key: value`, `key = value`), unquoted.
+fn front_matter_line<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let value = line.strip_prefix(key)?.trim_start();
+    let value = value
+        .strip_prefix(':')
+        .or_else(|| value.strip_prefix('='))?;
+    Some(value.trim().trim_matches(['"', '\'']))
+}
+
+/// A number in a document's front matter (`sidebar_position: 2`, `weight = 10`). A number
+/// may also sit in a nested mapping, as Hugo's menu weight does (`menu:` / `  docs:` /
+/// `    weight: 10`).
 pub(crate) fn front_matter_number(text: &str, key: &str) -> Option<f64> {
     let nested = || {
-        let rest = text.strip_prefix("---\n")?;
-        let end = rest.find("\n---")?;
-        rest[..end].lines().find_map(|l| {
-            let value = l
-                .trim_start()
-                .strip_prefix(key)?
-                .trim_start()
-                .strip_prefix(':')?;
-            Some(value.trim().trim_matches(['"', '\'']))
-        })
+        let (block, _) = front_matter(text)?;
+        block
+            .lines()
+            .find_map(|l| front_matter_line(l.trim_start(), key))
     };
     front_matter_value(text, key).or_else(nested)?.parse().ok()
 }
 
 /// The value of `key` in a page's front matter, unquoted.
 pub(super) fn front_matter_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    let rest = text.strip_prefix("---\n")?;
-    let end = rest.find("\n---")?;
-    rest[..end].lines().find_map(|l| {
-        let value = l.strip_prefix(key)?.trim_start().strip_prefix(':')?;
-        Some(value.trim().trim_matches(['"', '\'']))
-    })
+    let (block, _) = front_matter(text)?;
+    block.lines().find_map(|l| front_matter_line(l, key))
 }
 
 /// Longest base URL read.
@@ -499,6 +513,18 @@ mod tests {
         );
         assert_eq!(v1["docs/the-gist.md"], "https://x.js.org/gist.html");
         assert_eq!(v1["docs/README.md"], "https://x.js.org/README.html");
+    }
+
+    #[test]
+    fn toml_front_matter_as_zola_and_hugo_write_it() {
+        let page = "+++\ntitle = \"Installation\"\nweight = 20\n+++\n\nInstall it.\n";
+        assert_eq!(front_matter_number(page, "weight"), Some(20.0));
+        assert_eq!(front_matter_value(page, "title"), Some("Installation"));
+        assert_eq!(
+            front_matter(page).map(|(_, body)| body),
+            Some("\nInstall it.\n")
+        );
+        assert_eq!(front_matter("+++ no\n"), None);
     }
 
     #[test]
