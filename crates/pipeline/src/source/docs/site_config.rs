@@ -218,6 +218,11 @@ impl Site {
             .filter_map(|f| Some((read(&f)?, f)))
             .collect();
         let value = |key: &str| files.iter().find_map(|(text, _)| setting(text, key));
+        // A site Read the Docs builds serves its pages under a language and version, on its
+        // own domain too.
+        let rtd = [".readthedocs.yaml", ".readthedocs.yml", "readthedocs.yml"]
+            .iter()
+            .find_map(|f| read(f));
         let (base, style) = match kind {
             "MkDocs" => {
                 let directories = files
@@ -228,7 +233,7 @@ impl Site {
                 } else {
                     Style::Html
                 };
-                (value("site_url")?, style)
+                (read_the_docs(&value("site_url")?, rtd.is_some()), style)
             }
             "Docusaurus" => {
                 let v1 = files.iter().any(|(_, f)| f.ends_with("siteConfig.js"));
@@ -257,9 +262,6 @@ impl Site {
             "Sphinx" => {
                 // Read the Docs builds what its configuration says (`builder: dirhtml`, or
                 // `sphinx-build -b dirhtml` among its commands).
-                let rtd = [".readthedocs.yaml", ".readthedocs.yml", "readthedocs.yml"]
-                    .iter()
-                    .find_map(|f| read(f));
                 let style = match &rtd {
                     Some(config) if config.contains("dirhtml") => Style::Directories,
                     _ => Style::Html,
@@ -513,6 +515,30 @@ mod tests {
         );
         assert_eq!(v1["docs/the-gist.md"], "https://x.js.org/gist.html");
         assert_eq!(v1["docs/README.md"], "https://x.js.org/README.html");
+    }
+
+    #[test]
+    fn an_mkdocs_site_on_read_the_docs_is_under_its_version() {
+        let found = urls(
+            "MkDocs",
+            "mkdocs.yml",
+            "docs",
+            &[
+                (
+                    "mkdocs.yml",
+                    "site_url: https://pdm-project.org\nnav:\n  - usage.md\n",
+                ),
+                (
+                    ".readthedocs.yaml",
+                    "version: 2\nmkdocs:\n  configuration: mkdocs.yml\n",
+                ),
+                ("docs/usage.md", "# Usage"),
+            ],
+        );
+        assert_eq!(
+            found["docs/usage.md"],
+            "https://pdm-project.org/en/latest/usage/"
+        );
     }
 
     #[test]
