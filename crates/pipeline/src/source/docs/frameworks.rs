@@ -386,6 +386,18 @@ pub(super) fn site_leftovers(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A code line that only tells Docusaurus (or a Shiki/Prism plugin) what to highlight
+/// (`// highlight-next-line`, `# highlight-start`, `{/* highlight-end */}`): the site shows
+/// the code without it.
+pub(super) fn is_highlight_comment(line: &str) -> bool {
+    static MAGIC: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r"^\s*(?://|#|--|;|<!--|\{/\*|/\*)\s*highlight-(?:next-line|start|end|line)\s*(?:\*/\}|\*/|-->)?\s*$",
+        )
+    });
+    line.contains("highlight-") && MAGIC.is_match(line)
+}
+
 /// A line a docs build reads as a break and shows as nothing: MyST's (Jupytext's) `+++`
 /// cell break and sphinx-design's `+++` card footer rule.
 pub(super) fn is_cell_break(line: &str) -> bool {

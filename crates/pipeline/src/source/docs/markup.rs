@@ -26,8 +26,8 @@ use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
     MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, fence_label, foreign_components,
     foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
-    longest_backtick_run, mdbook_directive, note_dropped, site_leftovers, terminal_text,
-    unresolved_include, without_doctest_flags, without_version_placeholder,
+    is_highlight_comment, longest_backtick_run, mdbook_directive, note_dropped, site_leftovers,
+    terminal_text, unresolved_include, without_doctest_flags, without_version_placeholder,
 };
 use super::shortcodes::{definition_lists, emoji};
 use super::tabs;
@@ -186,6 +186,7 @@ fn block(
             } else if hidden
                 .as_deref()
                 .is_some_and(|prefix| is_hidden_line(line, prefix))
+                || is_highlight_comment(line)
             {
                 continue;
             } else if hidden.as_deref() == Some("#") && line.trim_start().starts_with("##") {

@@ -201,3 +201,14 @@ fn hugo_relrefs_link_to_their_page() {
         "Refer to the [Introduction](docs \"Introduction\") and [packages](pyproject#packages)."
     );
 }
+
+#[test]
+fn docusaurus_highlight_comments_leave_the_code() {
+    let out = md(
+        "```ts\nimport { a } from 'b'\n// highlight-next-line\nconst store = a()\n{/* highlight-start */}\n<App />\n{/* highlight-end */}\n// highlight is a word here\n```",
+    );
+    assert_eq!(
+        out,
+        "```ts\nimport { a } from 'b'\nconst store = a()\n<App />\n// highlight is a word here\n```"
+    );
+}
