@@ -470,6 +470,16 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_of_reference_pages_is_for_developers() {
+        let help = for_help_center(&[
+            doc("packages/docs/api/@pinia/testing/index.md", "Testing API."),
+            doc("packages/docs/getting-started.md", "Install it."),
+        ]);
+        assert_eq!(help.len(), 1);
+        assert_eq!(help[0].path, "packages/docs/getting-started.md");
+    }
+
+    #[test]
     fn readme_sections_go_where_their_reader_is() {
         let readme = "Intro.\n\n#### Table of Contents\n\n- x\n\n#### Install\n\nnpm i\n\n#### API\n\n##### f()\n\nf.\n\n#### FAQ\n\nQ.\n\n#### License\n\nMIT";
         let nested = for_help_center(&[doc(

@@ -131,12 +131,20 @@ pub(super) fn config_dirs(pages: &[&str]) -> Vec<String> {
         if let Some((top, _)) = page.split_once('/') {
             *counts.entry(top).or_default() += 1;
         }
+        // A monorepo's docs package (`packages/docs/`): its folder up to that name.
+        let mut at = 0;
+        for part in page.split('/').take(3) {
+            at += part.len() + 1;
+            if at < page.len() && DOCS_FOLDERS.contains(&part) && at > part.len() + 1 {
+                *counts.entry(&page[..at - 1]).or_default() += 1;
+                break;
+            }
+        }
     }
     let mut tops: Vec<(&str, usize)> = counts.into_iter().collect();
     tops.sort_by(|(a, x), (b, y)| y.cmp(x).then_with(|| a.cmp(b)));
-    let mut dirs: Vec<String> = ["", "docs/", "doc/", "website/", "site/", "book/", "guide/"]
-        .into_iter()
-        .map(String::from)
+    let mut dirs: Vec<String> = std::iter::once(String::new())
+        .chain(DOCS_FOLDERS.iter().map(|d| format!("{d}/")))
         .collect();
     for (top, _) in tops.into_iter().take(MAX_CONFIG_DIRS) {
         let dir = format!("{top}/");
@@ -146,6 +154,9 @@ pub(super) fn config_dirs(pages: &[&str]) -> Vec<String> {
     }
     dirs
 }
+
+/// Folder names a docs site lives in.
+const DOCS_FOLDERS: &[&str] = &["docs", "doc", "website", "site", "book", "guide"];
 
 /// Top-level folders searched for a site's configuration, besides the usual ones.
 const MAX_CONFIG_DIRS: usize = 8;

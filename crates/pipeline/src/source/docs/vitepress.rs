@@ -12,6 +12,10 @@ const CONFIGS: &[&str] = &[
     ".vitepress/config.mts",
     ".vitepress/config.js",
     ".vitepress/config.mjs",
+    // A configuration split by locale (`config/en.ts`) or into its parts.
+    ".vitepress/config/index.ts",
+    ".vitepress/config/en.ts",
+    ".vitepress/config/shared.ts",
     ".vitepress/sidebar.ts",
     ".vitepress/sidebar/index.ts",
     ".vuepress/config.ts",
@@ -38,14 +42,18 @@ pub(super) fn pages(
         let path = format!("{dir}{name}");
         let Some(text) = read(&path) else { continue };
         config.get_or_insert(path);
-        for found in LINK.captures_iter(&text).take(MAX_LINKS) {
-            let Some(link) = found.get(1).map(|m| m.as_str()) else {
-                continue;
-            };
-            if let Some(page) = page_of(root, link, pages)
-                && !out.contains(&page)
-            {
-                out.push(page);
+        // The sidebar's order first (the reading order), then the pages only the nav names.
+        let sidebar = text.find("sidebar").map_or("", |at| &text[at..]);
+        for part in [sidebar, text.as_str()] {
+            for found in LINK.captures_iter(part).take(MAX_LINKS) {
+                let Some(link) = found.get(1).map(|m| m.as_str()) else {
+                    continue;
+                };
+                if let Some(page) = page_of(root, link, pages)
+                    && !out.contains(&page)
+                {
+                    out.push(page);
+                }
             }
         }
     }
@@ -78,7 +86,7 @@ fn page_of(root: &str, link: &str, pages: &[&str]) -> Option<String> {
 mod tests {
     #[test]
     fn the_links_of_nav_and_sidebar_give_the_order() {
-        let config = "export default defineConfig({\n  themeConfig: {\n    nav: [{ text: 'Guides', link: '/guide/' }, { text: 'Site', link: 'https://x.dev/' }],\n    sidebar: { '/guide/': [{ text: 'Features', link: '/guide/features' }, { text: 'Why', link: '/guide/why.html#x' }] },\n  },\n})\n";
+        let config = "export default defineConfig({\n  themeConfig: {\n    nav: [{ text: 'Guides', link: '/guide/' }, { text: 'Site', link: 'https://x.dev/' }, { text: 'Todo', link: '/todo' }],\n    sidebar: { '/guide/': [{ text: 'Start', link: '/guide/' }, { text: 'Features', link: '/guide/features' }, { text: 'Why', link: '/guide/why.html#x' }] },\n  },\n})\n";
         let read = |path: &str| (path == "docs/.vitepress/config.ts").then(|| config.to_string());
         let pages = [
             "docs/guide/why.md",
@@ -93,7 +101,8 @@ mod tests {
             [
                 "docs/guide/index.md",
                 "docs/guide/features.md",
-                "docs/guide/why.md"
+                "docs/guide/why.md",
+                "docs/todo.md"
             ]
         );
         assert!(super::pages(&read, "website/", &pages).is_none());

@@ -225,8 +225,12 @@ pub(crate) fn is_readme(path: &str) -> bool {
     stem(path).starts_with("readme")
 }
 
+/// A reference document: named so (`api.md`, `reference.md`…), or in a folder of them
+/// (`docs/api/…`, `reference/`).
 pub(crate) fn is_reference(path: &str) -> bool {
+    let mut folders = path.split('/').rev().skip(1);
     REFERENCE_FILES.contains(&stem(path).as_str())
+        || folders.any(|f| matches!(f.to_ascii_lowercase().as_str(), "api" | "reference"))
 }
 
 #[cfg(test)]
