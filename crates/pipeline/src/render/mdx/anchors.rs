@@ -10,31 +10,7 @@ use markdown::mdast::{AttributeContent, AttributeValue, Node};
 use super::convert::Links;
 use super::validate::parse_mdx;
 use crate::source::docs::Prose;
-
-/// Longest anchor; the rest of a long heading is left out of it.
-pub const MAX_SLUG_CHARS: usize = 64;
-
-/// A heading's anchor, as GitHub makes it (so that a README's own `#section` links, carried
-/// into an article, still land): lower case, letters, digits, `-` and `_` kept, spaces
-/// become `-`, everything else is dropped; `section` when nothing is left.
-pub fn heading_slug(text: &str) -> String {
-    let slug: String = text
-        .trim()
-        .chars()
-        .flat_map(char::to_lowercase)
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .take(MAX_SLUG_CHARS)
-        .collect();
-    if slug.is_empty() {
-        "section".to_owned()
-    } else {
-        slug
-    }
-}
+pub use crate::source::docs::heading_slug;
 
 /// The ids of an article's sections, numbered as the portal numbers a repeated one
 /// (`usage`, `usage-1`).

@@ -50,9 +50,9 @@ pub(crate) fn resolve(docs: &mut [Prose]) {
             let found = if c.get(2).is_some_and(|m| m.as_str() == "doc") {
                 page(&pages, &folder, target).map(|(path, title)| (path.clone(), title.clone()))
             } else {
-                sections
-                    .get(&target.to_lowercase())
-                    .map(|(path, heading)| (format!("{path}#{}", slug(heading)), heading.clone()))
+                sections.get(&target.to_lowercase()).map(|(path, heading)| {
+                    (format!("{path}#{}", heading_slug(heading)), heading.clone())
+                })
             };
             match found {
                 Some((destination, title)) => {
@@ -106,14 +106,30 @@ fn page<'a>(
         .or_else(|| pages.get(&format!("{joined}/index")))
 }
 
-/// A heading's anchor as forges make it: lower case, punctuation dropped, spaces as hyphens.
-fn slug(heading: &str) -> String {
-    heading
-        .to_lowercase()
+/// Longest anchor; the rest of a long heading is left out of it.
+pub const MAX_SLUG_CHARS: usize = 64;
+
+/// A heading's anchor, as GitHub makes it and the portal gives it (so that a README's own
+/// `#section` links, carried into an article, still land): lower case, letters, digits, `-`
+/// and `_` kept, spaces become `-`, everything else is dropped; `section` when nothing is
+/// left. The one rule for anchors of sections (`render::mdx::anchors`, the portal).
+pub fn heading_slug(text: &str) -> String {
+    let slug: String = text
+        .trim()
         .chars()
-        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
-        .map(|c| if c == ' ' { '-' } else { c })
-        .collect()
+        .flat_map(char::to_lowercase)
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .take(MAX_SLUG_CHARS)
+        .collect();
+    if slug.is_empty() {
+        "section".to_owned()
+    } else {
+        slug
+    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ mod vocabulary;
 pub(crate) mod walkthrough;
 mod xrefs;
 
+pub use cross_refs::heading_slug;
 pub(crate) use cross_refs::resolve as resolve_cross_references;
 pub(crate) use fences::Fences;
 pub(crate) use includes::expand as expand_includes;

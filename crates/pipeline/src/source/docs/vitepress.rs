@@ -38,6 +38,8 @@ pub(super) fn pages(
     let root = dir.trim_end_matches('/');
     let mut config = None;
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let known: std::collections::HashSet<&str> = pages.iter().copied().collect();
     for name in CONFIGS {
         let path = format!("{dir}{name}");
         let Some(text) = read(&path) else { continue };
@@ -49,8 +51,8 @@ pub(super) fn pages(
                 let Some(link) = found.get(1).map(|m| m.as_str()) else {
                     continue;
                 };
-                if let Some(page) = page_of(root, link, pages)
-                    && !out.contains(&page)
+                if let Some(page) = page_of(root, link, &known)
+                    && seen.insert(page.clone())
                 {
                     out.push(page);
                 }
@@ -61,7 +63,7 @@ pub(super) fn pages(
 }
 
 /// The page a site link means: `/guide/` → `guide/index.md`, `/api/test` → `api/test.md`.
-fn page_of(root: &str, link: &str, pages: &[&str]) -> Option<String> {
+fn page_of(root: &str, link: &str, pages: &std::collections::HashSet<&str>) -> Option<String> {
     let link = link.trim_start_matches('/');
     let stem = [".html", ".md"]
         .iter()
