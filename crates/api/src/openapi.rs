@@ -245,12 +245,20 @@ pub fn decorate(
         },
     });
     // What the derive cannot state about a publish target's credential: a `username` goes with
-    // a `token`, and a token and a generated deploy key exclude each other.
+    // a `token`, and a token and a generated deploy key exclude each other. A `null` is the same
+    // as leaving the field out, so only a string counts as given.
     let target = &mut doc["components"]["schemas"]["SetPublishTarget"];
-    target["dependentRequired"] = json!({"username": ["token"]});
+    target["if"] = json!({
+        "required": ["username"],
+        "properties": {"username": {"type": "string"}},
+    });
+    target["then"] = json!({
+        "required": ["token"],
+        "properties": {"token": {"type": "string"}},
+    });
     target["not"] = json!({
         "required": ["token", "generate_deploy_key"],
-        "properties": {"generate_deploy_key": {"const": true}},
+        "properties": {"token": {"type": "string"}, "generate_deploy_key": {"const": true}},
     });
     let error_body =
         json!({"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}});
