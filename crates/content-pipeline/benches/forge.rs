@@ -8,7 +8,8 @@
 //! - **accepted → runs queued**: from the POST to its delivery's job ended with its runs queued,
 //!   as seen over the API (polled every 2 ms); this includes the sandboxed child that fetches
 //!   the pushed commit and diffs it (the target excludes that fetch: compare with the
-//!   `fetch` benchmark's no-op fetch);
+//!   `fetch` benchmark's no-op fetch), and the same with this push's fetch and diff taken out
+//!   (the server's `forge_push_read_duration_seconds` histogram, read before and after it);
 //! - **push → commit status**: on a repository of `BENCH_COMMITS` commits (default 5,000), a
 //!   pull request's event to the `success` status received by a loopback status API.
 //!
@@ -116,6 +117,18 @@ async fn bench(pushes: usize, commits: usize) {
 
     let mut accepted = Vec::new();
     let mut queued = Vec::new();
+    let mut without_read = Vec::new();
+    let read_seconds = || async {
+        let text = http
+            .get(format!("{base}/metrics"))
+            .send()
+            .await
+            .expect("GET /metrics")
+            .text()
+            .await
+            .expect("metrics text");
+        metric_sum(&text, "forge_push_read_duration_seconds")
+    };
     let mut baseline = Vec::new();
     let cpu_before = cpu_time(server.0.id());
     for i in 0..pushes {
@@ -128,6 +141,7 @@ async fn bench(pushes: usize, commits: usize) {
         let after = repo.commit(&format!("change {i}"));
         push_to_bare(&repo.path, &bare, "+HEAD:refs/heads/main");
         let body = push_event(&before, &after);
+        let read_before = read_seconds().await;
         let t = Instant::now();
         let receipt = json_of(
             http.post(&hook)
@@ -158,7 +172,11 @@ async fn bench(pushes: usize, commits: usize) {
             }
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
-        queued.push(t.elapsed());
+        let elapsed = t.elapsed();
+        queued.push(elapsed);
+        // One push at a time: the read histogram's sum grew by this push's fetch and diff.
+        let read = Duration::from_secs_f64((read_seconds().await - read_before).max(0.0));
+        without_read.push(elapsed.saturating_sub(read));
         let t = Instant::now();
         json_of(
             api(reqwest::Method::POST, &format!("/v1/workspaces/{ws}/runs"))
@@ -184,6 +202,11 @@ async fn bench(pushes: usize, commits: usize) {
         "| push accepted → its runs queued (fetch + diff in the sandbox included) | {} | {} |",
         ms(&mut queued, 0.5),
         ms(&mut queued, 0.99)
+    );
+    println!(
+        "| push accepted → its runs queued, excluding the sandbox's fetch + diff | {} | {} |",
+        ms(&mut without_read, 0.5),
+        ms(&mut without_read, 0.99)
     );
     println!(
         "server CPU per push (accept + read + queue, runs executing beside it included): {:.1} ms",
@@ -365,6 +388,15 @@ async fn json_of(request: reqwest::RequestBuilder) -> Value {
     let text = res.text().await.expect("body");
     assert!(status.is_success(), "{status}: {text}");
     serde_json::from_str(&text).expect("JSON")
+}
+
+/// The `_sum` of a histogram in Prometheus text (0 when it has none yet).
+fn metric_sum(text: &str, name: &str) -> f64 {
+    let prefix = format!("{name}_sum");
+    text.lines()
+        .filter(|l| l.starts_with(&prefix))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
 }
 
 fn ms(times: &mut [Duration], p: f64) -> String {

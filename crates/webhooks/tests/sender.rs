@@ -226,3 +226,38 @@ async fn failures_without_an_answer_are_classified() {
     );
     assert!(got.request_headers.contains_key("webhook-signature"));
 }
+
+/// The commit-status path (`Sender::post`, used for forge APIs) follows the same policy: a
+/// host name that resolves to a refused address is refused at connect time, and nothing
+/// reaches it; with the range allowed, the same URL is posted to.
+#[tokio::test]
+async fn a_status_post_to_a_host_name_that_resolves_to_a_refused_address_is_refused() {
+    let (port, mut connections) = listener("127.0.0.1:0").await.expect("bind loopback");
+    let url = format!("http://localhost:{port}/api/v3/repos/acme/numbers/statuses/abc");
+    let post = |policy: AddressPolicy| {
+        let url = url.clone();
+        async move {
+            let sender = Sender::new(policy, Duration::from_secs(2)).expect("sender");
+            let headers = [("content-type".to_owned(), "application/json".to_owned())];
+            sender
+                .post(
+                    &url,
+                    headers.into_iter().collect(),
+                    b"{\"state\":\"pending\"}",
+                )
+                .await
+                .outcome
+        }
+    };
+    assert_eq!(
+        post(AddressPolicy::default()).await,
+        AttemptOutcome::Refused
+    );
+    assert!(connections.try_recv().is_err(), "no connection was made");
+    let allowed = AddressPolicy::from_allowed_list("127.0.0.0/8").expect("policy");
+    assert_eq!(
+        post(allowed).await,
+        AttemptOutcome::Delivered { status: 200 }
+    );
+    assert!(connections.recv().await.is_some());
+}
