@@ -1,42 +1,28 @@
-//! The outermost middleware: gives every request our own id, answers with it in `Request-Id`
-//! and `X-Request-Id`, and puts every error the framework produced by itself (405, 413, a
-//! timeout, a panic) into the same envelope as the errors our handlers return.
+//! The outermost middleware: every request runs in its own context (our request id, answered
+//! in `Request-Id` and `X-Request-Id`; the shared `http_envelope` layer), and every error the
+//! framework produced by itself (405, 413, a timeout, a panic) is put into the same envelope as
+//! the errors our handlers return.
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::context::RequestContext;
 use crate::error::{ApiError, ErrorType, RenderedError};
 use crate::state::AppState;
 
 pub async fn envelope(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    use tracing::Instrument;
-    let ctx = RequestContext::new(state.base_url.clone());
-    let request_id = ctx.request_id.clone();
-    // Work handed to other tasks (the SQLite writer) runs in this span, so whatever it logs
-    // carries the request id too.
-    let span = tracing::info_span!("request", request_id = %request_id);
-    let mut response = ctx
-        .scope(async move {
-            let response = next.run(req).await;
-            let status = response.status();
-            if (status.is_client_error() || status.is_server_error())
-                && response.extensions().get::<RenderedError>().is_none()
-            {
-                render_framework_error(response)
-            } else {
-                response
-            }
-        })
-        .instrument(span)
-        .await;
-    if let Ok(v) = HeaderValue::from_str(&request_id) {
-        response.headers_mut().insert("request-id", v.clone());
-        response.headers_mut().insert("x-request-id", v);
-    }
-    response
+    http_envelope::in_request_context(state.base_url.clone(), req, next, |response| {
+        let status = response.status();
+        if (status.is_client_error() || status.is_server_error())
+            && response.extensions().get::<RenderedError>().is_none()
+        {
+            render_framework_error(response)
+        } else {
+            response
+        }
+    })
+    .await
 }
 
 fn render_framework_error(original: Response) -> Response {

@@ -6,10 +6,10 @@
 
 pub mod auth;
 mod body;
-mod context;
+pub use http_envelope::context;
 pub mod deprecation;
 mod envelope;
-pub mod error;
+pub use http_envelope::error;
 pub mod idempotency;
 mod live_log;
 pub mod openapi;

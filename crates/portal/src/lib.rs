@@ -54,6 +54,12 @@ pub fn router(portal: Portal) -> Router {
         ))
         .layer(CatchPanicLayer::new())
         .layer(TraceLayer::new_for_http())
+        // Our request id on every page and answer, and in the MDX route's error envelope, as
+        // the API gives it.
+        .layer(from_fn_with_state(
+            portal.ops.base_url.clone(),
+            http_envelope::request_context,
+        ))
         .with_state(portal)
 }
 

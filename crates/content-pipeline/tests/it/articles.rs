@@ -236,6 +236,36 @@ async fn an_unpublished_article_has_no_public_page() {
         .send()
         .await;
     assert_eq!(res.status(), 404);
+    assert!(
+        res.headers()
+            .get("request-id")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("req_")),
+        "a portal page carries our request id: {:?}",
+        res.headers()
+    );
+    // Its MDX gets the API's envelope, whole: the request id it answered with, the docs link.
+    let res = app
+        .get(&format!("/published/{id}.mdx"))
+        .anonymous()
+        .send()
+        .await;
+    assert_eq!(res.status(), 404);
+    let request_id = res
+        .headers()
+        .get("request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let body: serde_json::Value = res.json().await.expect("an envelope");
+    assert_eq!(body["error"]["type"], "not_found", "{body}");
+    assert!(request_id.starts_with("req_"), "{request_id:?}");
+    assert_eq!(body["error"]["request_id"], request_id.as_str(), "{body}");
+    assert_eq!(
+        body["error"]["docs"],
+        app.url("/docs/errors#not_found").as_str(),
+        "{body}"
+    );
 }
 
 #[tokio::test]

@@ -54,7 +54,6 @@ fn script(content: &'static str) -> impl IntoResponse {
         [
             (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
             (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         ],
         content,
     )
@@ -65,7 +64,6 @@ fn css(content: &'static str) -> impl IntoResponse {
         [
             (header::CONTENT_TYPE, "text/css; charset=utf-8"),
             (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         ],
         content,
     )

@@ -114,7 +114,7 @@ async fn article_answer(ops: &Operations, id: String, headers: &HeaderMap) -> Re
     };
     let published = match found {
         // A client that asked for MDX gets the API's error envelope, as it always did.
-        Err(e) if markdown => return api::error::ApiError::from(e).into_response(),
+        Err(e) if markdown => return http_envelope::ApiError::from(e).into_response(),
         Err(e) => return page_error(&e),
         Ok(published) => published,
     };
@@ -209,7 +209,6 @@ async fn changelog_feed(State(portal): State<Portal>, Path(id): Path<String>) ->
         Ok(xml) => (
             [
                 (header::CONTENT_TYPE, "application/atom+xml; charset=utf-8"),
-                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
                 (header::CONTENT_SECURITY_POLICY, security::TEXT_CSP),
             ],
             xml,
@@ -230,7 +229,6 @@ async fn sitemap(State(portal): State<Portal>, Path(id): Path<String>) -> Respon
         Ok(site) => (
             [
                 (header::CONTENT_TYPE, "application/xml; charset=utf-8"),
-                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
                 (header::CONTENT_SECURITY_POLICY, security::TEXT_CSP),
             ],
             sitemap::of(&portal.ops, &site),
@@ -251,7 +249,6 @@ fn mdx(body: String) -> Response {
         StatusCode::OK,
         [
             (header::CONTENT_TYPE, "text/markdown; charset=utf-8"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
             (header::CONTENT_SECURITY_POLICY, security::TEXT_CSP),
         ],
         body,

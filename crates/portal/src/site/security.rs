@@ -1,4 +1,7 @@
-//! The headers of what the site serves, each kind of response in one place.
+//! The headers of what the site serves, each kind of response in one place. The headers every
+//! response carries (`nosniff`, the referrer policy, no framing, the page policy when a
+//! response sets none) come from the portal's one layer, `crate::security::headers`; here
+//! is only what differs by kind.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
@@ -18,23 +21,9 @@ pub const TEXT_CSP: &str = "default-src 'none'; sandbox";
 /// version may change them, so caches revalidate (cheaply, by the blob id) after a while.
 const FILE_CACHE: &str = "public, max-age=300";
 
-/// An HTML page with the site's security headers.
+/// An HTML page: the portal's layer gives it the page policy (`PAGE_CSP`).
 pub fn html_page(status: StatusCode, html: String) -> Response {
-    let mut response = (status, Html(html)).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(PAGE_CSP),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("strict-origin-when-cross-origin"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
+    (status, Html(html)).into_response()
 }
 
 /// A repository file, or `304 Not Modified` when the client holds these bytes already.
@@ -59,10 +48,6 @@ pub fn file_response(file: RepositoryFile, request: &HeaderMap) -> Response {
         HeaderValue::from_static(file.content_type),
     );
     headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(FILE_CSP),
     );
@@ -77,10 +62,7 @@ pub fn file_response(file: RepositoryFile, request: &HeaderMap) -> Response {
 pub fn text(status: StatusCode, message: &'static str) -> Response {
     (
         status,
-        [
-            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        ],
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
         message,
     )
         .into_response()
