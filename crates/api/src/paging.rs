@@ -4,11 +4,7 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
-use store::{KeysetPage, Position};
+use store::KeysetPage;
 use utoipa::IntoParams;
 
 pub use api_types::Page;
@@ -17,7 +13,6 @@ use crate::error::ApiError;
 
 pub const DEFAULT_LIMIT: i64 = 20;
 pub const MAX_LIMIT: i64 = 100;
-const TAG_LEN: usize = 16;
 
 /// `limit` and `cursor`, as every list takes them. Documentation only: [`ListQuery`] parses
 /// the query itself so that a bad value is a 400 in our envelope.
@@ -92,11 +87,9 @@ impl ListQuery {
     }
 }
 
-/// Signs and checks cursors with a key derived from the server key.
+/// The shared codec ([`http_envelope::CursorCodec`]) with the API's reading of a list query.
 #[derive(Clone)]
-pub struct CursorCodec {
-    key: [u8; 32],
-}
+pub struct CursorCodec(http_envelope::CursorCodec);
 
 fn bad_cursor() -> ApiError {
     ApiError::invalid_request("cursor", "The cursor is invalid for this list.")
@@ -104,53 +97,27 @@ fn bad_cursor() -> ApiError {
 
 impl CursorCodec {
     pub fn new(key: [u8; 32]) -> Self {
-        Self { key }
+        Self(http_envelope::CursorCodec::new(key))
     }
 
-    fn tag(&self, list: &str, payload: &[u8]) -> Vec<u8> {
-        let mut mac = match Hmac::<Sha256>::new_from_slice(&self.key) {
-            Ok(m) => m,
-            Err(_) => return Vec::new(),
-        };
-        mac.update(list.as_bytes());
-        mac.update(&[0]);
-        mac.update(payload);
-        mac.finalize().into_bytes()[..TAG_LEN].to_vec()
+    /// The codec itself, for another front end (the portal's lists).
+    pub fn shared(&self) -> http_envelope::CursorCodec {
+        self.0.clone()
     }
 
     pub fn encode(&self, list: &str, position: &str) -> String {
-        let payload = position.as_bytes();
-        let mut bytes = payload.to_vec();
-        bytes.extend(self.tag(list, payload));
-        URL_SAFE_NO_PAD.encode(bytes)
+        self.0.encode(list, position)
     }
 
     pub fn decode(&self, list: &str, cursor: &str) -> Result<String, ApiError> {
-        let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad_cursor())?;
-        if bytes.len() <= TAG_LEN {
-            return Err(bad_cursor());
-        }
-        let (payload, tag) = bytes.split_at(bytes.len() - TAG_LEN);
-        let expected = self.tag(list, payload);
-        if !bool::from(subtle::ConstantTimeEq::ct_eq(expected.as_slice(), tag)) {
-            return Err(bad_cursor());
-        }
-        String::from_utf8(payload.to_vec()).map_err(|_| bad_cursor())
+        self.0.decode(list, cursor).ok_or_else(bad_cursor)
     }
 
     /// The keyset page a list query asks for (newest-first lists).
     fn keyset(&self, list: &str, q: &ListQuery) -> Result<KeysetPage, ApiError> {
         let after = match &q.cursor {
             None => None,
-            Some(c) => {
-                let text = self.decode(list, c)?;
-                let (micros, id) = text.split_once('|').ok_or_else(bad_cursor)?;
-                let micros: i64 = micros.parse().map_err(|_| bad_cursor())?;
-                Some(Position {
-                    created_at: domain::Timestamp::from_micros(micros).map_err(|_| bad_cursor())?,
-                    id: id.to_owned(),
-                })
-            }
+            Some(c) => Some(self.0.decode_keyset(list, c).ok_or_else(bad_cursor)?),
         };
         Ok(KeysetPage {
             limit: q.limit,

@@ -184,7 +184,11 @@ impl Application {
             state.ops.clone(),
             portal::PortalConfig {
                 trusted_proxies: config.trusted_proxies.clone(),
-                ..portal::PortalConfig::for_base_url(&base_url, config.live_log_limits())
+                ..portal::PortalConfig::for_base_url(
+                    &base_url,
+                    config.live_log_limits(),
+                    state.cursors.shared(),
+                )
             },
         );
         let router = api::app(state.clone())?.merge(portal::router(portal.clone()));

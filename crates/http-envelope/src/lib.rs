@@ -1,8 +1,10 @@
 //! What every HTTP front end shares, so that the API and the portal answer alike: our request
 //! id in `Request-Id` / `X-Request-Id` and in the context of everything a request does, and the
-//! one error envelope `{"error":{"type","message","request_id","docs","param"?}}`.
+//! one error envelope `{"error":{"type","message","request_id","docs","param"?}}`, and the
+//! one signed paging cursor.
 
 pub mod context;
+pub mod cursor;
 pub mod error;
 
 use std::sync::Arc;
@@ -13,6 +15,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 pub use context::RequestContext;
+pub use cursor::CursorCodec;
 pub use error::{ApiError, ApiResult, ErrorEnvelope, ErrorObject, ErrorType, RenderedError};
 
 /// Runs the request in a new [`RequestContext`] (under `base_url`, in a tracing span that

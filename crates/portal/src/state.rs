@@ -19,11 +19,18 @@ pub struct PortalConfig {
     /// Reverse proxies whose `X-Forwarded-For` names the client, for sign-in throttling per
     /// address; empty by default.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// The service's one paging cursor codec (the API's): a list page's `before` is a cursor
+    /// signed for that list.
+    pub cursors: http_envelope::CursorCodec,
 }
 
 impl PortalConfig {
     /// The settings that follow from the service's base URL.
-    pub fn for_base_url(base_url: &str, live_logs: LiveLogLimits) -> Self {
+    pub fn for_base_url(
+        base_url: &str,
+        live_logs: LiveLogLimits,
+        cursors: http_envelope::CursorCodec,
+    ) -> Self {
         let secure_cookies = base_url.starts_with("https://");
         let after_scheme = base_url.find("://").map_or(0, |i| i + 3);
         let end = base_url[after_scheme..]
@@ -34,6 +41,7 @@ impl PortalConfig {
             secure_cookies,
             live_logs,
             trusted_proxies: Vec::new(),
+            cursors,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! checks, the same tenancy and role rules as the API, runs triggered with `source: portal`.
 //! (The browser tests, in real Chromium, are in `portal_browser`.)
 
+use domain::Surface;
 use operations::accounts::NewUser;
 use reqwest::StatusCode;
 use reqwest::header::{LOCATION, ORIGIN};
@@ -403,4 +404,57 @@ async fn an_article_page_shows_the_drift_raised_since_its_version() {
     app.run_feature(&ws, "src").await;
     let (_, html) = reader.page(&page).await;
     assert!(!html.contains("data-test=\"drift\""), "{html}");
+}
+
+#[tokio::test]
+async fn a_list_pages_with_the_services_signed_cursor() {
+    let app = app!();
+    let ws = app.workspace("Docs").await;
+    for i in 0..53 {
+        app.write_article(&ws, &format!("feature-{i:02}"), Surface::Blog, "draft")
+            .await;
+    }
+    let reader = app.person("reader@example.com", Some((&ws, "read"))).await;
+    let list = format!("/portal/w/{ws}/articles");
+    let (status, first) = reader.page(&list).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(first.matches("data-test=\"article-row\"").count(), 50);
+    let next = first
+        .split("data-test=\"next-page\"")
+        .next()
+        .and_then(|head| head.rsplit("href=\"").next())
+        .and_then(|tail| tail.split('"').next())
+        .expect("a link to the next page")
+        .replace("&amp;", "&");
+    let cursor = next.split("before=").nth(1).expect("a cursor").to_owned();
+    assert!(
+        !cursor.contains('.'),
+        "an opaque cursor, not a position: {cursor}"
+    );
+    let (status, second) = reader.page(&next).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(second.matches("data-test=\"article-row\"").count(), 3);
+    assert!(!second.contains("data-test=\"next-page\""));
+    // A cursor that is not this list's (forged, or a position in clear) starts at the top.
+    let other = app.workspace("Other").await;
+    for forged in [
+        format!("{list}?before=1700000000000000.art_1"),
+        format!("{list}?before=x{cursor}"),
+    ] {
+        let (status, html) = reader.page(&forged).await;
+        assert_eq!(status, StatusCode::OK, "{forged}");
+        assert_eq!(
+            html.matches("data-test=\"article-row\"").count(),
+            50,
+            "{forged}"
+        );
+    }
+    let outsider = app
+        .person("other@example.com", Some((&other, "read")))
+        .await;
+    let (status, html) = outsider
+        .page(&format!("/portal/w/{other}/articles?before={cursor}"))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("data-test=\"no-articles\""), "{html}");
 }

@@ -105,6 +105,8 @@ async fn list(
     };
     let (store, ws, wanted) = (&portal.ops.store, member.ws.id, &filter);
     let listed = list_page(
+        &portal.config.cursors,
+        &format!("articles:{ws}"),
         q.before.as_deref(),
         |page| async move { store.articles(ws, wanted, &page).await },
         |a: &ArticleRecord| (a.created_at, a.id),

@@ -115,10 +115,13 @@ pub struct Listed<T> {
     pub next_before: Option<String>,
 }
 
-/// Reads the page of a newest-first list that starts after `before` (`<micros>.<id>` of the
-/// last row of the previous page): the store reads one row more than a page, which tells
-/// whether a next page exists. `position` gives a row's `(created_at, id)`.
+/// Reads the page of the newest-first list named `list` that starts after `before` (the
+/// service's signed cursor of the last row of the previous page; one that is not this list's
+/// starts at the top): the store reads one row more than a page, which tells whether a next
+/// page exists. `position` gives a row's `(created_at, id)`.
 pub async fn list_page<T, Fut, E, Id>(
+    cursors: &http_envelope::CursorCodec,
+    list: &str,
     before: Option<&str>,
     fetch: impl FnOnce(store::KeysetPage) -> Fut,
     position: impl Fn(&T) -> (domain::Timestamp, Id),
@@ -128,14 +131,8 @@ where
     operations::Error: From<E>,
     Id: std::fmt::Display,
 {
-    let after = before.and_then(|b| {
-        let (micros, id) = b.split_once('.')?;
-        let created_at = domain::Timestamp::from_micros(micros.parse().ok()?).ok()?;
-        (id.len() <= 64).then(|| store::Position {
-            created_at,
-            id: id.to_owned(),
-        })
-    });
+    let list = format!("portal:{list}");
+    let after = before.and_then(|b| cursors.decode_keyset(&list, b));
     let mut rows = fetch(store::KeysetPage { limit: PAGE, after })
         .await
         .map_err(operations::Error::from)?;
@@ -143,7 +140,7 @@ where
     rows.truncate(PAGE as usize);
     let next_before = rows.last().filter(|_| more).map(|row| {
         let (created_at, id) = position(row);
-        format!("{}.{id}", created_at.micros())
+        cursors.encode_keyset(&list, created_at, &id)
     });
     Ok(Listed { rows, next_before })
 }

@@ -157,6 +157,8 @@ async fn runs_page(
     let ws = member.ws.id;
     let now = portal.ops.clock.timestamp();
     let listed = list_page(
+        &portal.config.cursors,
+        &format!("runs:{ws}"),
         q.before.as_deref(),
         |page| async move { store.runs_filtered(ws, &filter, &page, now).await },
         |r: &RunRecord| (r.created_at, r.id),

@@ -149,6 +149,8 @@ async fn list(
     let store = &portal.ops.store;
     let ws = member.ws.id;
     let listed = list_page(
+        &portal.config.cursors,
+        &format!("webhooks:{ws}"),
         q.before.as_deref(),
         |page| async move { store.webhooks(ws, &page).await },
         |r: &WebhookRecord| (r.created_at, r.id),
@@ -426,6 +428,8 @@ async fn show(
     };
     let (ops, wanted, endpoint_record) = (&portal.ops, &filter, &hook);
     let listed = list_page(
+        &portal.config.cursors,
+        &format!("deliveries:{}", hook.id),
         q.before.as_deref(),
         |page| async move { ops.deliveries(endpoint_record, wanted, &page).await },
         |d: &DeliveryRecord| (d.created_at, d.id),
@@ -826,6 +830,8 @@ async fn delivery_page(
     let delivery = delivery_of(&portal, &member, &hook, &delivery).await?;
     let (ops, record) = (&portal.ops, &delivery);
     let listed = list_page(
+        &portal.config.cursors,
+        &format!("attempts:{}", delivery.id),
         q.before.as_deref(),
         |page| async move { ops.delivery_attempts(record, &page).await },
         |a: &DeliveryAttempt| (a.started_at, a.id),
