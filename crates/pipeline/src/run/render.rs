@@ -124,11 +124,15 @@ pub(super) fn render(
         .values()
         .map(|d| d.overview.as_str())
         .collect();
-    let (mut dev_prose, readme_leads) = docs::for_dev_docs(
-        &extracted.prose,
-        dev_docs_show_readmes(extracted),
-        &overviews,
-    );
+    // TypeDoc shows a package's README as its index page, wherever the feature's code is.
+    let dev_sources: Vec<Prose> = extracted
+        .package_readmes
+        .iter()
+        .chain(&extracted.prose)
+        .cloned()
+        .collect();
+    let (mut dev_prose, readme_leads) =
+        docs::for_dev_docs(&dev_sources, dev_docs_show_readmes(extracted), &overviews);
     // The summary above the article is not repeated as the README's first paragraph.
     if let Some(first) = dev_prose.first_mut().filter(|_| readme_leads) {
         first.markdown = docs::without_first_paragraph_if(&first.markdown, &feature.summary);

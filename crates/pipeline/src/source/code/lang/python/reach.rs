@@ -58,6 +58,21 @@ pub(crate) struct PythonApi {
     /// Each placed (file, name) that a public module nearer the package root re-exports
     /// too: that module and the name there (what `from pkg import Name` reads).
     shortcut: HashMap<Origin, (String, String)>,
+    /// The project documents its API with Sphinx autodoc ([`uses_autodoc`]), which shows
+    /// module data only when documented or listed in `__all__`; else pydoc's rule shows
+    /// every constant.
+    autodoc: bool,
+}
+
+/// Where a project keeps its Sphinx configuration (`conf.py`).
+const SPHINX_DIRS: &[&str] = &["docs", "doc", "docs/source", "doc/source"];
+
+/// Whether the repository's docs are built by Sphinx (a `conf.py` in a docs folder, by
+/// `exists`), whose autodoc then decides what module data is shown.
+pub(crate) fn uses_autodoc(exists: impl Fn(&str) -> bool) -> bool {
+    SPHINX_DIRS
+        .iter()
+        .any(|dir| exists(&format!("{dir}/conf.py")))
 }
 
 impl PythonApi {
@@ -139,12 +154,20 @@ impl PythonApi {
             listed,
             private,
             shortcut,
+            autodoc: false,
         }
+    }
+
+    /// The same, with module data shown as Sphinx autodoc shows it when `autodoc` is set.
+    pub fn with_autodoc(mut self, autodoc: bool) -> Self {
+        self.autodoc = autodoc;
+        self
     }
 
     /// `symbols` as documented: those of the placed files moved to their public module and
     /// name (members with their class), or left out when no public module shows them.
     pub fn apply(&self, symbols: Vec<Symbol>) -> Vec<Symbol> {
+        let autodoc = self.autodoc;
         let mut out = Vec::with_capacity(symbols.len());
         for mut symbol in symbols {
             if symbol.language != "python" || !self.files.contains(&symbol.path) {
@@ -155,8 +178,11 @@ impl PythonApi {
                 symbol.path.clone(),
                 symbol.parent.clone().unwrap_or_else(|| symbol.name.clone()),
             );
+            // Under autodoc, an undocumented `ANY_ID = 0` or `F = TypeVar("F")` is not API.
+            let undocumented = autodoc && symbol.doc.is_empty() && symbol.comment.text.is_empty();
             let placed = match symbol.kind {
                 SymbolKind::Variable => &self.listed,
+                SymbolKind::Constant if symbol.parent.is_none() && undocumented => &self.listed,
                 _ => &self.placed,
             };
             let Some((module, name)) = placed.get(&key) else {
