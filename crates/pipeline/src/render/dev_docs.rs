@@ -4,8 +4,10 @@
 //! section and symbol has an anchor made from its qualified name, unique in the article.
 //! An API too large for one article is shortened step by step ([`shorten`]).
 
+mod readme;
 mod shorten;
 
+pub(crate) use readme::without_overview_repeats;
 pub(crate) use shorten::{Level, Shortened, shorten, shorten_symbol};
 
 use serde::Serialize;
@@ -287,6 +289,9 @@ pub(crate) fn modules<'a>(
 ///   module data, each as the source declares it, members too.
 #[derive(Clone, Copy)]
 struct Order {
+    /// Items of a section by kind first, as rustdoc lists Structs before Enums, Traits and
+    /// Type Aliases.
+    items_by_kind: bool,
     items_by_name: bool,
     members_by_name: bool,
     /// The kinds' sections of a module, by their field names in [`ModuleView`].
@@ -319,9 +324,26 @@ impl Order {
                 ),
             };
         Order {
+            items_by_kind: language == "rust",
             items_by_name,
             members_by_name,
             sections,
+        }
+    }
+
+    /// rustdoc's order of item kinds on a module page.
+    fn rustdoc_rank(kind: SymbolKind) -> usize {
+        match kind {
+            SymbolKind::Module => 0,
+            SymbolKind::Macro => 1,
+            SymbolKind::Struct => 2,
+            SymbolKind::Enum => 3,
+            SymbolKind::Constant => 4,
+            SymbolKind::Variable => 5,
+            SymbolKind::Trait => 6,
+            SymbolKind::Function => 7,
+            SymbolKind::Type => 8,
+            _ => 9,
         }
     }
 
@@ -336,7 +358,12 @@ impl Order {
     }
 
     fn compare_items(self, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {
-        Order::compare(self.items_by_name, a, b)
+        let kind = if self.items_by_kind && a.parent.is_none() && b.parent.is_none() {
+            Order::rustdoc_rank(a.kind).cmp(&Order::rustdoc_rank(b.kind))
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        kind.then_with(|| Order::compare(self.items_by_name, a, b))
     }
 
     fn compare_members(self, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {

@@ -133,6 +133,13 @@ pub(super) fn render(
         .collect();
     let (mut dev_prose, readme_leads) =
         docs::for_dev_docs(&dev_sources, dev_docs_show_readmes(extracted), &overviews);
+    // Nor are the examples a module's own doc comment shows.
+    for doc in dev_prose
+        .iter_mut()
+        .filter(|doc| crate::source::files::is_readme(&doc.path))
+    {
+        doc.markdown = dev_docs::without_overview_repeats(&doc.markdown, &overviews);
+    }
     // The summary above the article is not repeated as the README's first paragraph.
     if let Some(first) = dev_prose.first_mut().filter(|_| readme_leads) {
         first.markdown = docs::without_first_paragraph_if(&first.markdown, &feature.summary);

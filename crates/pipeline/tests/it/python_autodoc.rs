@@ -33,6 +33,7 @@ class Marker:
 
     def __init__(self, project: str) -> None:
         """:meta private:"""
+        #: The project whose hooks it marks.
         self.project = project
 
     def __call__(self, function: F) -> F:
@@ -79,6 +80,7 @@ fn meta_fields_special_methods_and_undocumented_module_data_follow_autodoc() {
             "Marker",
             "Marker.__call__",
             "Marker._registry",
+            "Marker.project",
             "RETRIES",
             "__version__"
         ],

@@ -279,3 +279,29 @@ fn a_readme_the_package_comment_repeats_is_not_shown_twice() {
     assert!(!article.contains("TYPE_CHECKING"), "{article}");
     assert!(article.contains("Constant `LIMIT`"), "{article}");
 }
+
+#[test]
+fn rust_items_are_grouped_by_kind_as_rustdoc_lists_them() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"guard\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "//! Guards.\n\n/// Always runs.\npub enum Always {}\n\n/// A strategy.\npub trait Strategy {}\n\n/// A type alias.\npub type Guarded = ScopeGuard;\n\n/// The guard.\npub struct ScopeGuard;\n\n/// Another strategy.\npub enum OnSuccess {}\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    // Structs, then Enums, Traits and Type Aliases, each by name.
+    in_order(
+        &article,
+        &[
+            "Struct `ScopeGuard`",
+            "Enum `Always`",
+            "Enum `OnSuccess`",
+            "Trait `Strategy`",
+            "Type `Guarded`",
+        ],
+    );
+}

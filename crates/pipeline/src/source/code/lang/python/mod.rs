@@ -39,15 +39,26 @@ pub(crate) fn python<'t>(
         out.extend(python_assignment(def, place, src));
         return;
     }
-    let constructor = python_definition(def, place, src);
-    let class = constructor
-        .as_ref()
-        .filter(|d| d.kind == SymbolKind::Constructor)
-        .and_then(|d| d.parent.clone());
-    out.extend(constructor);
-    if let Some(class) = class {
+    out.extend(python_definition(def, place, src));
+    // The attributes an `__init__` documents are shown, also when the constructor itself is
+    // not (`:meta private:`).
+    if let Some(class) = constructor_class(def, place, src) {
         instance_attributes(def, &class, src, out);
     }
+}
+
+/// The public module-level class whose `__init__` `def` is.
+fn constructor_class(def: Node, place: &Place, src: &Source) -> Option<String> {
+    if def.kind() != "function_definition"
+        || name_of(def, &["identifier"]).map(|n| src.of(n)) != Some("__init__")
+    {
+        return None;
+    }
+    let container = usize::from(place.kind_up(0) == "decorated_definition");
+    if place.kind_up(container) != "block" {
+        return None;
+    }
+    python_class(place, container + 1, src)
 }
 
 /// At most this many statements of an `__init__` are read for its documented attributes.
