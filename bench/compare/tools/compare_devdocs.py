@@ -225,8 +225,12 @@ def normalise(text: str) -> str:
     t = re.sub(r":[\w:.+-]+:`~?([^`<]*?)\s*(?:<[^>]*>)?`",
                lambda m: m.group(1).split(".")[-1] if m.group(0).count("~") else m.group(1), t)  # reST roles
     t = re.sub(r"(?m)^\s*\.\.\s+[\w:-]+::.*$", " ", t)                 # reST directives
+    # reST fields: autodoc shows a parameter's, attribute's or exception's name before its
+    # text ("sender – …", "ValueError – …"), and a `:type x:` as the type only.
+    t = re.sub(r"(?m)^\s*:(param|parameter|arg|argument|key|keyword|raises?|except|exception|"
+               r"var|ivar|cvar)\s+(?:[^:]*\s)?([\w.*]+)\s*:", r" \2 ", t)
     t = re.sub(r"(?m)^\s*:(param|parameter|arg|argument|key|keyword|type|raises?|except|"
-               r"exception|returns?|rtype|yields?|ytype|var|ivar|cvar)\b[^:]*:", " ", t)  # reST fields
+               r"exception|returns?|rtype|yields?|ytype|var|ivar|cvar)\b[^:]*:", " ", t)
     t = re.sub(r"(?m)^\s*@(param|returns?|throws|default|defaultValue|example|deprecated|"
                r"see|remarks|typeParam|template|since|category|internal|public)\b", " ", t)  # TSDoc tags
     t = re.sub(r"(?m)^\s*-{3,}\s*$|^\s*={3,}\s*$", " ", t)             # numpy underlines
