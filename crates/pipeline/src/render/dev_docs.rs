@@ -349,7 +349,19 @@ impl Order {
 
     fn compare(by_name: bool, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {
         let name = || a.name.cmp(&b.name);
-        let place = || a.path.cmp(&b.path).then(a.line.cmp(&b.line));
+        // The source's order: a module's `__all__` for the names it lists (before the
+        // others), then files.
+        let place = || {
+            let listed = match (a.listed_at, b.listed_at) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            };
+            listed
+                .then_with(|| a.path.cmp(&b.path))
+                .then(a.line.cmp(&b.line))
+        };
         if by_name {
             name().then_with(place)
         } else {

@@ -101,3 +101,29 @@ fn meta_fields_special_methods_and_undocumented_module_data_follow_autodoc() {
     let (body, _) = dev_docs(&repo, "pkg");
     assert!(body.contains("#### Constant `ANY_ID`"), "{body}");
 }
+
+#[test]
+fn names_a_package_lists_in_all_follow_its_order_whatever_file_defines_them() {
+    let repo = repo_of(&[
+        (
+            "pkg/__init__.py",
+            "\"\"\"The pkg package.\"\"\"\n\nfrom ._hooks import HookOpts, Marker\nfrom ._manager import Manager\n\n__all__ = [\"Manager\", \"Marker\", \"HookOpts\"]\n",
+        ),
+        (
+            "pkg/_hooks.py",
+            "class HookOpts:\n    \"\"\"Options.\"\"\"\n\n\nclass Marker:\n    \"\"\"Marks.\"\"\"\n",
+        ),
+        (
+            "pkg/_manager.py",
+            "class Manager:\n    \"\"\"Manages.\"\"\"\n",
+        ),
+    ]);
+    let (body, _) = dev_docs(&repo, "pkg");
+    // autodoc's `bysource` order is the `__all__` order: the manager first.
+    let at = |needle: &str| {
+        body.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {body}"))
+    };
+    assert!(at("Class `Manager`") < at("Class `Marker`"), "{body}");
+    assert!(at("Class `Marker`") < at("Class `HookOpts`"), "{body}");
+}

@@ -305,3 +305,19 @@ fn rust_items_are_grouped_by_kind_as_rustdoc_lists_them() {
         ],
     );
 }
+
+#[test]
+fn a_cargo_description_over_several_lines_keeps_its_spaces() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"guard\"\nversion = \"0.1.0\"\nedition = \"2021\"\ndescription = \"\"\"\nA guard that runs a closure when it goes out of scope,\neven if the code between panics.\n\nDefines the macro `defer!` as\nshorthand for a guard.\n\"\"\"\n",
+        ),
+        ("src/lib.rs", "/// Runs it.\npub fn guard() {}\n"),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert!(
+        article.contains("goes out of scope, even if the code between panics. Defines the macro `defer!` as shorthand for a guard."),
+        "{article}"
+    );
+}

@@ -117,6 +117,7 @@ impl Extractor {
                     line: decl.node.start_position().row + 1,
                     requires: decl.requires,
                     reexport: None,
+                    listed_at: None,
                 },
                 stub,
             ));

@@ -62,6 +62,8 @@ pub(crate) struct PythonApi {
     /// module data only when documented or listed in `__all__`; else pydoc's rule shows
     /// every constant.
     autodoc: bool,
+    /// The `__all__` of each module shown that has one, in its order.
+    all_order: HashMap<String, Vec<String>>,
 }
 
 /// Where a project keeps its Sphinx configuration (`conf.py`).
@@ -99,6 +101,7 @@ impl PythonApi {
             }
         }
         let public = |m: &str| !is_python_private(m);
+        let mut all_order = HashMap::new();
         // Every public name of a module that could be shown, by what it names: (module,
         // name, whether the module's `__all__` lists it).
         let mut homes: HashMap<Origin, Vec<(String, String, bool)>> = HashMap::new();
@@ -106,7 +109,11 @@ impl PythonApi {
             if !public(module) && !own(module) {
                 continue;
             }
-            let listed = resolver.module(module).is_some_and(|m| m.all.is_some());
+            let found = resolver.module(module);
+            let listed = found.as_ref().is_some_and(|m| m.all.is_some());
+            if let Some(all) = found.as_ref().and_then(|m| m.facts.all.clone()) {
+                all_order.insert(module.clone(), all);
+            }
             for (name, origin) in resolver.exports(module, 0).iter() {
                 let Some(origin) = origin else { continue };
                 if feature.contains(&origin.0) {
@@ -155,6 +162,7 @@ impl PythonApi {
             private,
             shortcut,
             autodoc: false,
+            all_order,
         }
     }
 
@@ -197,6 +205,10 @@ impl PythonApi {
                     symbol.parent = Some(name.clone());
                 }
                 None => {
+                    symbol.listed_at = self
+                        .all_order
+                        .get(module)
+                        .and_then(|all| all.iter().position(|n| n == name));
                     symbol.reexport = self.shortcut.get(&key).cloned();
                     if symbol.name != *name {
                         symbol.signature = renamed(&symbol.signature, &symbol.name, name);
