@@ -370,8 +370,17 @@ impl Order {
     }
 
     fn compare_items(self, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {
-        let kind = if self.items_by_kind && a.parent.is_none() && b.parent.is_none() {
-            Order::rustdoc_rank(a.kind).cmp(&Order::rustdoc_rank(b.kind))
+        // Members (listed under their types later) after the items, so that the order is
+        // total.
+        let rank = |s: &Symbol| {
+            if s.parent.is_none() {
+                Order::rustdoc_rank(s.kind)
+            } else {
+                usize::MAX
+            }
+        };
+        let kind = if self.items_by_kind {
+            rank(a).cmp(&rank(b))
         } else {
             std::cmp::Ordering::Equal
         };

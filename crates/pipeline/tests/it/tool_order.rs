@@ -289,7 +289,7 @@ fn rust_items_are_grouped_by_kind_as_rustdoc_lists_them() {
         ),
         (
             "src/lib.rs",
-            "//! Guards.\n\n/// Always runs.\npub enum Always {}\n\n/// A strategy.\npub trait Strategy {}\n\n/// A type alias.\npub type Guarded = ScopeGuard;\n\n/// The guard.\npub struct ScopeGuard;\n\n/// Another strategy.\npub enum OnSuccess {}\n",
+            "//! Guards.\n\n/// Always runs.\n#[derive(Debug, Clone)]\npub enum Always {}\n\n/// A strategy.\npub trait Strategy {}\n\n/// A type alias.\npub type Guarded = ScopeGuard;\n\n/// The guard.\npub struct ScopeGuard;\n\n/// Another strategy.\npub enum OnSuccess {}\n",
         ),
     ]);
     let article = dev_docs(&repo, ".").0;
