@@ -509,3 +509,27 @@ fn an_overloaded_default_export_says_how_to_import_it_under_its_package_readme()
         "{body}"
     );
 }
+
+#[test]
+fn overloads_that_repeat_one_example_show_it_once() {
+    let mut repo = Repo::new();
+    let doc = "/**\n * Does a or b.\n *\n * @example\n *   const either = isOneOf(isNull, isUndefined)\n */\n";
+    repo.write(
+        "package.json",
+        r#"{"name": "guards", "types": "./dist/index.d.ts"}"#,
+    )
+    .write(
+        "src/index.ts",
+        format!(
+            "{doc}export function isOneOf(a: A): B\n{doc}export function isOneOf(a: A, b: B): C\n{doc}export function isOneOf(a: A, b: B, c: C): D\nexport function isOneOf(...args: any[]): any {{\n  return args\n}}\n"
+        ),
+    );
+    repo.commit("feat: guards");
+    let (body, _) = dev_docs(&repo, "src");
+    assert_eq!(
+        body.matches("const either = isOneOf(isNull, isUndefined)")
+            .count(),
+        1,
+        "{body}"
+    );
+}
