@@ -255,9 +255,20 @@ pub(super) fn render(
     };
     let symbol_groups = render::group_symbols(&extracted.symbols);
     let shortened_symbols = OnceCell::new();
+    // A module's overview does not open with the summary the article opens with (a crate's
+    // docs with its Cargo description).
+    let module_docs: BTreeMap<String, crate::source::code::ModuleDoc> = extracted
+        .module_docs
+        .iter()
+        .map(|(module, doc)| {
+            let mut doc = doc.clone();
+            doc.overview = docs::without_first_paragraph_if(&doc.overview, &feature.summary);
+            (module.clone(), doc)
+        })
+        .collect();
     let api = Api {
         symbols: &extracted.symbols,
-        docs: &extracted.module_docs,
+        docs: &module_docs,
         shortened: &shortened_symbols,
         link: &link,
     };
@@ -346,7 +357,7 @@ pub(super) fn render(
             symbol_count: extracted.symbols.len(),
             symbol_groups: &symbol_groups,
             modules: if *surface == Surface::DevDocs {
-                dev_docs::modules(&extracted.symbols, &extracted.module_docs, &link)
+                dev_docs::modules(&extracted.symbols, &module_docs, &link)
             } else {
                 Vec::new()
             },

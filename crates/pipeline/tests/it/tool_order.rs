@@ -321,3 +321,29 @@ fn a_cargo_description_over_several_lines_keeps_its_spaces() {
         "{article}"
     );
 }
+
+#[test]
+fn the_crate_docs_do_not_repeat_the_summary_above_them() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"slab\"\nversion = \"0.1.0\"\nedition = \"2021\"\ndescription = \"Pre-allocated storage for a uniform data type\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "//! Pre-allocated storage for a uniform data type.\n//!\n//! `Slab` provides pre-allocated storage.\n\n/// A slab.\npub struct Slab;\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert_eq!(
+        article
+            .matches("Pre-allocated storage for a uniform data type.")
+            .count(),
+        1,
+        "{article}"
+    );
+    assert!(
+        article.contains("`Slab` provides pre-allocated storage."),
+        "{article}"
+    );
+}
