@@ -44,10 +44,16 @@ class ArticleSymbol:
     level: str  # module | symbol | member | field
     anchor: str
     lines: list[str] = field(default_factory=list)
+    # The first module only: the article's lead, shown right above its section.
+    lead: list[str] = field(default_factory=list)
 
     @property
     def doc(self) -> str:
         return article_doc_text(self.lines, signature=self.level != "module")
+
+    @property
+    def doc_with_lead(self) -> str:
+        return article_doc_text(self.lead + self.lines, signature=False)
 
 
 def parse_article(text: str) -> list[ArticleSymbol]:
@@ -60,6 +66,14 @@ def parse_article(text: str) -> list[ArticleSymbol]:
                 break
     out: list[ArticleSymbol] = []
     cur: ArticleSymbol | None = None
+    # The article's lead (its text before the first `## ` heading, the package's summary)
+    # opens the first module's docs: rustdoc and pydoc show that sentence on the package's
+    # page, and the article shows it once, right above the package's section.
+    lead: list[str] = []
+    for line in lines:
+        if line.startswith("## "):
+            break
+        lead.append(line)
     module = ""
     parent = ""
     last_anchor = None
@@ -88,6 +102,8 @@ def parse_article(text: str) -> list[ArticleSymbol]:
         if mm and anchored:
             module = mm.group(1)
             cur = ArticleSymbol(module, module, "module", "module", last_anchor or "")
+            if not any(s.level == "module" for s in out):
+                cur.lead = lead
             out.append(cur)
             parent = ""
             continue
@@ -225,8 +241,12 @@ def normalise(text: str) -> str:
     t = re.sub(r":[\w:.+-]+:`~?([^`<]*?)\s*(?:<[^>]*>)?`",
                lambda m: m.group(1).split(".")[-1] if m.group(0).count("~") else m.group(1), t)  # reST roles
     t = re.sub(r"(?m)^\s*\.\.\s+[\w:-]+::.*$", " ", t)                 # reST directives
+    # reST fields: autodoc shows a parameter's, attribute's or exception's name before its
+    # text ("sender – …", "ValueError – …"), and a `:type x:` as the type only.
+    t = re.sub(r"(?m)^\s*:(param|parameter|arg|argument|key|keyword|raises?|except|exception|"
+               r"var|ivar|cvar)\s+(?:[^:]*\s)?([\w.*]+)\s*:", r" \2 ", t)
     t = re.sub(r"(?m)^\s*:(param|parameter|arg|argument|key|keyword|type|raises?|except|"
-               r"exception|returns?|rtype|yields?|ytype|var|ivar|cvar)\b[^:]*:", " ", t)  # reST fields
+               r"exception|returns?|rtype|yields?|ytype|var|ivar|cvar)\b[^:]*:", " ", t)
     t = re.sub(r"(?m)^\s*@(param|returns?|throws|default|defaultValue|example|deprecated|"
                r"see|remarks|typeParam|template|since|category|internal|public)\b", " ", t)  # TSDoc tags
     t = re.sub(r"(?m)^\s*-{3,}\s*$|^\s*={3,}\s*$", " ", t)             # numpy underlines
@@ -371,6 +391,12 @@ def compare(tool: dict, art: list[ArticleSymbol], worst_n: int = 5) -> dict:
         if not tw:
             continue
         ours_text = a.doc
+        if a.lead:
+            # The package's summary counts when it makes the texts agree better: the
+            # article shows it once, above the section, where the tool's page opens with it.
+            with_lead = a.doc_with_lead
+            if words(with_lead) == tw or (set(tw) <= set(words(with_lead)) and not set(tw) <= set(words(ours_text))):
+                ours_text = with_lead
         ow = words(ours_text)
         ows = set(ow)
         miss = [w for w in dict.fromkeys(tw) if w not in ows]

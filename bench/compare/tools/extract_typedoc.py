@@ -76,13 +76,19 @@ def declared_name(root: str, r) -> str:
     import re
     s = (r.get("sources") or [{}])[0]
     try:
-        lines = open(os.path.join(root, s["fileName"]), encoding="utf-8").read().splitlines()
-        line = lines[s["line"] - 1]
+        text = open(os.path.join(root, s["fileName"]), encoding="utf-8").read()
+        line = text.splitlines()[s["line"] - 1]
     except Exception:  # noqa: BLE001
         return ""
     m = re.search(r"export\s+default\s+(?:abstract\s+)?(?:async\s+)?(?:class|function\*?|interface|enum)\s+([A-Za-z_$][\w$]*)", line)
     if not m:
         m = re.search(r"export\s+default\s+([A-Za-z_$][\w$]*)\s*;", line)
+    if not m:
+        # A declaration (an overload's line, say) that the file exports as its default
+        # elsewhere: `function ms(…): number;` … `export default ms;`.
+        d = re.search(r"(?:function\*?|class|const|let|var|interface|enum)\s+([A-Za-z_$][\w$]*)", line)
+        if d and re.search(r"export\s+default\s+" + re.escape(d.group(1)) + r"\s*;?\s*$", text, re.M):
+            return d.group(1)
     return m.group(1) if m else ""
 
 

@@ -318,7 +318,8 @@ impl DriftChecker {
         let all_private = files.iter().all(|f| is_python_private(f));
         let own = |path: &str| all_private && is_python_private(path);
         let mut facts = |path: &str| self.python_module_facts(path);
-        let api = code::PythonApi::new(files, &own, &mut facts);
+        let autodoc = code::uses_autodoc(|p| self.blobs.contains_key(p));
+        let api = code::PythonApi::new(files, &own, &mut facts).with_autodoc(autodoc);
         lock(&self.outside).finish()?;
         Ok(api)
     }

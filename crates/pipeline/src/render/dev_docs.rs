@@ -4,8 +4,10 @@
 //! section and symbol has an anchor made from its qualified name, unique in the article.
 //! An API too large for one article is shortened step by step ([`shorten`]).
 
+mod readme;
 mod shorten;
 
+pub(crate) use readme::without_overview_repeats;
 pub(crate) use shorten::{Level, Shortened, shorten, shorten_symbol};
 
 use serde::Serialize;
@@ -287,6 +289,9 @@ pub(crate) fn modules<'a>(
 ///   module data, each as the source declares it, members too.
 #[derive(Clone, Copy)]
 struct Order {
+    /// Items of a section by kind first, as rustdoc lists Structs before Enums, Traits and
+    /// Type Aliases.
+    items_by_kind: bool,
     items_by_name: bool,
     members_by_name: bool,
     /// The kinds' sections of a module, by their field names in [`ModuleView`].
@@ -319,15 +324,44 @@ impl Order {
                 ),
             };
         Order {
+            items_by_kind: language == "rust",
             items_by_name,
             members_by_name,
             sections,
         }
     }
 
+    /// rustdoc's order of item kinds on a module page.
+    fn rustdoc_rank(kind: SymbolKind) -> usize {
+        match kind {
+            SymbolKind::Module => 0,
+            SymbolKind::Macro => 1,
+            SymbolKind::Struct => 2,
+            SymbolKind::Enum => 3,
+            SymbolKind::Constant => 4,
+            SymbolKind::Variable => 5,
+            SymbolKind::Trait => 6,
+            SymbolKind::Function => 7,
+            SymbolKind::Type => 8,
+            _ => 9,
+        }
+    }
+
     fn compare(by_name: bool, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {
         let name = || a.name.cmp(&b.name);
-        let place = || a.path.cmp(&b.path).then(a.line.cmp(&b.line));
+        // The source's order: a module's `__all__` for the names it lists (before the
+        // others), then files.
+        let place = || {
+            let listed = match (a.listed_at, b.listed_at) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            };
+            listed
+                .then_with(|| a.path.cmp(&b.path))
+                .then(a.line.cmp(&b.line))
+        };
         if by_name {
             name().then_with(place)
         } else {
@@ -336,7 +370,21 @@ impl Order {
     }
 
     fn compare_items(self, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {
-        Order::compare(self.items_by_name, a, b)
+        // Members (listed under their types later) after the items, so that the order is
+        // total.
+        let rank = |s: &Symbol| {
+            if s.parent.is_none() {
+                Order::rustdoc_rank(s.kind)
+            } else {
+                usize::MAX
+            }
+        };
+        let kind = if self.items_by_kind {
+            rank(a).cmp(&rank(b))
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        kind.then_with(|| Order::compare(self.items_by_name, a, b))
     }
 
     fn compare_members(self, a: &Symbol, b: &Symbol) -> std::cmp::Ordering {

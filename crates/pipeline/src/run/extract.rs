@@ -14,7 +14,7 @@ use crate::error::PipelineError;
 use crate::log::LogSink;
 use crate::source::code::{
     self, CrateManifest, Extractor, FileText, GoExample, Language, ModuleDoc, OutsideFiles,
-    PythonApi, PythonModuleFacts, RustModuleFacts, Symbol, SymbolKind, TsFiles, TsModuleFacts,
+    PythonApi, PythonModuleFacts, RustModuleFacts, Symbol, SymbolKind, TsModuleFacts,
 };
 use crate::source::docs::{self, Prose, SiteOrder};
 use crate::source::files::{self, RepoFile};
@@ -28,6 +28,9 @@ pub(super) struct Extracted {
     pub prose_files: Vec<RepoFile>,
     pub symbols: Vec<Symbol>,
     pub prose: Vec<Prose>,
+    /// The READMEs of the TypeScript packages whose entry points the feature's code is in,
+    /// when they are outside the feature: TypeDoc's index page, for the developer docs.
+    pub package_readmes: Vec<Prose>,
     /// The order the project's docs site gives its pages, when it has a site.
     pub site: Option<SiteOrder>,
     /// Markdown files that are no prose of the feature (see `source::files::project_document`), and why.
@@ -174,6 +177,7 @@ fn extract_files(
         prose_files: Vec::new(),
         symbols: Vec::new(),
         prose: Vec::new(),
+        package_readmes: Vec::new(),
         site: None,
         prose_left_out: Vec::new(),
         module_docs: BTreeMap::new(),
@@ -428,7 +432,8 @@ fn extract_files(
             python_modules.insert(path.to_string(), found.clone());
             found
         };
-        python_reach(&mut out, &own, &mut facts);
+        let autodoc = code::uses_autodoc(|p| repository::regular_file(tree, p).is_some());
+        python_reach(&mut out, &own, &mut facts, autodoc);
         if out.symbols.len() > limits.max_feature_symbols {
             out.leave_code_out(format!(
                 "feature '{feature_id}', with the re-exports of its Python packages"
@@ -508,10 +513,17 @@ fn extract_files(
             doc.package = name;
         }
     }
-    typescript_public_api(
+    let parts = super::typescript::TsParts {
+        code: &out.code,
+        prose: &out.prose,
+        symbols: &mut out.symbols,
+        module_docs: &mut out.module_docs,
+        package_readmes: &mut out.package_readmes,
+    };
+    super::typescript::typescript_public_api(
         repo,
         tree,
-        &mut out,
+        parts,
         typescript_exports,
         &mut outside,
         &mut extractor,
@@ -564,6 +576,7 @@ fn python_reach(
     out: &mut Extracted,
     own: &dyn Fn(&str) -> bool,
     facts: &mut dyn FnMut(&str) -> Option<Arc<PythonModuleFacts>>,
+    autodoc: bool,
 ) {
     let read: Vec<&str> = out
         .code
@@ -571,7 +584,7 @@ fn python_reach(
         .filter(|f| Language::from_path(&f.path) == Some(Language::Python))
         .map(|f| f.path.as_str())
         .collect();
-    let api = PythonApi::new(&read, own, facts);
+    let api = PythonApi::new(&read, own, facts).with_autodoc(autodoc);
     out.symbols = api.apply(std::mem::take(&mut out.symbols));
     for module in api.private_modules() {
         out.module_docs.remove(module);
@@ -670,98 +683,6 @@ fn python_module_order(
     let ranks = module_ranks(&modules, &documented, root_init);
     for (path, rank) in ranks {
         out.module_docs.entry(path).or_default().rank = Some(rank);
-    }
-}
-
-/// TypeScript and JavaScript as TypeDoc documents a package: from its entry points, each a
-/// module named by the package (see `source::code::typescript_public_api`).
-fn typescript_public_api(
-    repo: &Repository,
-    tree: &Tree,
-    out: &mut Extracted,
-    exports: HashMap<String, Arc<TsModuleFacts>>,
-    outside: &mut OutsideFiles,
-    extractor: &mut Extractor,
-    log: &mut dyn LogSink,
-) {
-    if exports.is_empty() {
-        return;
-    }
-    let scripts: Vec<String> = out
-        .code
-        .iter()
-        .filter(|f| exports.contains_key(&f.path))
-        .map(|f| f.path.clone())
-        .collect();
-    let mut files = RepoScripts {
-        repo,
-        tree,
-        exports,
-        outside,
-        extractor,
-    };
-    let before: BTreeSet<String> = out.symbols.iter().map(|s| s.path.clone()).collect();
-    let api = code::typescript_public_api(
-        std::mem::take(&mut out.symbols),
-        scripts.iter().map(String::as_str),
-        &mut files,
-    );
-    out.symbols = api.symbols;
-    for file in &api.inner_files {
-        out.module_docs.remove(file);
-    }
-    for module in api.modules {
-        let doc = out.module_docs.entry(module.key).or_default();
-        doc.language =
-            Language::from_path(&module.file).map_or("typescript", |l| l.fence_for(&module.file));
-        doc.package = Some(module.name);
-    }
-    let after: BTreeSet<&str> = out.symbols.iter().map(|s| s.path.as_str()).collect();
-    let unreached: Vec<&String> = before
-        .iter()
-        .filter(|p| !after.contains(p.as_str()))
-        .collect();
-    if !unreached.is_empty() {
-        log.log(
-            LogLevel::Info,
-            LogStage::Extract,
-            "left out scripts whose exports no entry point of their package exports",
-            json!({
-                "files": unreached.len(),
-                "examples": unreached.iter().take(20).collect::<Vec<_>>(),
-            }),
-        );
-    }
-}
-
-/// The repository's files at the run's commit, for the TypeScript public API: the feature's
-/// scripts as already read, the others (and package manifests) read once within the budget
-/// of files outside the feature.
-struct RepoScripts<'a, 'r> {
-    repo: &'r Repository,
-    tree: &'r Tree<'r>,
-    exports: HashMap<String, Arc<TsModuleFacts>>,
-    outside: &'a mut OutsideFiles,
-    extractor: &'a mut Extractor,
-}
-
-impl TsFiles for RepoScripts<'_, '_> {
-    fn exists(&mut self, path: &str) -> bool {
-        repository::regular_file(self.tree, path).is_some()
-    }
-
-    fn manifest(&mut self, path: &str) -> Option<String> {
-        let blob = repository::regular_file(self.tree, path)?;
-        self.outside.package_manifest(self.repo, path, blob)
-    }
-
-    fn facts(&mut self, path: &str) -> Option<Arc<TsModuleFacts>> {
-        if let Some(found) = self.exports.get(path) {
-            return Some(found.clone());
-        }
-        let blob = repository::regular_file(self.tree, path)?;
-        self.outside
-            .typescript_facts(self.repo, self.extractor, path, blob)
     }
 }
 

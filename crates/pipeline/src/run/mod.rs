@@ -14,6 +14,7 @@ mod request;
 mod resolve;
 mod titles;
 mod toolchain;
+mod typescript;
 mod written;
 
 use domain::{LogLevel, LogStage};

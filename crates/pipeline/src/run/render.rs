@@ -124,11 +124,22 @@ pub(super) fn render(
         .values()
         .map(|d| d.overview.as_str())
         .collect();
-    let (mut dev_prose, readme_leads) = docs::for_dev_docs(
-        &extracted.prose,
-        dev_docs_show_readmes(extracted),
-        &overviews,
-    );
+    // TypeDoc shows a package's README as its index page, wherever the feature's code is.
+    let dev_sources: Vec<Prose> = extracted
+        .package_readmes
+        .iter()
+        .chain(&extracted.prose)
+        .cloned()
+        .collect();
+    let (mut dev_prose, readme_leads) =
+        docs::for_dev_docs(&dev_sources, dev_docs_show_readmes(extracted), &overviews);
+    // Nor are the examples a module's own doc comment shows.
+    for doc in dev_prose
+        .iter_mut()
+        .filter(|doc| crate::source::files::is_readme(&doc.path))
+    {
+        doc.markdown = dev_docs::without_overview_repeats(&doc.markdown, &overviews);
+    }
     // The summary above the article is not repeated as the README's first paragraph.
     if let Some(first) = dev_prose.first_mut().filter(|_| readme_leads) {
         first.markdown = docs::without_first_paragraph_if(&first.markdown, &feature.summary);
@@ -244,9 +255,20 @@ pub(super) fn render(
     };
     let symbol_groups = render::group_symbols(&extracted.symbols);
     let shortened_symbols = OnceCell::new();
+    // A module's overview does not open with the summary the article opens with (a crate's
+    // docs with its Cargo description).
+    let module_docs: BTreeMap<String, crate::source::code::ModuleDoc> = extracted
+        .module_docs
+        .iter()
+        .map(|(module, doc)| {
+            let mut doc = doc.clone();
+            doc.overview = docs::without_first_paragraph_if(&doc.overview, &feature.summary);
+            (module.clone(), doc)
+        })
+        .collect();
     let api = Api {
         symbols: &extracted.symbols,
-        docs: &extracted.module_docs,
+        docs: &module_docs,
         shortened: &shortened_symbols,
         link: &link,
     };
@@ -335,7 +357,7 @@ pub(super) fn render(
             symbol_count: extracted.symbols.len(),
             symbol_groups: &symbol_groups,
             modules: if *surface == Surface::DevDocs {
-                dev_docs::modules(&extracted.symbols, &extracted.module_docs, &link)
+                dev_docs::modules(&extracted.symbols, &module_docs, &link)
             } else {
                 Vec::new()
             },

@@ -273,3 +273,32 @@ fn module_docs_and_field_docs_are_whole() {
         "{body}"
     );
 }
+
+#[test]
+fn links_to_rustdoc_pages_lead_to_the_article_or_read_as_text() {
+    let lib = "//! Storage.\n//!\n//! # Capacity and reallocation\n//!\n//! Use [`Slab::with_capacity`] when you can.\n//!\n//! [`Slab::with_capacity`]: struct.Slab.html#method.with_capacity\n\n/// A slab. See the [module documentation] for more details.\n///\n/// [module documentation]: index.html\npub struct Slab;\n\nimpl Slab {\n    /// Makes one. For the difference between length and capacity, see [Capacity and\n    /// reallocation](index.html#capacity-and-reallocation).\n    pub fn with_capacity(n: usize) -> Slab { Slab }\n}\n";
+    let (body, _) = docs(
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"slab\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            ("src/lib.rs", lib),
+        ],
+        ".",
+    );
+    let method = anchor_of(&body, "##### Method `Slab::with_capacity`");
+    assert!(
+        body.contains(&format!(
+            "Use [`Slab::with_capacity`](#{method}) when you can."
+        )),
+        "{body}"
+    );
+    assert!(
+        body.contains("See the module documentation for more details."),
+        "{body}"
+    );
+    assert!(body.contains("see Capacity and reallocation."), "{body}");
+    assert!(!body.contains(".html"), "{body}");
+    assert_compiles(&[("rustdoc-pages".into(), body)]);
+}

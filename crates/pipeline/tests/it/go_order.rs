@@ -146,3 +146,35 @@ fn a_constructor_whose_type_is_outside_the_feature_is_a_function() {
     assert!(body.contains("#### Function `NewOptions`"), "{body}");
     assert!(!body.contains("Constructor"), "{body}");
 }
+
+#[test]
+fn a_readme_does_not_repeat_the_examples_of_the_package_comment() {
+    let mut repo = Repo::new();
+    repo.write("go.mod", "module github.com/acme/color\n\ngo 1.21\n")
+        .write(
+            "README.md",
+            "# color\n\nColor lets you print in colors.\n\n## Install\n\n```\ngo get github.com/acme/color\n```\n\n## Examples\n\n### Standard colors\n\n```go\n// Print with default helper functions\ncolor.Cyan(\"Prints text in cyan.\")\n\n// A newline will be appended automatically\ncolor.Blue(\"Prints %s in blue.\", \"text\")\n```\n\n### GitHub Actions\n\nSet `color.NoColor = false` to force colors in CI.\n",
+        )
+        .write(
+            "doc.go",
+            "/*\nPackage color prints in colors.\n\nUse simple and default helper functions:\n\n\tcolor.Cyan(\"Prints text in cyan.\")\n\n\t// a newline will be appended automatically\n\tcolor.Blue(\"Prints %s in blue.\", \"text\")\n*/\npackage color\n",
+        )
+        .write(
+            "color.go",
+            "package color\n\n// Cyan prints in cyan.\nfunc Cyan(format string, a ...interface{}) {}\n\n// Blue prints in blue.\nfunc Blue(format string, a ...interface{}) {}\n",
+        );
+    repo.commit("feat: color");
+    let body = dev_docs(&repo, ".");
+    // The package comment shows the example once, under the package.
+    assert_eq!(
+        body.matches("color.Cyan(\"Prints text in cyan.\")").count(),
+        1,
+        "{body}"
+    );
+    assert!(!body.contains("Standard colors"), "{body}");
+    assert!(body.contains("go get github.com/acme/color"), "{body}");
+    assert!(
+        body.contains("### Examples\n\n#### GitHub Actions"),
+        "{body}"
+    );
+}

@@ -18,6 +18,7 @@ mod non_api;
 mod pending;
 mod posts;
 mod prose;
+mod python_autodoc;
 mod reexports_python;
 mod reexports_typescript;
 mod releases;

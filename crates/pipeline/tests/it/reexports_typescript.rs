@@ -131,7 +131,7 @@ fn every_reexport_form_is_followed_from_the_entry_points() {
     }
     // The default export is the identifier's declaration; its signature has no `export`.
     assert!(
-        kit.contains("```typescript\nconst ky = (url: string) => …\n```\n\nMakes a request."),
+        kit.contains("```typescript\nconst ky = (url: string) => …\n```\n\nImport it with `import ky from \"kit\"`.\n\nMakes a request."),
         "{kit}"
     );
     assert!(
@@ -142,7 +142,7 @@ fn every_reexport_form_is_followed_from_the_entry_points() {
     assert!(time.contains("#### Function `now`"), "{time}");
     let run_fn = section(&body, "kit/fn");
     assert!(
-        run_fn.contains("#### Function `run`\n\n```typescript\nfunction run(times: number): void\n```\n\nRuns it."),
+        run_fn.contains("#### Function `run`\n\n```typescript\nfunction run(times: number): void\n```\n\nImport it with `import run from \"kit/fn\"`.\n\nRuns it."),
         "{run_fn}"
     );
     let order: Vec<usize> = ["### `kit`", "### `kit.time`", "### `kit/fn`"]
@@ -291,7 +291,7 @@ fn a_monorepo_of_packages_at_its_root_and_at_a_package() {
     let b = section(&body, "@acme/b");
     assert!(b.starts_with("\nIn `packages/b/code/index.ts`.\n"), "{b}");
     assert!(
-        b.contains("#### Function `beta`\n\n```typescript\nfunction beta(): void\n```\n\nBeta."),
+        b.contains("#### Function `beta`\n\n```typescript\nfunction beta(): void\n```\n\nImport it with `import beta from \"@acme/b\"`.\n\nBeta."),
         "{b}"
     );
 
@@ -476,6 +476,60 @@ fn a_declaration_exported_by_name_and_as_the_default_is_shown_once() {
     assert_eq!(body.matches("#### Constant `merge`").count(), 1, "{body}");
     assert!(
         body.contains("Import it with `import merge from \"merge\"`."),
+        "{body}"
+    );
+}
+
+#[test]
+fn an_overloaded_default_export_says_how_to_import_it_under_its_package_readme() {
+    let mut repo = Repo::new();
+    repo.write(
+        "package.json",
+        r#"{"name": "ms", "types": "./dist/index.d.ts", "main": "./dist/index.cjs"}"#,
+    )
+    .write(
+        "src/index.ts",
+        "/**\n * Parse or format the given value.\n *\n * @param value - The string or number to convert\n */\nfunction ms(value: string): number;\nfunction ms(value: number): string;\nfunction ms(value: string | number): number | string {\n  return value;\n}\n\nexport default ms;\n",
+    );
+    repo.write(
+        "readme.md",
+        "# ms\n\nUse this package to convert time formats to milliseconds.\n\n## Examples\n\n```js\nms('2 days') // 172800000\n```\n",
+    );
+    repo.commit("feat: ms");
+    let (body, _) = dev_docs(&repo, "src");
+    // The package's README is TypeDoc's index page, although the feature is its `src`.
+    assert!(
+        body.contains("## Overview\n\nUse this package to convert time formats"),
+        "{body}"
+    );
+    assert!(body.contains("ms('2 days') // 172800000"), "{body}");
+    assert_eq!(body.matches("#### Function `ms`").count(), 1, "{body}");
+    assert!(
+        body.contains("function ms(value: string): number\nfunction ms(value: number): string\n```\n\nImport it with `import ms from \"ms\"`."),
+        "{body}"
+    );
+}
+
+#[test]
+fn overloads_that_repeat_one_example_show_it_once() {
+    let mut repo = Repo::new();
+    let doc = "/**\n * Does a or b.\n *\n * @example\n *   const either = isOneOf(isNull, isUndefined)\n */\n";
+    repo.write(
+        "package.json",
+        r#"{"name": "guards", "types": "./dist/index.d.ts"}"#,
+    )
+    .write(
+        "src/index.ts",
+        format!(
+            "{doc}export function isOneOf(a: A): B\n{doc}export function isOneOf(a: A, b: B): C\n{doc}export function isOneOf(a: A, b: B, c: C): D\nexport function isOneOf(...args: any[]): any {{\n  return args\n}}\n"
+        ),
+    );
+    repo.commit("feat: guards");
+    let (body, _) = dev_docs(&repo, "src");
+    assert_eq!(
+        body.matches("const either = isOneOf(isNull, isUndefined)")
+            .count(),
+        1,
         "{body}"
     );
 }

@@ -279,3 +279,71 @@ fn a_readme_the_package_comment_repeats_is_not_shown_twice() {
     assert!(!article.contains("TYPE_CHECKING"), "{article}");
     assert!(article.contains("Constant `LIMIT`"), "{article}");
 }
+
+#[test]
+fn rust_items_are_grouped_by_kind_as_rustdoc_lists_them() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"guard\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "//! Guards.\n\n/// Always runs.\n#[derive(Debug, Clone)]\npub enum Always {}\n\n/// A strategy.\npub trait Strategy {}\n\n/// A type alias.\npub type Guarded = ScopeGuard;\n\n/// The guard.\npub struct ScopeGuard;\n\n/// Another strategy.\npub enum OnSuccess {}\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    // Structs, then Enums, Traits and Type Aliases, each by name.
+    in_order(
+        &article,
+        &[
+            "Struct `ScopeGuard`",
+            "Enum `Always`",
+            "Enum `OnSuccess`",
+            "Trait `Strategy`",
+            "Type `Guarded`",
+        ],
+    );
+}
+
+#[test]
+fn a_cargo_description_over_several_lines_keeps_its_spaces() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"guard\"\nversion = \"0.1.0\"\nedition = \"2021\"\ndescription = \"\"\"\nA guard that runs a closure when it goes out of scope,\neven if the code between panics.\n\nDefines the macro `defer!` as\nshorthand for a guard.\n\"\"\"\n",
+        ),
+        ("src/lib.rs", "/// Runs it.\npub fn guard() {}\n"),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert!(
+        article.contains("goes out of scope, even if the code between panics. Defines the macro `defer!` as shorthand for a guard."),
+        "{article}"
+    );
+}
+
+#[test]
+fn the_crate_docs_do_not_repeat_the_summary_above_them() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"slab\"\nversion = \"0.1.0\"\nedition = \"2021\"\ndescription = \"Pre-allocated storage for a uniform data type\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "//! Pre-allocated storage for a uniform data type.\n//!\n//! `Slab` provides pre-allocated storage.\n\n/// A slab.\npub struct Slab;\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    assert_eq!(
+        article
+            .matches("Pre-allocated storage for a uniform data type.")
+            .count(),
+        1,
+        "{article}"
+    );
+    assert!(
+        article.contains("`Slab` provides pre-allocated storage."),
+        "{article}"
+    );
+}

@@ -205,3 +205,23 @@ fn a_callable_interface_shows_its_call_signature_and_rust_shows_non_exhaustive()
     assert!(!article.contains("ops::private"), "{article}");
     assert!(!article.contains("Hidden"), "{article}");
 }
+
+#[test]
+fn a_long_type_alias_is_shown_whole_and_a_mapped_type_is_not_elided() {
+    let units: String = (1..=30).map(|i| format!("\n  | 'unit{i}'")).collect();
+    let repo = repo_of(&[(
+        "src/index.ts",
+        &format!(
+            "/** A unit. */\nexport type Unit ={units};\n\n/** Any plain object. */\nexport type PlainObject = {{ [key in string | number | symbol]: unknown }}\n"
+        ),
+    )]);
+    let (body, _) = dev_docs(&repo, "src");
+    // TypeDoc shows a type's whole declaration: 30 lines, not 12 and "…".
+    assert!(body.contains("  | 'unit30'\n```"), "{body}");
+    assert!(!body.contains("\n…\n```"), "{body}");
+    assert!(
+        body.contains("type PlainObject = { [key in string | number | symbol]: unknown }"),
+        "{body}"
+    );
+    assert_compiles(&[("long-type".to_string(), body)]);
+}

@@ -120,7 +120,7 @@ pub(crate) fn intra_doc_links(text: &str, link: impl Fn(&str, &str) -> String) -
 /// Whether a link target is a Rust path (`Value`, `crate::kv::Value`, `Self::new`,
 /// `log!`, `fn@log`) or a page of rustdoc's own output (`struct.Value.html#method.new`,
 /// `../log/macro.info.html`) rather than a URL or a file of the repository.
-fn is_intra_doc_target(target: &str) -> bool {
+pub(crate) fn is_intra_doc_target(target: &str) -> bool {
     let target = target.trim();
     if !target.contains("://") {
         let page = target.split('#').next().unwrap_or(target);

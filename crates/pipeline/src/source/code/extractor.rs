@@ -117,6 +117,7 @@ impl Extractor {
                     line: decl.node.start_position().row + 1,
                     requires: decl.requires,
                     reexport: None,
+                    listed_at: None,
                 },
                 stub,
             ));
@@ -311,7 +312,12 @@ fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol
                 if kept.requires != symbol.requires {
                     kept.requires = None;
                 }
-                kept.examples.extend(symbol.examples);
+                // Overloads that repeat one doc comment show its examples once.
+                for example in symbol.examples {
+                    if !kept.examples.contains(&example) {
+                        kept.examples.push(example);
+                    }
+                }
                 let mut hasher = Sha256::new();
                 hasher.update(&kept.hash);
                 hasher.update(&symbol.hash);

@@ -21,7 +21,7 @@ pub(crate) use extractor::Extractor;
 pub(crate) use lang::Language;
 pub(crate) use lang::go::{GoExample, attach_go_examples, go_members_of_declared_types};
 pub(crate) use lang::python::docs_order as python_docs_order;
-pub(crate) use lang::python::{PythonApi, PythonModuleFacts};
+pub(crate) use lang::python::{PythonApi, PythonModuleFacts, uses_autodoc};
 pub(crate) use lang::rust::{CrateManifest, RustModuleFacts, rust_manifest, rust_public_api};
 pub(crate) use lang::typescript::{TsFiles, TsModuleFacts, typescript_public_api};
 pub(crate) use outside::OutsideFiles;

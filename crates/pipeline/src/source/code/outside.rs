@@ -144,8 +144,8 @@ impl OutsideFiles {
         found
     }
 
-    /// The text of a package's `package.json` or `tsconfig.json`, recorded as a file the
-    /// feature's public API depends on; counted against the budget once.
+    /// The text of a package's `package.json`, `tsconfig.json` or README, recorded as a file
+    /// the feature's developer docs depend on; counted against the budget once.
     pub fn package_manifest(&mut self, repo: &Repository, path: &str, blob: Oid) -> Option<String> {
         self.record(path, blob);
         self.text(repo, path, blob)

@@ -123,6 +123,10 @@ pub struct Symbol {
     /// (`itsdangerous.signer.Signer`, imported as `from itsdangerous import Signer`).
     #[serde(skip)]
     pub reexport: Option<(String, String)>,
+    /// Python: its place in its module's `__all__`, the order autodoc's `bysource` gives
+    /// the names a module lists (pluggy's `PluginManager` first, whatever file defines it).
+    #[serde(skip)]
+    pub listed_at: Option<usize>,
 }
 
 /// What the extract stage read about a module besides its symbols.

@@ -136,7 +136,11 @@ fn named(repo: &Repository, declared: Option<(String, Option<String>)>) -> (Stri
     };
     // Repository content: bounded, and one line.
     let clean = |text: String, max: usize| {
-        let text: String = text.chars().filter(|c| !c.is_control()).take(max).collect();
+        let text: String = text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(max)
+            .collect();
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         (!text.is_empty()).then_some(text)
     };

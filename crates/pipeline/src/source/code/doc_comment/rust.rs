@@ -1,18 +1,78 @@
 //! rustdoc: the Markdown whole, its sections kept as labels, its intra-doc links made doc
 //! links; the code examples are the symbol's, shown apart.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
 use super::links;
 use super::model::{Builder, DocComment, markdown_text, tidy};
+use crate::source::code::comments::is_intra_doc_target;
 
 /// rustdoc: the Markdown whole, its intra-doc links made doc links.
 pub(super) fn parse(lines: &[String], fence: &str) -> DocComment {
-    let text = markdown_text(lines, fence);
+    let lines = rustdoc_page_links(lines);
+    let text = markdown_text(&lines, fence);
     let mut builder = Builder::default();
-    let defined = definitions(lines);
+    let defined = definitions(&lines);
     for line in links::outside_code(&text, |l| intra_doc(l, &defined)) {
         builder.line(line);
     }
     builder.finish()
+}
+
+/// Links to pages of rustdoc's own output (`index.html#section`, `struct.Slab.html`) made
+/// inline links the intra-doc rules read, one line each: a reference definition to such a
+/// page (`[module documentation]: index.html`) is dropped and its uses link inline, and a
+/// link label broken over two lines is joined. On our page no such file exists.
+fn rustdoc_page_links(lines: &[String]) -> Vec<String> {
+    static INLINE: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"\[([^\]\[]+)\]\(([^()\s]+)\)"));
+    static SHORTCUT: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"\[([^\]\[\n]+)\](\[\])?"));
+    let mut pages: HashMap<String, String> = HashMap::new();
+    let mut kept: Vec<&str> = Vec::with_capacity(lines.len());
+    for line in lines {
+        let definition = line
+            .trim()
+            .strip_prefix('[')
+            .and_then(|l| l.split_once("]:"))
+            .map(|(label, url)| (label, url.trim()))
+            .filter(|(_, url)| {
+                !url.contains(' ') && is_intra_doc_target(url) && url.contains(".html")
+            });
+        match definition {
+            Some((label, url)) => {
+                pages.insert(label.to_ascii_lowercase(), url.to_string());
+            }
+            None => kept.push(line),
+        }
+    }
+    let text = kept.join("\n");
+    if pages.is_empty() && !text.contains(".html") {
+        return lines.to_vec();
+    }
+    let text = INLINE.replace_all(&text, |c: &Captures| {
+        if c[1].contains('\n') && is_intra_doc_target(&c[2]) {
+            format!(
+                "[{}]({})",
+                c[1].split_whitespace().collect::<Vec<_>>().join(" "),
+                &c[2]
+            )
+        } else {
+            c[0].to_string()
+        }
+    });
+    let text = SHORTCUT.replace_all(&text, |c: &Captures| {
+        let end = c.get(0).map_or(0, |m| m.end());
+        let next = text[end..].chars().next();
+        match pages.get(&c[1].to_ascii_lowercase()) {
+            Some(url) if !matches!(next, Some('(' | '[' | ':')) => format!("[{}]({url})", &c[1]),
+            _ => c[0].to_string(),
+        }
+    });
+    text.lines().map(str::to_string).collect()
 }
 
 /// The labels of the comment's reference definitions (`[mio]: https://…`), lower-cased.
@@ -45,7 +105,7 @@ fn intra_doc(line: &str, defined: &[String]) -> String {
 /// A module's `//!` documentation whole: headings and code blocks in place, the lines of a
 /// Rust doctest that rustdoc hides (`# `) left out, intra-doc links made doc links.
 pub(super) fn module(lines: &[String]) -> String {
-    let lines = without_badge_rows(lines);
+    let lines = rustdoc_page_links(&without_badge_rows(lines));
     let mut kept: Vec<String> = Vec::with_capacity(lines.len());
     let mut rust_fence = None::<bool>;
     for line in lines {

@@ -92,11 +92,25 @@ pub(crate) fn clean(node: Node, start: usize, end: usize, src: &Source) -> Strin
 const MAX_VALUE_LINES: usize = 12;
 pub(crate) const MAX_VALUE_CHARS: usize = 800;
 
+/// A type's declaration (a TypeScript type alias or interface) is shown whole, as TypeDoc
+/// shows it, within these bounds.
+const MAX_TYPE_LINES: usize = 150;
+const MAX_TYPE_CHARS: usize = 8_000;
+
 /// `text` cut to [`MAX_VALUE_LINES`] and [`MAX_VALUE_CHARS`], with `…` where it was cut.
 pub(crate) fn bounded(text: &str) -> String {
+    bounded_to(text, MAX_VALUE_LINES, MAX_VALUE_CHARS)
+}
+
+/// A type's declaration, cut only past [`MAX_TYPE_LINES`] or [`MAX_TYPE_CHARS`].
+pub(crate) fn bounded_type(text: &str) -> String {
+    bounded_to(text, MAX_TYPE_LINES, MAX_TYPE_CHARS)
+}
+
+fn bounded_to(text: &str, max_lines: usize, max_chars: usize) -> String {
     let mut lines = text.lines();
-    let kept: Vec<&str> = lines.by_ref().take(MAX_VALUE_LINES).collect();
-    let mut out = truncate(&kept.join("\n"), MAX_VALUE_CHARS);
+    let kept: Vec<&str> = lines.by_ref().take(max_lines).collect();
+    let mut out = truncate(&kept.join("\n"), max_chars);
     if lines.next().is_some() && !out.ends_with('…') {
         out.push_str("\n…");
     }

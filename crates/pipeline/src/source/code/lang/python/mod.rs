@@ -8,7 +8,7 @@ mod module;
 pub(crate) mod reach;
 
 pub(crate) use module::{PythonModuleFacts, python_module_facts};
-pub(crate) use reach::PythonApi;
+pub(crate) use reach::{PythonApi, uses_autodoc};
 
 use tree_sitter::Node;
 
@@ -39,15 +39,26 @@ pub(crate) fn python<'t>(
         out.extend(python_assignment(def, place, src));
         return;
     }
-    let constructor = python_definition(def, place, src);
-    let class = constructor
-        .as_ref()
-        .filter(|d| d.kind == SymbolKind::Constructor)
-        .and_then(|d| d.parent.clone());
-    out.extend(constructor);
-    if let Some(class) = class {
+    out.extend(python_definition(def, place, src));
+    // The attributes an `__init__` documents are shown, also when the constructor itself is
+    // not (`:meta private:`).
+    if let Some(class) = constructor_class(def, place, src) {
         instance_attributes(def, &class, src, out);
     }
+}
+
+/// The public module-level class whose `__init__` `def` is.
+fn constructor_class(def: Node, place: &Place, src: &Source) -> Option<String> {
+    if def.kind() != "function_definition"
+        || name_of(def, &["identifier"]).map(|n| src.of(n)) != Some("__init__")
+    {
+        return None;
+    }
+    let container = usize::from(place.kind_up(0) == "decorated_definition");
+    if place.kind_up(container) != "block" {
+        return None;
+    }
+    python_class(place, container + 1, src)
 }
 
 /// At most this many statements of an `__init__` are read for its documented attributes.
@@ -188,8 +199,23 @@ fn python_definition<'t>(
     }
     let base = src.of(name_of(def, &["identifier"])?).to_string();
     let is_constructor = base == "__init__";
-    if base.starts_with('_') && !is_constructor {
-        return None;
+    let doc = def
+        .child_by_field_name("body")
+        .and_then(|body| body.named_child(0))
+        .filter(|first| first.kind() == "expression_statement")
+        .and_then(|stmt| stmt.named_child(0))
+        .filter(|s| s.kind() == "string")
+        .map(|s| docstring_lines(src.of(s)))
+        .unwrap_or_default();
+    let meta = sphinx_meta(&doc);
+    // A special method (`__call__`) with a docstring of its own is shown, as pydoc shows it
+    // and as projects ask autodoc to (`:special-members:`); other `_` names are private.
+    let special = is_special(&base) && doc.iter().any(|l| !l.trim().is_empty());
+    match meta {
+        Some(Meta::Private) => return None,
+        Some(Meta::Public) => {}
+        None if base.starts_with('_') && !is_constructor && !special => return None,
+        None => {}
     }
     // How many levels up the definition's container is (past a decorated_definition).
     let decorated = place
@@ -216,7 +242,7 @@ fn python_definition<'t>(
     }
     let (mut kind, qualified, parent) = match place.kind_up(container) {
         "module" => {
-            if is_constructor {
+            if is_constructor || (is_special(&base) && meta.is_none()) {
                 return None;
             }
             let kind = if def.kind() == "class_definition" {
@@ -273,14 +299,6 @@ fn python_definition<'t>(
         lines.push(format!("{base}{annotation}"));
         signature = lines.join("\n");
     }
-    let doc = def
-        .child_by_field_name("body")
-        .and_then(|body| body.named_child(0))
-        .filter(|first| first.kind() == "expression_statement")
-        .and_then(|stmt| stmt.named_child(0))
-        .filter(|s| s.kind() == "string")
-        .map(|s| docstring_lines(src.of(s)))
-        .unwrap_or_default();
     let hash_end = if kind == SymbolKind::Class {
         body_start(def)
     } else {
@@ -297,6 +315,30 @@ fn python_definition<'t>(
         parent,
         stub: has(&["overload", "typing.overload", "typing_extensions.overload"]),
     })
+}
+
+/// A docstring's Sphinx `:meta private:` / `:meta public:` field, which overrides whether
+/// autodoc takes a member for private by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Meta {
+    Private,
+    Public,
+}
+
+fn sphinx_meta(doc: &[String]) -> Option<Meta> {
+    doc.iter().find_map(|line| {
+        let field = line.trim().strip_prefix(":meta")?.trim();
+        match field.trim_end_matches(':').trim() {
+            "private" => Some(Meta::Private),
+            "public" => Some(Meta::Public),
+            _ => None,
+        }
+    })
+}
+
+/// A special ("dunder") name other than `__init__`: `__call__`, `__iter__`.
+fn is_special(name: &str) -> bool {
+    name.len() > 4 && name.starts_with("__") && name.ends_with("__") && name != "__init__"
 }
 
 /// The name of the public module-level class whose body is `up` levels above (the class
@@ -328,7 +370,9 @@ fn python_assignment<'t>(
         .filter(|n| n.kind() == "identifier")?;
     let base = src.of(name).to_string();
     // `TYPE_CHECKING = False` is the typing idiom for imports only a type checker reads.
-    if base.starts_with('_') || base == "TYPE_CHECKING" {
+    // A special name (`__version__`) is data autodoc shows when `__all__` lists it.
+    let special = is_special(&base) && base != "__all__";
+    if (base.starts_with('_') && !special) || base == "TYPE_CHECKING" {
         return None;
     }
     let (kind, qualified, parent) = match place.kind_up(0) {
@@ -339,14 +383,14 @@ fn python_assignment<'t>(
                 && base.chars().any(|c| c.is_ascii_uppercase());
             // Other module-level names are data autodoc shows when `__all__` lists them
             // (`reach` keeps those only).
-            let kind = if constant {
+            let kind = if constant && !special {
                 SymbolKind::Constant
             } else {
                 SymbolKind::Variable
             };
             (kind, base, None)
         }
-        "block" => {
+        "block" if !special => {
             let class = python_class(place, 1, src)?;
             (SymbolKind::Field, format!("{class}.{base}"), Some(class))
         }

@@ -58,6 +58,23 @@ pub(crate) struct PythonApi {
     /// Each placed (file, name) that a public module nearer the package root re-exports
     /// too: that module and the name there (what `from pkg import Name` reads).
     shortcut: HashMap<Origin, (String, String)>,
+    /// The project documents its API with Sphinx autodoc ([`uses_autodoc`]), which shows
+    /// module data only when documented or listed in `__all__`; else pydoc's rule shows
+    /// every constant.
+    autodoc: bool,
+    /// The `__all__` of each module shown that has one, in its order.
+    all_order: HashMap<String, Vec<String>>,
+}
+
+/// Where a project keeps its Sphinx configuration (`conf.py`).
+const SPHINX_DIRS: &[&str] = &["docs", "doc", "docs/source", "doc/source"];
+
+/// Whether the repository's docs are built by Sphinx (a `conf.py` in a docs folder, by
+/// `exists`), whose autodoc then decides what module data is shown.
+pub(crate) fn uses_autodoc(exists: impl Fn(&str) -> bool) -> bool {
+    SPHINX_DIRS
+        .iter()
+        .any(|dir| exists(&format!("{dir}/conf.py")))
 }
 
 impl PythonApi {
@@ -84,6 +101,7 @@ impl PythonApi {
             }
         }
         let public = |m: &str| !is_python_private(m);
+        let mut all_order = HashMap::new();
         // Every public name of a module that could be shown, by what it names: (module,
         // name, whether the module's `__all__` lists it).
         let mut homes: HashMap<Origin, Vec<(String, String, bool)>> = HashMap::new();
@@ -91,7 +109,11 @@ impl PythonApi {
             if !public(module) && !own(module) {
                 continue;
             }
-            let listed = resolver.module(module).is_some_and(|m| m.all.is_some());
+            let found = resolver.module(module);
+            let listed = found.as_ref().is_some_and(|m| m.all.is_some());
+            if let Some(all) = found.as_ref().and_then(|m| m.facts.all.clone()) {
+                all_order.insert(module.clone(), all);
+            }
             for (name, origin) in resolver.exports(module, 0).iter() {
                 let Some(origin) = origin else { continue };
                 if feature.contains(&origin.0) {
@@ -139,12 +161,21 @@ impl PythonApi {
             listed,
             private,
             shortcut,
+            autodoc: false,
+            all_order,
         }
+    }
+
+    /// The same, with module data shown as Sphinx autodoc shows it when `autodoc` is set.
+    pub fn with_autodoc(mut self, autodoc: bool) -> Self {
+        self.autodoc = autodoc;
+        self
     }
 
     /// `symbols` as documented: those of the placed files moved to their public module and
     /// name (members with their class), or left out when no public module shows them.
     pub fn apply(&self, symbols: Vec<Symbol>) -> Vec<Symbol> {
+        let autodoc = self.autodoc;
         let mut out = Vec::with_capacity(symbols.len());
         for mut symbol in symbols {
             if symbol.language != "python" || !self.files.contains(&symbol.path) {
@@ -155,8 +186,11 @@ impl PythonApi {
                 symbol.path.clone(),
                 symbol.parent.clone().unwrap_or_else(|| symbol.name.clone()),
             );
+            // Under autodoc, an undocumented `ANY_ID = 0` or `F = TypeVar("F")` is not API.
+            let undocumented = autodoc && symbol.doc.is_empty() && symbol.comment.text.is_empty();
             let placed = match symbol.kind {
                 SymbolKind::Variable => &self.listed,
+                SymbolKind::Constant if symbol.parent.is_none() && undocumented => &self.listed,
                 _ => &self.placed,
             };
             let Some((module, name)) = placed.get(&key) else {
@@ -171,6 +205,10 @@ impl PythonApi {
                     symbol.parent = Some(name.clone());
                 }
                 None => {
+                    symbol.listed_at = self
+                        .all_order
+                        .get(module)
+                        .and_then(|all| all.iter().position(|n| n == name));
                     symbol.reexport = self.shortcut.get(&key).cloned();
                     if symbol.name != *name {
                         symbol.signature = renamed(&symbol.signature, &symbol.name, name);

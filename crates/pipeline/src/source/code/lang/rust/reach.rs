@@ -483,6 +483,7 @@ mod tests {
             hash: String::new(),
             requires: None,
             reexport: None,
+            listed_at: None,
         }
     }
 

@@ -88,7 +88,7 @@ fn typescript_declaration<'t>(
         // signatures, which have no name, in its declaration.
         "interface_declaration" => (
             SymbolKind::Interface,
-            bounded(&interface_signature(def, src)),
+            bounded_type(&interface_signature(def, src)),
             def.end_byte(),
         ),
         "enum_declaration" => (SymbolKind::Enum, whole(';'), def.end_byte()),
@@ -96,7 +96,7 @@ fn typescript_declaration<'t>(
         // "Type declaration": the signature shows `{ … }` for it.
         "type_alias_declaration" => (
             SymbolKind::Type,
-            bounded(&alias_signature(def, src)),
+            bounded_type(&alias_signature(def, src)),
             def.end_byte(),
         ),
         "variable_declarator" => {
@@ -381,9 +381,15 @@ fn alias_signature(def: Node, src: &Source) -> String {
         }
         _ => Vec::new(),
     };
+    // Only an object type whose members are listed is elided: an index signature or a
+    // mapped type (`{ [key in K]: V }`) has none, and is shown as it is.
     let objects: Vec<Node> = objects
         .into_iter()
-        .filter(|o| o.named_child_count() > 0)
+        .filter(|o| {
+            let mut cursor = o.walk();
+            o.named_children(&mut cursor)
+                .any(|m| matches!(m.kind(), "property_signature" | "method_signature"))
+        })
         .collect();
     if objects.is_empty() {
         return clean(def, def.start_byte(), def.end_byte(), src)

@@ -54,6 +54,8 @@ pub(crate) struct TsPublicApi {
     /// Files read of packages with entry points that are no module of their own: their
     /// symbols are shown in the modules that export them, or not at all.
     pub inner_files: Vec<String>,
+    /// The folders of the packages whose entry points were followed, sorted.
+    pub packages: Vec<String>,
 }
 
 /// Which exports of a file a module shows.
@@ -189,10 +191,17 @@ pub(crate) fn typescript_public_api<'p>(
         }
     }
     name_default_exports(&mut out);
+    let mut packages: Vec<String> = reached
+        .iter()
+        .filter(|(_, found)| found.is_some())
+        .map(|(dir, _)| dir.clone())
+        .collect();
+    packages.sort();
     TsPublicApi {
         symbols: out,
         modules,
         inner_files,
+        packages,
     }
 }
 
@@ -225,6 +234,8 @@ fn name_default_exports(symbols: &mut Vec<Symbol>) {
             continue;
         }
         symbol.name = declared.to_string();
+        // Its users import it as the default, under a name of their choosing.
+        symbol.reexport = Some((symbol.module.clone(), "default".into()));
         renamed.insert(
             (symbol.path.clone(), symbol.module.clone()),
             symbol.name.clone(),

@@ -1,0 +1,129 @@
+//! What Sphinx autodoc and pydoc show of a Python class and module besides its public
+//! names: `:meta private:` / `:meta public:` override the name's underscore, a special
+//! method with a docstring of its own (`__call__`) is shown, `__version__` when `__all__`
+//! lists it, and, when the project's docs are autodoc's, module data that is neither
+//! documented nor listed in `__all__` is not (an internal id, a `TypeVar`).
+
+use pipeline::SymbolSource;
+
+use crate::fixture::{dev_docs, repo_of};
+
+fn names(symbols: &[SymbolSource]) -> Vec<&str> {
+    let mut names: Vec<&str> = symbols.iter().map(|s| s.name.as_str()).collect();
+    names.sort();
+    names
+}
+
+const HOOKS: &str = r#""""Hooks."""
+
+import typing as t
+
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
+ANY_ID = 0
+
+#: How many hooks a caller holds at most.
+LIMIT = 3
+
+RETRIES = 2
+"""How often a call is retried."""
+
+
+class Marker:
+    """Marks hook functions."""
+
+    def __init__(self, project: str) -> None:
+        """:meta private:"""
+        #: The project whose hooks it marks.
+        self.project = project
+
+    def __call__(self, function: F) -> F:
+        """Mark `function` as a hook.
+
+        :param function: The function to mark.
+        """
+        return function
+
+    def __repr__(self) -> str:
+        return "Marker"
+
+    def _registry(self) -> dict:
+        """The marked functions.
+
+        :meta public:
+        """
+        return {}
+
+    def internal(self) -> None:
+        """Used by the manager.
+
+        :meta private:
+        """
+"#;
+
+#[test]
+fn meta_fields_special_methods_and_undocumented_module_data_follow_autodoc() {
+    let repo = repo_of(&[
+        (
+            "pkg/__init__.py",
+            "\"\"\"The pkg package.\"\"\"\n\n__all__ = [\"__version__\", \"Marker\"]\n__author__ = \"me\"\n__version__ = \"1.2.0\"\n\nfrom .hooks import Marker\n",
+        ),
+        ("pkg/hooks.py", HOOKS),
+        // The project's docs are Sphinx autodoc's: module data is shown as autodoc shows it.
+        ("docs/conf.py", "extensions = [\"sphinx.ext.autodoc\"]\n"),
+    ]);
+    let (body, provenance) = dev_docs(&repo, "pkg");
+    // `__version__` is listed in `__all__`; `__author__` is not.
+    assert_eq!(
+        names(&provenance.symbols),
+        [
+            "LIMIT",
+            "Marker",
+            "Marker.__call__",
+            "Marker._registry",
+            "Marker.project",
+            "RETRIES",
+            "__version__"
+        ],
+        "{body}"
+    );
+    assert!(body.contains("Mark `function` as a hook."), "{body}");
+    assert!(!body.contains(":meta"), "{body}");
+    assert!(
+        !body.contains("ANY_ID") && !body.contains("TypeVar"),
+        "{body}"
+    );
+
+    // Without a Sphinx configuration, pydoc's rule: every constant of the module is data.
+    let repo = repo_of(&[
+        ("pkg/__init__.py", "\"\"\"The pkg package.\"\"\"\n"),
+        ("pkg/hooks.py", HOOKS),
+    ]);
+    let (body, _) = dev_docs(&repo, "pkg");
+    assert!(body.contains("#### Constant `ANY_ID`"), "{body}");
+}
+
+#[test]
+fn names_a_package_lists_in_all_follow_its_order_whatever_file_defines_them() {
+    let repo = repo_of(&[
+        (
+            "pkg/__init__.py",
+            "\"\"\"The pkg package.\"\"\"\n\nfrom ._hooks import HookOpts, Marker\nfrom ._manager import Manager\n\n__all__ = [\"Manager\", \"Marker\", \"HookOpts\"]\n",
+        ),
+        (
+            "pkg/_hooks.py",
+            "class HookOpts:\n    \"\"\"Options.\"\"\"\n\n\nclass Marker:\n    \"\"\"Marks.\"\"\"\n",
+        ),
+        (
+            "pkg/_manager.py",
+            "class Manager:\n    \"\"\"Manages.\"\"\"\n",
+        ),
+    ]);
+    let (body, _) = dev_docs(&repo, "pkg");
+    // autodoc's `bysource` order is the `__all__` order: the manager first.
+    let at = |needle: &str| {
+        body.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {body}"))
+    };
+    assert!(at("Class `Manager`") < at("Class `Marker`"), "{body}");
+    assert!(at("Class `Marker`") < at("Class `HookOpts`"), "{body}");
+}
