@@ -44,9 +44,6 @@ const BEAT_EVERY: Duration = Duration::from_secs(2);
 const ABANDONED_AFTER: Duration = Duration::from_secs(6);
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
-/// The purpose of the key derived from the server key that encrypts stored responses.
-pub const RESPONSES_KEY_PURPOSE: &str = "idempotent-responses-v1";
-
 /// Headers worth replaying besides the body.
 const REPLAYED_HEADERS: [header::HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
 

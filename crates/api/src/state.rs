@@ -60,7 +60,7 @@ impl AppState {
             ops,
             responses: SecretBox::new(&derive_key(
                 config.server_key.expose(),
-                crate::idempotency::RESPONSES_KEY_PURPOSE,
+                RESPONSES_KEY_PURPOSE,
             )),
             cursors: CursorCodec::new(derive_key(config.server_key.expose(), "cursors-v1")),
             limiter,
@@ -74,3 +74,6 @@ impl AppState {
         self.ops.url(path)
     }
 }
+
+/// The purpose of the key derived from the server key that encrypts stored responses.
+pub const RESPONSES_KEY_PURPOSE: &str = "idempotent-responses-v1";

@@ -75,6 +75,18 @@ wire_enum!(
     }
 );
 
+impl Surface {
+    /// The surface's name for readers: a published site's sidebar, an export's navigation.
+    pub fn title(self) -> &'static str {
+        match self {
+            Surface::HelpCenter => "Help center",
+            Surface::DevDocs => "Developer docs",
+            Surface::Changelog => "Changelog",
+            Surface::Blog => "Blog",
+        }
+    }
+}
+
 wire_enum!(
     /// The docs frameworks a workspace's published articles are exported for.
     ExportFormat, "export format" {

@@ -12,12 +12,7 @@ use crate::{File, Format, Layout, Page, is_mdx};
 
 /// The sidebar's name of a surface.
 pub(crate) fn surface_label(surface: Surface) -> &'static str {
-    match surface {
-        Surface::HelpCenter => "Help center",
-        Surface::DevDocs => "Developer docs",
-        Surface::Changelog => "Changelog",
-        Surface::Blog => "Blog",
-    }
+    surface.title()
 }
 
 /// The folder holding the pages, from the archive's root.

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use similar::{ChangeTag, TextDiff};
 
-use super::html::{escape, sanitise};
+use super::escape::escape;
+use super::html::sanitise;
 use super::max_article_bytes;
 
 /// Unchanged lines shown around each change.

@@ -15,7 +15,7 @@ use syntect::html::{ClassStyle, ClassedHTMLGenerator, css_for_theme_with_class_s
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
-use super::html::escape;
+use super::escape::escape;
 
 /// Every class the highlighter writes starts with this.
 pub(super) const CLASS_PREFIX: &str = "hl-";

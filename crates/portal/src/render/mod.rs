@@ -12,11 +12,13 @@
 //! what an article shows.
 
 mod diff;
+mod escape;
 mod highlight;
 mod html;
 mod tree;
 
-use html::{escape, sanitise};
+use escape::escape;
+use html::sanitise;
 use pipeline::{Limits, ParseRefusal};
 
 pub use diff::diff;

@@ -13,8 +13,8 @@ use std::fmt::Write;
 
 use markdown::mdast::{AlignKind, AttributeContent, AttributeValue, Node};
 
+use super::escape::escape_into;
 use super::highlight;
-use super::html::escape_into;
 use pipeline::article_files::repository_path;
 
 /// The callouts: component, class, label.

@@ -13,16 +13,6 @@ use super::search::SearchBox;
 use super::{article_path, feed_path, index_path};
 use crate::render::{Rendered, Section};
 
-/// A surface as readers call it.
-pub(super) fn surface_title(surface: Surface) -> &'static str {
-    match surface {
-        Surface::HelpCenter => "Help center",
-        Surface::DevDocs => "Developer docs",
-        Surface::Changelog => "Changelog",
-        Surface::Blog => "Blog",
-    }
-}
-
 #[derive(Template)]
 #[template(path = "site/article.html")]
 struct ArticlePage<'a> {
@@ -185,7 +175,7 @@ fn groups(site: &PublishedSite<PublishedArticle>, current: Option<ArticleId>) ->
             items.sort_by(|a, b| a.title.cmp(&b.title).then(a.feature_id.cmp(&b.feature_id)));
             Some(Group {
                 id: surface.as_str(),
-                title: surface_title(*surface),
+                title: surface.title(),
                 is_changelog: *surface == Surface::Changelog,
                 items: items
                     .into_iter()

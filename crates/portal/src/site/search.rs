@@ -17,7 +17,6 @@ use serde::Deserialize;
 use store::{Highlighted, WorkspaceRecord};
 
 use super::assets::{HIGHLIGHT_STYLESHEET, SEARCH_SCRIPT, SEARCH_STYLESHEET, SITE_STYLESHEET};
-use super::pages::surface_title;
 use super::{article_path, index_path, page_error, security};
 
 /// Where a workspace's search page is.
@@ -107,7 +106,7 @@ impl ResultsView {
                 href: article_path(hit.article_id),
                 title: hit.title.clone(),
                 snippet: hit.snippet.clone(),
-                meta: surface_title(hit.surface).to_owned(),
+                meta: hit.surface.title().to_owned(),
             })
             .collect();
         let next_href = results.has_more.then(|| {
