@@ -23,7 +23,8 @@ use regex::Regex;
 use super::fences::{Fences, closes_fence, opens_fence};
 pub(crate) use super::site_config::front_matter_number;
 use super::site_config::{
-    config_dirs, docs_paths, front_matter_value, join, page_urls, site_title, strip_number,
+    config_dirs, docs_paths, front_matter_value, in_test_folder, join, page_urls, section_key,
+    site_config_beside, site_title, strip_number,
 };
 
 /// Larger configuration files are not read.
@@ -42,7 +43,7 @@ pub(crate) struct SiteOrder {
     /// `project`, Docusaurus's `title`).
     pub title: Option<String>,
     /// The file that made the site's order (`site/mkdocs.yml`, `website/sidebars.json`,
-    /// `docs/index.md` of a Sphinx site); empty for an order from front matter.
+    /// `docs/index.md` of a Sphinx site); for an order from front matter, the generator's configuration beside its `content/` folder, else empty.
     pub config: String,
     /// The folder of the site's pages (MkDocs' `docs_dir`, the book's `src`).
     pub root: String,
@@ -223,12 +224,13 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
 const ORDER_KEYS: [&str; 5] = ["sidebar_position", "nav_order", "nav", "weight", "order"];
 
 /// The pages that give their place in their front matter ([`ORDER_KEYS`]), in that order:
-/// across the folder when no two share a number (one sequence over the whole site), else
-/// folder by folder (each folder counting on its own). `None` when fewer than two do.
+/// across the folder when no two share a number, else section by section (a folder placed by
+/// its `_index.md`'s number). `None` when fewer than two do.
 fn front_matter_order(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<SiteOrder> {
     let mut keyed: Vec<(f64, &str)> = pages
         .iter()
         .take(MAX_PAGES)
+        .filter(|page| !in_test_folder(page))
         .filter_map(|page| {
             let text = read(page)?;
             let place = ORDER_KEYS
@@ -243,16 +245,25 @@ fn front_matter_order(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> 
     let mut numbers: Vec<f64> = keyed.iter().map(|(n, _)| *n).collect();
     numbers.sort_by(f64::total_cmp);
     let one_sequence = numbers.windows(2).all(|w| w[0] != w[1]);
-    let folder = |page: &str| page.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    let key = section_key(&keyed);
     keyed.sort_by(|(x, a), (y, b)| {
         let by_place = x.total_cmp(y).then_with(|| natural(a, b));
-        match one_sequence {
-            true => by_place,
-            false => natural(&folder(a), &folder(b)).then(by_place),
+        if one_sequence {
+            return by_place;
         }
+        let ((pa, oa), (pb, ob)) = (key(*x, a), key(*y, b));
+        for ((wa, na), (wb, nb)) in pa.iter().zip(&pb) {
+            let by_folder = wa.total_cmp(wb).then_with(|| natural(na, nb));
+            if by_folder != Ordering::Equal {
+                return by_folder;
+            }
+        }
+        let deeper = pa.len().cmp(&pb.len());
+        deeper.then(oa.total_cmp(&ob)).then(by_place)
     });
     let mut order = SiteOrder {
         kind: "front matter",
+        config: site_config_beside(read, keyed.first().map_or("", |(_, p)| *p)),
         ..SiteOrder::default()
     };
     for (_, page) in keyed {

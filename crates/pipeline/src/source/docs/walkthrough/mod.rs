@@ -23,11 +23,13 @@ use std::ops::Range;
 
 mod derive;
 mod outline;
+mod site_path;
 #[cfg(test)]
 mod tests;
 pub(crate) mod text;
 
 pub(crate) use derive::{derive, without};
+pub(crate) use site_path::along_site;
 pub(crate) use text::{clean_title, plain_text};
 
 pub(crate) const MAX_STEPS: usize = 12;
