@@ -155,3 +155,37 @@ fn a_page_that_explains_is_prose_and_a_weighted_site_follows_its_sections_weight
     assert!(body.contains("title: \"Forge\""), "{body}");
     assert!(!body.contains("formerly Anvil"), "{body}");
 }
+
+#[test]
+fn a_vitepress_sidebar_keyed_by_path_follows_the_nav_and_reference_folders_are_listed() {
+    let mut repo = Repo::new();
+    repo.write(
+        "docs/.vitepress/config.ts",
+        "export default defineConfig({\n  title: 'Probe',\n  themeConfig: {\n    nav: [{ text: 'Guide', link: '/guide/' }, { text: 'Advanced', link: '/advanced/' }],\n    sidebar: {\n      '/advanced': [{ text: 'Pools', link: '/advanced/' }],\n      '/guide': [{ text: 'Getting Started', link: '/guide/' }, { text: 'Features', link: '/guide/features' }, { text: 'probe run', link: '/cli/run' }],\n    },\n  },\n})\n",
+    )
+    .write(
+        "docs/guide/index.md",
+        "# Getting Started\n\nProbe runs your checks in parallel.\n\n## Install Probe\n\n```sh\nnpm install -D probe\n```\n\n## Write a check\n\nCreate `sum.check.ts`.\n\n## Run it\n\n```sh\nnpx probe\n```\n",
+    )
+    .write("docs/guide/features.md", "# Features\n\nWatch mode reruns what changed.\n")
+    .write("docs/advanced/index.md", "# Pools\n\nPool workers tune the runner.\n")
+    .write("docs/cli/run.md", "# probe run\n\nRuns the checks once.\n")
+    .write("package.json", "{\"name\": \"probe\", \"version\": \"1.0.0\"}\n")
+    .write("index.js", "export function check() {}\n");
+    repo.commit("docs: site");
+    let body = help_center(&repo, ".");
+    // The nav's first part (the guide) leads, though its sidebar is written second.
+    let start = position(&body, "Probe runs your checks in parallel.");
+    let steps = position(&body, "<Step title=\"Install Probe\">");
+    assert!(start < steps, "{body}");
+    let features = position(&body, "Watch mode reruns");
+    assert!(features > steps, "{body}");
+    assert!(
+        body.find("Pool workers").is_none_or(|at| at > features),
+        "{body}"
+    );
+    // A command's reference page is listed, not shown.
+    let listing = position(&body, "## More documentation");
+    assert!(position(&body, "[probe run](") > listing, "{body}");
+    assert!(!body.contains("Runs the checks once."), "{body}");
+}

@@ -78,6 +78,9 @@ const NOT_BODY: &[&str] = &[
     "glossary",
 ];
 
+/// Folders of reference pages, one per command or option (`cli/init.md`, `config/include.md`).
+const REFERENCE_FOLDERS: &[&str] = &["cli", "commands", "command line", "config", "options"];
+
 /// Sections of a sequence page that frame its steps rather than being one.
 const FRAMING: &[&str] = &[
     "what you'll learn",
@@ -309,9 +312,10 @@ fn is_body_page(doc: &Prose) -> bool {
         && !is_readme(&doc.path)
         && !matches_words(&stem(&doc.path), NOT_BODY)
         && !matches_words(&doc.title, NOT_BODY)
-        && !folders
-            .split('/')
-            .any(|f| matches_words(&f.replace(['-', '_'], " "), NOT_BODY))
+        && !folders.split('/').any(|f| {
+            let f = f.replace(['-', '_'], " ");
+            matches_words(&f, NOT_BODY) || matches_words(&f, REFERENCE_FOLDERS)
+        })
 }
 
 /// Whether a page is its folder's index (`_index.md`, `index.md`, `README.md`).
