@@ -2,7 +2,10 @@
 //! whole and in order, steps only on the page that is a sequence, and the rest of the tree
 //! listed; pages the navigation does not list are neither shown nor listed.
 
+use domain::Surface;
 use testkit::Repo;
+
+use crate::fixture::{article, help_and_dev_docs};
 
 use crate::walkthrough::help_center;
 
@@ -188,4 +191,31 @@ fn a_vitepress_sidebar_keyed_by_path_follows_the_nav_and_reference_folders_are_l
     let listing = position(&body, "## More documentation");
     assert!(position(&body, "[probe run](") > listing, "{body}");
     assert!(!body.contains("Runs the checks once."), "{body}");
+}
+
+#[test]
+fn the_description_is_the_docs_own_definition_without_a_back_reference() {
+    let mut repo = Repo::new();
+    repo.write(
+        "mkdocs.yml",
+        "site_name: Shelf\nnav:\n  - Home: index.md\n  - Introduction: intro.md\n  - Quick start: quickstart.md\n",
+    )
+    .write("README.md", "# Shelf\n\nShelf works offline too.\n")
+    .write("docs/index.md", "---\nhero: true\n---\n")
+    .write(
+        "docs/intro.md",
+        "# Introduction\n\nShelf started as a weekend project.\n\n## Why Shelf\n\nShelf, as described, is a library manager for your books.\n",
+    )
+    .write(
+        "docs/quickstart.md",
+        "# Quick start\n\n## Install Shelf\n\n```sh\npip install shelf\n```\n\n## Add a book\n\n```sh\nshelf add dune.epub\n```\n",
+    )
+    .write("shelf.py", "def add():\n    \"\"\"Adds a book.\"\"\"\n");
+    repo.commit("docs: site");
+    let (output, _) = help_and_dev_docs(&repo, ".");
+    let help = article(&output, Surface::HelpCenter);
+    assert_eq!(
+        help.description,
+        "Shelf is a library manager for your books."
+    );
 }
