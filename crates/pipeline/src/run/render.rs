@@ -283,11 +283,8 @@ pub(super) fn render(
             log.log(
                 LogLevel::Info,
                 LogStage::Render,
-                &format!(
-                    "derived the walkthrough from {}",
-                    w.paths().collect::<Vec<_>>().join(", ")
-                ),
-                json!({ "path": w.path, "paths": w.paths().collect::<Vec<_>>(), "rule": w.rule, "steps": w.steps.len() }),
+                &format!("derived the walkthrough from {}", w.path),
+                json!({ "path": w.path, "rule": w.rule, "steps": w.steps.len() }),
             );
         }
         let version = req.versions.get(surface).copied().unwrap_or(1);
@@ -390,7 +387,7 @@ pub(super) fn render(
                 .iter()
                 .chain(&help_prose)
                 .map(|d| d.path.as_str())
-                .chain(walkthrough.iter().flat_map(|w| w.paths()))
+                .chain(walkthrough.iter().map(|w| w.path.as_str()))
                 .collect()
         } else {
             dev_prose.iter().map(|d| d.path.as_str()).collect()
@@ -571,7 +568,7 @@ fn step_views<'a>(
                 number: i + 1,
                 title: &step.title,
                 body: &step.body,
-                source: walkthrough.source_of(i),
+                source: &walkthrough.path,
                 capture: None,
                 image: None,
             })
@@ -739,8 +736,8 @@ fn help_center_around(
                 && site_rank(&doc.path).is_none())
         })
         .map(|doc| match walkthrough {
-            Some(w) if let Some(used) = w.used_in(&doc.path) => Prose {
-                markdown: walkthrough::without(&doc.markdown, used),
+            Some(w) if w.path == doc.path => Prose {
+                markdown: walkthrough::without(&doc.markdown, &w.used),
                 ..doc.clone()
             },
             _ => doc.clone(),

@@ -213,7 +213,6 @@ pub(crate) fn along_site(docs: &[Prose], site: &SiteOrder) -> Option<SitePath> {
                 steps: found.steps,
                 used: vec![found.used],
                 rule: "site sequence",
-                continued: Vec::new(),
             });
         } else if walkthrough.is_some() {
             after.push(page);
