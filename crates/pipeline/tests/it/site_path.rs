@@ -219,3 +219,35 @@ fn the_description_is_the_docs_own_definition_without_a_back_reference() {
         "Shelf is a library manager for your books."
     );
 }
+
+#[test]
+fn a_sphinx_sections_own_toctree_is_part_of_the_tree() {
+    let mut repo = Repo::new();
+    repo.write("docs/conf.py", "project = 'Lamp'\n")
+        .write(
+            "docs/index.rst",
+            "Lamp\n====\n\nLamp is a lighting controller for your home.\n\n.. toctree::\n\n   guide/index\n   faq\n",
+        )
+        .write(
+            "docs/guide/index.rst",
+            "User guide\n==========\n\nHow to use Lamp.\n\n.. toctree::\n\n   install\n   rooms\n",
+        )
+        .write(
+            "docs/guide/install.rst",
+            "Installation\n============\n\nInstall it with pip::\n\n   pip install lamp\n",
+        )
+        .write(
+            "docs/guide/rooms.rst",
+            "Rooms\n=====\n\nA room groups lamps that switch together.\n",
+        )
+        .write("docs/faq.rst", "FAQ\n===\n\nLamps answer questions.\n")
+        .write("lamp.py", "def switch():\n    \"\"\"Switches.\"\"\"\n");
+    repo.commit("docs: site");
+    let body = help_center(&repo, ".");
+    // The guide's own pages follow it, in its order, before the next page of the index.
+    let guide = position(&body, "How to use Lamp.");
+    let install = position(&body, "pip install lamp");
+    let rooms = position(&body, "A room groups lamps");
+    assert!(guide < install && install < rooms, "{body}");
+    assert!(!body.contains("Lamps answer questions."), "{body}");
+}

@@ -19,6 +19,7 @@ mod selection;
 mod shortcodes;
 mod site;
 mod site_config;
+mod sphinx_toc;
 mod tabs;
 mod tidy;
 mod translations;

@@ -20,12 +20,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::fences::{Fences, closes_fence, opens_fence};
+use super::fences::Fences;
 pub(crate) use super::site_config::front_matter_number;
 use super::site_config::{
     config_dirs, docs_paths, front_matter_value, in_test_folder, join, page_urls, section_key,
     site_config_beside, site_title, strip_number,
 };
+use super::sphinx_toc::sphinx_pages;
 
 /// Larger configuration files are not read.
 pub(crate) const MAX_CONFIG_BYTES: usize = 256 * 1024;
@@ -208,7 +209,13 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
         "doc/index.rst",
     ] {
         if let Some(text) = read(index) {
-            let mut order = sphinx(&text, index, pages);
+            let mut order = SiteOrder {
+                kind: "Sphinx",
+                ..SiteOrder::default()
+            };
+            sphinx_pages(read, &text, index, pages)
+                .into_iter()
+                .for_each(|page| order.push(page));
             if order.rank.len() > 1 {
                 order.config = index.to_string();
                 order.root = index.rsplit_once('/').map_or("", |(d, _)| d).to_string();
@@ -469,65 +476,6 @@ fn position_key(
         key.push((number, natural_key(part)));
     }
     key
-}
-
-/// A Sphinx index and its `toctree` entries (MyST fences or reStructuredText), in order.
-fn sphinx(text: &str, index: &str, pages: &[&str]) -> SiteOrder {
-    let dir = index.rsplit_once('/').map_or("", |(d, _)| d);
-    let mut order = SiteOrder {
-        kind: "Sphinx",
-        ..SiteOrder::default()
-    };
-    order.push(index.to_string());
-    let mut in_tree: Option<(bool, Option<(char, usize)>)> = None;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        match &in_tree {
-            None => {
-                if trimmed == ".. toctree::" {
-                    in_tree = Some((true, None));
-                } else if let Some((ch, len, info)) = opens_fence(line)
-                    && info.trim().starts_with("{toctree}")
-                {
-                    in_tree = Some((false, Some((ch, len))));
-                }
-                continue;
-            }
-            Some((rst, fence)) => {
-                let ended = match fence {
-                    Some((ch, len)) => closes_fence(line, *ch, *len),
-                    None => *rst && !trimmed.is_empty() && !line.starts_with([' ', '\t']),
-                };
-                if ended {
-                    in_tree = None;
-                    continue;
-                }
-            }
-        }
-        if trimmed.is_empty()
-            || trimmed.starts_with(':')
-            || trimmed == "---"
-            || trimmed.contains("://")
-        {
-            continue;
-        }
-        // `Title <path>` or `path`.
-        let entry = match trimmed.strip_suffix('>').and_then(|t| t.rsplit_once('<')) {
-            Some((_, target)) => target.trim(),
-            None => trimmed,
-        };
-        if entry.contains(':') && !entry.contains('/') {
-            continue;
-        }
-        let base = join(dir, entry.trim_start_matches('/'));
-        let found = [".md", ".rst", ".ipynb", "/index.md", "/index.rst"]
-            .iter()
-            .map(|ext| format!("{base}{ext}"))
-            .find(|p| pages.contains(&p.as_str()))
-            .unwrap_or_else(|| format!("{base}.md"));
-        order.push(found);
-    }
-    order
 }
 
 /// Paths compared with runs of digits as numbers: "2-options" before "10-instances".
