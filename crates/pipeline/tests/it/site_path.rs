@@ -230,7 +230,11 @@ fn a_sphinx_sections_own_toctree_is_part_of_the_tree() {
         )
         .write(
             "docs/guide/index.rst",
-            "User guide\n==========\n\nHow to use Lamp.\n\n.. toctree::\n\n   install\n   rooms\n",
+            "User guide\n==========\n\nHow to use Lamp.\n\n.. toctree::\n\n   intro\n   install\n   rooms\n",
+        )
+        .write(
+            "docs/guide/intro.rst",
+            "Introduction\n============\n\nLamp turns lights on and off.\n\nSetup\n-----\n\nPlug it in.\n",
         )
         .write(
             "docs/guide/install.rst",
@@ -238,7 +242,7 @@ fn a_sphinx_sections_own_toctree_is_part_of_the_tree() {
         )
         .write(
             "docs/guide/rooms.rst",
-            "Rooms\n=====\n\nA room groups lamps that switch together.\n",
+            "Rooms\n=====\n\nA room groups lamps that switch together.\n\n>>> room = Room(\n...     'hall')\n...\n>>> room.name\n'hall'\n",
         )
         .write("docs/faq.rst", "FAQ\n===\n\nLamps answer questions.\n")
         .write("lamp.py", "def switch():\n    \"\"\"Switches.\"\"\"\n");
@@ -250,4 +254,13 @@ fn a_sphinx_sections_own_toctree_is_part_of_the_tree() {
     let rooms = position(&body, "A room groups lamps");
     assert!(guide < install && install < rooms, "{body}");
     assert!(!body.contains("Lamps answer questions."), "{body}");
+    // A doctest's continuation lines stay code, never a heading.
+    assert!(
+        body.contains("...     'hall')\n...\n>>> room.name"),
+        "{body}"
+    );
+    assert!(!body.contains("### ..."), "{body}");
+    // A page titled from its file name ("Intro") takes its own heading, shown once.
+    assert_eq!(body.matches("Introduction").count(), 1, "{body}");
+    assert!(body.contains("## Introduction\n"), "{body}");
 }

@@ -124,10 +124,14 @@ struct Page<'a> {
 /// least two of them and one is a body page.
 pub(crate) fn along_site(docs: &[Prose], site: &SiteOrder) -> Option<SitePath> {
     let translated = translations(docs.iter().map(|d| d.path.as_str()));
-    let mut tree: Vec<Page> = docs
+    let pages: Vec<Prose> = docs
         .iter()
         .filter(|d| site.rank.contains_key(&d.path) && !translated.contains(&d.path))
         .filter(|d| !is_project_page(&d.path))
+        .map(own_title)
+        .collect();
+    let mut tree: Vec<Page> = pages
+        .iter()
         .map(|doc| Page {
             doc,
             body: is_body_page(doc),
@@ -191,8 +195,7 @@ pub(crate) fn along_site(docs: &[Prose], site: &SiteOrder) -> Option<SitePath> {
     let mut walkthrough = None;
     let mut said = std::collections::HashSet::new();
     for (i, markdown) in shown.iter() {
-        let own = own_title(tree[*i].doc);
-        let doc = &own;
+        let doc = tree[*i].doc;
         let page = Prose {
             markdown: without_said(markdown, &mut said),
             ..doc.clone()
