@@ -264,3 +264,35 @@ fn a_sphinx_sections_own_toctree_is_part_of_the_tree() {
     assert_eq!(body.matches("Introduction").count(), 1, "{body}");
     assert!(body.contains("## Introduction\n"), "{body}");
 }
+
+#[test]
+fn a_books_readme_is_its_introduction_when_the_summary_lists_it() {
+    let mut repo = Repo::new();
+    repo.write("guide/book.toml", "[book]\ntitle = \"Quill\"\n")
+        .write(
+            "guide/src/SUMMARY.md",
+            "# Summary\n\n[Introduction](README.md)\n\n- [Installation](install.md)\n",
+        )
+        .write(
+            "guide/src/README.md",
+            "# Quill\n\nQuill is a note-taking tool for the terminal.\n",
+        )
+        .write(
+            "guide/src/install.md",
+            "# Installation\n\n```sh\ncargo install quill\n```\n",
+        )
+        .write(
+            "Cargo.toml",
+            "[package]\nname = \"quill\"\nversion = \"0.1.0\"\n",
+        )
+        .write(
+            "src/lib.rs",
+            "//! Quill.\n\n/// Writes.\npub fn write() {}\n",
+        );
+    repo.commit("docs: book");
+    let body = help_center(&repo, ".");
+    // Past the frontmatter, whose description says the same sentence.
+    let (_, text) = body.split_once("\n---\n").unwrap_or(("", &body));
+    let intro = position(text, "Quill is a note-taking tool for the terminal.");
+    assert!(intro < position(text, "cargo install quill"), "{body}");
+}

@@ -23,7 +23,7 @@ use crate::source::docs::markdown::Prose;
 use crate::source::docs::site::SiteOrder;
 use crate::source::docs::translations::translations;
 use crate::source::docs::vocabulary::{PROJECT_HEADINGS, imperative, matches_words};
-use crate::source::files::{PROJECT_FILES, is_readme, is_reference};
+use crate::source::files::{PROJECT_FILES, is_reference};
 use crate::source::paths::stem;
 
 /// Bytes of Markdown the body shows, steps included: about 4,000 words.
@@ -311,7 +311,6 @@ fn is_body_page(doc: &Prose) -> bool {
     let folders = doc.path.rsplit_once('/').map_or("", |(f, _)| f);
     !doc.markdown.trim().is_empty()
         && !is_reference(&doc.path)
-        && !is_readme(&doc.path)
         && !matches_words(&stem(&doc.path), NOT_BODY)
         && !matches_words(&doc.title, NOT_BODY)
         && !folders.split('/').any(|f| {
