@@ -35,7 +35,7 @@ fn the_article_follows_the_navigation_tree_and_lists_only_its_pages() {
     )
     .write(
         "docs/quickstart.md",
-        "# Quick start\n\n## What you'll learn\n\n- How to add a book\n\n## Prerequisites\n\nShelf installed.\n\n## Create a shelf\n\nRun this in an empty folder:\n\n```sh\nshelf init\n```\n\n### Where it lives\n\nThe shelf is `shelf.toml`.\n\n## Add a book\n\n```sh\nshelf add dune.epub\n```\n\n## List your books\n\n```sh\nshelf list\n```\n\n## Next steps\n\nRead the concepts.\n",
+        "# Quick start\n\n&nbsp;\n\n## What you'll learn\n\n- How to add a book\n\n## Prerequisites\n\nShelf installed.\n\n## Create a shelf\n\nRun this in an empty folder:\n\n```sh\nshelf init\n```\n\n### Where it lives\n\nThe shelf is `shelf.toml`.\n\n## Add a book\n\n```sh\nshelf add dune.epub\n```\n\n## List your books\n\n```sh\nshelf list\n```\n\n## Next steps\n\nRead the concepts.\n",
     )
     .write(
         "docs/concepts.md",
@@ -82,6 +82,7 @@ fn the_article_follows_the_navigation_tree_and_lists_only_its_pages() {
         position(&body, "What you'll learn") < create,
         "the framing comes first: {body}"
     );
+    assert!(!body.contains("&nbsp;"), "{body}");
     let next = position(&body, "## Next steps");
     assert!(next > add, "{body}");
     // The next page that fits follows whole; the reference is listed by its navigation
