@@ -84,41 +84,23 @@ pub(super) fn render(
         .cloned()
         .collect();
     let site_rank = |path: &str| extracted.site.as_ref()?.rank.get(path).copied();
-    let walkthrough = if feature.steps.is_empty() && surfaces.contains(&Surface::HelpCenter) {
-        walkthrough::derive(&current, extracted.site.as_ref())
-    } else {
-        None
-    };
-    // The help center shows the documents without the part its steps already walk through;
-    // when they walk the docs site, a README the site does not list (the repository's front
-    // page, saying again what the site says) is not shown.
-    let on_site = walkthrough
+    let derives = feature.steps.is_empty() && surfaces.contains(&Surface::HelpCenter);
+    // A docs site's navigation decides the whole article: its getting-started path, the
+    // steps of its sequence page and the listing of the rest.
+    let site_path = extracted
+        .site
         .as_ref()
-        .is_some_and(|w| site_rank(&w.path).is_some());
-    let help_docs: Vec<Prose> = current
-        .iter()
-        .filter(|doc| {
-            !(on_site
-                && crate::source::files::is_readme(&doc.path)
-                && site_rank(&doc.path).is_none())
-        })
-        .map(|doc| match &walkthrough {
-            Some(w) if let Some(used) = w.used_in(&doc.path) => Prose {
-                markdown: walkthrough::without(&doc.markdown, used),
-                ..doc.clone()
-            },
-            _ => doc.clone(),
-        })
-        .filter(|doc| !doc.markdown.is_empty())
-        .collect();
-    // The site's pages before the walkthrough's first one come before the steps when they
-    // introduce the project; the others after.
-    let first = walkthrough.as_ref().and_then(|w| site_rank(&w.path));
-    let (help_intro, help_prose) = docs::for_help_center_around(
-        help_docs,
-        |doc| first.is_some_and(|first| site_rank(&doc.path).is_some_and(|rank| rank < first)),
-        extracted.site.is_some(),
-    );
+        .filter(|_| derives)
+        .and_then(|site| walkthrough::along_site(&docs::for_help_center_pages(&current), site));
+    let walkthrough = match &site_path {
+        Some(path) => path.walkthrough.clone(),
+        None if derives => walkthrough::derive(&current, extracted.site.as_ref()),
+        None => None,
+    };
+    let (help_intro, help_prose) = match site_path {
+        Some(path) => (path.intro, path.after),
+        None => help_center_around(&current, walkthrough.as_ref(), &site_rank, extracted),
+    };
     let overviews: Vec<&str> = extracted
         .module_docs
         .values()
@@ -232,7 +214,10 @@ pub(super) fn render(
     let entries = &notes.entries;
     let introducing = first_release(&notes.releases, oldest_written.as_ref());
     // A help-center article only when something walks the reader through the feature.
-    let writes_help_center = !steps.is_empty() || renderer.is_overridden(Surface::HelpCenter);
+    // (or, on a docs site, when its getting-started path has pages to show).
+    let writes_help_center = !steps.is_empty()
+        || renderer.is_overridden(Surface::HelpCenter)
+        || (derives && extracted.site.is_some() && !help_intro.is_empty());
     let mut post = blog::post(
         feature,
         &notes.releases,
@@ -320,11 +305,8 @@ pub(super) fn render(
             log.log(
                 LogLevel::Info,
                 LogStage::Render,
-                &format!(
-                    "derived the walkthrough from {}",
-                    w.paths().collect::<Vec<_>>().join(", ")
-                ),
-                json!({ "path": w.path, "paths": w.paths().collect::<Vec<_>>(), "rule": w.rule, "steps": w.steps.len() }),
+                &format!("derived the walkthrough from {}", w.path),
+                json!({ "path": w.path, "rule": w.rule, "steps": w.steps.len() }),
             );
         }
         let version = req.versions.get(surface).copied().unwrap_or(1);
@@ -427,7 +409,7 @@ pub(super) fn render(
                 .iter()
                 .chain(&help_prose)
                 .map(|d| d.path.as_str())
-                .chain(walkthrough.iter().flat_map(|w| w.paths()))
+                .chain(walkthrough.iter().map(|w| w.path.as_str()))
                 .collect()
         } else {
             dev_prose.iter().map(|d| d.path.as_str()).collect()
@@ -608,7 +590,7 @@ fn step_views<'a>(
                 number: i + 1,
                 title: &step.title,
                 body: &step.body,
-                source: walkthrough.source_of(i),
+                source: &walkthrough.path,
                 capture: None,
                 image: None,
             })
@@ -754,4 +736,42 @@ fn tree_paths(tree: &Tree) -> Option<std::collections::HashSet<String>> {
         git2::TreeWalkResult::Ok
     });
     (walked.is_ok() && !over).then_some(paths)
+}
+
+/// The help center's documents before and after a walkthrough found without following a
+/// docs site's navigation.
+fn help_center_around(
+    current: &[Prose],
+    walkthrough: Option<&Walkthrough>,
+    site_rank: &dyn Fn(&str) -> Option<usize>,
+    extracted: &Extracted,
+) -> (Vec<Prose>, Vec<Prose>) {
+    // The help center shows the documents without the part its steps already walk through;
+    // when they walk the docs site, a README the site does not list (the repository's front
+    // page, saying again what the site says) is not shown.
+    let on_site = walkthrough.is_some_and(|w| site_rank(&w.path).is_some());
+    let help_docs: Vec<Prose> = current
+        .iter()
+        .filter(|doc| {
+            !(on_site
+                && crate::source::files::is_readme(&doc.path)
+                && site_rank(&doc.path).is_none())
+        })
+        .map(|doc| match walkthrough {
+            Some(w) if w.path == doc.path => Prose {
+                markdown: walkthrough::without(&doc.markdown, &w.used),
+                ..doc.clone()
+            },
+            _ => doc.clone(),
+        })
+        .filter(|doc| !doc.markdown.is_empty())
+        .collect();
+    // The site's pages before the walkthrough's first one come before the steps when they
+    // introduce the project; the others after.
+    let first = walkthrough.and_then(|w| site_rank(&w.path));
+    docs::for_help_center_around(
+        help_docs,
+        |doc| first.is_some_and(|first| site_rank(&doc.path).is_some_and(|rank| rank < first)),
+        extracted.site.is_some(),
+    )
 }

@@ -24,6 +24,7 @@ mod reexports_typescript;
 mod releases;
 mod resolve;
 mod run;
+mod site_path;
 mod tool_order;
 mod touched;
 mod type_members;

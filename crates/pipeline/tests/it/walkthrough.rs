@@ -10,7 +10,7 @@ use crate::fixture::{article, help_and_dev_docs};
 use crate::mdx_js::assert_compiles;
 
 /// The help-center body of `feature` in `repo`, compiled by the reference compiler.
-fn help_center(repo: &Repo, feature: &str) -> String {
+pub(crate) fn help_center(repo: &Repo, feature: &str) -> String {
     let (output, _) = help_and_dev_docs(repo, feature);
     let articles: Vec<(String, String)> = output
         .articles
@@ -246,25 +246,25 @@ fn the_walkthrough_follows_the_sites_getting_started_path_across_pages() {
         .lines()
         .filter_map(|l| l.strip_prefix("<Step title=\"")?.strip_suffix("\">"))
         .collect();
-    // Installation, then the quick start, then the first task; the sentences before the
-    // commands are no titles, and the second pip command joins the first step.
-    assert_eq!(
-        titles,
-        [
-            "Install with pip",
-            "Create a project",
-            "Serve it",
-            "Add a page"
-        ],
-        "{body}"
-    );
+    // The site's pages in its order, each whole: the installation page (alternatives, no
+    // sequence) is prose with both commands, the quick start's sections are the steps, and
+    // the first task after it is its own page.
+    assert_eq!(titles, ["Create a project", "Serve it"], "{body}");
+    let steps = body.find("<Steps>").unwrap();
     let steps_end = body.find("</Steps>").unwrap();
+    for install in ["pip install notes\n", "pip install notes[search]"] {
+        assert!(body.find(install).unwrap() < steps, "{install}: {body}");
+    }
     assert!(
-        body.find("pip install notes[search]").unwrap() < steps_end,
+        body.find("Write `docs/about.md`.").unwrap() > steps_end,
         "{body}"
     );
-    assert!(body.find("Write a plugin.").unwrap() > steps_end, "{body}");
-    assert!(body.find("Use `title:`.").unwrap() > steps_end, "{body}");
+    for later in ["Write a plugin.", "Use `title:`."] {
+        assert!(
+            body.find(later).is_none_or(|at| at > steps_end),
+            "{later}: {body}"
+        );
+    }
 }
 
 #[test]
@@ -414,8 +414,6 @@ fn a_tutorial_is_walked_by_its_sections_and_an_essay_after_it_is_no_step() {
     assert_eq!(
         titles,
         [
-            // The book's table of contents names the page.
-            "Tutorial",
             "Creating the project",
             "Defining the boundary",
             "Calling C++ from Rust"
@@ -447,6 +445,10 @@ fn a_tutorial_is_walked_by_its_sections_and_an_essay_after_it_is_no_step() {
         body.find("Read the core concepts first.").unwrap() < steps_start,
         "{body}"
     );
+    // The page's own opening is prose before its steps, under the title the book gives it.
+    let tutorial = body.find("## Tutorial\n").unwrap();
+    let opening = body.find("This tutorial builds a blob client.").unwrap();
+    assert!(tutorial < opening && opening < steps_start, "{body}");
 }
 
 #[test]
@@ -473,7 +475,6 @@ fn numbered_steps_keep_what_they_need_first_and_every_numbered_step() {
     assert_eq!(
         step_titles(&body),
         [
-            "Before you start",
             "Add Dependency",
             "Add Benchmark",
             "Run Benchmark",
@@ -481,13 +482,17 @@ fn numbered_steps_keep_what_they_need_first_and_every_numbered_step() {
         ],
         "{body}"
     );
+    // What the page says before its first step is prose before the steps; a section between
+    // two steps belongs to the one before it.
+    let steps = body.find("<Steps>").unwrap();
     let steps_end = body.find("</Steps>").unwrap();
-    for within in [
-        "pub fn fibonacci(n: u64) -> u64 { n }",
-        "The benchmark calls fibonacci with a black box.",
-        "n + 0",
-    ] {
-        assert!(body.find(within).unwrap() < steps_end, "{within}:\n{body}");
+    assert!(
+        body.find("pub fn fibonacci(n: u64) -> u64 { n }").unwrap() < steps,
+        "{body}"
+    );
+    for within in ["The benchmark calls fibonacci with a black box.", "n + 0"] {
+        let at = body.find(within).unwrap();
+        assert!(steps < at && at < steps_end, "{within}:\n{body}");
     }
     // The book's table of contents is no page of it.
     assert!(!body.contains("SUMMARY"), "{body}");
@@ -519,10 +524,11 @@ fn links_point_at_the_file_the_site_means_or_are_text() {
     let commit = &output.commit;
     let body = help_center(&repo, ".");
     let raw = format!("https://github.com/acme/tool/raw/{commit}");
+    let blob = format!("https://github.com/acme/tool/blob/{commit}");
     for link in [
-        // Pages the article shows: their sections.
-        "[the validators](#validators)".to_string(),
-        "[the FAQ](#slow)".to_string(),
+        // Pages the article lists (API reference, answers), not shows: the pages themselves.
+        format!("[the validators]({blob}/docs/api-validators.md)"),
+        format!("[the FAQ]({blob}/docs/faq.md#slow)"),
         format!("![Diagram]({raw}/website/static/img/flow.png)"),
         "or the index, or nothing.".to_string(),
         "[^history]: The word is that `namedtuple`s came first.".to_string(),
@@ -594,10 +600,15 @@ fn the_overview_leads_and_upgrade_guides_older_releases_and_project_links_do_not
         body.find("Tool turns notes into pages.").unwrap() < steps,
         "{body}"
     );
-    let migration = body.find("is now `--output`").unwrap();
-    assert!(migration > steps_end, "{body}");
+    // An upgrade guide is no page of the getting-started path: it is listed after it.
     assert!(
-        body.find("A note becomes a page.").unwrap() < migration,
+        body.find("A note becomes a page.").unwrap() > steps_end,
+        "{body}"
+    );
+    assert!(!body.contains("is now `--output`"), "{body}");
+    let listing = body.find("## More documentation").unwrap();
+    assert!(
+        body.find("[Migrate](").is_some_and(|at| at > listing),
         "{body}"
     );
     for gone in [
@@ -640,13 +651,12 @@ fn a_concepts_parts_and_a_page_that_explains_are_no_steps() {
         "{titles:?}\n{body}"
     );
     assert!(!titles.contains(&"Loggers"), "{titles:?}");
-    // The walkthrough passes over the page that explains to the next task.
+    // The steps are the getting-started page's; the page that explains and the next task
+    // follow in the site's order, as pages.
     let steps_end = body.find("</Steps>").unwrap();
-    assert!(body.find("python greet.py").unwrap() < steps_end, "{body}");
-    assert!(
-        body.find("A list of processors").unwrap() > steps_end,
-        "{body}"
-    );
+    let processors = body.find("A list of processors").unwrap();
+    assert!(processors > steps_end, "{body}");
+    assert!(body.find("python greet.py").unwrap() > processors, "{body}");
 }
 
 #[test]
@@ -740,12 +750,10 @@ fn a_docusaurus_site_beside_its_docs_names_pages_by_their_ids() {
     );
     repo.commit("docs: site");
     let body = help_center(&repo, ".");
-    let steps = body.find("<Steps>").unwrap();
-    let steps_end = body.find("</Steps>").unwrap();
+    // The sidebar's order; an installation page is prose, not steps.
     let install = body.find("npm install tool\n").unwrap();
-    assert!(steps < install && install < steps_end, "{body}");
     assert!(
-        body.find("Tool keeps the state of your app.").unwrap() < steps,
+        body.find("Tool keeps the state of your app.").unwrap() < install,
         "{body}"
     );
     assert!(!body.contains("tool-from-the-readme"), "{body}");

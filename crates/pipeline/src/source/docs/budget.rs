@@ -199,7 +199,7 @@ fn left_out_list(left: &[(String, String)]) -> Vec<String> {
 
 /// What a reader sees of a document left out: its title (a path is not a name), else its
 /// file's name; brackets escaped for the link text.
-fn link_text(path: &str, title: &str) -> String {
+pub(super) fn link_text(path: &str, title: &str) -> String {
     let name = match title.trim() {
         "" => path.rsplit('/').next().unwrap_or(path),
         title => title,
@@ -235,7 +235,7 @@ fn cut(markdown: &str, budget: usize) -> Option<(&str, Option<String>)> {
 }
 
 /// A relative link target for `path`, with the characters Markdown would misread encoded.
-fn link_target(path: &str) -> String {
+pub(super) fn link_target(path: &str) -> String {
     path.replace('%', "%25")
         .replace(' ', "%20")
         .replace('(', "%28")

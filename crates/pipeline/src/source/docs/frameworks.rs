@@ -398,6 +398,17 @@ pub(super) fn is_highlight_comment(line: &str) -> bool {
     line.contains("highlight-") && MAGIC.is_match(line)
 }
 
+/// A Docusaurus code block's file marker (`// file: app/store.ts noEmit`, from its TypeScript
+/// tooling): the site shows one file per block, without the files marked `noEmit` (context
+/// for the compiler only). `Some(no_emit)` for a marker line.
+pub(super) fn file_marker(line: &str) -> Option<bool> {
+    static MARKER: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(r"^\s*//\s*file:\s*[\w./@-]{1,200}(\s+noEmit)?\s*$")
+    });
+    let found = MARKER.captures(line)?;
+    Some(found.get(1).is_some())
+}
+
 /// A line a docs build reads as a break and shows as nothing: MyST's (Jupytext's) `+++`
 /// cell break and sphinx-design's `+++` card footer rule.
 pub(super) fn is_cell_break(line: &str) -> bool {

@@ -62,14 +62,19 @@ fn without_symbols(title: &str) -> String {
 /// of ("Task is a task runner…") is preferred to one that greets or digresses ("Welcome to
 /// the guide!", "Using this package requires…").
 pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) -> Option<String> {
-    let first_listed = site.and_then(|s| {
-        docs.iter()
-            .filter_map(|d| Some((s.rank.get(&d.path)?, d)))
-            .min_by_key(|(rank, _)| **rank)
-            .map(|(_, d)| d)
-    });
-    let sources: Vec<&Prose> = first_listed
-        .into_iter()
+    // The site's first pages (a home page may hold only its hero), in its order.
+    let mut listed: Vec<(usize, &Prose)> = site
+        .map(|s| {
+            docs.iter()
+                .filter_map(|d| Some((*s.rank.get(&d.path)?, d)))
+                .collect()
+        })
+        .unwrap_or_default();
+    listed.sort_by_key(|(rank, _)| *rank);
+    let sources: Vec<&Prose> = listed
+        .iter()
+        .take(SITE_PAGES_READ)
+        .map(|(_, d)| *d)
         .chain(readme(docs))
         .chain(docs.first())
         .collect();
@@ -98,15 +103,62 @@ pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) 
         let opening: Vec<&str> = words.by_ref().take(3).collect();
         opening.first() != Some(&"welcome") && opening.iter().any(|w| names.iter().any(|n| n == w))
     };
-    sources
+    let sentences: Vec<String> = sources
         .iter()
         .flat_map(|doc| paragraphs(&doc.markdown, MAX_PARAGRAPHS))
-        .find(|sentence| names_project(sentence))
+        .map(|sentence| without_back_reference(&sentence))
+        .collect();
+    // The docs' own definition ("Pinia is a store library for Vue…") first, else the first
+    // sentence that speaks of the project.
+    let defines = |sentence: &str| {
+        let lower = sentence.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        words.iter().take(3).any(|w| names.iter().any(|n| n == w))
+            && words.windows(2).take(6).any(|pair| {
+                matches!(pair[0], "is" | "are") && matches!(pair[1], "a" | "an" | "the")
+            })
+    };
+    sentences
+        .iter()
+        .find(|sentence| defines(sentence))
+        .or_else(|| sentences.iter().find(|sentence| names_project(sentence)))
+        .cloned()
         .or_else(|| {
-            sources
-                .iter()
+            // Else the opening of the site's first page, the README or the first document:
+            // not a sentence from further in (a step's detail).
+            let first = listed.first().map(|(_, d)| *d);
+            first
+                .into_iter()
+                .chain(readme(docs))
+                .chain(docs.first())
                 .find_map(|doc| first_paragraph(&doc.markdown))
         })
+}
+
+/// Pages of a docs site read, in its order, for the sentence that introduces the project.
+const SITE_PAGES_READ: usize = 3;
+
+/// A sentence without an aside that points back at text the reader has not seen ("PDM, as
+/// described, is…" → "PDM is…").
+fn without_back_reference(sentence: &str) -> String {
+    const ASIDES: &[&str] = &[
+        ", as described,",
+        ", as mentioned,",
+        ", as noted,",
+        ", as said,",
+        ", as stated,",
+        ", as explained,",
+    ];
+    let mut out = sentence.to_string();
+    for aside in ASIDES {
+        if let Some(at) = out.to_lowercase().find(aside) {
+            out.replace_range(at..at + aside.len(), "");
+        }
+    }
+    out
 }
 
 /// Paragraphs of a document read for a sentence that names the project.

@@ -24,7 +24,7 @@ use regex::Regex;
 
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
-    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, fence_label, foreign_components,
+    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, fence_label, file_marker, foreign_components,
     foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
     is_highlight_comment, longest_backtick_run, mdbook_directive, note_dropped, site_leftovers,
     terminal_text, unresolved_include, without_doctest_flags, without_version_placeholder,
@@ -171,6 +171,8 @@ fn block(
     let mut coloured = false;
     // The prefix of the lines that mdBook hides in the open code block.
     let mut hidden: Option<String> = None;
+    // Inside a file of a code block the site does not show (`// file: x.ts noEmit`).
+    let mut unshown = false;
     let mut tabs = Tabs::default();
     let mut i = 0;
     while i < lines.len() {
@@ -180,6 +182,12 @@ fn block(
             if closes_fence(line, ch, len) {
                 fence = None;
                 hidden = None;
+                unshown = false;
+            } else if let Some(no_emit) = file_marker(line) {
+                unshown = no_emit;
+                continue;
+            } else if unshown {
+                continue;
             } else if let Some(name) = mdbook_directive(line).or_else(|| unresolved_include(line)) {
                 note_dropped(dropped, name);
                 continue;

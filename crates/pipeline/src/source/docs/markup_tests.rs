@@ -212,3 +212,14 @@ fn docusaurus_highlight_comments_leave_the_code() {
         "```ts\nimport { a } from 'b'\nconst store = a()\n<App />\n// highlight is a word here\n```"
     );
 }
+
+#[test]
+fn docusaurus_file_markers_keep_only_the_file_the_site_shows() {
+    let out = md(
+        "```ts\n// file: app/store.ts noEmit\nexport const store = {}\n// file: index.tsx\nimport { store } from './app/store'\nrender(store)\n```",
+    );
+    assert_eq!(
+        out,
+        "```ts\nimport { store } from './app/store'\nrender(store)\n```"
+    );
+}

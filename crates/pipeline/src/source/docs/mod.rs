@@ -19,6 +19,7 @@ mod selection;
 mod shortcodes;
 mod site;
 mod site_config;
+mod sphinx_toc;
 mod tabs;
 mod tidy;
 mod translations;
@@ -35,7 +36,7 @@ pub(crate) use intro::{distinct_titles, docs_intro, docs_title};
 pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
 pub(crate) use selection::{
-    MAX_PROSE_BYTES, for_dev_docs, for_help_center_around, older_versions,
+    MAX_PROSE_BYTES, for_dev_docs, for_help_center_around, for_help_center_pages, older_versions,
     without_first_paragraph_if,
 };
 pub(crate) use site::{SiteOrder, site_order};

@@ -108,6 +108,15 @@ fn block(lines: &[&str], depth: usize, styles: &mut Vec<(char, bool)>, out: &mut
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
+        // A doctest block (`>>>` to the next blank line) is code: its `...` lines are no
+        // heading's adornment.
+        if line.starts_with(">>>") {
+            while i < lines.len() && !lines[i].trim().is_empty() {
+                out.push(lines[i].to_string());
+                i += 1;
+            }
+            continue;
+        }
         // A heading: text under an adornment, optionally over one too.
         let over = adornment(line);
         if let (Some(ch), Some(text), Some(under)) = (over, lines.get(i + 1), lines.get(i + 2))
@@ -405,6 +414,17 @@ mod tests {
             to_markdown(page),
             "# MarkupSafe\n\n\nMarkupSafe escapes `<`. See :func:`escape` and [Jinja](https://jinja.pal).\n\n\n```python\nfrom markupsafe import escape\nescape(\"<\")\n```\n\n\n## Installing\n\n\n```text\npip install -U MarkupSafe\n```\n\n\n* one\n* two\n\n1. first\n\nAn example:\n\n```\n>>> 1\n1\n```\n\n\n\n:::note\nCareful.\n:::\n\n\n\n### Usage\n\nText."
         );
+    }
+
+    #[test]
+    fn a_doctest_blocks_continuation_lines_are_no_heading() {
+        let page = "It returns the object:\n\n>>> class Foo:\n...     def __init__(self, value):\n...         self.value = value\n...\n>>> Foo(1).value\n1\n\nAfter.\n";
+        let out = to_markdown(page);
+        assert!(
+            out.contains("...         self.value = value\n...\n>>> Foo(1).value"),
+            "{out}"
+        );
+        assert!(!out.contains('#'), "{out}");
     }
 
     #[test]

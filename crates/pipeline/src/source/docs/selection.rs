@@ -53,6 +53,15 @@ fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
     let chosen: Vec<Prose> = docs
         .iter()
         .filter(|doc| !is_reference(&doc.path))
+        .cloned()
+        .collect();
+    cap(for_help_center_pages(&chosen), MAX_PROSE_BYTES)
+}
+
+/// Each document as the help center shows it: a README's usage sections, a guide without its
+/// sections about sponsors and contributors.
+pub(crate) fn for_help_center_pages(docs: &[Prose]) -> Vec<Prose> {
+    docs.iter()
         .map(|doc| {
             // A README's kept sections lose what they hold for someone else too (a table of
             // contents under "Documentation").
@@ -74,8 +83,7 @@ fn for_help_center(docs: &[Prose]) -> Vec<Prose> {
                 ..doc.clone()
             }
         })
-        .collect();
-    cap(chosen, MAX_PROSE_BYTES)
+        .collect()
 }
 
 /// `markdown` without the sections (at any level, with their subsections) whose titles

@@ -20,11 +20,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::fences::{Fences, closes_fence, opens_fence};
+use super::fences::Fences;
 pub(crate) use super::site_config::front_matter_number;
 use super::site_config::{
-    config_dirs, docs_paths, front_matter_value, join, page_urls, site_title, strip_number,
+    config_dirs, docs_paths, front_matter_value, in_test_folder, join, page_urls, section_key,
+    site_config_beside, site_title, strip_number,
 };
+use super::sphinx_toc::sphinx_pages;
 
 /// Larger configuration files are not read.
 pub(crate) const MAX_CONFIG_BYTES: usize = 256 * 1024;
@@ -42,7 +44,7 @@ pub(crate) struct SiteOrder {
     /// `project`, Docusaurus's `title`).
     pub title: Option<String>,
     /// The file that made the site's order (`site/mkdocs.yml`, `website/sidebars.json`,
-    /// `docs/index.md` of a Sphinx site); empty for an order from front matter.
+    /// `docs/index.md` of a Sphinx site); for an order from front matter, the generator's configuration beside its `content/` folder, else empty.
     pub config: String,
     /// The folder of the site's pages (MkDocs' `docs_dir`, the book's `src`).
     pub root: String,
@@ -207,7 +209,13 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
         "doc/index.rst",
     ] {
         if let Some(text) = read(index) {
-            let mut order = sphinx(&text, index, pages);
+            let mut order = SiteOrder {
+                kind: "Sphinx",
+                ..SiteOrder::default()
+            };
+            sphinx_pages(read, &text, index, pages)
+                .into_iter()
+                .for_each(|page| order.push(page));
             if order.rank.len() > 1 {
                 order.config = index.to_string();
                 order.root = index.rsplit_once('/').map_or("", |(d, _)| d).to_string();
@@ -223,12 +231,13 @@ fn site_pages(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<S
 const ORDER_KEYS: [&str; 5] = ["sidebar_position", "nav_order", "nav", "weight", "order"];
 
 /// The pages that give their place in their front matter ([`ORDER_KEYS`]), in that order:
-/// across the folder when no two share a number (one sequence over the whole site), else
-/// folder by folder (each folder counting on its own). `None` when fewer than two do.
+/// across the folder when no two share a number, else section by section (a folder placed by
+/// its `_index.md`'s number). `None` when fewer than two do.
 fn front_matter_order(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> Option<SiteOrder> {
     let mut keyed: Vec<(f64, &str)> = pages
         .iter()
         .take(MAX_PAGES)
+        .filter(|page| !in_test_folder(page))
         .filter_map(|page| {
             let text = read(page)?;
             let place = ORDER_KEYS
@@ -243,16 +252,25 @@ fn front_matter_order(read: &dyn Fn(&str) -> Option<String>, pages: &[&str]) -> 
     let mut numbers: Vec<f64> = keyed.iter().map(|(n, _)| *n).collect();
     numbers.sort_by(f64::total_cmp);
     let one_sequence = numbers.windows(2).all(|w| w[0] != w[1]);
-    let folder = |page: &str| page.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    let key = section_key(&keyed);
     keyed.sort_by(|(x, a), (y, b)| {
         let by_place = x.total_cmp(y).then_with(|| natural(a, b));
-        match one_sequence {
-            true => by_place,
-            false => natural(&folder(a), &folder(b)).then(by_place),
+        if one_sequence {
+            return by_place;
         }
+        let ((pa, oa), (pb, ob)) = (key(*x, a), key(*y, b));
+        for ((wa, na), (wb, nb)) in pa.iter().zip(&pb) {
+            let by_folder = wa.total_cmp(wb).then_with(|| natural(na, nb));
+            if by_folder != Ordering::Equal {
+                return by_folder;
+            }
+        }
+        let deeper = pa.len().cmp(&pb.len());
+        deeper.then(oa.total_cmp(&ob)).then(by_place)
     });
     let mut order = SiteOrder {
         kind: "front matter",
+        config: site_config_beside(read, keyed.first().map_or("", |(_, p)| *p)),
         ..SiteOrder::default()
     };
     for (_, page) in keyed {
@@ -458,65 +476,6 @@ fn position_key(
         key.push((number, natural_key(part)));
     }
     key
-}
-
-/// A Sphinx index and its `toctree` entries (MyST fences or reStructuredText), in order.
-fn sphinx(text: &str, index: &str, pages: &[&str]) -> SiteOrder {
-    let dir = index.rsplit_once('/').map_or("", |(d, _)| d);
-    let mut order = SiteOrder {
-        kind: "Sphinx",
-        ..SiteOrder::default()
-    };
-    order.push(index.to_string());
-    let mut in_tree: Option<(bool, Option<(char, usize)>)> = None;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        match &in_tree {
-            None => {
-                if trimmed == ".. toctree::" {
-                    in_tree = Some((true, None));
-                } else if let Some((ch, len, info)) = opens_fence(line)
-                    && info.trim().starts_with("{toctree}")
-                {
-                    in_tree = Some((false, Some((ch, len))));
-                }
-                continue;
-            }
-            Some((rst, fence)) => {
-                let ended = match fence {
-                    Some((ch, len)) => closes_fence(line, *ch, *len),
-                    None => *rst && !trimmed.is_empty() && !line.starts_with([' ', '\t']),
-                };
-                if ended {
-                    in_tree = None;
-                    continue;
-                }
-            }
-        }
-        if trimmed.is_empty()
-            || trimmed.starts_with(':')
-            || trimmed == "---"
-            || trimmed.contains("://")
-        {
-            continue;
-        }
-        // `Title <path>` or `path`.
-        let entry = match trimmed.strip_suffix('>').and_then(|t| t.rsplit_once('<')) {
-            Some((_, target)) => target.trim(),
-            None => trimmed,
-        };
-        if entry.contains(':') && !entry.contains('/') {
-            continue;
-        }
-        let base = join(dir, entry.trim_start_matches('/'));
-        let found = [".md", ".rst", ".ipynb", "/index.md", "/index.rst"]
-            .iter()
-            .map(|ext| format!("{base}{ext}"))
-            .find(|p| pages.contains(&p.as_str()))
-            .unwrap_or_else(|| format!("{base}.md"));
-        order.push(found);
-    }
-    order
 }
 
 /// Paths compared with runs of digits as numbers: "2-options" before "10-instances".

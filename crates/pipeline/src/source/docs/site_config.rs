@@ -32,7 +32,8 @@ pub(super) fn site_title(
     let key = match kind {
         "MkDocs" => "site_name",
         "mdBook" | "Docusaurus" | "VitePress" => "title",
-        "front matter" => return None,
+        "front matter" if config.is_empty() => return None,
+        "front matter" => "title",
         _ => "project",
     };
     // In JavaScript an unquoted value is a name (`title: siteName`), not the title.
@@ -61,7 +62,7 @@ fn site_files(kind: &str, config: &str) -> Vec<String> {
         .rsplit_once('/')
         .map_or(String::new(), |(d, _)| format!("{d}/"));
     match kind {
-        "MkDocs" | "mdBook" | "VitePress" => vec![config.to_string()],
+        "MkDocs" | "mdBook" | "VitePress" | "front matter" => vec![config.to_string()],
         "Docusaurus" => [
             "docusaurus.config.js",
             "docusaurus.config.ts",
@@ -421,6 +422,65 @@ pub(super) fn join(base: &str, path: &str) -> String {
         }
     }
     segments.join("/")
+}
+
+/// The configuration of a static site generator whose pages sit in a `content/` folder (Zola,
+/// Hugo) beside it, for its title; empty when there is none.
+pub(super) fn site_config_beside(read: &dyn Fn(&str) -> Option<String>, page: &str) -> String {
+    let Some(at) = page.find("content/") else {
+        return String::new();
+    };
+    let dir = &page[..at];
+    ["config.toml", "zola.toml", "hugo.toml"]
+        .iter()
+        .map(|name| format!("{dir}{name}"))
+        .find(|file| read(file).is_some())
+        .unwrap_or_default()
+}
+
+/// Whether a page is in a test suite's folder (`test_site/content/`, `fixtures/`): a test's
+/// own site is no page of the docs.
+pub(super) fn in_test_folder(page: &str) -> bool {
+    page.split('/').rev().skip(1).any(|folder| {
+        let folder = folder.to_ascii_lowercase();
+        folder.starts_with("test") || matches!(folder.as_str(), "fixtures" | "__fixtures__")
+    })
+}
+
+/// The key that orders the pages of a site weighted section by section (Hugo, Zola): the
+/// (place, name) of each folder on the way to a page, a folder's place being its index
+/// page's (`_index.md`), then the page's own place, its folder's index first.
+pub(super) fn section_key(
+    keyed: &[(f64, &str)],
+) -> impl Fn(f64, &str) -> (Vec<(f64, String)>, f64) + use<> {
+    let folder = |page: &str| page.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    let is_index = |page: &str| {
+        let name = page.rsplit('/').next().unwrap_or(page);
+        matches!(name, "_index.md" | "index.md" | "_index.mdx" | "index.mdx")
+    };
+    let folder_place: HashMap<String, f64> = keyed
+        .iter()
+        .filter(|(_, page)| is_index(page))
+        .map(|(place, page)| (folder(page), *place))
+        .collect();
+    move |place: f64, page: &str| {
+        let dir = folder(page);
+        let mut parts: Vec<(f64, String)> = Vec::new();
+        let mut at = String::new();
+        for part in dir.split('/').filter(|p| !p.is_empty()) {
+            at = if at.is_empty() {
+                part.to_string()
+            } else {
+                format!("{at}/{part}")
+            };
+            parts.push((
+                folder_place.get(&at).copied().unwrap_or(f64::MAX),
+                part.to_string(),
+            ));
+        }
+        let own = if is_index(page) { f64::MIN } else { place };
+        (parts, own)
+    }
 }
 
 #[cfg(test)]

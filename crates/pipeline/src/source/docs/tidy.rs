@@ -15,7 +15,7 @@ pub(crate) fn tidy(markdown: &str) -> String {
     for line in &lines {
         let kind = if fence.is_code(line) {
             Kind::Text
-        } else if line.trim().is_empty() {
+        } else if line.trim().is_empty() || is_spacer(line) {
             Kind::Blank
         } else if let Some((level, _)) = atx_heading(line) {
             Kind::Heading(level)
@@ -77,7 +77,12 @@ pub(crate) fn tidy(markdown: &str) -> String {
             continue;
         }
         // No run of blank lines where something was taken out.
-        if kinds[i] == Kind::Blank && out.last().is_none_or(|l| l.trim().is_empty()) {
+        if kinds[i] == Kind::Blank {
+            if out.last().is_none_or(|l| l.trim().is_empty()) {
+                continue;
+            }
+            // A spacer line (`&nbsp;`) is a blank line.
+            out.push("");
             continue;
         }
         out.push(line);
@@ -91,6 +96,22 @@ enum Kind {
     Text,
     Heading(usize),
     Break,
+}
+
+/// A line that only makes room on the page (`&nbsp;`, `<br />`), which Docusaurus pages use to
+/// space their title from their text.
+fn is_spacer(line: &str) -> bool {
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        let Some(after) = ["&nbsp;", "&#160;", "<br>", "<br/>", "<br />"]
+            .iter()
+            .find_map(|spacer| rest.strip_prefix(spacer))
+        else {
+            return false;
+        };
+        rest = after.trim_start();
+    }
+    true
 }
 
 /// A thematic break: three or more of one of `-`, `*`, `_`, spaces between allowed.
@@ -118,6 +139,11 @@ mod tests {
         assert_eq!(
             tidy(text),
             "The pitch.\n\n#### Basics\n\nRead in order.\n\n#### Usage\n\nText.\n\n---\n\nMore.\n\n```\n# not a heading\n---\n```"
+        );
+        // A line that only spaces the page is a blank line.
+        assert_eq!(
+            tidy("&nbsp;\n\nText.\n\n<br /> &nbsp;\n\nMore."),
+            "Text.\n\nMore."
         );
         // A setext underline is no break, and a section with only subsections keeps them.
         let text = "#### Guide\n\n##### Part\n\nTitle\n---\n\nBody.";

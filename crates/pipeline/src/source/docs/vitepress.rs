@@ -46,7 +46,10 @@ pub(super) fn pages(
         config.get_or_insert(path);
         // The sidebar's order first (the reading order), then the pages only the nav names.
         let sidebar = text.find("sidebar").map_or("", |at| &text[at..]);
-        for part in [sidebar, text.as_str()] {
+        let nav = text.find("sidebar").map_or(text.as_str(), |at| &text[..at]);
+        let mut parts = sidebars_in_nav_order(sidebar, nav);
+        parts.push(text.as_str());
+        for part in parts {
             for found in LINK.captures_iter(part).take(MAX_LINKS) {
                 let Some(link) = found.get(1).map(|m| m.as_str()) else {
                     continue;
@@ -60,6 +63,40 @@ pub(super) fn pages(
         }
     }
     (!out.is_empty()).then(|| (config.unwrap_or_default(), out))
+}
+
+/// The sidebars of a sidebar keyed by path (`sidebar: { '/config/': […], '/guide/': […] }`) in
+/// the order the nav links to their paths (Guides before Config), each as its text; the whole
+/// sidebar as one part when it is not keyed so.
+fn sidebars_in_nav_order<'a>(sidebar: &'a str, nav: &str) -> Vec<&'a str> {
+    static KEY: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r#"['"`](/[^'"`\s]{0,200})['"`]\s*:\s*[\[{]"#));
+    let keys: Vec<(usize, &str)> = KEY
+        .captures_iter(sidebar)
+        .take(MAX_LINKS)
+        .filter_map(|c| Some((c.get(0)?.start(), c.get(1)?.as_str())))
+        .collect();
+    if keys.len() < 2 {
+        return vec![sidebar];
+    }
+    let mut blocks: Vec<(usize, &str)> = keys
+        .iter()
+        .enumerate()
+        .map(|(n, (start, key))| {
+            let end = keys.get(n + 1).map_or(sidebar.len(), |(next, _)| *next);
+            let place = nav
+                .match_indices(&format!("link: '{}", key.trim_end_matches('/')))
+                .chain(nav.match_indices(&format!("link: \"{}", key.trim_end_matches('/'))))
+                .map(|(at, _)| at)
+                .min()
+                .unwrap_or(usize::MAX);
+            (place, &sidebar[*start..end])
+        })
+        .collect();
+    blocks.sort_by_key(|(place, _)| *place);
+    let mut parts = vec![&sidebar[..keys[0].0]];
+    parts.extend(blocks.into_iter().map(|(_, block)| block));
+    parts
 }
 
 /// The page a site link means: `/guide/` → `guide/index.md`, `/api/test` → `api/test.md`.
@@ -108,5 +145,27 @@ mod tests {
             ]
         );
         assert!(super::pages(&read, "website/", &pages).is_none());
+    }
+
+    #[test]
+    fn sidebars_keyed_by_path_follow_the_nav() {
+        let config = "export default {\n  themeConfig: {\n    nav: [{ text: 'Guides', link: '/guide/' }, { text: 'Config', link: '/config/' }],\n    sidebar: {\n      '/config': [{ text: 'Config File', link: '/config/' }, { text: 'include', link: '/config/include' }],\n      '/guide': [{ text: 'Getting Started', link: '/guide/' }, { text: 'Features', link: '/guide/features' }],\n    },\n  },\n}\n";
+        let read = |path: &str| (path == "docs/.vitepress/config.ts").then(|| config.to_string());
+        let pages = [
+            "docs/config/index.md",
+            "docs/config/include.md",
+            "docs/guide/index.md",
+            "docs/guide/features.md",
+        ];
+        let (_, order) = super::pages(&read, "docs/", &pages).expect("a site");
+        assert_eq!(
+            order,
+            [
+                "docs/guide/index.md",
+                "docs/guide/features.md",
+                "docs/config/index.md",
+                "docs/config/include.md"
+            ]
+        );
     }
 }

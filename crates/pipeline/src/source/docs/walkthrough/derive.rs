@@ -3,35 +3,15 @@
 use std::ops::Range;
 
 use super::outline::{Found, Outline};
-use super::{Continued, DerivedStep, MAX_PAGES, MAX_STEPS, Walkthrough};
+use super::{DerivedStep, MAX_STEPS, Walkthrough};
 use crate::source::docs::markdown::{Prose, closes_fence, opens_fence};
 use crate::source::docs::site::SiteOrder;
 use crate::source::docs::translations::translations;
 use crate::source::docs::vocabulary::{
-    PROJECT_HEADINGS, REFERENCE_HEADINGS, SHELL_LANGUAGES, USAGE_HEADINGS, imperative,
-    matches_words,
+    PROJECT_HEADINGS, SHELL_LANGUAGES, USAGE_HEADINGS, imperative, matches_words,
 };
 use crate::source::files::PROJECT_FILES;
 use crate::source::paths::stem;
-
-/// Pages a walkthrough passes over, at most, between two of its pages.
-const MAX_PASSED: usize = 3;
-/// Pages that follow a getting-started page in a site's order without being its first task.
-const NOT_FIRST_TASKS: &[&str] = &[
-    "migrating",
-    "migrate",
-    "upgrade",
-    "api",
-    "reference",
-    "settings",
-    "configuration",
-    "config",
-    "advanced",
-    "faq",
-    "troubleshooting",
-    "migration",
-    "upgrading",
-];
 
 /// The walkthrough the documents describe, if any. `docs` are in the order of the project's
 /// docs site when it has one (`site`): then the site's own getting-started pages
@@ -140,116 +120,13 @@ pub(crate) fn derive(docs: &[Prose], site: Option<&SiteOrder>) -> Option<Walkthr
                 steps_of(tier, *rank, doc, outline).map(|(rule, found)| (i, rule, found))
             })
     })?;
-    let (rank, doc, _) = &outlines[first];
-    let mut walkthrough = Walkthrough {
+    let (_, doc, _) = &outlines[first];
+    Some(Walkthrough {
         path: doc.path.clone(),
         steps: found.steps,
         used: found.used,
         rule,
-        continued: Vec::new(),
-    };
-    // On a docs site, the walkthrough goes on through the pages that follow its first one in
-    // the site's order: further getting-started pages (quick start after installation), then
-    // one more page, the first task; never into reference or project pages.
-    if let Some(site) = site.filter(|_| *rank == 1 && listed(doc)) {
-        let mut following: Vec<(usize, usize)> = outlines
-            .iter()
-            .enumerate()
-            .filter_map(|(i, (_, d, _))| Some((*site.rank.get(&d.path)?, i)))
-            .collect();
-        following.sort_unstable();
-        let at = following
-            .iter()
-            .position(|(_, i)| *i == first)
-            .unwrap_or(following.len());
-        // Pages passed over on the way (an upgrade note, how a concept works): the walk
-        // stops when there are more.
-        let mut passed = 0;
-        for &(_, i) in following.iter().skip(at + 1) {
-            if walkthrough.continued.len() + 1 >= MAX_PAGES
-                || walkthrough.steps.len() >= MAX_STEPS
-                || passed > MAX_PASSED
-            {
-                break;
-            }
-            let (next_rank, next, outline) = &outlines[i];
-            let usage = *next_rank == 1;
-            passed += 1;
-            // A page in a reference folder (`api/test.md`, `config/`) is no task either.
-            let folders = next.path.rsplit_once('/').map_or("", |(f, _)| f);
-            if matches_words(&stem(&next.path), REFERENCE_HEADINGS)
-                || folders
-                    .split('/')
-                    .any(|f| matches_words(f, REFERENCE_HEADINGS) || f == "config")
-                || [stem(&next.path), next.title.to_lowercase()]
-                    .iter()
-                    .any(|name| matches_words(name, NOT_FIRST_TASKS))
-            {
-                continue;
-            }
-            // Any page read as a usage document: its sections are the steps; a page of
-            // alternatives ("Option 1. lint-staged", "Option 2. …") is a choice, not steps.
-            let Some((_, found)) = steps_of(&written, 1, next, outline) else {
-                continue;
-            };
-            if alternatives(&found.steps) {
-                continue;
-            }
-            // A task shows what to type or says what to do: a page with no command to run,
-            // no code an instruction introduces ("Create `greet.go`:") and no steps named by
-            // an instruction ("Add a page") is background (an essay on other tools, how a
-            // concept works), not the next step.
-            let instructions = found.steps.iter().filter(|s| imperative(&s.title)).count();
-            // One instruction in passing ("Return an error to stop early") is no task.
-            let instructed: usize = found
-                .steps
-                .iter()
-                .map(|s| instructions_in(&s.body, &s.title))
-                .sum();
-            if instructed < 2 && instructions * 2 <= found.steps.len() {
-                continue;
-            }
-            passed = 0;
-            let first_step = walkthrough.steps.len();
-            let mut found = found;
-            found.keep_first(MAX_STEPS - first_step);
-            for mut step in found.steps {
-                // The same title on another page ("Install"): named by its page too.
-                if walkthrough
-                    .steps
-                    .iter()
-                    .any(|s| s.title.eq_ignore_ascii_case(&step.title))
-                {
-                    step.title = format!("{} ({})", step.title, next.title);
-                }
-                walkthrough.steps.push(step);
-            }
-            walkthrough.continued.push(Continued {
-                path: next.path.clone(),
-                used: found.used,
-                first_step,
-            });
-            if !usage {
-                break;
-            }
-        }
-    }
-    Some(walkthrough)
-}
-
-/// Whether most of `steps` are alternatives to one another ("Option 2. pretty-quick",
-/// "Alternative: …", "Method 3").
-fn alternatives(steps: &[DerivedStep]) -> bool {
-    let named = steps
-        .iter()
-        .filter(|s| {
-            let lower = s.title.to_lowercase();
-            ["option", "alternative", "method", "approach"]
-                .iter()
-                .any(|w| lower.starts_with(w))
-        })
-        .count();
-    named >= 2 && named * 2 >= steps.len()
+    })
 }
 
 /// Whether a sentence tells its reader what to do: it starts with an instruction ("Install

@@ -280,29 +280,3 @@ fn an_index_blurb_is_no_walkthrough() {
     .expect("a walkthrough");
     assert_eq!(w.path, "docs/quickstart.md");
 }
-
-#[test]
-fn a_page_of_alternatives_does_not_continue_the_walkthrough() {
-    let site = crate::source::docs::SiteOrder {
-        kind: "MkDocs",
-        rank: [
-            ("docs/install.md".to_string(), 0),
-            ("docs/hooks.md".to_string(), 1),
-        ]
-        .into_iter()
-        .collect(),
-        ..Default::default()
-    };
-    let docs = [
-        doc(
-            "docs/install.md",
-            "## Install it\n\n```sh\nnpm i x\n```\n\n## Run it\n\nRun:\n\n```sh\nx run\n```\n",
-        ),
-        doc(
-            "docs/hooks.md",
-            "## Option 1. lint-staged\n\nRun:\n\n```sh\nnpx a\n```\n\n## Option 2. husky\n\nRun:\n\n```sh\nnpx b\n```\n",
-        ),
-    ];
-    let w = derive(&docs, Some(&site)).expect("a walkthrough");
-    assert_eq!(w.paths().collect::<Vec<_>>(), ["docs/install.md"]);
-}
