@@ -9,6 +9,7 @@ mod collect;
 mod example;
 mod extract;
 mod provenance;
+mod removed;
 mod render;
 mod request;
 mod resolve;

@@ -64,7 +64,7 @@ fn a_post_tells_the_release_in_the_words_of_the_projects_changelog() {
     // What the release means, not the package's summary once more.
     assert_eq!(
         post.description,
-        "widgets 1.1.0 has a breaking change: Widget::a; use Widget::b. It also brings new features. Read how to upgrade below."
+        "widgets 1.1.0 has a breaking change: Widget::a; use Widget::b. It also brings one new feature and fixes one bug. Read how to upgrade below."
     );
     let body = &post.mdx_body;
     assert!(!body.contains("Widgets for everyone"), "{body}");
@@ -221,11 +221,11 @@ fn a_post_leads_with_what_the_release_means_and_shows_its_new_api() {
     let post = &output.articles[0];
     assert_eq!(
         post.description,
-        "widgets 1.1.0 brings new features: it adds Console.print_json to print JSON. It also fixes bugs."
+        "widgets 1.1.0 adds Console.print_json to print JSON. It also brings one more new feature and fixes a crash on empty tables. Upgrading needs no code changes."
     );
     let body = &post.mdx_body;
     assert!(
-        body.contains("widgets 1.1.0 brings new features: it adds `Console.print_json` to print JSON. It also fixes bugs.\n"),
+        body.contains("widgets 1.1.0 adds `Console.print_json` to print JSON. It also brings one more new feature and fixes a crash on empty tables. Upgrading needs no code changes.\n"),
         "{body}"
     );
     assert!(
@@ -249,7 +249,10 @@ fn a_post_leads_with_what_the_release_means_and_shows_its_new_api() {
     tag(&repo, "v1.2.0");
     let (output, _) = generate(&repo, ".", Surface::Blog);
     let body = &output.articles[0].mdx_body;
-    assert!(body.contains("it adds `print_json` indentation."), "{body}");
+    assert!(
+        body.contains("widgets 1.2.0 adds `print_json` indentation."),
+        "{body}"
+    );
     assert!(!body.contains("For example"), "{body}");
 }
 
@@ -279,7 +282,7 @@ fn a_patch_release_post_tells_its_fix_and_the_go_it_now_requires() {
     let (output, _) = generate(&repo, ".", Surface::Blog);
     let body = &output.articles[0].mdx_body;
     assert!(
-        body.contains("x 1.4.1 is a bug-fix release: it fixes infinite loop with `split`. It requires Go 1.25.0 or later (it required 1.24.0). Read how to upgrade below.\n"),
+        body.contains("x 1.4.1 requires Go 1.25.0 or later, up from 1.24.0. It fixes infinite loop with `split`. It also fixes one other bug. Read how to upgrade below.\n"),
         "{body}"
     );
     assert!(!body.contains("It follows"), "{body}");
@@ -318,16 +321,17 @@ fn a_breaking_change_is_told_once_and_a_raised_python_is_a_step() {
     let (output, _) = generate(&repo, ".", Surface::Blog);
     let body = &output.articles[0].mdx_body;
     assert!(
-        body.contains("x 1.6.0 has breaking changes: Python 3.8 is no longer supported. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below.\n"),
+        body.contains("x 1.6.0 requires Python 3.9 or later, up from 3.8. `Hook.old` is removed; call `Hook.new`. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below.\n"),
         "{body}"
     );
-    // The description, the lede and the change; not under "How to upgrade".
+    // Only the change says it: the lede and "How to upgrade" say the new minimum instead.
     assert_eq!(
         body.matches("Python 3.8 is no longer supported").count(),
-        3,
+        1,
         "{body}"
     );
-    assert_eq!(body.matches("`Hook.old` is removed").count(), 1, "{body}");
+    // The lede names the breaking change; "How to upgrade" lists it; "What's new" does not.
+    assert_eq!(body.matches("`Hook.old` is removed").count(), 2, "{body}");
     let upgrade = &body[body.find("## How to upgrade").expect(body)..];
     assert!(
         upgrade.starts_with("## How to upgrade\n\n- Use Python 3.9 or later before upgrading: `pyproject.toml` now requires Python `>=3.9` (it required `>=3.8`).\n- `Hook.old` is removed"),
@@ -363,4 +367,71 @@ fn a_keep_a_changelog_unreleased_section_tells_the_unreleased_changes() {
     let unreleased = &unreleased[..unreleased.find("</Update>").unwrap_or(unreleased.len())];
     assert!(unreleased.contains("`b`, which reads streams."), "{body}");
     assert!(!unreleased.contains("wip on b"), "{body}");
+}
+
+/// Public API a release removes breaks users' code whatever its version says: a commit that
+/// says it deletes a deprecated package is a breaking change in the changelog, and the names
+/// the release's code no longer declares are a step of "How to upgrade" and lead the post.
+/// Tests, a Go `main` package and a Rust binary crate are no API.
+#[test]
+fn a_minor_release_that_removes_public_api_is_breaking() {
+    let mut repo = Repo::new();
+    repo.write("go.mod", "module example.com/sdk\n\ngo 1.24.0\n");
+    repo.write(
+        "sdk.go",
+        "package sdk\n\nfunc GetApiInstance() int { return 1 }\n\nfunc Keep() {}\n\nfunc Moved(a int) {}\n",
+    );
+    repo.write(
+        "pkg/pkg.go",
+        "package pkg\n\n// Deprecated: use sdk.\nfunc Old() {}\n",
+    );
+    repo.write("sdk_test.go", "package sdk\n\nfunc HelperForTests() {}\n");
+    repo.write(
+        "cmd/tool/main.go",
+        "package main\n\nfunc Run() {}\n\nfunc main() {}\n",
+    );
+    repo.write("app/Cargo.toml", "[package]\nname = \"app\"\n");
+    repo.write("app/src/main.rs", "pub fn cli() {}\nfn main() {}\n");
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    repo.remove("pkg/pkg.go");
+    repo.commit("chore: delete deprecated pkg package (#509)");
+    repo.write(
+        "sdk.go",
+        "package sdk\n\ntype EvaluationAPI struct{}\n\nfunc Keep() {}\n\nfunc Moved(a, b int) {}\n",
+    );
+    repo.write("sdk_test.go", "package sdk\n");
+    repo.write("cmd/tool/main.go", "package main\n\nfunc main() {}\n");
+    repo.write("app/src/main.rs", "fn main() {}\n");
+    repo.commit("feat: export EvaluationAPI and simplify the surface (#511)");
+    tag(&repo, "v1.1.0");
+
+    let (output, _) = generate(&repo, ".", Surface::Changelog);
+    let body = &output.articles[0].mdx_body;
+    let breaking = &body[body.find("## Breaking changes").expect(body)..];
+    assert!(
+        breaking.starts_with("## Breaking changes\n\n- Delete deprecated pkg package"),
+        "{body}"
+    );
+
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let post = &output.articles[0];
+    assert!(
+        post.description
+            .starts_with("sdk 1.1.0 removes Old and GetApiInstance."),
+        "{}",
+        post.description
+    );
+    let body = &post.mdx_body;
+    assert!(
+        body.contains(
+            "- **No longer in the public API (it was in v1.0.0): `Old`, `GetApiInstance`.**"
+        ),
+        "{body}"
+    );
+    assert!(body.contains("Delete deprecated pkg package"), "{body}");
+    for not_api in ["HelperForTests", "`Run`", "`cli`", "`Moved`", "`Keep`"] {
+        assert!(!body.contains(not_api), "{not_api}: {body}");
+    }
+    assert!(!body.contains("needs no code changes"), "{body}");
 }
