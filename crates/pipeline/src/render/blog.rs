@@ -4,7 +4,10 @@
 //! made it. A release with nothing listed has no post, and neither has a release of internal
 //! changes only (refactors: the changelog lists them, a reader of the blog has nothing to
 //! try); refactors are left out of a post's lists as well (counted with what only the
-//! changelog lists). A body of counts alone, or a post about code moving, is filler.
+//! changelog lists). A body of counts alone, or a post about code moving, is filler. Items
+//! about documentation, comments or tests come after the rest of their list. The run adds
+//! what only the repository tells: a raised toolchain, public names removed, an example,
+//! and for a short post a sentence of context per change from its commit message.
 //!
 //! "Learn more" links only to addresses that exist whoever reads the post: the forge's
 //! comparison of the release with the one before and the feature's source at the run's
@@ -69,6 +72,9 @@ pub(crate) struct Post<'a> {
     /// A short example of a new API from the repository's docs or tests (set by the run,
     /// which reads the repository: `run/example.rs`).
     pub example: Option<Example>,
+    /// A sentence of context for a listed change, by its item: what its commit message says
+    /// beyond its subject (set by the run, which reads the repository: `run/details.rs`).
+    pub context: std::collections::BTreeMap<String, String>,
     /// What the lede is written from; the run completes it (a raised toolchain, removed
     /// names) and writes the lede again ([`Post::write_lede`]).
     #[serde(skip)]
@@ -249,6 +255,7 @@ pub(crate) fn post<'a>(
                         .filter(|g| g.title == "Deprecated")
                         .flat_map(|g| &g.entries),
                 )
+                .filter(|e| !e.description.trim().is_empty())
                 .map(|e| Upgrade {
                     title: match &e.scope {
                         Some(scope) => format!("{scope}: {}", upper_first(&e.description)),
@@ -276,6 +283,9 @@ pub(crate) fn post<'a>(
     }
     // Changes without a scope come first, without a heading; then one heading per area.
     highlights.sort_by_key(|h| h.scope.is_some());
+    for h in &mut highlights {
+        h.items.sort_by_key(|i| lede::minor(i));
+    }
     let item = |e: &Entry| match &e.scope {
         Some(scope) if e.conventional => format!("{scope}: {}", upper_first(&e.description)),
         _ => upper_first(&e.description),
@@ -344,6 +354,7 @@ pub(crate) fn post<'a>(
         features: added,
         example: None,
         toolchain: Vec::new(),
+        context: Default::default(),
         facts,
     })
 }
@@ -376,6 +387,7 @@ fn written<'a>(
     let added: Vec<String> = of(Kind::Added).cloned().collect();
     // A breaking change is told once, under "How to upgrade".
     let mut highlight_items: Vec<String> = added.clone();
+    highlight_items.sort_by_key(|i| lede::minor(i));
     highlight_items.truncate(MAX_HIGHLIGHTS);
     let fixes = of(Kind::Fixed).count();
     let fixed = major_first(of(Kind::Fixed).cloned().collect());
@@ -439,6 +451,7 @@ fn written<'a>(
         features: added,
         example: None,
         toolchain: Vec::new(),
+        context: Default::default(),
         facts,
     })
 }

@@ -6,6 +6,7 @@
 //! sends notifications.
 
 mod collect;
+mod details;
 mod example;
 mod extract;
 mod provenance;

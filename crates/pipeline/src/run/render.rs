@@ -14,7 +14,7 @@ use super::provenance::{body_hash, provenance};
 use super::request::{GeneratedArticle, RunRequest};
 use super::resolve::Resolved;
 use super::titles::{plural, title_and_description};
-use super::{example, removed, toolchain, written};
+use super::{details, example, removed, toolchain, written};
 use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
 use crate::log::LogSink;
@@ -236,6 +236,7 @@ pub(super) fn render(
         let folder = feature.path.as_deref().unwrap_or("");
         toolchain::for_post(repo, post, folder, commit);
         removed::for_post(repo, post, folder, commit);
+        details::for_post(repo, post, commit);
     }
     let since_commit = req.since_commit.filter(|_| collected.history.since_found);
     let link = |path: &str, line: usize| {

@@ -435,3 +435,56 @@ fn a_minor_release_that_removes_public_api_is_breaking() {
     }
     assert!(!body.contains("needs no code changes"), "{body}");
 }
+
+/// A short post gives each change the sentence its commit message says beyond the subject,
+/// found by the pull request its changelog item links or by the commit its entry came from;
+/// a body of trailers only, or about tests, adds nothing.
+#[test]
+fn a_short_post_tells_each_change_in_the_words_of_its_commit() {
+    let mut repo = Repo::new();
+    repo.write("go.mod", "module example.com/flags\n\ngo 1.24.0\n");
+    repo.write(
+        "flags.go",
+        "package flags\n\nfunc Int() int64 { return 0 }\n",
+    );
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    repo.write(
+        "flags.go",
+        "package flags\n\nfunc Int() int64 { return 1 }\n",
+    );
+    repo.commit("fix: use int64 in IntEvaluation (#464)\n\nThe IntEvaluation method was using int, which caused\nTYPE_MISMATCH errors when users stored int64 values.\n\nSigned-off-by: A <a@example.com>\n");
+    repo.write(
+        "flags.go",
+        "package flags\n\nfunc Int() int64 { return 2 }\n",
+    );
+    repo.commit("fix: forward events from child providers\n\nSigned-off-by: B <b@example.com>\n");
+    repo.write(
+        "flags.go",
+        "package flags\n\nfunc Int() int64 { return 3 }\n",
+    );
+    repo.commit("fix: close the stream on shutdown\n\nThe tests of the stream now run in CI on every pull request.\n");
+    tag(&repo, "v1.0.1");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(
+        body.contains("- Use int64 in IntEvaluation\n\n  The IntEvaluation method was using int, which caused TYPE_MISMATCH errors when users stored int64 values.\n"),
+        "{body}"
+    );
+    assert!(!body.contains("Signed-off-by"), "{body}");
+    assert!(!body.contains("in CI"), "{body}");
+
+    // An item of the project's changelog finds its commit by the pull request it links.
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.0.2\n\n### Fixed\n\n- Retry a lost connection ([#470](https://github.com/acme/flags/pull/470))\n\n## 1.0.1\n\n- Fixes.\n",
+    );
+    repo.commit("fix: retry a lost connection (#470)\n\nA connection dropped by the server was never opened again, so every later evaluation returned its default value.\n");
+    tag(&repo, "v1.0.2");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(
+        body.contains("\n\n  A connection dropped by the server was never opened again, so every later evaluation returned its default value.\n"),
+        "{body}"
+    );
+}

@@ -4,6 +4,7 @@
 //! parsers or else its changelog tool's configuration, the built-in rules). Walks are
 //! bounded: [`MAX_COMMITS`] listed, [`MAX_WALKED`] walked, [`tags::MAX_TAGS`] tags read.
 
+mod bodies;
 mod chores;
 mod conventional;
 mod handwritten;
@@ -17,6 +18,7 @@ mod tags;
 mod tools;
 mod walk;
 
+pub(crate) use bodies::body_sentence;
 pub(crate) use conventional::has_known_type;
 pub(crate) use handwritten::changelog_file;
 pub(crate) use notes::{Changelog, Entry, ReleaseNotes, entry, notes};
