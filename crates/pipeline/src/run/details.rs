@@ -2,7 +2,7 @@
 //! says beyond its subject (`source::history::body_sentence`), never invented. A change is
 //! found by the pull request or commit its item links (the project's changelog), else by the
 //! commit its entry came from. A post of more than [`MAX_ITEMS`] changes has no room for them;
-//! one whose commits say nothing more stays short.
+//! one whose commits say nothing more, or only say the item again, stays short.
 
 use git2::{Oid, Repository};
 use regex::Regex;
@@ -13,7 +13,7 @@ use super::toolchain::release_commits;
 use crate::builtin::regex as builtin;
 use crate::render::blog::Post;
 use crate::render::lede;
-use crate::source::history::body_sentence;
+use crate::source::history::{body_sentence, repeats};
 
 /// A post listing more changes than this gets no context sentences.
 const MAX_ITEMS: usize = 6;
@@ -105,8 +105,8 @@ pub(crate) fn for_post(repo: &Repository, post: &mut Post, commit: &str) {
         let message = found.message().unwrap_or("");
         let subject = found.summary().ok().flatten().unwrap_or("");
         // Context about documentation, tests or CI is not for users, nor is such an item's.
-        if let Some(sentence) =
-            body_sentence(message, subject).filter(|s| !lede::minor(&item) && !lede::minor(s))
+        if let Some(sentence) = body_sentence(message, subject)
+            .filter(|s| !lede::minor(&item) && !lede::minor(s) && !repeats(s, &item))
         {
             post.context.insert(item, sentence);
         }

@@ -75,6 +75,28 @@ pub(crate) fn body_sentence(message: &str, subject: &str) -> Option<String> {
         })
 }
 
+/// Words that say nothing of what a change is about.
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "that", "this", "these", "are", "was", "were", "when", "than",
+    "from", "into", "not", "but", "its", "has", "have", "can", "now", "all", "any",
+];
+
+/// Whether `sentence` mostly says again what `item` says: half or more of its words (of
+/// three letters or more, [`STOP_WORDS`] aside) are in the item.
+pub(crate) fn repeats(sentence: &str, item: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() >= 3)
+            .map(str::to_lowercase)
+            .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+            .collect()
+    };
+    let said = words(item);
+    let new = words(sentence);
+    let again = new.iter().filter(|w| said.contains(w)).count();
+    !new.is_empty() && again * 2 >= new.len()
+}
+
 /// The first sentence of `text`, with the second when both fit in [`MAX_SENTENCE`]; `None`
 /// when the first is longer, or leads into a list (ends with a colon) or has no full stop.
 fn sentences(text: &str) -> Option<String> {
@@ -139,6 +161,14 @@ mod tests {
                 "{message}"
             );
         }
+        assert!(repeats(
+            "This adds a new CheckPreWriteHook type and a Before method on CheckedEntry that allows transforming the Entry and Fields before they are written to any registered Cores.",
+            "Add `zapcore.CheckPreWriteHook` and `CheckedEntry.Before` method for transforming entries before they are written to any Cores. (#1534)"
+        ));
+        assert!(!repeats(
+            "The IntEvaluation method was using genericResolve[int] which caused TYPE_MISMATCH errors when users stored int64 values in Variants.",
+            "memprovider: Use int64 type in IntEvaluation to match API (#464)"
+        ));
         assert_eq!(
             body_sentence(
                 "fix: x\n\nThis PR makes the reader stop at the end of a stream.",

@@ -18,7 +18,7 @@ mod tags;
 mod tools;
 mod walk;
 
-pub(crate) use bodies::body_sentence;
+pub(crate) use bodies::{body_sentence, repeats};
 pub(crate) use conventional::has_known_type;
 pub(crate) use handwritten::changelog_file;
 pub(crate) use notes::{Changelog, Entry, ReleaseNotes, entry, notes};
