@@ -194,6 +194,12 @@ pub(super) fn render(
         );
         written::tag_written_releases(&mut notes.releases, collected, forge.as_ref());
     }
+    removed::for_changelog(
+        repo,
+        &mut notes.releases,
+        feature.path.as_deref().unwrap_or(""),
+        commit,
+    );
     if surfaces.contains(&Surface::Changelog) {
         written::pending_changes(
             repo,

@@ -370,16 +370,17 @@ fn a_keep_a_changelog_unreleased_section_tells_the_unreleased_changes() {
 }
 
 /// Public API a release removes breaks users' code whatever its version says: a commit that
-/// says it deletes a deprecated package is a breaking change in the changelog, and the names
-/// the release's code no longer declares are a step of "How to upgrade" and lead the post.
-/// Tests, a Go `main` package and a Rust binary crate are no API.
+/// says it deletes a deprecated package, or whose diff removes exported names the release no
+/// longer has, is a breaking change that names them; where the project's changelog says
+/// nothing of them, the post's "How to upgrade" lists them and its lede says so. Tests, a Go
+/// `main` package, a method of an unexported type and a Rust binary crate are no API.
 #[test]
 fn a_minor_release_that_removes_public_api_is_breaking() {
     let mut repo = Repo::new();
     repo.write("go.mod", "module example.com/sdk\n\ngo 1.24.0\n");
     repo.write(
         "sdk.go",
-        "package sdk\n\nfunc GetApiInstance() int { return 1 }\n\nfunc Keep() {}\n\nfunc Moved(a int) {}\n",
+        "package sdk\n\nfunc GetApiInstance() int { return 1 }\n\nfunc Keep() {}\n\nfunc Moved(a int) {}\n\nfunc (a *api) Hidden() {}\n",
     );
     repo.write(
         "pkg/pkg.go",
@@ -413,27 +414,50 @@ fn a_minor_release_that_removes_public_api_is_breaking() {
         breaking.starts_with("## Breaking changes\n\n- Delete deprecated pkg package"),
         "{body}"
     );
+    assert!(
+        breaking.contains("Export EvaluationAPI and simplify the surface"),
+        "{body}"
+    );
+    assert!(breaking.contains("  Removes `GetApiInstance`.\n"), "{body}");
+    for not_api in [
+        "HelperForTests",
+        "`Run`",
+        "`cli`",
+        "`Moved`",
+        "`Keep`",
+        "Hidden",
+    ] {
+        assert!(!body.contains(not_api), "{not_api}: {body}");
+    }
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(body.contains("Removes `GetApiInstance`."), "{body}");
+    assert!(!body.contains("needs no code changes"), "{body}");
 
+    // The project's changelog calls the release's only change a feature.
+    repo.write(
+        "sdk.go",
+        "package sdk\n\ntype EvaluationAPI struct{}\n\nfunc Moved(a, b int) {}\n",
+    );
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.2.0\n\n### Features\n\n- Simpler evaluation API (#520)\n\n## 1.1.0\n\n- Second.\n",
+    );
+    repo.commit("feat: simpler evaluation API (#520)");
+    tag(&repo, "v1.2.0");
     let (output, _) = generate(&repo, ".", Surface::Blog);
     let post = &output.articles[0];
     assert!(
-        post.description
-            .starts_with("sdk 1.1.0 removes Old and GetApiInstance."),
+        post.description.starts_with("sdk 1.2.0 removes Keep."),
         "{}",
         post.description
     );
-    let body = &post.mdx_body;
     assert!(
-        body.contains(
-            "- **No longer in the public API (it was in v1.0.0): `Old`, `GetApiInstance`.**"
-        ),
-        "{body}"
+        post.mdx_body
+            .contains("- No longer in the public API (it was in v1.1.0): `Keep`.\n"),
+        "{}",
+        post.mdx_body
     );
-    assert!(body.contains("Delete deprecated pkg package"), "{body}");
-    for not_api in ["HelperForTests", "`Run`", "`cli`", "`Moved`", "`Keep`"] {
-        assert!(!body.contains(not_api), "{not_api}: {body}");
-    }
-    assert!(!body.contains("needs no code changes"), "{body}");
 }
 
 /// A short post gives each change the sentence its commit message says beyond the subject,

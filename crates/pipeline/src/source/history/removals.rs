@@ -67,7 +67,11 @@ pub(crate) fn commit_removes(kind: &str, description: &str) -> bool {
 
 /// Declarations of public API, one pattern per language; the name is the first group.
 static GO_DECL: LazyLock<Regex> = LazyLock::new(|| {
-    builtin(r"^(?:func\s+(?:\([^)]*\)\s*)?|type\s+|(?:var|const)\s+)([A-Z][A-Za-z0-9_]*)")
+    // A method counts only on an exported type (`Type.Method`): an unexported type's methods
+    // are no API of their own.
+    builtin(
+        r"^(?:func\s+(?:\(\s*(?:\w+\s+)?\*?\s*([A-Z]\w*)(?:\[[^\]]*\])?\s*\)\s*)?|type\s+|(?:var|const)\s+)([A-Z][A-Za-z0-9_]*)",
+    )
 });
 static RUST_DECL: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
@@ -82,10 +86,26 @@ static TS_DECL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The name a line declares: the last group of `pattern`, after its receiver's type for a
+/// Go method (`Client.Close`).
+fn declared_name(pattern: &Regex, line: &str) -> Option<String> {
+    let c = pattern.captures(line)?;
+    let name = c.get(c.len() - 1)?.as_str();
+    Some(match c.get(1).filter(|_| c.len() == 3) {
+        Some(receiver) => format!("{}.{name}", receiver.as_str()),
+        None => name.to_string(),
+    })
+}
+
 /// The declaration pattern for a file of public API under `folder`; `None` for anything
 /// else (see the module).
 fn pattern(path: &str, folder: &str) -> Option<&'static Regex> {
-    if is_test_file(path) || is_hidden_internal(path, folder) || is_non_api(path, folder) {
+    let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    if is_test_file(path)
+        || is_hidden_internal(path, folder)
+        || is_non_api(path, folder)
+        || file.contains("mock")
+    {
         return None;
     }
     let ext = path.rsplit_once('.').map(|(_, e)| e)?;
@@ -146,7 +166,7 @@ pub(crate) fn removed_names(repo: &Repository, from: Oid, to: Oid, folder: &str)
             };
             let text = String::from_utf8_lossy(line.content());
             // A Python method (indented) is no top-level name.
-            let Some(name) = pattern.captures(&text).map(|c| c[1].to_string()) else {
+            let Some(name) = declared_name(pattern, &text) else {
                 return true;
             };
             match line.origin() {
@@ -258,12 +278,20 @@ mod tests {
 
     #[test]
     fn declarations_by_language() {
-        let name = |re: &Regex, line: &str| re.captures(line).map(|c| c[1].to_string());
+        let name = |re: &Regex, line: &str| declared_name(re, line);
         assert_eq!(
             name(
                 &GO_DECL,
                 "func (api *evaluationAPI) GetApiInstance() IEvaluation {"
             ),
+            None
+        );
+        assert_eq!(
+            name(&GO_DECL, "func (c *Client) Close() error {"),
+            Some("Client.Close".into())
+        );
+        assert_eq!(
+            name(&GO_DECL, "func GetApiInstance() IEvaluation {"),
             Some("GetApiInstance".into())
         );
         assert_eq!(name(&GO_DECL, "func helper() {"), None);
