@@ -31,13 +31,13 @@ static REMOVAL: LazyLock<Regex> = LazyLock::new(|| {
 /// What a user's code names: a code span, or a word for a piece of API.
 static API: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
-        r"(?i)`[^`]+`|\b(?:functions?|methods?|types?|class(?:es)?|structs?|traits?|interfaces?|enums?|packages?|modules?|fields?|options?|arguments?|parameters?|flags?|commands?|api|apis|exports?|alias(?:es)?|endpoints?|propert(?:y|ies)|attributes?|constants?|macros?|settings?|deprecated|support\s+for)\b",
+        r"(?i)`[^`]+`|\b(?:functions?|methods?|types?|class(?:es)?|structs?|traits?|interfaces?|enums?|packages?|modules?|fields?|options?|arguments?|parameters?|flags?|commands?|api|apis|exports?|alias(?:es)?|endpoints?|propert(?:y|ies)|attributes?|constants?|macros?|settings?|support\s+for)\b",
     )
 });
 /// ... unless it is about something no user's code names.
 static NOT_API: LazyLock<Regex> = LazyLock::new(|| {
     builtin(
-        r"(?i)\b(?:unused|dead\s+code|redundant|unnecessary|duplicated?|internal|private|debug|tests?|testing|ci|docs?|documentation|comments?|typos?|lint|warnings?|workflows?|dependenc(?:y|ies)|deps|changelog|readme|examples?)\b",
+        r"(?i)\b(?:unused|dead\s+code|redundant|unnecessary|duplicated?|internal|private|debug|tests?|testing|ci|docs?|documentation|comments?|typos?|lint|warnings?|workflows?|dependenc(?:y|ies)|deps|changelog|readme|examples?|metadata)\b",
     )
 });
 
@@ -51,7 +51,8 @@ pub(crate) fn says_removal(text: &str, fix: bool) -> bool {
     }
     if fix {
         let lower = text.to_ascii_lowercase();
-        return lower.contains("deprecated") || lower.contains("support for");
+        return (lower.contains("deprecated") && API.is_match(text))
+            || lower.contains("support for");
     }
     API.is_match(text)
 }
@@ -273,6 +274,10 @@ mod tests {
         assert!(!says_removal("Remove double escaping of `x`", true));
         assert!(says_removal("Remove deprecated `Config.old`", true));
         assert!(!says_removal("Add `Widget::b`", false));
+        assert!(!says_removal(
+            "Remove deprecated Cargo authors metadata (#2611)",
+            false
+        ));
         assert!(!says_removal("Removed a crash on empty input", false));
     }
 
