@@ -2,7 +2,9 @@
 //! says beyond its subject (`source::history::body_sentence`), never invented. A change is
 //! found by the pull request or commit its item links (the project's changelog), else by the
 //! commit its entry came from. A post of more than [`MAX_ITEMS`] changes has no room for them;
-//! one whose commits say nothing more, or only say the item again, stays short.
+//! one whose commits say nothing more, or only say the item again, stays short. An item of
+//! the project's changelog whose change touched only CI, tests or contributor documents
+//! leaves the post (the changelog keeps it).
 
 use git2::{Oid, Repository};
 use regex::Regex;
@@ -13,10 +15,14 @@ use super::toolchain::release_commits;
 use crate::builtin::regex as builtin;
 use crate::render::blog::Post;
 use crate::render::lede;
-use crate::source::history::{body_sentence, repeats};
+use crate::source::history::{body_sentence, is_chore_path, repeats};
 
 /// A post listing more changes than this gets no context sentences.
 const MAX_ITEMS: usize = 6;
+/// Items of a post looked up at most (for CI-only changes; context needs fewer).
+const MAX_CHECKED: usize = 60;
+/// Files of a commit looked at most: a larger change is not housekeeping alone.
+const MAX_FILES: usize = 500;
 /// Commits of the release read at most.
 const MAX_COMMITS: usize = 2_000;
 
@@ -36,7 +42,7 @@ pub(crate) fn for_post(repo: &Repository, post: &mut Post, commit: &str) {
         .chain(&post.changes)
         .cloned()
         .collect();
-    if items.is_empty() || items.len() > MAX_ITEMS {
+    if items.is_empty() || items.len() > MAX_CHECKED {
         return;
     }
     let Some((at, previous)) = release_commits(repo, post, commit) else {
@@ -74,6 +80,7 @@ pub(crate) fn for_post(repo: &Repository, post: &mut Post, commit: &str) {
                 .collect()
         })
         .unwrap_or_default();
+    let short = items.len() <= MAX_ITEMS;
     for item in items {
         let linked = PULL
             .captures_iter(&item)
@@ -99,6 +106,15 @@ pub(crate) fn for_post(repo: &Repository, post: &mut Post, commit: &str) {
         let Some(found) = linked.and_then(|o| repo.find_commit(o).ok()) else {
             continue;
         };
+        // An item of the project's changelog whose change touched only CI, tests or
+        // contributor documents is no news for users ("Add auto-merge required gate").
+        if post.markdown && chores_only(repo, &found) {
+            drop_item(post, &item);
+            continue;
+        }
+        if !short {
+            continue;
+        }
         if found.parent_count() > 1 {
             continue;
         }
@@ -111,4 +127,44 @@ pub(crate) fn for_post(repo: &Repository, post: &mut Post, commit: &str) {
             post.context.insert(item, sentence);
         }
     }
+}
+
+/// Whether every file `commit` changes (against its first parent) is a test, CI or lint
+/// configuration or a document for contributors.
+fn chores_only(repo: &Repository, commit: &git2::Commit) -> bool {
+    let Some(parent) = commit.parents().next() else {
+        return false;
+    };
+    let (Ok(old), Ok(new)) = (parent.tree(), commit.tree()) else {
+        return false;
+    };
+    let Ok(diff) = repo.diff_tree_to_tree(Some(&old), Some(&new), None) else {
+        return false;
+    };
+    let count = diff.deltas().len();
+    count > 0
+        && count <= MAX_FILES
+        && diff.deltas().all(|d| {
+            d.new_file()
+                .path()
+                .or_else(|| d.old_file().path())
+                .and_then(|p| p.to_str())
+                .is_some_and(is_chore_path)
+        })
+}
+
+/// Takes `item` out of the post's lists and out of what its lede is written from.
+fn drop_item(post: &mut Post, item: &str) {
+    for h in &mut post.highlights {
+        h.items.retain(|i| i != item);
+    }
+    post.highlights.retain(|h| !h.items.is_empty());
+    post.fixed.retain(|i| i != item);
+    post.changes.retain(|i| i != item);
+    let facts = &mut post.facts;
+    for list in [&mut facts.added, &mut facts.fixed, &mut facts.other] {
+        list.retain(|i| i != item);
+    }
+    post.unlisted += 1;
+    post.write_lede();
 }

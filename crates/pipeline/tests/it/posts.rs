@@ -512,3 +512,33 @@ fn a_short_post_tells_each_change_in_the_words_of_its_commit() {
         "{body}"
     );
 }
+
+/// An item of the project's changelog whose pull request touched only CI is no news for the
+/// post's readers: it leaves the post's lists and lede (the changelog keeps it).
+#[test]
+fn a_changelog_item_whose_change_touched_only_ci_leaves_the_post() {
+    let mut repo = Repo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"tui\"\n");
+    repo.write("src/lib.rs", "pub fn draw() {}\n");
+    repo.commit("first version");
+    tag(&repo, "v0.30.1");
+    repo.write(".github/workflows/merge.yml", "on: pull_request\n");
+    repo.commit("Add auto-merge required gate (#2596)");
+    repo.write("src/lib.rs", "pub fn draw() { /* clip */ }\n");
+    repo.commit("fix(scrollbar): keep the thumb within the track (#2594)");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 0.30.2\n\n### Bug Fixes\n\n- *(scrollbar)* Keep the thumb within the track [#2594](https://github.com/o/tui/pull/2594)\n\n### Other\n\n- Add auto-merge required gate [#2596](https://github.com/o/tui/pull/2596)\n\n## 0.30.1\n\n- First.\n",
+    );
+    repo.commit("release 0.30.2");
+    tag(&repo, "v0.30.2");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(body.contains("Keep the thumb within the track"), "{body}");
+    assert!(!body.contains("auto-merge"), "{body}");
+    assert!(!body.contains("## Other changes"), "{body}");
+    assert!(
+        body.contains("One more change is in the changelog."),
+        "{body}"
+    );
+}

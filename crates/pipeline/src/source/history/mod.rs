@@ -19,6 +19,7 @@ mod tools;
 mod walk;
 
 pub(crate) use bodies::{body_sentence, repeats};
+pub(crate) use chores::is_chore_path;
 pub(crate) use conventional::has_known_type;
 pub(crate) use handwritten::changelog_file;
 pub(crate) use notes::{Changelog, Entry, ReleaseNotes, entry, notes};
