@@ -4,7 +4,10 @@
 //! made it. A release with nothing listed has no post, and neither has a release of internal
 //! changes only (refactors: the changelog lists them, a reader of the blog has nothing to
 //! try); refactors are left out of a post's lists as well (counted with what only the
-//! changelog lists). A body of counts alone, or a post about code moving, is filler.
+//! changelog lists). A body of counts alone, or a post about code moving, is filler. Items
+//! about documentation, comments or tests come after the rest of their list. The run adds
+//! what only the repository tells: a raised toolchain, public names removed, an example,
+//! and for a short post a sentence of context per change from its commit message.
 //!
 //! "Learn more" links only to addresses that exist whoever reads the post: the forge's
 //! comparison of the release with the one before and the feature's source at the run's
@@ -69,6 +72,22 @@ pub(crate) struct Post<'a> {
     /// A short example of a new API from the repository's docs or tests (set by the run,
     /// which reads the repository: `run/example.rs`).
     pub example: Option<Example>,
+    /// A sentence of context for a listed change, by its item: what its commit message says
+    /// beyond its subject (set by the run, which reads the repository: `run/details.rs`).
+    pub context: std::collections::BTreeMap<String, String>,
+    /// What the lede is written from; the run completes it (a raised toolchain, removed
+    /// names) and writes the lede again ([`Post::write_lede`]).
+    #[serde(skip)]
+    pub facts: lede::Facts,
+}
+
+impl Post<'_> {
+    /// Writes the lede from [`Post::facts`]; a first release is introduced instead.
+    pub(crate) fn write_lede(&mut self) {
+        if !self.introducing {
+            self.lede = lede::lede(&self.facts);
+        }
+    }
 }
 
 /// A snippet of the repository's documentation or tests that shows a new API.
@@ -236,6 +255,7 @@ pub(crate) fn post<'a>(
                         .filter(|g| g.title == "Deprecated")
                         .flat_map(|g| &g.entries),
                 )
+                .filter(|e| !e.description.trim().is_empty())
                 .map(|e| Upgrade {
                     title: match &e.scope {
                         Some(scope) => format!("{scope}: {}", upper_first(&e.description)),
@@ -263,6 +283,9 @@ pub(crate) fn post<'a>(
     }
     // Changes without a scope come first, without a heading; then one heading per area.
     highlights.sort_by_key(|h| h.scope.is_some());
+    for h in &mut highlights {
+        h.items.sort_by_key(|i| lede::minor(i));
+    }
     let item = |e: &Entry| match &e.scope {
         Some(scope) if e.conventional => format!("{scope}: {}", upper_first(&e.description)),
         _ => upper_first(&e.description),
@@ -295,18 +318,21 @@ pub(crate) fn post<'a>(
         strings(&|e| !e.breaking && e.group.as_deref() == Some("Fixed")),
         strings(&|e| !e.breaking && !matches!(e.group.as_deref(), Some("Added" | "Fixed"))),
     );
-    let lede = lede(
-        &subject,
-        name,
-        introducing,
-        version.is_some(),
-        &lede::Kinds {
-            breaking: breaking.iter().map(String::as_str).collect(),
-            added: added.iter().map(String::as_str).collect(),
-            fixed: fixed_all.iter().map(String::as_str).collect(),
-            other: other.iter().map(String::as_str).collect(),
-        },
-    );
+    let facts = lede::Facts {
+        subject: subject.clone(),
+        released: version.is_some(),
+        breaking,
+        added: added.clone(),
+        fixed: fixed_all,
+        deprecated: entries()
+            .filter(|e| !e.breaking && e.group.as_deref() == Some("Deprecated"))
+            .count(),
+        other,
+        requires: Vec::new(),
+        removed: Vec::new(),
+        compatible: compatible(release_ref),
+    };
+    let lede = lede(&subject, name, introducing, &facts);
     let related = related(feature, release_ref, forge, commit);
     let (contributors, others) = thanked(release_ref);
     Ok(Post {
@@ -328,6 +354,8 @@ pub(crate) fn post<'a>(
         features: added,
         example: None,
         toolchain: Vec::new(),
+        context: Default::default(),
+        facts,
     })
 }
 
@@ -359,6 +387,7 @@ fn written<'a>(
     let added: Vec<String> = of(Kind::Added).cloned().collect();
     // A breaking change is told once, under "How to upgrade".
     let mut highlight_items: Vec<String> = added.clone();
+    highlight_items.sort_by_key(|i| lede::minor(i));
     highlight_items.truncate(MAX_HIGHLIGHTS);
     let fixes = of(Kind::Fixed).count();
     let fixed = major_first(of(Kind::Fixed).cloned().collect());
@@ -375,21 +404,26 @@ fn written<'a>(
     let unlisted = items
         .len()
         .saturating_sub(listed + of(Kind::Deprecated).count() + of(Kind::Breaking).count());
-    let lede = lede(
-        &subject,
-        &name,
-        introducing,
-        release.version.is_some(),
-        &lede::Kinds {
-            breaking: of(Kind::Breaking).map(String::as_str).collect(),
-            added: added.iter().map(String::as_str).collect(),
-            fixed: of(Kind::Fixed).map(String::as_str).collect(),
-            other: of(Kind::Changed)
-                .chain(of(Kind::Deprecated))
-                .map(String::as_str)
-                .collect(),
-        },
-    );
+    let strings = |kinds: &[Kind]| -> Vec<String> {
+        items
+            .iter()
+            .filter(|(k, _)| kinds.contains(k))
+            .map(|(_, t)| t.clone())
+            .collect()
+    };
+    let facts = lede::Facts {
+        subject: subject.clone(),
+        released: release.version.is_some(),
+        breaking: strings(&[Kind::Breaking]),
+        added: added.clone(),
+        fixed: strings(&[Kind::Fixed]),
+        other: strings(&[Kind::Changed, Kind::Deprecated]),
+        deprecated: of(Kind::Deprecated).count(),
+        requires: Vec::new(),
+        removed: Vec::new(),
+        compatible: compatible(release),
+    };
+    let lede = lede(&subject, &name, introducing, &facts);
     let (contributors, others) = thanked(release);
     Ok(Post {
         title,
@@ -417,6 +451,8 @@ fn written<'a>(
         features: added,
         example: None,
         toolchain: Vec::new(),
+        context: Default::default(),
+        facts,
     })
 }
 
@@ -473,18 +509,41 @@ fn related(
     related
 }
 
-/// `subject`: "log 0.4.33", "src/macros.rs in log 0.4.33", or the name alone (`released`
-/// false: the changes after the newest tag). What the release is for a user and its most
-/// important change ([`lede`](super::lede)); a first release is introduced.
-fn lede(
-    subject: &str,
-    name: &str,
-    introducing: bool,
-    released: bool,
-    kinds: &lede::Kinds,
-) -> String {
+/// `subject`: "log 0.4.33", "src/macros.rs in log 0.4.33", or the name alone (changes not
+/// released yet). What the release is for a user and its most important change
+/// ([`lede`](super::lede)); a first release is introduced.
+fn lede(subject: &str, name: &str, introducing: bool, facts: &lede::Facts) -> String {
     if introducing {
         return format!("{subject} is the first release of {name}.");
     }
-    lede::lede(subject, released, kinds)
+    lede::lede(facts)
+}
+
+/// Whether semantic versioning promises that `release` breaks nothing: a patch release, or a
+/// minor one from 1.0 on, judged against the version of the tag before it.
+fn compatible(release: &ReleaseNotes) -> bool {
+    let numbers = |v: &str| -> Option<(u64, u64, u64)> {
+        let v = v.trim_start_matches(|c: char| !c.is_ascii_digit());
+        let core = v.split(['-', '+']).next()?;
+        let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+        Some((
+            parts.next()??,
+            parts.next()??,
+            parts.next().flatten().unwrap_or(0),
+        ))
+    };
+    let previous = release.previous_tag.as_deref().and_then(|t| {
+        // The version at the end of a tag ("pkg-v1.2.3", "@scope/pkg@1.2.3").
+        let start = t
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+')))
+            .map_or(0, |i| i + 1);
+        let tail = &t[start..];
+        let at = tail.find(|c: char| c.is_ascii_digit())?;
+        numbers(&tail[at..])
+    });
+    let (Some(now), Some(before)) = (release.version.as_deref().and_then(numbers), previous) else {
+        return false;
+    };
+    let prerelease = release.version.as_deref().is_some_and(|v| v.contains('-'));
+    !prerelease && now > before && now.0 == before.0 && (now.1 == before.1 || now.0 >= 1)
 }

@@ -1,33 +1,52 @@
-//! The first paragraph of a release post: what kind of release it is for a user (breaking,
-//! new features, fixes only, dependency updates only, other changes) and its most important
-//! change, named in the words of the entry itself. Never a count of entries, never a claim
-//! the entries do not make.
+//! The first paragraph of a release post: what the release means for a user of the package,
+//! built from what it holds. First what a user must act on (a raised minimum toolchain,
+//! public names removed, a breaking change), else its most important entry, as a sentence
+//! about the release ("rich 14.3.3 fixes …", "With pluggy 1.6.0, Python 3.8 is no longer
+//! supported."); then what else it holds, in words ("It also fixes two other bugs."); then
+//! what upgrading asks: "Read how to upgrade below.", or, for a release semantic versioning
+//! calls compatible (a patch, or a minor release from 1.0 on) with nothing to act on, that
+//! it needs no code changes. Never a label, never a count of entries alone, never a claim the
+//! entries do not make, never a reference to an older release.
 //!
-//! The change named is of its kind, in the release's order (the project's own order, or the
-//! commits'): passing over entries about documentation, comments, typos or tests (by their
-//! words or their scope) and entries too long for one sentence, the first that starts with a
-//! verb, else the first that is a sentence of its own, else the first. An entry that starts
-//! with a verb is told as "it fixes …" ("Fixed …", "Fix …" and "Fixes …" alike); any other
-//! follows the colon in its own words, with its next sentence when that is short ("Source
-//! code has been migrated to TypeScript. From now on type declarations …"). No label, no
-//! template sentence, no reference to an older release.
+//! The entry named is of the most important kind, in the release's order (the project's own
+//! order, or the commits'): passing over entries about documentation, comments, typos or
+//! tests (by their words or their scope) and entries too long for one sentence, the first
+//! short one that starts with a verb, else the first that starts with a verb, else the first
+//! that is a sentence of its own, else the first. Its next sentence follows when it is short
+//! ("From now on type declarations …").
 
 use regex::Regex;
 use std::sync::LazyLock;
 
 use crate::builtin::regex as builtin;
 
-/// The entries of a release, by what they are to a user, each in the release's order.
-#[derive(Debug, Default)]
-pub(crate) struct Kinds<'a> {
-    pub breaking: Vec<&'a str>,
-    pub added: Vec<&'a str>,
-    pub fixed: Vec<&'a str>,
-    pub other: Vec<&'a str>,
+/// What a release holds, for its lede: its entries by what they are to a user (each in the
+/// release's order), and what the run learns from the repository (a raised minimum
+/// toolchain, public names the release removes). Owned, so that the run can complete it
+/// before the lede is written.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Facts {
+    /// "log 0.4.33", or the package's name for changes not released yet (`released` false).
+    pub subject: String,
+    pub released: bool,
+    pub breaking: Vec<String>,
+    pub added: Vec<String>,
+    pub fixed: Vec<String>,
+    pub other: Vec<String>,
+    /// Deprecations (also counted in `other`): something to act on when upgrading.
+    pub deprecated: usize,
+    /// Raised minimum toolchains in plain words: "Go 1.25.0 or later, up from 1.24.0".
+    pub requires: Vec<String>,
+    /// Public names the release removes without a breaking entry saying so, as code.
+    pub removed: Vec<String>,
+    /// Semantic versioning says nothing breaks: a patch release, or a minor one from 1.0 on.
+    pub compatible: bool,
 }
 
 /// An entry named in the lede is at most this long (bytes, after cleaning).
 const MAX_NAMED: usize = 220;
+/// An entry this short is named before a longer one of the same kind.
+const MAX_SHORT: usize = 140;
 
 /// "scope: Text", as a post shows an entry with a scope.
 static SCOPE: LazyLock<Regex> =
@@ -288,10 +307,19 @@ fn pick(entries: &[&str]) -> Option<Named> {
     let major = |n: &&Named| {
         !MINOR.is_match(&n.text) && !n.scope.as_deref().is_some_and(|s| MINOR.is_match(s))
     };
+    // A short entry reads better as the first sentence of a post.
+    let short = |n: &&Named| n.text.len() <= MAX_SHORT;
     candidates
         .iter()
         .filter(major)
+        .filter(short)
         .find(|n| verb_first(&n.text).is_some())
+        .or_else(|| {
+            candidates
+                .iter()
+                .filter(major)
+                .find(|n| verb_first(&n.text).is_some())
+        })
         .or_else(|| {
             candidates
                 .iter()
@@ -320,10 +348,46 @@ fn second_sentence(entry: &str) -> Option<String> {
         .then(|| format!("{text}."))
 }
 
-/// "it fixes a crash (parser)" for an entry that starts with a verb, else the entry's own
-/// words ("Python 3.8 is no longer supported", "Termina backend"); `true` when the entry
-/// started with a verb.
-fn clause(entry: &Named) -> (bool, String) {
+/// The kind of entry a sentence names, for the words it falls back on when the entry is a
+/// noun phrase.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Breaking,
+    Added,
+    Fixed,
+    Other,
+}
+
+/// Names that keep their capital at the start of a clause.
+const PROPER: &[&str] = &[
+    "Python", "Rust", "Go", "Node", "Windows", "Linux", "Android", "Apple", "Java", "Ruby", "Deno",
+    "Bun", "Unicode", "Github", "GitHub", "Docker",
+];
+
+/// `text` to follow a comma: its first word lower-cased when it is a common word
+/// ("Source code has …" → "source code has …"); `None` when it must keep its capital
+/// (a name, an acronym, a version follows it).
+fn mid_sentence(text: &str) -> Option<String> {
+    let (first, rest) = text.split_once(' ').unwrap_or((text, ""));
+    let common = (first.len() > 1 || first == "A")
+        && first.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && first.chars().skip(1).all(|c| c.is_ascii_lowercase())
+        && !PROPER.contains(&first)
+        && rest
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_lowercase() || c == '`');
+    if first.chars().next().is_some_and(|c| c.is_lowercase()) {
+        return Some(text.to_string());
+    }
+    common.then(|| format!("{}{}", first.to_ascii_lowercase(), &text[first.len()..]))
+}
+
+/// One sentence with `who` ("rich 14.3.3", "It") as its subject that names `entry` in its
+/// own words: "rich 14.3.3 fixes infinite loop with `x`." for an entry that starts with a
+/// verb, "With pluggy 1.6.0, Python 3.8 is no longer supported." for a sentence, else the
+/// noun phrase after words that fit its kind ("brings streaming support").
+fn headline(who: &str, entry: &Named, which: Which) -> String {
     // A dependency scope says no more than the update does.
     let scope = entry
         .scope
@@ -331,9 +395,27 @@ fn clause(entry: &Named) -> (bool, String) {
         .filter(|s| !s.to_ascii_lowercase().starts_with("dep"))
         .map(|s| format!(" ({s})"))
         .unwrap_or_default();
-    match verb_first(&entry.text) {
-        Some((verb, rest)) => (true, format!("it {verb} {rest}{scope}")),
-        None => (false, format!("{}{scope}", entry.text)),
+    if let Some((verb, rest)) = verb_first(&entry.text) {
+        return format!("{who} {verb} {rest}{scope}.");
+    }
+    let text = &entry.text;
+    if SENTENCE.is_match(text) {
+        if who == "It" {
+            return format!("{text}{scope}.");
+        }
+        return match mid_sentence(text) {
+            Some(lower) => format!("With {who}, {lower}{scope}."),
+            None if text.starts_with(char::is_uppercase) => format!("With {who}, {text}{scope}."),
+            None => format!("{who}: {text}{scope}."),
+        };
+    }
+    let lower = mid_sentence(text);
+    match (which, lower) {
+        (Which::Breaking, _) => format!("{who} has a breaking change: {text}{scope}."),
+        (Which::Fixed, Some(lower)) => format!("{who} has a fix for {lower}{scope}."),
+        (Which::Fixed, None) => format!("{who} fixes a bug: {text}{scope}."),
+        (_, Some(lower)) => format!("{who} brings {lower}{scope}."),
+        (_, None) => format!("{who} brings {text}{scope}."),
     }
 }
 
@@ -346,21 +428,44 @@ pub(crate) fn dependencies_only(entries: &[&str]) -> bool {
         })
 }
 
-/// An "It also …" clause is at most this long (bytes).
+/// A clause naming one entry is at most this long (bytes).
 const MAX_ALSO: usize = 100;
 
-/// "It also fixes a crash." from the first of `entries` that starts with a verb, is not
-/// about documentation or tests and is short.
-fn also(entries: &[&str]) -> Option<String> {
-    entries.iter().find_map(|e| {
-        let named = pick(&[e])?;
-        match clause(&named) {
-            (true, clause) if clause.len() <= MAX_ALSO && !minor(&named.text) => {
-                Some(format!(" It also {}.", &clause["it ".len()..]))
-            }
-            _ => None,
-        }
-    })
+/// A count in words ("two"), for the small numbers a release holds.
+fn count(n: usize) -> String {
+    const WORDS: [&str; 13] = [
+        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
+}
+
+/// "one bug", "two bugs".
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
+/// "a, b and c".
+fn and_list(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// A short clause naming the only entry of `entries`, when it starts with a verb, is not
+/// about documentation or tests and fits ("fixes a crash").
+fn only_one(entries: &[&str]) -> Option<String> {
+    let [entry] = entries else {
+        return None;
+    };
+    let named = pick(&[entry])?;
+    let (verb, rest) = verb_first(&named.text)?;
+    let clause = format!("{verb} {rest}");
+    (clause.len() <= MAX_ALSO && !minor(&named.text)).then_some(clause)
 }
 
 /// Whether an entry is about documentation, comments, typos, tests or CI: never the first
@@ -373,254 +478,313 @@ pub(crate) fn minor(entry: &str) -> bool {
     MINOR.is_match(&text) || scope.is_some_and(|s| MINOR.is_match(&s))
 }
 
-/// The lede of a post about `subject` ("log 0.4.33", or for changes not released yet, the
-/// package's name: `released` false): what the release is, then its most important entry
-/// after a colon, in the entry's words (and its next sentence when that says more); a
-/// release with breaking changes also names a feature or a fix, and points to how to
-/// upgrade.
-pub(crate) fn lede(subject: &str, released: bool, kinds: &Kinds) -> String {
-    let subject = if released {
-        subject.to_string()
+/// The lede of a post (see the module): what the user must act on first (a raised
+/// minimum toolchain, a breaking change, removed names), else the release's most important
+/// entry, as a sentence about the release; then what else it holds, in words ("It also
+/// fixes two other bugs."); then what upgrading asks: "Read how to upgrade below.", or,
+/// where semantic versioning promises it and nothing says otherwise, that it asks nothing.
+pub(crate) fn lede(facts: &Facts) -> String {
+    let subject = if facts.released {
+        facts.subject.clone()
     } else {
-        format!("The next release of {subject}")
+        format!("The next release of {}", facts.subject)
     };
-    let many = |v: &Vec<&str>| v.len() > 1;
-    let (kind, entries) = if !kinds.breaking.is_empty() {
-        (
-            if many(&kinds.breaking) {
-                "has breaking changes"
-            } else {
-                "has a breaking change"
-            },
-            &kinds.breaking,
-        )
-    } else if !kinds.added.is_empty() {
-        (
-            if many(&kinds.added) {
-                "brings new features"
-            } else {
-                "brings a new feature"
-            },
-            &kinds.added,
-        )
-    } else if !kinds.fixed.is_empty() {
-        ("is a bug-fix release", &kinds.fixed)
-    } else if dependencies_only(&kinds.other) {
-        ("updates dependencies", &kinds.other)
-    } else {
-        ("is a maintenance release", &kinds.other)
-    };
-    let mut lede = match pick(entries) {
-        Some(named) => {
-            let (_, clause) = clause(&named);
-            let more = second_sentence(&named.entry)
-                .map(|s| format!(" {s}"))
-                .unwrap_or_default();
-            format!("{subject} {kind}: {clause}.{more}")
-        }
-        None => format!("{subject} {kind}."),
-    };
-    if !kinds.breaking.is_empty() {
-        if let Some(also) = also(&kinds.added) {
-            lede.push_str(&also);
-        } else if !kinds.added.is_empty() {
-            lede.push_str(" It also brings new features.");
-        } else if let Some(also) = also(&kinds.fixed) {
-            lede.push_str(&also);
-        } else if !kinds.fixed.is_empty() {
-            lede.push_str(" It also fixes bugs.");
-        }
-        lede.push_str(" Read how to upgrade below.");
-    } else if !kinds.added.is_empty() && !kinds.fixed.is_empty() {
-        lede.push_str(" It also fixes bugs.");
+    fn strs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
     }
-    lede
+    let (breaking, added, fixed, other) = (
+        strs(&facts.breaking),
+        strs(&facts.added),
+        strs(&facts.fixed),
+        strs(&facts.other),
+    );
+    let dependencies = dependencies_only(&other);
+    let mut sentences: Vec<String> = Vec::new();
+    if !facts.requires.is_empty() {
+        sentences.push(format!("{subject} requires {}.", and_list(&facts.requires)));
+    }
+    if !facts.removed.is_empty() {
+        let who = if sentences.is_empty() { &subject } else { "It" };
+        let names = if facts.removed.len() > 3 {
+            format!(
+                "{} and {} more public names",
+                facts.removed[..3].join(", "),
+                count(facts.removed.len() - 3)
+            )
+        } else {
+            and_list(&facts.removed)
+        };
+        sentences.push(format!("{who} removes {names}."));
+    }
+    // The entry named: the first kind that has one, in order of what a user acts on.
+    let kinds = [
+        (Which::Breaking, &breaking),
+        (Which::Added, &added),
+        (Which::Fixed, &fixed),
+        (Which::Other, &other),
+    ];
+    let mut named_kind = None;
+    for (which, entries) in kinds {
+        if let Some(named) = pick(entries) {
+            let who = if sentences.is_empty() {
+                subject.as_str()
+            } else {
+                "It"
+            };
+            sentences.push(headline(who, &named, which));
+            if let Some(more) = second_sentence(&named.entry) {
+                sentences.push(more);
+            }
+            named_kind = Some(which);
+            break;
+        }
+    }
+    // What else it holds.
+    let rest = |which: Which, entries: &Vec<&str>| {
+        entries
+            .len()
+            .saturating_sub(usize::from(named_kind == Some(which)))
+    };
+    let more = |which: Which| named_kind == Some(which);
+    let mut parts = Vec::new();
+    let n = rest(Which::Breaking, &breaking);
+    if n > 0 {
+        let adjective = if more(Which::Breaking) {
+            "more breaking change"
+        } else {
+            "breaking change"
+        };
+        parts.push(format!(
+            "has {}",
+            plural(n, adjective, &format!("{adjective}s"))
+        ));
+    }
+    let n = rest(Which::Added, &added);
+    if let Some(clause) = only_one(&added).filter(|_| named_kind != Some(Which::Added)) {
+        parts.push(clause);
+    } else if n > 0 {
+        let (one, many) = if more(Which::Added) {
+            ("more new feature", "more new features")
+        } else {
+            ("new feature", "new features")
+        };
+        parts.push(format!("brings {}", plural(n, one, many)));
+    }
+    let n = rest(Which::Fixed, &fixed);
+    if n > 0 {
+        match only_one(&fixed).filter(|_| !more(Which::Fixed)) {
+            Some(clause) => parts.push(clause),
+            None if more(Which::Fixed) => {
+                parts.push(format!("fixes {}", plural(n, "other bug", "other bugs")))
+            }
+            None => parts.push(format!("fixes {}", plural(n, "bug", "bugs"))),
+        }
+    }
+    let n = rest(Which::Other, &other);
+    if n > 0 && named_kind == Some(Which::Other) {
+        parts.push(if dependencies {
+            format!(
+                "updates {}",
+                plural(n, "more dependency", "more dependencies")
+            )
+        } else if more(Which::Other) {
+            format!("has {}", plural(n, "more change", "more changes"))
+        } else {
+            format!("has {}", plural(n, "other change", "other changes"))
+        });
+    }
+    if !parts.is_empty() {
+        let also = if sentences.is_empty() {
+            format!("{subject} {}.", and_list(&parts))
+        } else {
+            format!("It also {}.", and_list(&parts))
+        };
+        sentences.push(also);
+    }
+    if sentences.is_empty() {
+        sentences.push(format!("{subject} is a maintenance release."));
+    }
+    let to_act = !breaking.is_empty()
+        || !facts.requires.is_empty()
+        || !facts.removed.is_empty()
+        || facts.deprecated > 0;
+    if to_act {
+        sentences.push("Read how to upgrade below.".to_string());
+    } else if facts.compatible && facts.released {
+        sentences.push("Upgrading needs no code changes.".to_string());
+    }
+    sentences.join(" ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn kinds<'a>(
-        breaking: &[&'a str],
-        added: &[&'a str],
-        fixed: &[&'a str],
-        other: &[&'a str],
-    ) -> Kinds<'a> {
-        Kinds {
-            breaking: breaking.to_vec(),
-            added: added.to_vec(),
-            fixed: fixed.to_vec(),
-            other: other.to_vec(),
+    fn facts(breaking: &[&str], added: &[&str], fixed: &[&str], other: &[&str]) -> Facts {
+        let own = |v: &[&str]| v.iter().map(|s| (*s).to_string()).collect();
+        Facts {
+            subject: "x 1.0.1".to_string(),
+            released: true,
+            breaking: own(breaking),
+            added: own(added),
+            fixed: own(fixed),
+            other: own(other),
+            compatible: true,
+            ..Facts::default()
         }
     }
 
     #[test]
-    fn a_fix_release_names_its_fix_with_the_entrys_own_verb() {
+    fn a_fix_release_says_its_fix_as_a_sentence_about_the_release() {
         assert_eq!(
-            lede(
-                "rich 1.2.3",
-                true,
-                &kinds(
-                    &[],
-                    &[],
-                    &["Fixed infinite loop with `cells.split` https://github.com/o/r/pull/4006"],
-                    &[]
-                )
-            ),
-            "rich 1.2.3 is a bug-fix release: it fixes infinite loop with `cells.split`."
+            lede(&facts(
+                &[],
+                &[],
+                &["Fixed infinite loop with `cells.split` https://github.com/o/r/pull/4006"],
+                &[]
+            )),
+            "x 1.0.1 fixes infinite loop with `cells.split`. Upgrading needs no code changes."
         );
-        // A noun phrase follows the colon in its own words.
+        // A noun phrase is a fix for something; a sentence is told as such.
         assert_eq!(
-            lede(
-                "x 1.0.1",
-                true,
-                &kinds(&[], &[], &["Crash on empty input."], &[])
-            ),
-            "x 1.0.1 is a bug-fix release: Crash on empty input."
+            lede(&facts(&[], &[], &["Crash on empty input."], &[])),
+            "x 1.0.1 has a fix for crash on empty input. Upgrading needs no code changes."
         );
+        let mut f = facts(
+            &[],
+            &[],
+            &["Properly handle when `Box::new` panics", "Fix a leak"],
+            &[],
+        );
+        f.compatible = false;
         assert_eq!(
-            lede(
-                "x 1.0.1",
-                true,
-                &kinds(&[], &[], &["Properly handle when `Box::new` panics"], &[])
-            ),
-            "x 1.0.1 is a bug-fix release: it properly handles when `Box::new` panics."
+            lede(&f),
+            "x 1.0.1 properly handles when `Box::new` panics. It also fixes one other bug."
         );
     }
 
     #[test]
-    fn breaking_changes_and_features_lead_and_counts_never_do() {
-        let text = lede(
-            "widgets 2.0.0",
-            true,
-            &kinds(
-                &["Removed `Widget::a`; use `Widget::b`. It was slow."],
-                &["Support for streams", "Add `Widget::c`"],
-                &["Fix a crash"],
-                &[],
-            ),
-        );
+    fn what_to_act_on_comes_first_and_the_rest_is_told_in_words() {
+        let text = lede(&facts(
+            &["Removed `Widget::a`; use `Widget::b`. It was slow."],
+            &["Support for streams", "Add `Widget::c`"],
+            &["Fix a crash"],
+            &[],
+        ));
         assert_eq!(
             text,
-            "widgets 2.0.0 has a breaking change: it removes `Widget::a`; use `Widget::b`. It was slow. It also adds support for streams. Read how to upgrade below."
+            "x 1.0.1 removes `Widget::a`; use `Widget::b`. It was slow. It also brings two new features and fixes a crash. Read how to upgrade below."
         );
-        let text = lede(
-            "widgets 1.1.0",
-            true,
-            &kinds(
+        let mut f = facts(
+            &[],
+            &[],
+            &[
+                "Consistent init flow (#474)",
+                "memprovider: Use int64 type (#464)",
+                "Broken link in hooks.go comment (#476)",
+            ],
+            &[],
+        );
+        f.requires = vec!["Go 1.25.0 or later, up from 1.24.0".to_string()];
+        assert_eq!(
+            lede(&f),
+            "x 1.0.1 requires Go 1.25.0 or later, up from 1.24.0. It uses int64 type (memprovider). It also fixes two other bugs. Read how to upgrade below."
+        );
+        let mut f = facts(&[], &["Add `b`"], &[], &[]);
+        f.removed = vec!["`GetApiInstance`".to_string(), "`SetLogger`".to_string()];
+        assert_eq!(
+            lede(&f),
+            "x 1.0.1 removes `GetApiInstance` and `SetLogger`. It adds `b`. Read how to upgrade below."
+        );
+    }
+
+    #[test]
+    fn sentences_and_noun_phrases_read_as_prose() {
+        assert_eq!(
+            lede(&facts(
                 &[],
-                &["Adds `Widget::b`, which reads a stream (#12)"],
-                &["Fix a crash"],
+                &[
+                    "Source code has been migrated to TypeScript. From now on type declarations are emitted from it. See #3281 for more."
+                ],
                 &[],
-            ),
+                &[]
+            )),
+            "With x 1.0.1, source code has been migrated to TypeScript. From now on type declarations are emitted from it. Upgrading needs no code changes."
+        );
+        let mut f = facts(
+            &["Python 3.8 is no longer supported. (#556)"],
+            &[],
+            &["Fix python 3.14 SyntaxError by rearranging code. (#573)"],
+            &[],
+        );
+        f.compatible = false;
+        assert_eq!(
+            lede(&f),
+            "With x 1.0.1, Python 3.8 is no longer supported. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below."
         );
         assert_eq!(
-            text,
-            "widgets 1.1.0 brings a new feature: it adds `Widget::b`, which reads a stream. It also fixes bugs."
-        );
-        assert!(
-            !text
-                .chars()
-                .any(|c| c.is_ascii_digit() && !text.contains("1.1.0"))
+            lede(&facts(
+                &[],
+                &["Github Enterprise Server support (#2846)"],
+                &["Fix a bug"],
+                &[]
+            )),
+            "x 1.0.1 brings Github Enterprise Server support. It also fixes a bug. Upgrading needs no code changes."
         );
     }
 
     #[test]
     fn dependency_and_maintenance_releases_say_so() {
-        assert_eq!(
-            lede(
-                "gax 2.22.0",
-                true,
-                &kinds(
-                    &[],
-                    &[],
-                    &[],
-                    &["deps: Update module golang.org/x/net to v0.40.0"]
-                )
-            ),
-            "gax 2.22.0 updates dependencies: it updates module golang.org/x/net to v0.40.0."
+        let mut f = facts(
+            &[],
+            &[],
+            &[],
+            &[
+                "deps: Update module golang.org/x/net to v0.40.0",
+                "deps: Update module golang.org/x/sync to v0.20.0",
+            ],
         );
+        f.compatible = false;
         assert_eq!(
-            lede(
-                "pkg",
-                false,
-                &kinds(&[], &[], &[], &["Faster parsing of headers"])
-            ),
-            "The next release of pkg is a maintenance release: Faster parsing of headers."
+            lede(&f),
+            "x 1.0.1 updates module golang.org/x/net to v0.40.0. It also updates one more dependency."
         );
+        let mut f = facts(&[], &[], &[], &["Faster parsing of headers"]);
+        f.released = false;
+        f.subject = "pkg".to_string();
         assert_eq!(
-            lede("pkg 1.0.0", true, &kinds(&[], &[], &[], &[])),
-            "pkg 1.0.0 is a maintenance release."
+            lede(&f),
+            "The next release of pkg brings faster parsing of headers."
         );
+        let mut f = facts(&[], &[], &[], &[]);
+        f.compatible = false;
+        assert_eq!(lede(&f), "x 1.0.1 is a maintenance release.");
     }
 
     #[test]
-    fn an_entry_that_starts_with_a_verb_or_says_a_sentence_is_named_without_a_label() {
-        // A noun phrase, a test scope and a comment fix are passed over for a verb.
+    fn documentation_and_test_entries_are_never_named_first() {
         assert_eq!(
-            lede(
-                "sdk 1.17.2",
-                true,
-                &kinds(
-                    &[],
-                    &[],
-                    &[
-                        "Broken link in hooks.go comment (#476)",
-                        "Consistent init flow (#474)",
-                        "testing: Make test provider context-aware (#470)",
-                        "memprovider: Use int64 type in IntEvaluation (#464)",
-                    ],
-                    &[]
-                )
-            ),
-            "sdk 1.17.2 is a bug-fix release: it uses int64 type in IntEvaluation (memprovider)."
-        );
-        // A sentence comes with its next one, when short; never a label.
-        assert_eq!(
-            lede(
-                "react 11.14.0",
-                true,
-                &kinds(
-                    &[],
-                    &[
-                        "Source code has been migrated to TypeScript. From now on type declarations are emitted from it. See #3281 for more."
-                    ],
-                    &[],
-                    &[]
-                )
-            ),
-            "react 11.14.0 brings a new feature: Source code has been migrated to TypeScript. From now on type declarations are emitted from it."
-        );
-        // A breaking release without features names a short fix as well.
-        assert_eq!(
-            lede(
-                "pluggy 1.6.0",
-                true,
-                &kinds(
-                    &["Python 3.8 is no longer supported. (#556)"],
-                    &[],
-                    &[
-                        &format!(
-                            "Fix a regression where {} (#504)",
-                            "the traceback grows ".repeat(6)
-                        ),
-                        "Fix python 3.14 SyntaxError by rearranging code. (#573)",
-                    ],
-                    &[]
-                )
-            ),
-            "pluggy 1.6.0 has a breaking change: Python 3.8 is no longer supported. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below."
+            lede(&facts(
+                &[],
+                &[],
+                &[
+                    "Broken link in hooks.go comment (#476)",
+                    "Consistent init flow (#474)",
+                    "testing: Make test provider context-aware (#470)",
+                    "memprovider: Use int64 type in IntEvaluation (#464)",
+                ],
+                &[]
+            )),
+            "x 1.0.1 uses int64 type in IntEvaluation (memprovider). It also fixes three other bugs. Upgrading needs no code changes."
         );
     }
 
     #[test]
     fn an_entry_too_long_or_unbalanced_is_not_named() {
         let long = format!("Fix {}", "very ".repeat(60));
-        assert_eq!(
-            lede("x 1.0.1", true, &kinds(&[], &[], &[&long], &[])),
-            "x 1.0.1 is a bug-fix release."
-        );
+        let mut f = facts(&[], &[], &[&long], &[]);
+        f.compatible = false;
+        assert_eq!(lede(&f), "x 1.0.1 fixes one bug.");
         assert_eq!(
             first_sentence("Use e.g. `a.b`. Then more."),
             "Use e.g. `a.b`."

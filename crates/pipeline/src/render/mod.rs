@@ -8,7 +8,7 @@ mod context;
 pub(crate) mod dev_docs;
 mod doc_links;
 pub(crate) mod handwritten;
-mod lede;
+pub(crate) mod lede;
 pub(crate) mod mdx;
 pub(crate) mod pending;
 mod template;

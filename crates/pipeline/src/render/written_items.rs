@@ -13,6 +13,7 @@ use std::sync::LazyLock;
 
 use super::text::upper_first;
 use crate::builtin::regex as builtin;
+use crate::source::history::says_removal;
 
 /// What an item of the project's changelog is to a release post.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -277,10 +278,14 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
                 };
                 (kind, upper_first(&text[c.get(0).map_or(0, |m| m.end())..]))
             });
-            match typed {
+            let (kind, text) = match typed {
                 Some((kind, rest)) => (k.unwrap_or(kind), rest),
                 None => (k.unwrap_or_else(|| verb_kind(&text)), text),
-            }
+            };
+            // Public API removed or renamed breaks users' code under any heading.
+            let removes = matches!(kind, Kind::Added | Kind::Changed | Kind::Fixed)
+                && says_removal(&text, kind == Kind::Fixed);
+            (if removes { Kind::Breaking } else { kind }, text)
         })
         .collect()
 }

@@ -6,9 +6,11 @@
 //! sends notifications.
 
 mod collect;
+mod details;
 mod example;
 mod extract;
 mod provenance;
+mod removed;
 mod render;
 mod request;
 mod resolve;

@@ -14,7 +14,7 @@ use super::provenance::{body_hash, provenance};
 use super::request::{GeneratedArticle, RunRequest};
 use super::resolve::Resolved;
 use super::titles::{plural, title_and_description};
-use super::{example, toolchain, written};
+use super::{details, example, removed, toolchain, written};
 use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
 use crate::log::LogSink;
@@ -187,6 +187,12 @@ pub(super) fn render(
         );
         written::tag_written_releases(&mut notes.releases, collected, forge.as_ref());
     }
+    removed::for_changelog(
+        repo,
+        &mut notes.releases,
+        feature.path.as_deref().unwrap_or(""),
+        commit,
+    );
     if surfaces.contains(&Surface::Changelog) {
         written::pending_changes(
             repo,
@@ -231,6 +237,8 @@ pub(super) fn render(
         post.example = example::for_post(repo, post, commit, forge.as_ref());
         let folder = feature.path.as_deref().unwrap_or("");
         toolchain::for_post(repo, post, folder, commit);
+        removed::for_post(repo, post, folder, commit);
+        details::for_post(repo, post, commit);
     }
     let since_commit = req.since_commit.filter(|_| collected.history.since_found);
     let link = |path: &str, line: usize| {

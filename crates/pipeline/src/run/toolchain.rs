@@ -47,7 +47,7 @@ pub(crate) struct Raised {
 }
 
 impl Raised {
-    /// "Go 1.25.0 or later (it required 1.24.0)", for the lede, in plain words.
+    /// "Go 1.25.0 or later, up from 1.24.0", for the lede, in plain words.
     fn requirement(&self) -> String {
         let need = match numbers(&self.now) {
             Some(_) => format!(
@@ -58,7 +58,10 @@ impl Raised {
             None => format!("{} {}", self.toolchain, self.now),
         };
         match &self.before {
-            Some(before) => format!("{need} (it required {before})"),
+            Some(before) => format!(
+                "{need}, up from {}",
+                before.trim_start_matches(['>', '=', '^', '~', ' ', 'v'])
+            ),
             None => need,
         }
     }
@@ -216,45 +219,13 @@ pub(crate) fn raised(repo: &Repository, folder: &str, at: Oid, previous: Oid) ->
 /// lede says what the release now requires and points to how to upgrade. A first release
 /// has none.
 pub(crate) fn for_post(repo: &Repository, post: &mut Post, folder: &str, commit: &str) {
-    let Some(release) = post.release else {
-        return;
-    };
-    if post.introducing {
-        return;
-    }
-    let at = match &release.tag {
-        Some(tag) => tag_commit(repo, tag),
-        None => Oid::from_str(commit).ok(),
-    };
-    let previous = release
-        .previous_tag
-        .as_deref()
-        .and_then(|t| tag_commit(repo, t));
-    let (Some(at), Some(previous)) = (at, previous) else {
+    let Some((at, previous)) = release_commits(repo, post, commit) else {
         return;
     };
     let raised = raised(repo, folder, at, previous);
     if raised.is_empty() {
         return;
     }
-    // What the lede already says ("Python 3.8 is no longer supported") it does not repeat.
-    let needs = raised
-        .iter()
-        .filter(|r| !covers(&post.lede, r.toolchain))
-        .map(Raised::requirement)
-        .collect::<Vec<_>>()
-        .join(" and ");
-    const POINTER: &str = " Read how to upgrade below.";
-    let lede = post
-        .lede
-        .strip_suffix(POINTER)
-        .unwrap_or(&post.lede)
-        .to_string();
-    post.lede = if needs.is_empty() {
-        format!("{lede}{POINTER}")
-    } else {
-        format!("{lede} It requires {needs}.{POINTER}")
-    };
     // A breaking item that says the same ("Python 3.8 is no longer supported") is told
     // among the changes; the step says what to do.
     let (covered, upgrade): (Vec<_>, Vec<_>) = std::mem::take(&mut post.upgrade)
@@ -264,7 +235,25 @@ pub(crate) fn for_post(repo: &Repository, post: &mut Post, folder: &str, commit:
     for (i, item) in covered.into_iter().enumerate() {
         post.changes.insert(i, item.title);
     }
+    // The lede says the new minimum once, instead of the breaking entry that says the same.
+    post.facts
+        .breaking
+        .retain(|b| !raised.iter().any(|r| covers(b, r.toolchain)));
+    post.facts.requires = raised.iter().map(Raised::requirement).collect();
+    post.write_lede();
     post.toolchain = raised.iter().map(Raised::step).collect();
+}
+
+/// The commits of `post`'s release and of the release before it: its tag (the run's
+/// `commit` for changes not released yet) and the previous tag. None for a first release.
+pub(crate) fn release_commits(repo: &Repository, post: &Post, commit: &str) -> Option<(Oid, Oid)> {
+    let release = post.release.filter(|_| !post.introducing)?;
+    let at = match &release.tag {
+        Some(tag) => tag_commit(repo, tag),
+        None => Oid::from_str(commit).ok(),
+    }?;
+    let previous = tag_commit(repo, release.previous_tag.as_deref()?)?;
+    Some((at, previous))
 }
 
 /// Whether an item is about the minimum version of `toolchain` ("Python 3.8 is no longer

@@ -64,7 +64,7 @@ fn a_post_tells_the_release_in_the_words_of_the_projects_changelog() {
     // What the release means, not the package's summary once more.
     assert_eq!(
         post.description,
-        "widgets 1.1.0 has a breaking change: Widget::a; use Widget::b. It also brings new features. Read how to upgrade below."
+        "widgets 1.1.0 has a breaking change: Widget::a; use Widget::b. It also brings one new feature and fixes one bug. Read how to upgrade below."
     );
     let body = &post.mdx_body;
     assert!(!body.contains("Widgets for everyone"), "{body}");
@@ -221,11 +221,11 @@ fn a_post_leads_with_what_the_release_means_and_shows_its_new_api() {
     let post = &output.articles[0];
     assert_eq!(
         post.description,
-        "widgets 1.1.0 brings new features: it adds Console.print_json to print JSON. It also fixes bugs."
+        "widgets 1.1.0 adds Console.print_json to print JSON. It also brings one more new feature and fixes a crash on empty tables. Upgrading needs no code changes."
     );
     let body = &post.mdx_body;
     assert!(
-        body.contains("widgets 1.1.0 brings new features: it adds `Console.print_json` to print JSON. It also fixes bugs.\n"),
+        body.contains("widgets 1.1.0 adds `Console.print_json` to print JSON. It also brings one more new feature and fixes a crash on empty tables. Upgrading needs no code changes.\n"),
         "{body}"
     );
     assert!(
@@ -249,7 +249,10 @@ fn a_post_leads_with_what_the_release_means_and_shows_its_new_api() {
     tag(&repo, "v1.2.0");
     let (output, _) = generate(&repo, ".", Surface::Blog);
     let body = &output.articles[0].mdx_body;
-    assert!(body.contains("it adds `print_json` indentation."), "{body}");
+    assert!(
+        body.contains("widgets 1.2.0 adds `print_json` indentation."),
+        "{body}"
+    );
     assert!(!body.contains("For example"), "{body}");
 }
 
@@ -279,7 +282,7 @@ fn a_patch_release_post_tells_its_fix_and_the_go_it_now_requires() {
     let (output, _) = generate(&repo, ".", Surface::Blog);
     let body = &output.articles[0].mdx_body;
     assert!(
-        body.contains("x 1.4.1 is a bug-fix release: it fixes infinite loop with `split`. It requires Go 1.25.0 or later (it required 1.24.0). Read how to upgrade below.\n"),
+        body.contains("x 1.4.1 requires Go 1.25.0 or later, up from 1.24.0. It fixes infinite loop with `split`. It also fixes one other bug. Read how to upgrade below.\n"),
         "{body}"
     );
     assert!(!body.contains("It follows"), "{body}");
@@ -318,16 +321,17 @@ fn a_breaking_change_is_told_once_and_a_raised_python_is_a_step() {
     let (output, _) = generate(&repo, ".", Surface::Blog);
     let body = &output.articles[0].mdx_body;
     assert!(
-        body.contains("x 1.6.0 has breaking changes: Python 3.8 is no longer supported. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below.\n"),
+        body.contains("x 1.6.0 requires Python 3.9 or later, up from 3.8. `Hook.old` is removed; call `Hook.new`. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below.\n"),
         "{body}"
     );
-    // The description, the lede and the change; not under "How to upgrade".
+    // Only the change says it: the lede and "How to upgrade" say the new minimum instead.
     assert_eq!(
         body.matches("Python 3.8 is no longer supported").count(),
-        3,
+        1,
         "{body}"
     );
-    assert_eq!(body.matches("`Hook.old` is removed").count(), 1, "{body}");
+    // The lede names the breaking change; "How to upgrade" lists it; "What's new" does not.
+    assert_eq!(body.matches("`Hook.old` is removed").count(), 2, "{body}");
     let upgrade = &body[body.find("## How to upgrade").expect(body)..];
     assert!(
         upgrade.starts_with("## How to upgrade\n\n- Use Python 3.9 or later before upgrading: `pyproject.toml` now requires Python `>=3.9` (it required `>=3.8`).\n- `Hook.old` is removed"),
@@ -363,4 +367,178 @@ fn a_keep_a_changelog_unreleased_section_tells_the_unreleased_changes() {
     let unreleased = &unreleased[..unreleased.find("</Update>").unwrap_or(unreleased.len())];
     assert!(unreleased.contains("`b`, which reads streams."), "{body}");
     assert!(!unreleased.contains("wip on b"), "{body}");
+}
+
+/// Public API a release removes breaks users' code whatever its version says: a commit that
+/// says it deletes a deprecated package, or whose diff removes exported names the release no
+/// longer has, is a breaking change that names them; where the project's changelog says
+/// nothing of them, the post's "How to upgrade" lists them and its lede says so. Tests, a Go
+/// `main` package, a method of an unexported type and a Rust binary crate are no API.
+#[test]
+fn a_minor_release_that_removes_public_api_is_breaking() {
+    let mut repo = Repo::new();
+    repo.write("go.mod", "module example.com/sdk\n\ngo 1.24.0\n");
+    repo.write(
+        "sdk.go",
+        "package sdk\n\nfunc GetApiInstance() int { return 1 }\n\nfunc Keep() {}\n\nfunc Moved(a int) {}\n\nfunc (a *api) Hidden() {}\n",
+    );
+    repo.write(
+        "pkg/pkg.go",
+        "package pkg\n\n// Deprecated: use sdk.\nfunc Old() {}\n",
+    );
+    repo.write("sdk_test.go", "package sdk\n\nfunc HelperForTests() {}\n");
+    repo.write(
+        "cmd/tool/main.go",
+        "package main\n\nfunc Run() {}\n\nfunc main() {}\n",
+    );
+    repo.write("app/Cargo.toml", "[package]\nname = \"app\"\n");
+    repo.write("app/src/main.rs", "pub fn cli() {}\nfn main() {}\n");
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    repo.remove("pkg/pkg.go");
+    repo.commit("chore: delete deprecated pkg package (#509)");
+    repo.write(
+        "sdk.go",
+        "package sdk\n\ntype EvaluationAPI struct{}\n\nfunc Keep() {}\n\nfunc Moved(a, b int) {}\n",
+    );
+    repo.write("sdk_test.go", "package sdk\n");
+    repo.write("cmd/tool/main.go", "package main\n\nfunc main() {}\n");
+    repo.write("app/src/main.rs", "fn main() {}\n");
+    repo.commit("feat: export EvaluationAPI and simplify the surface (#511)");
+    tag(&repo, "v1.1.0");
+
+    let (output, _) = generate(&repo, ".", Surface::Changelog);
+    let body = &output.articles[0].mdx_body;
+    let breaking = &body[body.find("## Breaking changes").expect(body)..];
+    assert!(
+        breaking.starts_with("## Breaking changes\n\n- Delete deprecated pkg package"),
+        "{body}"
+    );
+    assert!(
+        breaking.contains("Export EvaluationAPI and simplify the surface"),
+        "{body}"
+    );
+    assert!(breaking.contains("  Removes `GetApiInstance`.\n"), "{body}");
+    for not_api in [
+        "HelperForTests",
+        "`Run`",
+        "`cli`",
+        "`Moved`",
+        "`Keep`",
+        "Hidden",
+    ] {
+        assert!(!body.contains(not_api), "{not_api}: {body}");
+    }
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(body.contains("Removes `GetApiInstance`."), "{body}");
+    assert!(!body.contains("needs no code changes"), "{body}");
+
+    // The project's changelog calls the release's only change a feature.
+    repo.write(
+        "sdk.go",
+        "package sdk\n\ntype EvaluationAPI struct{}\n\nfunc Moved(a, b int) {}\n",
+    );
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.2.0\n\n### Features\n\n- Simpler evaluation API (#520)\n\n## 1.1.0\n\n- Second.\n",
+    );
+    repo.commit("feat: simpler evaluation API (#520)");
+    tag(&repo, "v1.2.0");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let post = &output.articles[0];
+    assert!(
+        post.description.starts_with("sdk 1.2.0 removes Keep."),
+        "{}",
+        post.description
+    );
+    assert!(
+        post.mdx_body
+            .contains("- No longer in the public API (it was in v1.1.0): `Keep`.\n"),
+        "{}",
+        post.mdx_body
+    );
+}
+
+/// A short post gives each change the sentence its commit message says beyond the subject,
+/// found by the pull request its changelog item links or by the commit its entry came from;
+/// a body of trailers only, or about tests, adds nothing.
+#[test]
+fn a_short_post_tells_each_change_in_the_words_of_its_commit() {
+    let mut repo = Repo::new();
+    repo.write("go.mod", "module example.com/flags\n\ngo 1.24.0\n");
+    repo.write(
+        "flags.go",
+        "package flags\n\nfunc Int() int64 { return 0 }\n",
+    );
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    repo.write(
+        "flags.go",
+        "package flags\n\nfunc Int() int64 { return 1 }\n",
+    );
+    repo.commit("fix: use int64 in IntEvaluation (#464)\n\nThe IntEvaluation method was using int, which caused\nTYPE_MISMATCH errors when users stored int64 values.\n\nSigned-off-by: A <a@example.com>\n");
+    repo.write(
+        "flags.go",
+        "package flags\n\nfunc Int() int64 { return 2 }\n",
+    );
+    repo.commit("fix: forward events from child providers\n\nSigned-off-by: B <b@example.com>\n");
+    repo.write(
+        "flags.go",
+        "package flags\n\nfunc Int() int64 { return 3 }\n",
+    );
+    repo.commit("fix: close the stream on shutdown\n\nThe tests of the stream now run in CI on every pull request.\n");
+    tag(&repo, "v1.0.1");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(
+        body.contains("- Use int64 in IntEvaluation\n\n  The IntEvaluation method was using int, which caused TYPE_MISMATCH errors when users stored int64 values.\n"),
+        "{body}"
+    );
+    assert!(!body.contains("Signed-off-by"), "{body}");
+    assert!(!body.contains("in CI"), "{body}");
+
+    // An item of the project's changelog finds its commit by the pull request it links.
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 1.0.2\n\n### Fixed\n\n- Retry a lost connection ([#470](https://github.com/acme/flags/pull/470))\n\n## 1.0.1\n\n- Fixes.\n",
+    );
+    repo.commit("fix: retry a lost connection (#470)\n\nA connection dropped by the server was never opened again, so every later evaluation returned its default value.\n");
+    tag(&repo, "v1.0.2");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(
+        body.contains("\n\n  A connection dropped by the server was never opened again, so every later evaluation returned its default value.\n"),
+        "{body}"
+    );
+}
+
+/// An item of the project's changelog whose pull request touched only CI is no news for the
+/// post's readers: it leaves the post's lists and lede (the changelog keeps it).
+#[test]
+fn a_changelog_item_whose_change_touched_only_ci_leaves_the_post() {
+    let mut repo = Repo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"tui\"\n");
+    repo.write("src/lib.rs", "pub fn draw() {}\n");
+    repo.commit("first version");
+    tag(&repo, "v0.30.1");
+    repo.write(".github/workflows/merge.yml", "on: pull_request\n");
+    repo.commit("Add auto-merge required gate (#2596)");
+    repo.write("src/lib.rs", "pub fn draw() { /* clip */ }\n");
+    repo.commit("fix(scrollbar): keep the thumb within the track (#2594)");
+    repo.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 0.30.2\n\n### Bug Fixes\n\n- *(scrollbar)* Keep the thumb within the track [#2594](https://github.com/o/tui/pull/2594)\n\n### Other\n\n- Add auto-merge required gate [#2596](https://github.com/o/tui/pull/2596)\n\n## 0.30.1\n\n- First.\n",
+    );
+    repo.commit("release 0.30.2");
+    tag(&repo, "v0.30.2");
+    let (output, _) = generate(&repo, ".", Surface::Blog);
+    let body = &output.articles[0].mdx_body;
+    assert!(body.contains("Keep the thumb within the track"), "{body}");
+    assert!(!body.contains("auto-merge"), "{body}");
+    assert!(!body.contains("## Other changes"), "{body}");
+    assert!(
+        body.contains("One more change is in the changelog."),
+        "{body}"
+    );
 }

@@ -4,22 +4,27 @@
 //! parsers or else its changelog tool's configuration, the built-in rules). Walks are
 //! bounded: [`MAX_COMMITS`] listed, [`MAX_WALKED`] walked, [`tags::MAX_TAGS`] tags read.
 
+mod bodies;
 mod chores;
 mod conventional;
 mod handwritten;
 mod notes;
 mod pending;
 mod pulls;
+mod removals;
 mod renames;
 mod rules;
 mod tags;
 mod tools;
 mod walk;
 
+pub(crate) use bodies::{body_sentence, repeats};
+pub(crate) use chores::is_chore_path;
 pub(crate) use conventional::has_known_type;
 pub(crate) use handwritten::changelog_file;
 pub(crate) use notes::{Changelog, Entry, ReleaseNotes, entry, notes};
 pub(crate) use pending::{Fragment, Markup, Pending, pending};
+pub(crate) use removals::{removed_names, says_removal};
 pub(crate) use rules::Rules;
 pub use tags::MAX_TAGS;
 pub(crate) use tags::Tags;

@@ -249,6 +249,11 @@ pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -
     {
         entry.scope = Some(renamed.clone());
     }
+    // Public API removed or renamed breaks its users' code, whatever the version or the
+    // type says; a change of only tests, CI or documents removes none.
+    entry.breaking |= !commit.chores
+        && !commit.housekeeping
+        && super::removals::commit_removes(&entry.kind, &entry.description);
     entry.group = classify(&entry, rules, &hints);
     entry
 }
