@@ -142,8 +142,10 @@ def parse_article(text: str) -> list[ArticleSymbol]:
 
 def field_name(sig: str) -> str:
     s = sig.strip()
-    s = re.sub(r"^(pub(\([^)]*\))?|readonly|static|const|let|var|public|protected|private)\s+", "", s)
-    s = re.sub(r"^(pub(\([^)]*\))?|readonly|static)\s+", "", s)
+    # Every leading modifier, in any order (`public static override readonly x`).
+    modifiers = r"^(pub(\([^)]*\))?|readonly|static|const|let|var|public|protected|private|override|declare|abstract|accessor)\s+"
+    while re.match(modifiers, s):
+        s = re.sub(modifiers, "", s)
     m = re.match(r"\**&?([A-Za-z_$][\w$]*)", s)
     return m.group(1) if m else ""
 
