@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// The name the site's configuration gives the project, read as one `key = value` or
-/// `key: value` line (never run).
+/// `key: value` line (never run); a Python string prefix (`u'Requests'`) is not part of it.
 pub(super) fn site_title(
     read: &dyn Fn(&str) -> Option<String>,
     kind: &str,
@@ -26,7 +26,7 @@ pub(super) fn site_title(
 ) -> Option<String> {
     static VALUE: LazyLock<Regex> = LazyLock::new(|| {
         crate::builtin::regex(
-            r#"(?m)^\s*(site_name|title|project)\s*[:=]\s*(?:"([^"\n]{1,120})"|'([^'\n]{1,120})'|([^'"\s#,][^#\n,]{0,119}))"#,
+            r#"(?m)^\s*(site_name|title|project)\s*[:=]\s*(?:[uUrR]?"([^"\n]{1,120})"|[uUrR]?'([^'\n]{1,120})'|([^'"\s#,][^#\n,]{0,119}))"#,
         )
     });
     let key = match kind {
@@ -506,6 +506,23 @@ mod tests {
             .filter(|p| p.ends_with(".md") || p.ends_with(".rst"))
             .collect();
         page_urls(&read, kind, config, root, &pages)
+    }
+
+    #[test]
+    fn a_python_string_prefix_is_not_part_of_the_sphinx_project_name() {
+        for (conf, want) in [
+            ("project = u'Requests'\n", "Requests"),
+            ("project = u\"Requests\"\n", "Requests"),
+            ("project = 'attrs'\n", "attrs"),
+            ("project = r'raw'\n", "raw"),
+        ] {
+            let read = |path: &str| (path == "docs/conf.py").then(|| conf.to_string());
+            assert_eq!(
+                site_title(&read, "Sphinx", "docs/index.rst").as_deref(),
+                Some(want),
+                "{conf}"
+            );
+        }
     }
 
     #[test]
