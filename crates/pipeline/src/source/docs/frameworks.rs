@@ -409,6 +409,33 @@ pub(super) fn file_marker(line: &str) -> Option<bool> {
     Some(found.get(1).is_some())
 }
 
+/// A twoslash line of a code block (Shiki's and Docusaurus' TypeScript checker): the site
+/// shows the code without it.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Twoslash {
+    /// `// @filename: x.ts`, `// @include: name`, `// @noErrors`, `// ^?`: dropped.
+    Directive,
+    /// `// ---cut---` (or `---cut-before---`): what came before it in the block is hidden too.
+    Cut,
+    /// `// ---cut-after---`: what comes after it in the block is hidden.
+    CutAfter,
+}
+
+pub(super) fn twoslash(line: &str) -> Option<Twoslash> {
+    static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r"^\s*//\s*(?:@(?:filename|include|noErrors|errors|noErrorValidation|noErrorsCutted|module|target|strict|jsx|esModuleInterop|lib|moduleResolution|showEmit|showEmittedFile|declaration|types|allowJs|checkJs|experimentalDecorators|noImplicitAny|strictNullChecks|skipLibCheck)\b.*|\^[?|!^]+.*)\s*$",
+        )
+    });
+    let trimmed = line.trim();
+    match trimmed {
+        "// ---cut---" | "// ---cut-before---" => return Some(Twoslash::Cut),
+        "// ---cut-after---" => return Some(Twoslash::CutAfter),
+        _ => {}
+    }
+    (trimmed.starts_with("//") && DIRECTIVE.is_match(line)).then_some(Twoslash::Directive)
+}
+
 /// A line a docs build reads as a break and shows as nothing: MyST's (Jupytext's) `+++`
 /// cell break and sphinx-design's `+++` card footer rule.
 pub(super) fn is_cell_break(line: &str) -> bool {

@@ -24,10 +24,11 @@ use regex::Regex;
 
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
-    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, VUEPRESS, fence_label, file_marker, foreign_components,
-    foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
+    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, fence_label, file_marker,
+    foreign_components, foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
     is_highlight_comment, longest_backtick_run, mdbook_directive, note_dropped, site_leftovers,
-    terminal_text, unresolved_include, without_doctest_flags, without_version_placeholder,
+    terminal_text, twoslash, unresolved_include, without_doctest_flags,
+    without_version_placeholder,
 };
 use super::shortcodes::{definition_lists, emoji};
 use super::tabs;
@@ -173,6 +174,9 @@ fn block(
     let mut hidden: Option<String> = None;
     // Inside a file of a code block the site does not show (`// file: x.ts noEmit`).
     let mut unshown = false;
+    // Where the open code block's lines start in `out` (a twoslash `// ---cut---` drops
+    // what came before it).
+    let mut code_start = 0;
     let mut tabs = Tabs::default();
     let mut i = 0;
     while i < lines.len() {
@@ -187,6 +191,13 @@ fn block(
                 unshown = no_emit;
                 continue;
             } else if unshown {
+                continue;
+            } else if let Some(directive) = twoslash(line) {
+                match directive {
+                    Twoslash::Cut => out.truncate(code_start),
+                    Twoslash::CutAfter => unshown = true,
+                    Twoslash::Directive => {}
+                }
                 continue;
             } else if let Some(name) = mdbook_directive(line).or_else(|| unresolved_include(line)) {
                 note_dropped(dropped, name);
@@ -301,6 +312,7 @@ fn block(
             let (opening, prefix) = hidden_lines(line);
             hidden = prefix;
             out.push(opening);
+            code_start = out.len();
             continue;
         }
         if is_module_line(line) {

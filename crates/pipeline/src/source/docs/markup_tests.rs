@@ -223,3 +223,14 @@ fn docusaurus_file_markers_keep_only_the_file_the_site_shows() {
         "```ts\nimport { store } from './app/store'\nrender(store)\n```"
     );
 }
+
+#[test]
+fn twoslash_directives_and_cuts_leave_the_code_the_site_shows() {
+    let out = md(
+        "```ts twoslash\n// @filename: server.ts\n// @include: router\nimport { t } from './trpc'\n// ---cut---\nconst router = t.router({})\n//    ^?\n// @noErrors\nexport type AppRouter = typeof router\n// ---cut-after---\nconsole.log(router)\n```\n\nAfter.\n\n```ts\n// a plain comment stays\nlet x = 1\n```",
+    );
+    assert_eq!(
+        out,
+        "```ts twoslash\nconst router = t.router({})\nexport type AppRouter = typeof router\n```\n\nAfter.\n\n```ts\n// a plain comment stays\nlet x = 1\n```"
+    );
+}
