@@ -436,6 +436,25 @@ pub(super) fn twoslash(line: &str) -> Option<Twoslash> {
     (trimmed.starts_with("//") && DIRECTIVE.is_match(line)).then_some(Twoslash::Directive)
 }
 
+/// A code fence's opening without the flags a docs site's plugins read and show as chrome,
+/// not as text (Docusaurus' `npm2yarn` turns the block into npm/Yarn/pnpm tabs;
+/// `showLineNumbers` numbers it): ```` ```bash npm2yarn ```` → ```` ```bash ````.
+pub(super) fn without_plugin_flags(opening: String) -> String {
+    const FLAGS: &[&str] = &["npm2yarn", "showLineNumbers"];
+    if !FLAGS.iter().any(|f| opening.contains(f)) {
+        return opening;
+    }
+    let fence_end = opening
+        .find(|c: char| c != ' ' && c != '\t' && c != '`' && c != '~')
+        .unwrap_or(opening.len());
+    let (fence, info) = opening.split_at(fence_end);
+    let kept: Vec<&str> = info
+        .split_whitespace()
+        .filter(|word| !FLAGS.contains(word))
+        .collect();
+    format!("{fence}{}", kept.join(" "))
+}
+
 /// A line a docs build reads as a break and shows as nothing: MyST's (Jupytext's) `+++`
 /// cell break and sphinx-design's `+++` card footer rule.
 pub(super) fn is_cell_break(line: &str) -> bool {

@@ -27,7 +27,7 @@ use super::frameworks::{
     MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, fence_label, file_marker,
     foreign_components, foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
     is_highlight_comment, longest_backtick_run, mdbook_directive, note_dropped, site_leftovers,
-    terminal_text, twoslash, unresolved_include, without_doctest_flags,
+    terminal_text, twoslash, unresolved_include, without_doctest_flags, without_plugin_flags,
     without_version_placeholder,
 };
 use super::shortcodes::{definition_lists, emoji};
@@ -311,7 +311,7 @@ fn block(
             };
             let (opening, prefix) = hidden_lines(line);
             hidden = prefix;
-            out.push(opening);
+            out.push(without_plugin_flags(opening));
             code_start = out.len();
             continue;
         }

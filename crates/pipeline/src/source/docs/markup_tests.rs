@@ -234,3 +234,18 @@ fn twoslash_directives_and_cuts_leave_the_code_the_site_shows() {
         "```ts twoslash\nconst router = t.router({})\nexport type AppRouter = typeof router\n```\n\nAfter.\n\n```ts\n// a plain comment stays\nlet x = 1\n```"
     );
 }
+
+#[test]
+fn a_code_fence_keeps_its_language_without_the_sites_plugin_flags() {
+    let out = md(
+        "```bash npm2yarn\nnpm install --save-dev jest\n```\n\n```ts showLineNumbers title=\"a.ts\"\nlet a = 1\n```",
+    );
+    assert!(
+        out.starts_with("```bash\nnpm install --save-dev jest\n```"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("npm2yarn") && !out.contains("showLineNumbers"),
+        "{out}"
+    );
+}
