@@ -21,8 +21,8 @@ pub(super) struct Collected {
     pub tag_versions: Vec<semver::Version>,
     /// Their names, in the same order.
     pub tag_names: Vec<String>,
-    /// Their tagged commits' times (Unix seconds), in the same order.
-    pub tag_times: Vec<i64>,
+    /// Their release days (`Tag::date`), in the same order.
+    pub tag_dates: Vec<String>,
 }
 
 pub(super) fn collect(
@@ -134,6 +134,6 @@ pub(super) fn collect(
         history,
         tag_versions: tags.list.iter().map(|t| t.semver.clone()).collect(),
         tag_names: tags.list.iter().map(|t| t.name.clone()).collect(),
-        tag_times: tags.list.iter().map(|t| t.time).collect(),
+        tag_dates: tags.list.iter().map(|t| t.date.clone()).collect(),
     })
 }

@@ -48,8 +48,8 @@ pub(super) fn tag_written_releases(
         release.tag = Some(tag);
         // A release is dated by its tag, as a release from the commits is; the file's own
         // date only when the tag's is unknown.
-        if let Some(time) = collected.tag_times.get(position) {
-            release.date = Some(history::date(*time));
+        if let Some(date) = collected.tag_dates.get(position) {
+            release.date = Some(date.clone());
         }
     }
 }

@@ -704,3 +704,26 @@ fn a_release_only_the_changelog_file_shows_is_dated_by_its_tag() {
         "{body}"
     );
 }
+
+#[test]
+fn a_release_is_dated_by_its_tag_in_the_time_zone_it_was_made() {
+    let mut repo = Repo::new();
+    repo.write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("feat: a");
+    // Tagged at 21:30 on 3 March in UTC-5, which is already 4 March in UTC.
+    let when = git2::Time::new(1_709_519_400, -300);
+    let tagger = git2::Signature::new("Maintainer", "m@example.com", &when).unwrap();
+    {
+        let head = repo.git.head().unwrap().peel_to_commit().unwrap();
+        repo.git
+            .tag("v1.0.0", head.as_object(), &tagger, "Release 1.0.0", false)
+            .unwrap();
+    }
+    append(&mut repo, "src/lib.rs", "fix: b");
+    tag(&repo, "v1.0.1");
+    let body = changelog(&repo, ".");
+    assert!(
+        body.contains("<Update label=\"1.0.0\" description=\"2024-03-03\">"),
+        "{body}"
+    );
+}

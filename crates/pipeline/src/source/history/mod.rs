@@ -68,6 +68,12 @@ pub(super) fn cut_text(bytes: &[u8], max: usize) -> (String, bool) {
     (String::from_utf8_lossy(&bytes[..end]).into_owned(), true)
 }
 
+/// `YYYY-MM-DD` of a git time in the time zone it was recorded in (a tag made on the evening
+/// of the 3rd in UTC−5 is dated the 3rd, as its author dates the release).
+pub(crate) fn local_date(time: git2::Time) -> String {
+    date(time.seconds() + i64::from(time.offset_minutes()) * 60)
+}
+
 /// `YYYY-MM-DD` (UTC) of a Unix time.
 pub(crate) fn date(unix_seconds: i64) -> String {
     // Howard Hinnant's civil-from-days.

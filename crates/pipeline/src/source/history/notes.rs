@@ -700,7 +700,7 @@ pub(crate) fn notes(history: &History, rules: &Rules, forge: Option<&Forge>, hea
                 .as_ref()
                 .map_or_else(|| "Unreleased".to_string(), |t| t.version.clone()),
             tag: release.tag.as_ref().map(|t| t.name.clone()),
-            date: release.tag.as_ref().map(|t| date(t.time)),
+            date: release.tag.as_ref().map(|t| t.date.clone()),
             compare_url: previous_tag
                 .as_deref()
                 .and_then(|from| forge?.compare_url(from, &to)),

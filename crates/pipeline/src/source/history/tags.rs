@@ -26,6 +26,9 @@ pub(crate) struct Tag {
     pub commit: Oid,
     /// Commit time of the tagged commit.
     pub time: i64,
+    /// The release's day (`YYYY-MM-DD`): an annotated tag's own date, else the tagged
+    /// commit's, each in its author's time zone, as the project's changelog dates it.
+    pub date: String,
     /// The tag of the release before it on its line, for the compare link.
     pub previous: Option<String>,
     /// The tagged commit's subject, when it names the version (`chore: release 1.2.3`).
@@ -149,12 +152,18 @@ impl Tags {
                 .summary_bytes()
                 .map(|b| String::from_utf8_lossy(b).into_owned())
                 .filter(|s| s.contains(&version.to_string()));
+            let signed = reference
+                .peel_to_tag()
+                .ok()
+                .and_then(|t| t.tagger().map(|s| s.when()))
+                .unwrap_or_else(|| commit.time());
             let tag = Tag {
                 name,
                 version: version.to_string(),
                 semver: version,
                 commit: commit.id(),
                 time: commit.time().seconds(),
+                date: super::local_date(signed),
                 previous: None,
                 subject,
             };
