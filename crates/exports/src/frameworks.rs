@@ -10,11 +10,6 @@ use crate::paths::relative;
 use crate::text::{escape, quoted};
 use crate::{File, Format, Layout, Page, is_mdx};
 
-/// The sidebar's name of a surface.
-pub(crate) fn surface_label(surface: Surface) -> &'static str {
-    surface.title()
-}
-
 /// The folder holding the pages, from the archive's root.
 fn pages_root(format: Format) -> &'static str {
     match format {
@@ -135,7 +130,7 @@ pub(crate) fn skeleton(layout: &Layout) -> Vec<File> {
             ));
             for (position, surface) in surfaces(layout).into_iter().enumerate() {
                 let category = serde_json::json!({
-                    "label": surface_label(surface),
+                    "label": surface.title(),
                     "position": position + 1,
                     "collapsed": false,
                 });
@@ -195,7 +190,7 @@ fn home_page(layout: &Layout) -> String {
     for page in &layout.pages {
         if surface != Some(page.surface) {
             surface = Some(page.surface);
-            let _ = write!(out, "\n## {}\n\n", surface_label(page.surface));
+            let _ = write!(out, "\n## {}\n\n", page.surface.title());
         }
         let link = match format {
             // From the root's home page: no folder to climb out of.
@@ -246,7 +241,7 @@ fn mintlify_config(layout: &Layout) -> String {
             .filter(|p| p.surface == surface)
             .map(|p| format!("{}/{}", surface.as_str(), p.slug))
             .collect();
-        groups.push(serde_json::json!({"group": surface_label(surface), "pages": pages}));
+        groups.push(serde_json::json!({"group": surface.title(), "pages": pages}));
     }
     let config = serde_json::json!({
         "$schema": "https://mintlify.com/docs.json",
@@ -264,7 +259,7 @@ fn starlight_config(layout: &Layout) -> String {
         let _ = writeln!(
             sidebar,
             "        {{ label: {}, autogenerate: {{ directory: {} }} }},",
-            quoted(surface_label(surface)),
+            quoted(surface.title()),
             quoted(surface.as_str())
         );
     }
@@ -310,7 +305,7 @@ nav:
         quoted(&layout.site.name)
     );
     for surface in surfaces(layout) {
-        let _ = writeln!(out, "  - {}:", quoted(surface_label(surface)));
+        let _ = writeln!(out, "  - {}:", quoted(surface.title()));
         for page in layout.pages.iter().filter(|p| p.surface == surface) {
             let _ = writeln!(
                 out,

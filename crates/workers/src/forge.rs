@@ -272,12 +272,6 @@ async fn attempt(
     let exchange = sender.post(&request.url, headers, &request.body).await;
     match &exchange.outcome {
         webhooks::AttemptOutcome::Delivered { .. } => Ok(()),
-        // As for a webhook delivery, an address the policy refuses is final: trying again
-        // reaches the same refusal.
-        webhooks::AttemptOutcome::Refused => Err((
-            "the forge API's address is refused by the outbound address policy".to_owned(),
-            false,
-        )),
         other => {
             let why = exchange
                 .error_message()
