@@ -37,6 +37,16 @@ pub fn receiver() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(receive))
 }
 
+/// The forges whose webhooks the service reads (any other name is 404 `not_found`).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)] // named in the OpenAPI document only: the path stays a string to answer 404
+enum ForgeName {
+    Github,
+    Gitlab,
+    Gitea,
+}
+
 /// How a delivery was taken.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ForgeReceipt {
@@ -64,7 +74,7 @@ pub struct ForgeReceipt {
 /// `content-pipeline/docs` when a forge token is set. `ping` is 200; other events are 202 and
 /// ignored.
 #[utoipa::path(post, path = "/v1/workspaces/{id}/forge/{forge}", tag = "Forges",
-    params(("id" = String, Path), ("forge" = String, Path, description = "github, gitlab or gitea")),
+    params(("id" = String, Path), ("forge" = inline(ForgeName), Path, description = "github, gitlab or gitea (Gitea and Forgejo)")),
     request_body(content = serde_json::Value, description = "The forge's event payload, as the forge sends it."),
     security(()),
     responses((status = 200, description = "A ping, or a redelivery within 24 h: nothing to do.", body = ForgeReceipt),

@@ -25,8 +25,9 @@ What schemathesis cannot know from the document alone, and nothing else:
 - Deleting a workspace is a soft delete (contract: `active` becomes false, every GET in it
   still answers, every write is 409). A read after the DELETE that answers the workspace with
   `active: false`, or anything in it, is the contract, not a use after free.
-- A workspace's publish target exists only once `PUT` sets it: its `GET` right after the
-  workspace's create is the documented 404 `not_found`, not a lost resource (ST302).
+- A workspace's publish target exists only once `PUT` sets it: its `GET` or `DELETE` right
+  after the workspace's create is the documented 404 `not_found` (as GitHub's Pages site
+  answers), not a lost resource (ST302).
 - Every dictionary entry (schemathesis.toml) is a value the fixture made and the server
   accepts: the workspace, its ids, its repository path, its feature. Schemathesis 4.32.5
   sometimes classifies one of them as schema-violating (its stateful phase, where it cannot
@@ -123,7 +124,10 @@ def _soft_deleted(failure, response):
 
 # Singletons of a workspace that exist only once set (GitHub's `GET …/pages` answers 404 the
 # same way): schemathesis links them to the workspace's create and expects them to exist.
-SET_LATER = {"GET /v1/workspaces/{id}/publish-target"}
+SET_LATER = {
+    "GET /v1/workspaces/{id}/publish-target",
+    "DELETE /v1/workspaces/{id}/publish-target",
+}
 
 
 def _not_set_yet(case, response):
