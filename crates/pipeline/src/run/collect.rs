@@ -39,8 +39,20 @@ pub(super) fn collect(
         ..
     } = resolved;
     let matcher = FeatureMatcher::new(feature, tree)?;
-    let files::Listing { files, missing } =
-        files::files(repo, tree, &matcher, &feature.id, req.limits)?;
+    let files::Listing {
+        files,
+        missing,
+        tests_left_out,
+    } = files::files(repo, tree, &matcher, &feature.id, req.limits)?;
+    if tests_left_out > 0 {
+        log.log(
+            LogLevel::Warn,
+            LogStage::Collect,
+            "the feature has more files than max_feature_files: files in test, fixture and \
+             snapshot folders past the limit are left out",
+            json!({ "left_out": tests_left_out, "max_feature_files": req.limits.max_feature_files }),
+        );
+    }
     for path in &missing {
         log.log(
             LogLevel::Warn,

@@ -91,6 +91,77 @@ fn more_files_than_max_feature_files_fail_the_run() {
     run_with(&repo, "src", &limits).0.unwrap();
 }
 
+/// A package whose test folders hold far more files than the limit (Svelte's has 8,413 under
+/// `tests/`) is still documented: its own files are all kept, test folders fill what the cap
+/// leaves, and the run log says how many were left out. Past twenty times the cap the walk
+/// stops and the run fails.
+#[test]
+fn test_folders_past_max_feature_files_are_left_out_with_a_warning() {
+    let mut repo = Repo::new();
+    for i in 0..3 {
+        repo.write(&format!("pkg/src/m{i}.rs"), "/// A thing.\npub fn x() {}\n");
+    }
+    for i in 0..8 {
+        repo.write(
+            &format!("pkg/tests/samples/s{i}/main.svelte"),
+            "<p>hi</p>\n",
+        );
+    }
+    repo.write("pkg/fixtures/a.json", "{}\n")
+        .write("pkg/src/__snapshots__/m0.snap", "x\n");
+    repo.commit("feat: a package with many test samples");
+    let limits = Limits {
+        max_feature_files: 5,
+        ..Limits::default()
+    };
+    let (result, log) = run_with(&repo, "pkg", &limits);
+    let output = result.expect("test folders past the cap do not fail the run");
+    assert!(
+        dev_docs(&output).mdx_body.contains("m0"),
+        "the package's own files are read"
+    );
+    let warned: Vec<_> = log
+        .0
+        .iter()
+        .filter(|(l, s, m, _)| {
+            *l == LogLevel::Warn && *s == LogStage::Collect && m.contains("max_feature_files")
+        })
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", log.0);
+    // 10 files in test folders, 2 of them kept beside the package's 3.
+    assert_eq!(warned[0].3["left_out"], 8, "{:?}", warned[0]);
+
+    // Other files past the cap still fail the run, whatever the tests.
+    for i in 3..6 {
+        repo.write(&format!("pkg/src/m{i}.rs"), "pub fn x() {}\n");
+    }
+    repo.commit("feat: more modules");
+    assert_cap(
+        run_with(&repo, "pkg", &limits),
+        "max_feature_files",
+        "feature 'pkg' matches more files",
+        LogStage::Collect,
+    );
+
+    // The walk itself is bounded: twenty times the cap, tests included.
+    let limits = Limits {
+        max_feature_files: 1,
+        ..Limits::default()
+    };
+    let mut repo = Repo::new();
+    repo.write("pkg/lib.rs", "pub fn x() {}\n");
+    for i in 0..20 {
+        repo.write(&format!("pkg/tests/t{i}.rs"), "#[test]\nfn t() {}\n");
+    }
+    repo.commit("feat: twenty tests");
+    assert_cap(
+        run_with(&repo, "pkg", &limits),
+        "max_feature_files",
+        "20 times the limit",
+        LogStage::Collect,
+    );
+}
+
 #[test]
 fn more_bytes_than_max_feature_bytes_fail_the_run() {
     let mut repo = Repo::new();

@@ -277,6 +277,10 @@ impl Walker {
             self.end_paragraph();
             return Ok(());
         }
+        if starts_bullet_item(bytes) {
+            // A new list item ends the paragraph before it (a tight list has no blank line).
+            self.end_paragraph();
+        }
         let counter = if matches!(rest.first(), Some(b'<' | b'{')) && is_flow(rest) {
             Counter::Flow
         } else {
@@ -503,6 +507,36 @@ fn container_prefix(line: &[u8]) -> (usize, &[u8]) {
     (markers + columns.div_ceil(2), &line[i..])
 }
 
+/// Whether a line starts a bullet list item with content, after its block quote markers: at
+/// most three spaces, `-`, `+` or `*`, a space or tab, then text. Such a line ends the
+/// paragraph before it in markdown-rs whatever that paragraph's container (a sibling item, a
+/// nested list, or a list that interrupts it); a deeper indented one may be a paragraph's
+/// continuation and is left alone.
+fn starts_bullet_item(line: &[u8]) -> bool {
+    let mut i = 0;
+    loop {
+        let spaces = line[i..].iter().take_while(|c| **c == b' ').count();
+        if spaces > 3 {
+            return false;
+        }
+        i += spaces;
+        match line.get(i) {
+            Some(b'>') => {
+                i += 1;
+                if line.get(i) == Some(&b' ') {
+                    i += 1;
+                }
+            }
+            Some(b'-' | b'+' | b'*') if matches!(line.get(i + 1), Some(b' ' | b'\t')) => {
+                return line[i + 2..]
+                    .iter()
+                    .any(|c| !matches!(c, b' ' | b'\t' | b'\r'));
+            }
+            _ => return false,
+        }
+    }
+}
+
 /// Whether a delimiter run can open and can close emphasis (CommonMark's flanking rules,
 /// bytes ≥ 0x80 counted as letters).
 fn flanking(c: u8, before: Option<u8>, after: Option<u8>) -> (bool, bool) {
@@ -615,6 +649,11 @@ mod tests {
         assert!(!depth_ok(&format!("\\` {deep} `")));
         // A tag that goes on over the next line ends at its `>`, whatever the line's prefix.
         assert!(!depth_ok(&format!("<A\n> \"{deep}\"")));
+        // A line that only looks like a list item continues the paragraph: indented four
+        // spaces (a lazy continuation), an empty item, or a tab before the marker.
+        assert!(!depth_ok(&format!("[a](`)\n    - {deep} `")));
+        assert!(!depth_ok(&format!("[a](`)\n-\n{deep} `")));
+        assert!(!depth_ok(&format!("[a](`)\n\t- {deep} `")));
     }
 
     #[test]
@@ -649,6 +688,17 @@ mod tests {
                 .repeat(2000)
         );
         assert!(depth_ok(&rows));
+        // A tight list: each item is its own paragraph, so an item whose link destination
+        // stops code spans from being taken does not turn the next items' generics into tags.
+        let tight = format!(
+            "- see [x](#a-b)\n{}",
+            "- <a id=\"m-f\" />`f?: Handler<T> | null`\n".repeat(2000)
+        );
+        assert!(depth_ok(&tight));
+        assert!(depth_ok(&format!(
+            "> - [x](#a)\n{}",
+            "> - `Array<T>`\n".repeat(2000)
+        )));
         // Attribute values are not text.
         assert!(depth_ok(
             &"<Step title=\"[a *b <c\">\n\n</Step>\n\n".repeat(1000)

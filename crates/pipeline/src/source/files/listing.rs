@@ -7,6 +7,7 @@ use std::path::Path;
 
 use crate::error::{PipelineError, is_missing_object};
 use crate::limits::Limits;
+use crate::source::files::roles;
 use crate::source::manifest::Feature;
 use crate::source::paths::{
     self, MODE_LINK, MODE_SUBMODULE, check_link_entry, has_glob_syntax, literal_prefix,
@@ -98,12 +99,22 @@ pub(crate) struct Listing {
     /// Paths under the globs whose blob is missing (a mirror fetched from a server that left
     /// objects out, a damaged checkout): left out, each one named in the run log.
     pub missing: Vec<String>,
+    /// Files in test, fixture and snapshot folders left out because the feature has more files
+    /// than `max_feature_files` (the run log says how many).
+    pub tests_left_out: usize,
 }
 
+/// How many files a walk looks at, as a multiple of `max_feature_files`, before it stops: the
+/// bound on listing a feature whose test folders hold far more files than it may read.
+const WALK_FACTOR: usize = 20;
+
 /// The regular files (and executables) under the feature's globs at `tree`, sorted by path.
-/// Symlinks are never followed; one that points out of the repository is an error. More than
-/// `max_feature_files` files, or more than `max_feature_bytes` bytes in all, fail the run.
-/// A file whose blob is missing is left out and listed in [`Listing::missing`].
+/// Symlinks are never followed; one that points out of the repository is an error. When the
+/// feature has more than `max_feature_files` files, those in test, fixture and snapshot folders
+/// ([`roles::in_test_tree`]) are left out past the cap, in path order, and counted in
+/// [`Listing::tests_left_out`]; more than `max_feature_files` other files, more than
+/// `WALK_FACTOR` times that in all, or more than `max_feature_bytes` bytes in the files kept
+/// fail the run. A file whose blob is missing is left out and listed in [`Listing::missing`].
 pub(crate) fn files(
     repo: &Repository,
     tree: &Tree,
@@ -111,7 +122,11 @@ pub(crate) fn files(
     feature_id: &str,
     limits: &Limits,
 ) -> Result<Listing, PipelineError> {
+    let cap = limits.max_feature_files;
+    let walk_cap = cap.saturating_mul(WALK_FACTOR);
     let mut found = Vec::new();
+    let mut tests = Vec::new();
+    let mut tests_seen = 0usize;
     let mut links = Vec::new();
     let walked = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
         let Ok(name) = entry.name() else {
@@ -130,10 +145,17 @@ pub(crate) fn files(
                 if entry.filemode() == MODE_LINK {
                     links.push((path, entry.id()));
                 } else if entry.filemode() != MODE_SUBMODULE {
-                    found.push((path, entry.id()));
+                    if roles::in_test_tree(&path) {
+                        tests_seen += 1;
+                        if tests.len() < cap {
+                            tests.push((path, entry.id()));
+                        }
+                    } else {
+                        found.push((path, entry.id()));
+                    }
                 }
-                // Stop as soon as the cap is crossed: a tree of a million files is not listed.
-                if found.len() > limits.max_feature_files {
+                // Stop as soon as a cap is crossed: a tree of a million files is not listed.
+                if found.len() > cap || found.len() + tests_seen > walk_cap {
                     TreeWalkResult::Abort
                 } else {
                     TreeWalkResult::Ok
@@ -142,15 +164,27 @@ pub(crate) fn files(
             _ => TreeWalkResult::Ok,
         }
     });
-    if found.len() > limits.max_feature_files {
+    if found.len() > cap || found.len() + tests_seen > walk_cap {
+        let detail = if found.len() > cap {
+            format!("feature '{feature_id}' matches more files")
+        } else {
+            format!(
+                "feature '{feature_id}' matches more than {walk_cap} files with its tests, \
+                 {WALK_FACTOR} times the limit"
+            )
+        };
         return Err(PipelineError::LimitExceeded {
             what: "the number of the feature's files".into(),
             limit: "max_feature_files",
-            value: limits.max_feature_files as u64,
-            detail: format!("feature '{feature_id}' matches more files"),
+            value: cap as u64,
+            detail,
         });
     }
     walked?;
+    // Test folders fill what the cap leaves, in the walk's (path) order.
+    tests.truncate(cap - found.len());
+    let tests_left_out = tests_seen - tests.len();
+    found.extend(tests);
     let odb = repo.odb()?;
     let mut missing = Vec::new();
     for (path, id) in links {
@@ -188,5 +222,9 @@ pub(crate) fn files(
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     missing.sort();
-    Ok(Listing { files, missing })
+    Ok(Listing {
+        files,
+        missing,
+        tests_left_out,
+    })
 }

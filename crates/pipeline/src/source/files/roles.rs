@@ -37,6 +37,30 @@ pub(crate) fn is_test_file(path: &str) -> bool {
     false
 }
 
+/// Whether `path` lies in a folder of tests, fixtures, snapshots or benchmarks, whatever its
+/// language (Svelte's `tests/runtime/samples/x/main.svelte`, Go's `testdata/`), or is a test
+/// file itself: what a feature larger than `max_feature_files` leaves out first.
+pub(crate) fn in_test_tree(path: &str) -> bool {
+    const DIRS: [&str; 12] = [
+        "test",
+        "tests",
+        "__tests__",
+        "testdata",
+        "fixtures",
+        "__fixtures__",
+        "__snapshots__",
+        "snapshots",
+        "bench",
+        "benches",
+        "benchmarks",
+        "e2e",
+    ];
+    let lower = path.to_ascii_lowercase();
+    let mut dirs = lower.split('/');
+    dirs.next_back();
+    dirs.any(|d| DIRS.contains(&d)) || is_test_file(path)
+}
+
 /// Whether `path` is private by its language's convention to anything outside it, as seen from
 /// `feature_id` (a folder, a file or a manifest id): a Go `internal/` package (Go lets only the
 /// tree rooted at `internal`'s parent import it), or a Python module or package whose name
