@@ -226,7 +226,7 @@ impl CursorCodec {
 
     /// One page of a list ordered by sequence number (a run's log, an article's versions):
     /// `fetch` gets the position after which to read and how many rows.
-    pub async fn seq_list<R, T, Fut>(
+    pub async fn seq_list<R, T, E, Fut>(
         &self,
         list: &str,
         q: &ListQuery,
@@ -235,7 +235,8 @@ impl CursorCodec {
     ) -> Result<axum::Json<Page<T>>, ApiError>
     where
         R: Listed,
-        Fut: std::future::Future<Output = Result<Vec<R>, store::StoreError>>,
+        ApiError: From<E>,
+        Fut: std::future::Future<Output = Result<Vec<R>, E>>,
     {
         let rows = fetch(self.seq(list, q)?, q.limit + 1).await?;
         Ok(axum::Json(self.page(list, q.limit, rows, convert)))

@@ -17,6 +17,7 @@ pub mod drift;
 mod error;
 pub mod exports;
 pub mod forge;
+mod lists;
 pub mod live_log;
 mod load;
 pub mod publish_targets;

@@ -53,13 +53,13 @@ async fn list_articles(
         filter.surface.map(|s| s.as_str()).unwrap_or(""),
         filter.status.map(|s| s.as_str()).unwrap_or("")
     );
-    let store = &state.store;
+    let (ops, ws) = (&state.ops, &ws);
     state
         .cursors
         .keyset_list(
             &list,
             &q,
-            move |page| async move { store.articles(ws.id, &filter, &page).await },
+            move |page| async move { ops.articles_page(ws, &filter, &page).await },
             views::article,
         )
         .await
@@ -90,13 +90,13 @@ async fn article_versions(
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<ArticleVersion>>> {
     let article: ArticleRecord = state.ops.load(&auth, id, Scope::Read).await?;
-    let store = &state.store;
+    let (ops, article) = (&state.ops, &article);
     state
         .cursors
         .seq_list(
             &format!("versions:{}", article.id),
             &q,
-            move |before, n| async move { store.article_versions(article.id, before, n).await },
+            move |before, n| async move { ops.article_versions_page(article, before, n).await },
             views::article_version,
         )
         .await

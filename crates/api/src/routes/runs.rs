@@ -4,7 +4,7 @@ use axum::response::{IntoResponse, Response};
 use domain::Scope;
 use operations::runs::TriggerRun;
 use operations::views::{self, Run, RunLogEvent};
-use store::{NewRun, RunRecord, TriggerOutcome, WorkspaceRecord};
+use store::{NewRun, RunFilter, RunRecord, TriggerOutcome, WorkspaceRecord};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::Id;
@@ -55,13 +55,13 @@ async fn list_runs(
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Run>>> {
     let ws: WorkspaceRecord = state.ops.load(&auth, ws, Scope::Read).await?;
-    let store = &state.store;
+    let (ops, ws) = (&state.ops, &ws);
     state
         .cursors
         .keyset_list(
             &format!("runs:{}", ws.id),
             &q,
-            move |page| async move { store.runs(ws.id, &page).await },
+            move |page| async move { ops.runs_page(ws, &RunFilter::default(), &page).await },
             |r| views::run(&state.base_url, r, state.clock.timestamp()),
         )
         .await
@@ -164,13 +164,13 @@ async fn run_log(
             .ok_or_else(|| too_many_streams(state.live_logs.limits.per_token))?;
         return Ok(live_log(state, run_id, after, slot).into_response());
     }
-    let store = &state.store;
+    let (ops, run) = (&state.ops, &run);
     let page = state
         .cursors
         .seq_list(
             &format!("log:{run_id}"),
             &q,
-            move |after, n| async move { store.run_events(run_id, after.unwrap_or(0), n).await },
+            move |after, n| async move { ops.run_events_page(run, after.unwrap_or(0), n).await },
             views::run_log_event,
         )
         .await?;

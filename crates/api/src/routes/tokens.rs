@@ -33,13 +33,13 @@ async fn list_tokens(
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Token>>> {
     let ws: WorkspaceRecord = state.ops.load(&auth, ws, Scope::Admin).await?;
-    let store = &state.store;
+    let (ops, ws) = (&state.ops, &ws);
     state
         .cursors
         .keyset_list(
             &format!("tokens:{}", ws.id),
             &q,
-            move |page| async move { store.tokens(ws.id, &page).await },
+            move |page| async move { ops.tokens_page(ws, &page).await },
             |r| views::token(r, None),
         )
         .await

@@ -40,13 +40,13 @@ async fn list_webhooks(
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Webhook>>> {
     let ws: WorkspaceRecord = state.ops.load(&auth, ws, Scope::Read).await?;
-    let store = &state.store;
+    let (ops, ws) = (&state.ops, &ws);
     state
         .cursors
         .keyset_list(
             &format!("webhooks:{}", ws.id),
             &q,
-            move |page| async move { store.webhooks(ws.id, &page).await },
+            move |page| async move { ops.webhooks_page(ws, &page).await },
             |r| views::webhook(r, None),
         )
         .await

@@ -35,13 +35,13 @@ async fn list_workspaces(
     auth: Auth,
     q: ListQuery,
 ) -> ApiResult<axum::Json<Page<Workspace>>> {
-    let (store, only) = (&state.store, auth.workspace);
+    let (ops, caller) = (&state.ops, &auth);
     state
         .cursors
         .keyset_list(
             "workspaces",
             &q,
-            move |page| async move { store.workspaces(only, &page).await },
+            move |page| async move { ops.workspaces_page(caller, &page).await },
             |r| views::workspace(r, &auth),
         )
         .await

@@ -103,12 +103,13 @@ async fn list(
         surface: non_empty(&q.surface).and_then(|s| s.parse().ok()),
         status: non_empty(&q.status).and_then(|s| s.parse().ok()),
     };
-    let (store, ws, wanted) = (&portal.ops.store, member.ws.id, &filter);
+    let (ops, record, wanted) = (&portal.ops, &member.ws, &filter);
+    let ws = record.id;
     let listed = list_page(
         &portal.config.cursors,
         &format!("articles:{ws}"),
         q.before.as_deref(),
-        |page| async move { store.articles(ws, wanted, &page).await },
+        |page| async move { ops.articles_page(record, wanted, &page).await },
         |a: &ArticleRecord| (a.created_at, a.id),
     )
     .await?;

@@ -153,14 +153,14 @@ async fn runs_page(
         status,
         feature_id: feature.clone(),
     };
-    let store = &portal.ops.store;
-    let ws = member.ws.id;
+    let (ops, record) = (&portal.ops, &member.ws);
+    let ws = record.id;
     let now = portal.ops.clock.timestamp();
     let listed = list_page(
         &portal.config.cursors,
         &format!("runs:{ws}"),
         q.before.as_deref(),
-        |page| async move { store.runs_filtered(ws, &filter, &page, now).await },
+        |page| async move { ops.runs_page(record, &filter, &page).await },
         |r: &RunRecord| (r.created_at, r.id),
     )
     .await?;

@@ -146,13 +146,13 @@ async fn list(
     member: Member,
     Query(q): Query<PageQuery>,
 ) -> PageResult {
-    let store = &portal.ops.store;
-    let ws = member.ws.id;
+    let (ops, record) = (&portal.ops, &member.ws);
+    let ws = record.id;
     let listed = list_page(
         &portal.config.cursors,
         &format!("webhooks:{ws}"),
         q.before.as_deref(),
-        |page| async move { store.webhooks(ws, &page).await },
+        |page| async move { ops.webhooks_page(record, &page).await },
         |r: &WebhookRecord| (r.created_at, r.id),
     )
     .await?;
