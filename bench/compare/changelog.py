@@ -86,6 +86,12 @@ def headings(lines, rst):
             m = MD_HEADING.match(line)
             if m and not fence:
                 found.append((i, len(m.group(1)), m.group(2).strip()))
+            # A setext heading: a line of text underlined by `===` (level 1) or `---` (2).
+            under = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            if (not fence and not m and line.strip() and not BULLET.match(line.strip())
+                    and re.fullmatch(r"=+|-+", under) and (i == 0 or not lines[i - 1].strip()
+                                                          or MD_HEADING.match(lines[i - 1]))):
+                found.append((i, 1 if under[0] == "=" else 2, line.strip()))
         return found
     for i in range(len(lines) - 1):
         title, under = lines[i].rstrip(), lines[i + 1].rstrip()
@@ -144,7 +150,8 @@ def their_releases(text, rst):
         if version in releases:
             continue
         order.append(version)
-        releases[version] = bullets(lines[i + 2 if rst else i + 1:end])
+        underlined = i + 1 < len(lines) and re.fullmatch(r"\s*(=+|-+)\s*", lines[i + 1])
+        releases[version] = bullets(lines[i + 2 if rst or underlined else i + 1:end])
     return order, releases
 
 
