@@ -19,8 +19,56 @@ pub(super) fn note_dropped(dropped: &mut Vec<String>, name: String) {
 /// mdBook's `{{#include file}}`, `{{#title …}}`, `{{#rustdoc_include …}}` on a line of their
 /// own: only the book's build can resolve them.
 pub(super) fn mdbook_directive(line: &str) -> Option<String> {
-    let found = MDBOOK.captures(line)?;
+    if let Some(found) = MDBOOK.captures(line) {
+        return Some(format!("{{{{#{}}}}}", found.get(1)?.as_str()));
+    }
+    // A book's own preprocessor fills in an upper-case `{{#PYO3_CRATE_VERSION}}` anywhere in a
+    // line (a template's lower-case `{{#each}}` is the example's own); the
+    // line is dropped rather than shown with braces no reader can use.
+    static VARIABLE: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"\{\{#([A-Z][A-Z0-9_]{1,60})\}\}"));
+    let found = VARIABLE.captures(line)?;
     Some(format!("{{{{#{}}}}}", found.get(1)?.as_str()))
+}
+
+/// Whether the code block whose lines follow its opening shows only comments once the lines
+/// it hides (`prefix`) are left out (cxx's annotated `focuscomment` examples): then the
+/// hidden lines are the example, and are kept.
+pub(super) fn hides_its_code(after_opening: &[&str], prefix: &str, ch: char, len: usize) -> bool {
+    let body = after_opening
+        .iter()
+        .take(MAX_HIDDEN_SCAN)
+        .take_while(|l| !super::fences::closes_fence(l, ch, len));
+    let (mut comments, mut hidden_code) = (0, 0);
+    for line in body {
+        let trimmed = line.trim();
+        if is_hidden_line(line, prefix) {
+            hidden_code += usize::from(trimmed.len() > prefix.len() + 1);
+        } else if trimmed.starts_with("//") || trimmed.starts_with("/*") || trimmed.starts_with('*')
+        {
+            comments += 1;
+        } else if !trimmed.is_empty() {
+            return false;
+        }
+    }
+    comments > 0 && hidden_code > 0
+}
+
+/// Lines of a code block read to decide whether it hides its code.
+const MAX_HIDDEN_SCAN: usize = 2_000;
+
+/// A hidden line as the book shows it when its reader asks: without the prefix (and, for
+/// `#`, the space after it).
+pub(super) fn unhidden(line: &str, prefix: &str) -> String {
+    let trimmed = line.trim_start();
+    let indent = &line[..line.len() - trimmed.len()];
+    let rest = trimmed.strip_prefix(prefix).unwrap_or(trimmed);
+    let rest = if prefix == "#" {
+        rest.strip_prefix(' ').unwrap_or(rest)
+    } else {
+        rest
+    };
+    format!("{indent}{rest}")
 }
 
 /// A code block's opening line without mdBook's `hidelines=` attribute, and the prefix of
@@ -440,7 +488,7 @@ pub(super) fn twoslash(line: &str) -> Option<Twoslash> {
 /// not as text (Docusaurus' `npm2yarn` turns the block into npm/Yarn/pnpm tabs;
 /// `showLineNumbers` numbers it): ```` ```bash npm2yarn ```` → ```` ```bash ````.
 pub(super) fn without_plugin_flags(opening: String) -> String {
-    const FLAGS: &[&str] = &["npm2yarn", "showLineNumbers"];
+    const FLAGS: &[&str] = &["npm2yarn", "showLineNumbers", "twoslash"];
     if !FLAGS.iter().any(|f| opening.contains(f)) {
         return opening;
     }
@@ -525,6 +573,18 @@ mod tests {
         // Unclosed or unbounded tags are left to the escaper.
         assert_eq!(md("a <Open attr={x"), "a <Open attr={x");
         let _ = md(&format!("<A {}", "{".repeat(100_000)));
+    }
+
+    #[test]
+    fn a_block_that_hides_all_its_code_shows_it_and_book_variables_go() {
+        let found = read(
+            "```rust,noplayground,focuscomment\n# #[cxx::bridge]\n# mod ffi {\n    // Shared structs.\n#     struct Meta {\n#         size: usize,\n#     }\n#\n# }\n```\n\n```rust\n# fn main() {\n// set up\nlet x = 1;\n# }\n```\n\n```toml\n[dependencies]\npyo3 = { {{#PYO3_CRATE_VERSION}} }\n```\n\n```handlebars\n{{#each items}}x{{/each}}\n```\n",
+        );
+        assert_eq!(
+            found.markdown,
+            "```rust\n#[cxx::bridge]\nmod ffi {\n    // Shared structs.\n    struct Meta {\n        size: usize,\n    }\n\n}\n```\n\n```rust\n// set up\nlet x = 1;\n```\n\n```toml\n[dependencies]\n```\n\n```handlebars\n{{#each items}}x{{/each}}\n```"
+        );
+        assert_eq!(found.dropped, ["{{#PYO3_CRATE_VERSION}}"]);
     }
 
     #[test]

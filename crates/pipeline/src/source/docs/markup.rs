@@ -25,12 +25,12 @@ use regex::Regex;
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
     MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, fence_label, file_marker,
-    foreign_components, foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
-    is_highlight_comment, longest_backtick_run, mdbook_directive, note_dropped, site_leftovers,
-    terminal_text, twoslash, unresolved_include, without_doctest_flags, without_plugin_flags,
-    without_version_placeholder,
+    foreign_components, foreign_tag_line, hidden_lines, hides_its_code, icon_names, is_cell_break,
+    is_hidden_line, is_highlight_comment, longest_backtick_run, mdbook_directive, note_dropped,
+    site_leftovers, terminal_text, twoslash, unhidden, unresolved_include, without_doctest_flags,
+    without_plugin_flags, without_version_placeholder,
 };
-use super::shortcodes::{definition_lists, emoji};
+use super::shortcodes::{callouts, definition_lists, emoji};
 use super::tabs;
 
 /// Directives inside directives deeper than this are dropped.
@@ -107,7 +107,9 @@ pub(crate) fn read(markdown: &str) -> Markup {
     let mut out = Markup::default();
     let lines = super::pymdown::read(tabs::code_tabs(markdown.lines()));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let lines = definition_lists(tabs::read(super::html_blocks::read(&lines)));
+    let lines = callouts(definition_lists(tabs::read(super::html_blocks::read(
+        &lines,
+    ))));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut kept = Vec::with_capacity(lines.len());
     block(&lines, 0, &definitions, &mut kept, &mut out.dropped);
@@ -172,6 +174,8 @@ fn block(
     let mut coloured = false;
     // The prefix of the lines that mdBook hides in the open code block.
     let mut hidden: Option<String> = None;
+    // Whether the open code block's hidden lines are shown (its visible lines are comments).
+    let mut unhide = false;
     // Inside a file of a code block the site does not show (`// file: x.ts noEmit`).
     let mut unshown = false;
     // Where the open code block's lines start in `out` (a twoslash `// ---cut---` drops
@@ -202,11 +206,15 @@ fn block(
             } else if let Some(name) = mdbook_directive(line).or_else(|| unresolved_include(line)) {
                 note_dropped(dropped, name);
                 continue;
-            } else if hidden
+            } else if let Some(prefix) = hidden
                 .as_deref()
-                .is_some_and(|prefix| is_hidden_line(line, prefix))
-                || is_highlight_comment(line)
+                .filter(|prefix| is_hidden_line(line, prefix))
             {
+                if unhide {
+                    out.push(unhidden(line, prefix));
+                }
+                continue;
+            } else if is_highlight_comment(line) {
                 continue;
             } else if hidden.as_deref() == Some("#") && line.trim_start().starts_with("##") {
                 // mdBook's escape for a line that starts with `#`.
@@ -292,6 +300,14 @@ fn block(
             continue;
         }
         if let Some((ch, len, info)) = opens_fence(line) {
+            if info.trim_start().starts_with("twoslash include ") {
+                // A snippet for later blocks' `// @include:`, which the site never shows.
+                while i < lines.len() && !closes_fence(lines[i], ch, len) {
+                    i += 1;
+                }
+                i = (i + 1).min(lines.len());
+                continue;
+            }
             fence = Some((ch, len));
             language = info
                 .split_whitespace()
@@ -310,6 +326,9 @@ fn block(
                 None => line,
             };
             let (opening, prefix) = hidden_lines(line);
+            unhide = prefix
+                .as_deref()
+                .is_some_and(|p| hides_its_code(&lines[i..], p, ch, len));
             hidden = prefix;
             out.push(without_plugin_flags(opening));
             code_start = out.len();

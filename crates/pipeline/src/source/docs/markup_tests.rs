@@ -231,7 +231,7 @@ fn twoslash_directives_and_cuts_leave_the_code_the_site_shows() {
     );
     assert_eq!(
         out,
-        "```ts twoslash\nconst router = t.router({})\nexport type AppRouter = typeof router\n```\n\nAfter.\n\n```ts\n// a plain comment stays\nlet x = 1\n```"
+        "```ts\nconst router = t.router({})\nexport type AppRouter = typeof router\n```\n\nAfter.\n\n```ts\n// a plain comment stays\nlet x = 1\n```"
     );
 }
 
@@ -247,5 +247,16 @@ fn a_code_fence_keeps_its_language_without_the_sites_plugin_flags() {
     assert!(
         !out.contains("npm2yarn") && !out.contains("showLineNumbers"),
         "{out}"
+    );
+}
+
+#[test]
+fn twoslash_snippets_for_later_blocks_go_and_the_flag_with_them() {
+    let out = md(
+        "Set up:\n\n```twoslash include trpc\nimport { initTRPC } from '@trpc/server';\n```\n\n```ts twoslash title='server.ts'\n// @include: trpc\n// ---cut---\nconst t = initTRPC.create();\n```\n",
+    );
+    assert_eq!(
+        out,
+        "Set up:\n\n\n```ts title='server.ts'\nconst t = initTRPC.create();\n```"
     );
 }
