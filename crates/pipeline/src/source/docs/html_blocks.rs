@@ -30,6 +30,9 @@ const BLOCKS: &[&str] = &[
 ];
 
 pub(crate) fn read(lines: &[&str]) -> Vec<String> {
+    let cleaned = without_jsx_expressions(lines);
+    let lines: Vec<&str> = cleaned.iter().map(String::as_str).collect();
+    let lines = lines.as_slice();
     let mut out = Vec::with_capacity(lines.len());
     let mut fence = Fences::default();
     let mut open_blocks = Open::default();
@@ -88,9 +91,11 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
             let centred = name == "center"
                 || (matches!(name.as_str(), "p" | "div")
                     && opening_tag(trimmed).contains("center"));
-            if centred
+            if (centred || name == "p")
                 && let Some((close, rest)) = element.close()
-                && plain(&element.inner(close)).is_empty()
+                && let inner = element.inner(close)
+                && plain(&inner).is_empty()
+                && (centred || linked_images(&inner))
             {
                 push_rest(&mut out, &mut open_blocks, rest);
                 i = close + 1;
@@ -101,6 +106,44 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
         out.push(trimmed.to_string());
     }
     out
+}
+
+/// Whether some HTML without text is a row of linked images (badges, sponsors' logos).
+fn linked_images(html: &str) -> bool {
+    let lower = html.to_ascii_lowercase();
+    lower.contains("<a ") && lower.contains("<img")
+}
+
+/// The lines with the JSX an MDX page writes in its HTML taken out, outside code: expression
+/// attributes (`style={{ display: 'flex' }}`, `className={x}`) in an HTML tag, and the
+/// `{' '}` that keeps a space between two elements.
+fn without_jsx_expressions(lines: &[&str]) -> Vec<String> {
+    use std::sync::LazyLock;
+    static ATTRIBUTE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::builtin::regex(r"\s[A-Za-z][\w-]{0,40}=\{(?:\{[^{}\n]{0,500}\}|[^{}\n]{0,200})\}")
+    });
+    static SPACE: LazyLock<regex::Regex> =
+        LazyLock::new(|| crate::builtin::regex(r#"\{\s*(?:' '|" ")\s*\}"#));
+    let mut fence = Fences::default();
+    lines
+        .iter()
+        .map(|line| {
+            if fence.is_code(line) || !line.contains('{') {
+                return line.to_string();
+            }
+            let line = SPACE.replace_all(line, " ");
+            // Only HTML's own (lower-case) tags: a component's props are read with it.
+            let html_tag = line
+                .trim_start()
+                .strip_prefix('<')
+                .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_lowercase()));
+            if html_tag {
+                ATTRIBUTE.replace_all(&line, "").into_owned()
+            } else {
+                line.into_owned()
+            }
+        })
+        .collect()
 }
 
 /// Whether `line` (without its indentation) starts a Markdown list item (`- x`, `1. x`).
@@ -294,6 +337,15 @@ mod tests {
         assert_eq!(
             md(text),
             "\n<p align=\"center\">\n<em>An ASGI web server.</em>\n</p>\n\n<details>\n<summary>Lesson 3</summary>\n<br />\n<div>\n</div>\nHosted elsewhere\n</details>"
+        );
+    }
+
+    #[test]
+    fn jsx_in_html_and_rows_of_linked_images_go() {
+        let text = "<div align=\"center\" style={{ display: 'flex', gap: '10px' }}>\n  <p>Typesafe APIs made easy</p>\n  <p>\n    <a href=\"https://x\">\n      <img src=\"https://img.shields.io/a.svg\" />\n    </a>{' '}\n    <a href=\"https://y\"><img src=\"b.svg\" /></a>\n  </p>\n</div>\n\n<p><img src=\"screenshot.png\" /></p>\n\n```jsx\n<div style={{ a: 1 }}>{' '}</div>\n```";
+        assert_eq!(
+            md(text),
+            "<div align=\"center\">\n<p>Typesafe APIs made easy</p>\n</div>\n\n<p><img src=\"screenshot.png\" /></p>\n\n```jsx\n<div style={{ a: 1 }}>{' '}</div>\n```"
         );
     }
 
