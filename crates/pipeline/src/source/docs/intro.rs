@@ -18,21 +18,33 @@ const MAX_LINES: usize = 400;
 pub(crate) fn docs_title(docs: &[Prose], site: Option<&SiteOrder>) -> Option<String> {
     site.and_then(|s| s.title.clone())
         .or_else(|| readme(docs).map(|doc| doc.title.clone()))
-        .map(|t| without_symbols(&t))
+        .map(|t| without_symbols(&super::walkthrough::unescaped(&t)))
         .filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("readme") && !is_generic_nav_title(t))
 }
 
 /// Documents that share one title (every page of a docs folder opening with the project's
 /// name) told apart by their file names (`Getting-Started.md` → "Getting Started").
+/// Pages count by file name: the same page kept for each released version
+/// (`versioned_docs/version-29/GettingStarted.md`) keeps its title.
 pub(crate) fn distinct_titles(docs: &mut [Prose]) {
-    let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let stem = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.rsplit_once('.')
+            .map_or(name, |(s, _)| s)
+            .to_lowercase()
+    };
+    let mut files: std::collections::HashMap<String, std::collections::HashSet<String>> =
+        std::collections::HashMap::new();
     for doc in docs.iter() {
-        *counts.entry(doc.title.trim().to_lowercase()).or_default() += 1;
+        files
+            .entry(doc.title.trim().to_lowercase())
+            .or_default()
+            .insert(stem(&doc.path));
     }
     for doc in docs.iter_mut() {
-        if counts
+        if files
             .get(&doc.title.trim().to_lowercase())
-            .is_some_and(|n| *n >= SHARED_TITLE)
+            .is_some_and(|names| names.len() >= SHARED_TITLE)
         {
             let name = doc.path.rsplit('/').next().unwrap_or(&doc.path);
             let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
@@ -295,6 +307,20 @@ mod tests {
             ["Getting Started", "Routes", "Fastify", "Plugins Guide"]
         );
         assert_eq!(docs_title(&[doc("README.md", "Overview", "x")], None), None);
+    }
+
+    #[test]
+    fn a_page_kept_for_each_version_keeps_its_title() {
+        let mut docs: Vec<Prose> = ["docs", "versioned/v29", "versioned/v30", "versioned/v31"]
+            .iter()
+            .map(|dir| doc(&format!("{dir}/GettingStarted.md"), "Getting Started", "x"))
+            .collect();
+        distinct_titles(&mut docs);
+        assert!(docs.iter().all(|d| d.title == "Getting Started"));
+        assert_eq!(
+            docs_title(&[doc("README.md", "CXX &mdash; safe FFI", "x")], None).as_deref(),
+            Some("CXX \u{2014} safe FFI")
+        );
     }
 
     #[test]
