@@ -13,6 +13,7 @@ mod intro;
 mod logo_walls;
 mod markdown;
 mod markup;
+mod published;
 mod pymdown;
 mod rst;
 mod selection;
