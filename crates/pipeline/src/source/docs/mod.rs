@@ -21,6 +21,7 @@ mod shortcodes;
 mod site;
 mod site_config;
 mod sphinx_toc;
+mod substitutions;
 mod tabs;
 mod tidy;
 mod translations;
@@ -41,5 +42,6 @@ pub(crate) use selection::{
     without_first_paragraph_if,
 };
 pub(crate) use site::{SiteOrder, site_order};
+pub(crate) use substitutions::substitute;
 pub(crate) use tidy::tidy;
 pub(crate) use translations::translations;
