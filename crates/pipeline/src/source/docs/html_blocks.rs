@@ -70,6 +70,18 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
                 i = close + 1;
                 continue;
             }
+            if name == "div"
+                && let Some((close, rest)) = element.close()
+                && lines[i - 1..=close].iter().any(|l| has_inline_heading(l))
+            {
+                // A page rendered as HTML (a "Result" sample), whose headings sit among other
+                // tags where no converter reads them: its text, headings in bold, so that none
+                // of them enters the article's outline or leaks as a tag.
+                out.extend(flattened(&element.inner(close)));
+                push_rest(&mut out, &mut open_blocks, rest);
+                i = close + 1;
+                continue;
+            }
             if DROPPED.contains(&name.as_str())
                 && let Some((close, rest)) = element.close()
             {
@@ -105,6 +117,74 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
         update_open(&mut open_blocks, trimmed, &name);
         out.push(trimmed.to_string());
     }
+    out
+}
+
+/// Whether a line opens a heading element after other text or tags (`</p></div><h4 id=…>`).
+fn has_inline_heading(line: &str) -> bool {
+    let lower = line.trim().to_ascii_lowercase();
+    (1..=6).any(|level| {
+        let marker = format!("<h{level}");
+        lower.match_indices(&marker).any(|(at, _)| {
+            at > 0
+                && lower[at + marker.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c.is_whitespace() || c == '>')
+        })
+    })
+}
+
+/// Some HTML as Markdown paragraphs of its text: a block element (`<p>`, `<div>`, a heading)
+/// starts a paragraph, a heading's text is bold, inline tags go without a space.
+fn flattened(html: &str) -> Vec<String> {
+    let mut paragraphs = vec![String::new()];
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        paragraphs
+            .last_mut()
+            .map(|p| p.push_str(&rest[..open]))
+            .unwrap_or_default();
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('>') else {
+            rest = after;
+            continue;
+        };
+        let tag = after[..close].trim_start_matches('/').to_ascii_lowercase();
+        let tag_name: String = tag
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect();
+        if heading_level(&tag_name).is_some()
+            || BLOCKS.contains(&tag_name.as_str())
+            || tag_name == "br"
+        {
+            let heading = heading_level(&tag_name).is_some();
+            let closing = after.starts_with('/');
+            if heading && closing {
+                if let Some(last) = paragraphs.last_mut() {
+                    *last = format!(
+                        "**{}**",
+                        last.split_whitespace().collect::<Vec<_>>().join(" ")
+                    );
+                }
+            }
+            paragraphs.push(String::new());
+        }
+        rest = &after[close + 1..];
+    }
+    if let Some(last) = paragraphs.last_mut() {
+        last.push_str(rest);
+    }
+    let mut out = Vec::new();
+    for paragraph in paragraphs {
+        let text = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.is_empty() && text != "****" {
+            out.push(String::new());
+            out.push(text);
+        }
+    }
+    out.push(String::new());
     out
 }
 
@@ -337,6 +417,15 @@ mod tests {
         assert_eq!(
             md(text),
             "\n<p align=\"center\">\n<em>An ASGI web server.</em>\n</p>\n\n<details>\n<summary>Lesson 3</summary>\n<br />\n<div>\n</div>\nHosted elsewhere\n</details>"
+        );
+    }
+
+    #[test]
+    fn a_rendered_page_in_a_div_is_its_text_with_headings_in_bold() {
+        let text = "<div><div><p>Print print!</p><div><div>\n<h4 id=\"a\">\n<code class=\"x\">\nmethod_a<span class=\"p\">(</span>self<span>)</span> </code>\n</h4><div>\n<p>Print A!</p></div></div><div><h4 id=\"b\">method_b</h4><div><p>Print B!</p></div></div></div></div></div>\nAfter.";
+        assert_eq!(
+            md(text),
+            "\nPrint print!\n\n**method_a(self)**\n\nPrint A!\n\n**method_b**\n\nPrint B!\n\nAfter."
         );
     }
 
