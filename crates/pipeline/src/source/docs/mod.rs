@@ -19,6 +19,7 @@ mod rst;
 mod selection;
 mod shortcodes;
 mod site;
+mod site_chrome;
 mod site_config;
 mod sphinx_toc;
 mod substitutions;
