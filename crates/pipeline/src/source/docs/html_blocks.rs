@@ -138,51 +138,44 @@ fn has_inline_heading(line: &str) -> bool {
 /// Some HTML as Markdown paragraphs of its text: a block element (`<p>`, `<div>`, a heading)
 /// starts a paragraph, a heading's text is bold, inline tags go without a space.
 fn flattened(html: &str) -> Vec<String> {
-    let mut paragraphs = vec![String::new()];
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut paragraphs = Vec::new();
+    let mut current = String::new();
     let mut rest = html;
     while let Some(open) = rest.find('<') {
-        paragraphs
-            .last_mut()
-            .map(|p| p.push_str(&rest[..open]))
-            .unwrap_or_default();
+        current.push_str(&rest[..open]);
         let after = &rest[open + 1..];
         let Some(close) = after.find('>') else {
             rest = after;
             continue;
         };
-        let tag = after[..close].trim_start_matches('/').to_ascii_lowercase();
-        let tag_name: String = tag
+        let tag_name: String = after[..close]
+            .trim_start_matches('/')
             .chars()
             .take_while(char::is_ascii_alphanumeric)
-            .collect();
-        if heading_level(&tag_name).is_some()
-            || BLOCKS.contains(&tag_name.as_str())
-            || tag_name == "br"
-        {
-            let heading = heading_level(&tag_name).is_some();
-            let closing = after.starts_with('/');
-            if heading && closing {
-                if let Some(last) = paragraphs.last_mut() {
-                    *last = format!(
-                        "**{}**",
-                        last.split_whitespace().collect::<Vec<_>>().join(" ")
-                    );
-                }
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let heading = heading_level(&tag_name).is_some();
+        if heading || BLOCKS.contains(&tag_name.as_str()) || tag_name == "br" {
+            let text = words(&current);
+            if !text.is_empty() {
+                let closes_heading = heading && after.starts_with('/');
+                paragraphs.push(if closes_heading {
+                    format!("**{text}**")
+                } else {
+                    text
+                });
             }
-            paragraphs.push(String::new());
+            current.clear();
         }
         rest = &after[close + 1..];
     }
-    if let Some(last) = paragraphs.last_mut() {
-        last.push_str(rest);
-    }
+    current.push_str(rest);
+    paragraphs.push(words(&current));
     let mut out = Vec::new();
-    for paragraph in paragraphs {
-        let text = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
-        if !text.is_empty() && text != "****" {
-            out.push(String::new());
-            out.push(text);
-        }
+    for paragraph in paragraphs.into_iter().filter(|p| !p.is_empty()) {
+        out.push(String::new());
+        out.push(paragraph);
     }
     out.push(String::new());
     out
