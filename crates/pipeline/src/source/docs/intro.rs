@@ -102,7 +102,13 @@ pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) 
         "documentation",
         "manual",
     ];
-    let names: Vec<String> = title
+    // The project's name, not a tagline after it ("CXX — safe FFI between Rust and C++").
+    let name = [" \u{2014} ", " \u{2013} ", " - ", ": "]
+        .iter()
+        .filter_map(|separator| title.split_once(separator).map(|(name, _)| name))
+        .min_by_key(|name| name.len())
+        .unwrap_or(title);
+    let names: Vec<String> = name
         .split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|w| w.chars().count() >= 2 && !NOT_NAMES.contains(&w.as_str()))
@@ -113,7 +119,11 @@ pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) 
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty());
         let opening: Vec<&str> = words.by_ref().take(3).collect();
-        opening.first() != Some(&"welcome") && opening.iter().any(|w| names.iter().any(|n| n == w))
+        // A condition or a purpose ("To use PyO3, you need…") is no introduction.
+        let digresses = opening
+            .first()
+            .is_some_and(|w| matches!(*w, "welcome" | "to" | "if" | "when" | "before"));
+        !digresses && opening.iter().any(|w| names.iter().any(|n| n == w))
     };
     let sentences: Vec<String> = sources
         .iter()
@@ -133,20 +143,29 @@ pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) 
                 matches!(pair[0], "is" | "are") && matches!(pair[1], "a" | "an" | "the")
             })
     };
+    // Else the site's own summary (its tagline), else the first sentence that speaks of the
+    // project.
     sentences
         .iter()
         .find(|sentence| defines(sentence))
-        .or_else(|| sentences.iter().find(|sentence| names_project(sentence)))
         .cloned()
+        .or_else(|| site.and_then(|s| s.summary.clone()))
+        .or_else(|| {
+            sentences
+                .iter()
+                .find(|sentence| names_project(sentence))
+                .cloned()
+        })
         .or_else(|| {
             // Else the opening of the site's first page, the README or the first document:
-            // not a sentence from further in (a step's detail).
+            // not a sentence from further in (a step's detail), nor a greeting.
             let first = listed.first().map(|(_, d)| *d);
             first
                 .into_iter()
                 .chain(readme(docs))
                 .chain(docs.first())
-                .find_map(|doc| first_paragraph(&doc.markdown))
+                .filter_map(|doc| first_paragraph(&doc.markdown))
+                .find(|sentence| !sentence.to_lowercase().starts_with("welcome"))
         })
 }
 
@@ -403,9 +422,38 @@ mod tests {
             docs_intro(&docs, None, "Task").as_deref(),
             Some("Task is a task runner that is simpler than Make.")
         );
+        // A greeting introduces nothing.
+        assert_eq!(docs_intro(&docs, None, "Other"), None);
+    }
+
+    #[test]
+    fn the_name_before_a_tagline_is_what_a_sentence_must_open_with() {
+        let docs = [doc(
+            "book/src/index.md",
+            "Intro",
+            "This library provides a safe mechanism for calling C++ code from Rust.\n\nThe resulting FFI bridge operates at zero overhead.\n\nTo use CXX, you need a build script.\n",
+        )];
         assert_eq!(
-            docs_intro(&docs, None, "Other").as_deref(),
-            Some("Welcome to the Task guide!")
+            docs_intro(&docs, None, "CXX \u{2014} safe FFI between Rust and C++").as_deref(),
+            Some("This library provides a safe mechanism for calling C++ code from Rust.")
+        );
+        // The site's tagline comes before a sentence that only names the project.
+        let docs = [doc(
+            "docs/GettingStarted.md",
+            "Getting Started",
+            "Jest uses matchers to let you test values.\n",
+        )];
+        let site = SiteOrder {
+            kind: "Docusaurus",
+            rank: [("docs/GettingStarted.md".to_string(), 0)]
+                .into_iter()
+                .collect(),
+            summary: Some("Delightful JavaScript Testing".into()),
+            ..SiteOrder::default()
+        };
+        assert_eq!(
+            docs_intro(&docs, Some(&site), "Jest").as_deref(),
+            Some("Delightful JavaScript Testing")
         );
     }
 

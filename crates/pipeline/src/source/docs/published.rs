@@ -96,16 +96,15 @@ mod tests {
         assert_eq!(readme_base(&|_: &str| None, true, &rels), None);
     }
 
-    fn urls(files: &[(&str, &str)], kind: &str, config: &str, root: &str) -> Vec<String> {
-        let read = |path: &str| {
-            files
-                .iter()
-                .find(|(p, _)| *p == path)
-                .map(|(_, t)| t.to_string())
-        };
-        let pages: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
+    /// The URLs the site makes of the pages among `files`, in order.
+    fn urls(
+        files: &'static [(&'static str, &'static str)],
+        kind: &str,
+        config: &str,
+        root: &str,
+    ) -> Vec<String> {
         let mut found: Vec<String> =
-            super::super::site_config::page_urls(&read, kind, config, root, &pages)
+            super::super::site_config::tests::urls(kind, config, root, files)
                 .into_values()
                 .collect();
         found.sort();
@@ -114,7 +113,7 @@ mod tests {
 
     #[test]
     fn a_book_without_a_site_url_is_at_its_crates_homepage() {
-        let book = [
+        const BOOK: &[(&str, &str)] = &[
             (
                 "Cargo.toml",
                 "[package]\nname = \"cxx\"\nhomepage = \"https://cxx.rs\"\n",
@@ -123,11 +122,11 @@ mod tests {
             ("book/src/binding/box.md", "# rust::Box"),
         ];
         assert_eq!(
-            urls(&book, "mdBook", "book/book.toml", "book/src"),
+            urls(BOOK, "mdBook", "book/book.toml", "book/src"),
             ["https://cxx.rs/binding/box.html"]
         );
         // A homepage on the forge is no docs site.
-        let forge = [
+        const FORGE: &[(&str, &str)] = &[
             (
                 "Cargo.toml",
                 "[package]\nhomepage = \"https://github.com/o/r\"\n",
@@ -135,12 +134,30 @@ mod tests {
             ("book/book.toml", "[book]\ntitle = \"B\"\n"),
             ("book/src/use.md", "# U"),
         ];
-        assert!(urls(&forge, "mdBook", "book/book.toml", "book/src").is_empty());
+        assert!(urls(FORGE, "mdBook", "book/book.toml", "book/src").is_empty());
+    }
+
+    #[test]
+    fn the_sites_tagline_is_its_summary() {
+        let read = |path: &str| {
+            (path == "website/docusaurus.config.js").then(|| {
+                "module.exports = {\n  title: 'Jest',\n  tagline: '\u{1f0cf} Delightful JavaScript Testing',\n};\n".to_string()
+            })
+        };
+        assert_eq!(
+            super::super::site_config::site_summary(&read, "Docusaurus", "website/sidebars.json")
+                .as_deref(),
+            Some("Delightful JavaScript Testing")
+        );
+        assert_eq!(
+            super::super::site_config::site_summary(&read, "mdBook", "book/book.toml"),
+            None
+        );
     }
 
     #[test]
     fn a_sphinx_baseurl_read_from_the_environment_leaves_the_documentation_url() {
-        let site = [
+        const SITE: &[(&str, &str)] = &[
             (
                 "pyproject.toml",
                 "[project.urls]\nDocumentation = \"https://www.attrs.org/\"\n",
@@ -153,7 +170,7 @@ mod tests {
             ("docs/glossary.md", "# Glossary"),
         ];
         assert_eq!(
-            urls(&site, "Sphinx", "docs/index.md", "docs"),
+            urls(SITE, "Sphinx", "docs/index.md", "docs"),
             ["https://www.attrs.org/en/latest/glossary.html"]
         );
     }

@@ -53,6 +53,28 @@ pub(super) fn site_title(
     })
 }
 
+/// The summary the site's configuration gives the project (Docusaurus's `tagline`, MkDocs'
+/// `site_description`), as plain text.
+pub(super) fn site_summary(
+    read: &dyn Fn(&str) -> Option<String>,
+    kind: &str,
+    config: &str,
+) -> Option<String> {
+    let key = match kind {
+        "Docusaurus" => "tagline",
+        "MkDocs" => "site_description",
+        _ => return None,
+    };
+    let value = site_files(kind, config)
+        .iter()
+        .find_map(|file| setting(&read(file)?, key))?;
+    let value = value.replace("\\n", " ");
+    let text = value
+        .trim_matches(|c: char| c.is_whitespace() || !(c.is_alphanumeric() || c.is_ascii()))
+        .to_string();
+    (text.split_whitespace().count() >= 2).then_some(text)
+}
+
 /// The files that configure the site of `kind` whose order `config` gave: MkDocs' and
 /// mdBook's own file,
 /// Docusaurus's configuration beside its sidebars (`siteConfig.js` for version 1), Sphinx's
@@ -515,11 +537,11 @@ pub(super) fn section_key(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The URLs of the pages among `files` for a site of `kind` configured by `config`.
-    fn urls(
+    pub(in crate::source::docs) fn urls(
         kind: &str,
         config: &str,
         root: &str,
