@@ -71,6 +71,35 @@ pub(super) fn unhidden(line: &str, prefix: &str) -> String {
     format!("{indent}{rest}")
 }
 
+/// The command a site's install component carries in a plain string prop
+/// (`<InstallSnippet pkgs="@trpc/server @trpc/client" />` installs those packages with npm,
+/// `<InstallCommand command="pip install x" />` runs its command); `None` for any other tag or
+/// a prop that is an expression.
+pub(super) fn install_command(tag: &str) -> Option<String> {
+    static PROP: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"\s(pkgs|packages|package|pkg|command|cmd)=(?:"([^"{}
+]{1,300})"|'([^'{}
+]{1,300})')"#,
+        )
+    });
+    let name: String = tag
+        .trim_start()
+        .strip_prefix('<')?
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '.')
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_uppercase()) || !name.contains("Install") {
+        return None;
+    }
+    let found = PROP.captures(tag)?;
+    let value = found.get(2).or(found.get(3))?.as_str().trim();
+    match found.get(1)?.as_str() {
+        "command" | "cmd" => Some(value.to_string()),
+        _ => Some(format!("npm install {value}")),
+    }
+}
+
 /// A code block's opening line without mdBook's `hidelines=` attribute, and the prefix of
 /// the lines the book hides in it: `#` in Rust code (as rustdoc hides them too), else the
 /// `hidelines` prefix.

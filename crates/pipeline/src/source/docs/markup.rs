@@ -25,10 +25,10 @@ use regex::Regex;
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
     MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, fence_label, file_marker,
-    foreign_components, foreign_tag_line, hidden_lines, hides_its_code, icon_names, is_cell_break,
-    is_hidden_line, is_highlight_comment, longest_backtick_run, mdbook_directive, note_dropped,
-    site_leftovers, terminal_text, twoslash, unhidden, unresolved_include, without_doctest_flags,
-    without_plugin_flags, without_version_placeholder,
+    foreign_components, foreign_tag_line, hidden_lines, hides_its_code, icon_names,
+    install_command, is_cell_break, is_hidden_line, is_highlight_comment, longest_backtick_run,
+    mdbook_directive, note_dropped, site_leftovers, terminal_text, twoslash, unhidden,
+    unresolved_include, without_doctest_flags, without_plugin_flags, without_version_placeholder,
 };
 use super::shortcodes::{callouts, definition_lists, emoji};
 use super::tabs;
@@ -246,6 +246,10 @@ fn block(
         if let Some(tag) = foreign_tag_line(lines, i - 1) {
             let joined = lines[i - 1..i - 1 + tag.lines].join("\n");
             i += tag.lines - 1;
+            if let Some(command) = install_command(&joined) {
+                out.extend(["", "```bash", &command, "```", ""].map(String::from));
+                continue;
+            }
             if let Some(Some(mapped)) = tabs.component(&joined) {
                 out.push(String::new());
                 out.push(mapped);
@@ -646,7 +650,7 @@ fn text(text: &str, definitions: &Definitions) -> String {
     let text = icon_names(text.as_ref());
     let text = untitled_links(text.as_ref());
     let text = text.as_ref();
-    if definitions.is_empty() || !text.contains('[') {
+    if !text.contains("][") && (definitions.is_empty() || !text.contains('[')) {
         return text.to_string();
     }
     REFERENCE
@@ -668,6 +672,14 @@ fn text(text: &str, definitions: &Definitions) -> String {
                 Some(destination) if label_only => format!("({destination}){after}"),
                 Some(destination) => {
                     format!("[{label_text}]({destination}){after}")
+                }
+                // `[mkdocstrings.Handler][]` that only the site's build resolves (autorefs):
+                // its text. An image's or an escaped bracket's stays as written.
+                None if c.get(2).is_some()
+                    && !label_only
+                    && !text[..start].ends_with(['!', '\\']) =>
+                {
+                    format!("{label_text}{after}")
                 }
                 None => whole.to_string(),
             }

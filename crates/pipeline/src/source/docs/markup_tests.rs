@@ -260,3 +260,23 @@ fn twoslash_snippets_for_later_blocks_go_and_the_flag_with_them() {
         "Set up:\n\n\n```ts title='server.ts'\nconst t = initTRPC.create();\n```"
     );
 }
+
+#[test]
+fn a_reference_without_a_definition_is_its_text() {
+    assert_eq!(
+        md(
+            "See [installer.records][] and [the guide][guide], [optional] and ![logo][img].\n\n[guide]: https://x.dev/guide\n"
+        ),
+        "See installer.records and [the guide](https://x.dev/guide), [optional] and ![logo][img].\n"
+    );
+}
+
+#[test]
+fn an_install_component_keeps_the_command_its_props_carry() {
+    assert_eq!(
+        md(
+            "Install the packages:\n\n<InstallSnippet pkgs=\"@trpc/server @trpc/client\" />\n\n<InstallSnippet pkgs={packages} />\n<Chart data=\"x\" />\nDone."
+        ),
+        "Install the packages:\n\n\n```bash\nnpm install @trpc/server @trpc/client\n```\n\n\nDone."
+    );
+}
