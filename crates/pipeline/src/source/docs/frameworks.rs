@@ -19,16 +19,38 @@ pub(super) fn note_dropped(dropped: &mut Vec<String>, name: String) {
 /// mdBook's `{{#include file}}`, `{{#title …}}`, `{{#rustdoc_include …}}` on a line of their
 /// own: only the book's build can resolve them.
 pub(super) fn mdbook_directive(line: &str) -> Option<String> {
-    if let Some(found) = MDBOOK.captures(line) {
-        return Some(format!("{{{{#{}}}}}", found.get(1)?.as_str()));
-    }
-    // A book's own preprocessor fills in an upper-case `{{#PYO3_CRATE_VERSION}}` anywhere in a
-    // line (a template's lower-case `{{#each}}` is the example's own); the
-    // line is dropped rather than shown with braces no reader can use.
-    static VARIABLE: LazyLock<Regex> =
-        LazyLock::new(|| crate::builtin::regex(r"\{\{#([A-Z][A-Z0-9_]{1,60})\}\}"));
-    let found = VARIABLE.captures(line)?;
+    let found = MDBOOK.captures(line)?;
     Some(format!("{{{{#{}}}}}", found.get(1)?.as_str()))
+}
+
+/// A book's own preprocessor variable (`{{#PYO3_CRATE_VERSION}}`, upper case: a template's
+/// lower-case `{{#each}}` is the example's own) that the line holds, by name.
+pub(super) fn book_variable(line: &str) -> Option<String> {
+    if !line.contains("{{#") {
+        return None;
+    }
+    let found = BOOK_VARIABLE.captures(line)?;
+    Some(format!("{{{{#{}}}}}", found.get(1)?.as_str()))
+}
+
+static BOOK_VARIABLE: LazyLock<Regex> =
+    LazyLock::new(|| crate::builtin::regex(r"\{\{#([A-Z][A-Z0-9_]{1,60})\}\}"));
+
+/// A prose line without the book variables nobody filled in: a link whose address holds one
+/// is its text, a link definition that does is `None` (the line goes), any other is dropped.
+pub(super) fn without_book_variables(line: &str) -> Option<String> {
+    static LINK: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r"\[([^\[\]\n]{0,300})\]\([^()\s]{0,300}\{\{#[A-Z][A-Z0-9_]{1,60}\}\}[^()\s]{0,300}\)",
+        )
+    });
+    static DEFINITION: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"^\s{0,3}\[[^\]\n]{1,300}\]:\s*\S*\{\{#[A-Z]"));
+    if DEFINITION.is_match(line) {
+        return None;
+    }
+    let line = LINK.replace_all(line, "$1");
+    Some(BOOK_VARIABLE.replace_all(&line, "").into_owned())
 }
 
 /// Whether the code block whose lines follow its opening shows only comments once the lines
@@ -607,13 +629,16 @@ mod tests {
     #[test]
     fn a_block_that_hides_all_its_code_shows_it_and_book_variables_go() {
         let found = read(
-            "```rust,noplayground,focuscomment\n# #[cxx::bridge]\n# mod ffi {\n    // Shared structs.\n#     struct Meta {\n#         size: usize,\n#     }\n#\n# }\n```\n\n```rust\n# fn main() {\n// set up\nlet x = 1;\n# }\n```\n\n```toml\n[dependencies]\npyo3 = { {{#PYO3_CRATE_VERSION}} }\n```\n\n```handlebars\n{{#each items}}x{{/each}}\n```\n",
+            "See [`PyDict`]({{#PYO3_DOCS_URL}}/pyo3/struct.PyDict.html) and [`Py`] at {{#PYO3_VERSION_TAG}}.\n\n[`Py`]: {{#PYO3_DOCS_URL}}/pyo3/struct.Py.html\n\n```rust,noplayground,focuscomment\n# #[cxx::bridge]\n# mod ffi {\n    // Shared structs.\n#     struct Meta {\n#         size: usize,\n#     }\n#\n# }\n```\n\n```rust\n# fn main() {\n// set up\nlet x = 1;\n# }\n```\n\n```toml\n[dependencies]\npyo3 = { {{#PYO3_CRATE_VERSION}} }\n```\n\n```handlebars\n{{#each items}}x{{/each}}\n```\n",
         );
         assert_eq!(
             found.markdown,
-            "```rust\n#[cxx::bridge]\nmod ffi {\n    // Shared structs.\n    struct Meta {\n        size: usize,\n    }\n\n}\n```\n\n```rust\n// set up\nlet x = 1;\n```\n\n```toml\n[dependencies]\n```\n\n```handlebars\n{{#each items}}x{{/each}}\n```"
+            "See `PyDict` and `Py` at .\n\n\n```rust\n#[cxx::bridge]\nmod ffi {\n    // Shared structs.\n    struct Meta {\n        size: usize,\n    }\n\n}\n```\n\n```rust\n// set up\nlet x = 1;\n```\n\n```toml\n[dependencies]\n```\n\n```handlebars\n{{#each items}}x{{/each}}\n```"
         );
-        assert_eq!(found.dropped, ["{{#PYO3_CRATE_VERSION}}"]);
+        assert_eq!(
+            found.dropped,
+            ["{{#PYO3_DOCS_URL}}", "{{#PYO3_CRATE_VERSION}}"]
+        );
     }
 
     #[test]

@@ -24,11 +24,12 @@ use regex::Regex;
 
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
-    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, fence_label, file_marker,
-    foreign_components, foreign_tag_line, hidden_lines, hides_its_code, icon_names,
+    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, book_variable, fence_label,
+    file_marker, foreign_components, foreign_tag_line, hidden_lines, hides_its_code, icon_names,
     install_command, is_cell_break, is_hidden_line, is_highlight_comment, longest_backtick_run,
     mdbook_directive, note_dropped, site_leftovers, terminal_text, twoslash, unhidden,
-    unresolved_include, without_doctest_flags, without_plugin_flags, without_version_placeholder,
+    unresolved_include, without_book_variables, without_doctest_flags, without_plugin_flags,
+    without_version_placeholder,
 };
 use super::shortcodes::{callouts, definition_lists, emoji};
 use super::tabs;
@@ -203,7 +204,10 @@ fn block(
                     Twoslash::Directive => {}
                 }
                 continue;
-            } else if let Some(name) = mdbook_directive(line).or_else(|| unresolved_include(line)) {
+            } else if let Some(name) = mdbook_directive(line)
+                .or_else(|| unresolved_include(line))
+                .or_else(|| book_variable(line))
+            {
                 note_dropped(dropped, name);
                 continue;
             } else if let Some(prefix) = hidden
@@ -229,6 +233,20 @@ fn block(
             note_dropped(dropped, name);
             continue;
         }
+        let unfilled;
+        let line = match book_variable(line) {
+            Some(name) => {
+                note_dropped(dropped, name);
+                match without_book_variables(line) {
+                    Some(kept) => {
+                        unfilled = kept;
+                        unfilled.as_str()
+                    }
+                    None => continue,
+                }
+            }
+            None => line,
+        };
         if MYST_LABEL.is_match(line) || MDX_COMMENT.is_match(line) || is_cell_break(line) {
             continue;
         }
@@ -747,8 +765,9 @@ fn definitions(markdown: &str) -> Definitions {
                 .as_str()
                 .trim_start_matches('<')
                 .trim_end_matches('>');
-            // A destination with spaces or parentheses would end an inline link early.
-            if destination.contains([' ', '(', ')']) {
+            // A destination with spaces or parentheses would end an inline link early; one
+            // that a book's preprocessor fills in is no address.
+            if destination.contains([' ', '(', ')']) || book_variable(destination).is_some() {
                 continue;
             }
             out.entry(normalize_label(label.as_str()))

@@ -6,6 +6,11 @@
 //!
 //! A line whose substitution has no value found is dropped, never shown with its bars.
 //! Code is left as written.
+//!
+//! In an mdBook, a version variable its own preprocessor fills in (`{{#PYO3_CRATE_VERSION}}`)
+//! is the crate's version from the root `Cargo.toml`, code included: `pyo3 = { {{#…}} }` is
+//! `pyo3 = { version = "0.29.2" }`. Other variables are left to the markup reader, which drops
+//! them.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -22,6 +27,11 @@ const MAX_SUBSTITUTIONS: usize = 200;
 /// `text` (the page at `path`) with its substitutions filled in; `read` gives a repository
 /// file's text by path.
 pub(crate) fn substitute(path: &str, text: &str, read: &dyn Fn(&str) -> Option<String>) -> String {
+    let versioned = book_versions(path, text, read);
+    sphinx(path, &versioned, read)
+}
+
+fn sphinx(path: &str, text: &str, read: &dyn Fn(&str) -> Option<String>) -> String {
     static REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
         crate::builtin::regex(
             r"(?:\\ )?(?:\|([A-Za-z][\w-]{0,40})\||\{sub-ref\}`([\w-]{1,40})`)(?:\\ )?",
@@ -89,24 +99,7 @@ fn conf_values(
     static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
         crate::builtin::regex(r"(?m)^\s*\.\. \|([^|\n]{1,60})\| replace:: ([^\n]{1,300})$")
     });
-    let mut dir = path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-    let mut conf = None;
-    for _ in 0..MAX_CONF_DEPTH {
-        let candidate = if dir.is_empty() {
-            "conf.py".to_string()
-        } else {
-            format!("{dir}/conf.py")
-        };
-        if let Some(text) = read(&candidate) {
-            conf = Some(text);
-            break;
-        }
-        if dir.is_empty() {
-            break;
-        }
-        dir = dir.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-    }
-    let conf = conf?;
+    let conf = above(path, "conf.py", read)?;
     let mut values = HashMap::new();
     for found in ASSIGNED.captures_iter(&conf) {
         let name = found.get(1).map_or("", |m| m.as_str());
@@ -136,6 +129,80 @@ fn conf_values(
             .or_insert_with(|| text.as_str().trim().to_string());
     }
     Some(values)
+}
+
+/// The file `name` in the page's folder or the nearest folder above it.
+fn above(path: &str, name: &str, read: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let mut dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    for _ in 0..MAX_CONF_DEPTH {
+        let candidate = if dir.is_empty() {
+            name.to_string()
+        } else {
+            format!("{dir}/{name}")
+        };
+        if let Some(text) = read(&candidate) {
+            return Some(text);
+        }
+        if dir.is_empty() {
+            return None;
+        }
+        dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+    }
+    None
+}
+
+/// A book page with its version variables filled in from the crate's version.
+fn book_versions<'a>(
+    path: &str,
+    text: &'a str,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> std::borrow::Cow<'a, str> {
+    static VARIABLE: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r"(\{\s*)?\{\{#[A-Z][A-Z0-9_]{0,40}VERSION[A-Z0-9_]{0,40}\}\}(\s*\})?",
+        )
+    });
+    if !text.contains("{{#") || above(path, "book.toml", read).is_none() {
+        return text.into();
+    }
+    let Some(version) = read("Cargo.toml").and_then(|cargo| crate_version(&cargo)) else {
+        return text.into();
+    };
+    VARIABLE.replace_all(text, |c: &Captures| match (c.get(1), c.get(2)) {
+        (Some(open), Some(close)) => {
+            format!("{}version = \"{version}\"{}", open.as_str(), close.as_str())
+        }
+        (open, close) => format!(
+            "{}{version}{}",
+            open.map_or("", |m| m.as_str()),
+            close.map_or("", |m| m.as_str())
+        ),
+    })
+}
+
+/// The version `[package]` (or `[workspace.package]`) of a `Cargo.toml` gives.
+fn crate_version(cargo: &str) -> Option<String> {
+    let mut section = "";
+    for line in cargo.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        if matches!(section, "[package]" | "[workspace.package]")
+            && let Some(value) = line.strip_prefix("version")
+            && let Some(value) = value.trim_start().strip_prefix('=')
+        {
+            let value = value.trim().trim_matches('"');
+            let plain = !value.is_empty()
+                && value.len() <= 40
+                && value
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c));
+            return plain.then(|| value.to_string());
+        }
+    }
+    None
 }
 
 /// The `__version__` a Python package writes as a string, in its `__version__.py`,
@@ -177,6 +244,22 @@ mod tests {
             substitute("docs/index.rst", page, &files),
             "Release v2.32.3. Run Widget CLI.\n\n| a | b |\n|a|b|\n|release|date|\n\n```\n|version|\n```\n"
         );
+    }
+
+    #[test]
+    fn a_books_version_variable_is_the_crates_version() {
+        let read = |path: &str| match path {
+            "Cargo.toml" => Some("[package]\nname = \"pyo3\"\nversion = \"0.29.2\"\n".to_string()),
+            "guide/book.toml" => Some("[book]\n".to_string()),
+            _ => None,
+        };
+        let page = "```toml\npyo3 = { {{#PYO3_CRATE_VERSION}} }\n```\n\nDocs at {{#PYO3_DOCS_URL}}, v{{#PYO3_DOCS_VERSION}}.\n";
+        assert_eq!(
+            substitute("guide/src/getting-started.md", page, &read),
+            "```toml\npyo3 = { version = \"0.29.2\" }\n```\n\nDocs at {{#PYO3_DOCS_URL}}, v0.29.2.\n"
+        );
+        // Outside a book nothing is filled in.
+        assert_eq!(substitute("docs/a.md", page, &read), page);
     }
 
     #[test]
