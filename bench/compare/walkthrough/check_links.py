@@ -10,6 +10,11 @@ of CLONE's own repository (its `origin`,
 `https://github.com/OWNER/NAME/blob|raw|tree/REV/PATH`) whose PATH exists at REV in CLONE
 (REV `main`/`master` is the clone's HEAD, counted as written by the project). Anything
 else (a site path such as `/docs/x.md`, a relative path) does not resolve.
+
+Each link is also counted by kind: `anchor` (in the article), `docs_source` (the forge's
+copy of a docs page, `.md`/`.mdx`/`.rst`/`.ipynb`, where the project's published site
+should be named), `forge` (another forge URL of the repository), `external` (any other URL,
+the published site among them).
 """
 import json
 import html
@@ -76,8 +81,18 @@ def check(clone, article):
         anchors.add(base if n == 0 else f"{base}-{n}")
         seen[base] = n + 1
     bad, total, at_branch = [], 0, 0
+    kinds = {"anchor": 0, "docs_source": 0, "forge": 0, "external": 0}
     for n, url in links(mdx):
         total += 1
+        forge = FORGE.match(url)
+        if url.startswith("#"):
+            kinds["anchor"] += 1
+        elif forge and re.search(r"\.(?:md|mdx|rst|ipynb)$", forge.group(4), re.I):
+            kinds["docs_source"] += 1
+        elif forge or url.startswith("https://github.com/"):
+            kinds["forge"] += 1
+        else:
+            kinds["external"] += 1
         if url.startswith("#"):
             if url[1:].lower() not in anchors:
                 bad.append((n, url))
@@ -94,7 +109,7 @@ def check(clone, article):
             continue
         bad.append((n, url))
     return {"article": article, "links": total, "unresolved": len(bad),
-            "at_branch": at_branch, "bad": bad}
+            "at_branch": at_branch, "kinds": kinds, "bad": bad}
 
 
 def main(argv):
@@ -103,7 +118,8 @@ def main(argv):
     for clone, article in zip(argv[0::2], argv[1::2]):
         r = check(clone, article)
         print(f"{article}: links={r['links']} unresolved={r['unresolved']} "
-              f"(at main/master: {r['at_branch']})")
+              f"(at main/master: {r['at_branch']}) "
+              + " ".join(f"{k}={v}" for k, v in r["kinds"].items()))
         for n, url in r["bad"]:
             print(f"  {n}: {url}")
     return 0

@@ -27,6 +27,15 @@ Leaked markup:
   code_label      a code block's tab label in its opening: ```` ```ts [vite.config.ts] ````
   code_html       HTML inside a code block: `<font color=…>`, `&apos;`
   empty_link      a link without text: `[](…)`
+  mdbook_directive an mdBook preprocessor directive or variable, in code too: `{{#include x}}`,
+                  `{{#PYO3_CRATE_VERSION}}`
+  escaped_jsx     JSX expressions shown as text: `\\{' '\\}`, `style=\\{\\{`
+  substitution    a reST/Sphinx substitution left as text: `|version|`, `|release|`
+  definition_list a MyST definition list's `: ` line shown as text
+  callout         markdown-callouts paragraphs left as text: `NOTE: …`, `> TIP: …`
+  emoji_shortcode an emoji shortcode left as text: `:wink:`
+  twoslash        twoslash directives in code: `// @filename: x.ts`, `// @include: x`, `// ---cut---`
+  fence_meta      a docs plugin's flag on a fence: ```` ```bash npm2yarn ````, ```` ```ts twoslash ````
 
 Text for someone else:
   badge           badges and shields (shields.io, badge.svg, badge.fury.io, travis/circleci/codecov)
@@ -40,7 +49,8 @@ import sys
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 CHECKS = {
-    "escaped_html": re.compile(r"\\</?[A-Za-z][\w-]*|&lt;/?[A-Za-z]"),
+    # A tag's name is lower case: `\\<T\\>` is a type parameter shown as written.
+    "escaped_html": re.compile(r"\\</?[a-z][\w-]*|&lt;/?[a-z]"),
     "myst_rest": re.compile(
         r"(?<![\w/.`-])\{[a-z][\w:.-]*\}`|\\\{[a-z][\w:.-]*\\\}`|(?<![\w`]):(?:[a-z]+:)?[a-z]+:`|^\s*\.\. [\w:-]+::|^\s*\\?`\\?`\\?`\s*\\?\{[a-z-]+\\?\}"
     ),
@@ -67,11 +77,14 @@ URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|#)", re.I)
 ANY_LINE = {
     "snippet": re.compile(r"-{2,}8<-{2,}|\\?\{\*\s.*\*\\?\}"),
     "template_var": re.compile(r"%[A-Z][A-Z0-9_]*VERSION[A-Z0-9_]*%"),
+    "mdbook_directive": re.compile(r"\\?\{\\?\{#[A-Za-z_]"),
 }
 # Checked on code lines and fence openings only.
 CODE = {
     "code_label": re.compile(r"^\s*(?:`{3,}|~{3,})[\w+#.-]*\s*(?:\{[^}]*\}\s*)?\[[^\]]+\]"),
     "code_html": re.compile(r"<font\b|&apos;|&quot;|<span style="),
+    "twoslash": re.compile(r"^\s*//\s*(?:@(?:filename|include|errors|noErrors|target|module|jsx|strict|showEmit)\b|-{3}cut(?:-after)?-{3}|\s*\^[|?])"),
+    "fence_meta": re.compile(r"^\s*(?:`{3,}|~{3,})[\w+#.-]*[\s,]+(?:.*\s)?(?:npm2yarn|twoslash|noplayground|focuscomment|hidelines=\S*)\b"),
 }
 # Checked on prose lines, beside CHECKS.
 MORE = {
@@ -80,6 +93,11 @@ MORE = {
     "sphinx_design": re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$|`[a-z][\w-]*[,;][^`]*(?:text-[a-z]+|\bm[rlxy]-\d|\d+em)[^`]*`|<i>\s*</i>"),
     "rest_leftover": re.compile(r"^\s*={2,}(?:\s+={2,})+\s*$|\)\\?`_|\\?`[^`\n]*<https?://[^>\n]*>\\?`_|\[#\]_|\[\d+\]_|\S\s:$"),
     "empty_link": re.compile(r"(?<![!\\])\[\]\("),
+    "escaped_jsx": re.compile(r"\\\{\s*'\s*'\s*\\\}|=\\\{\\\{"),
+    "substitution": re.compile(r"(?<![\w|])\\?\|[A-Za-z][\w-]{0,30}\\?\|(?![\w|])"),
+    "definition_list": re.compile(r"^:\s{1,4}\S"),
+    "callout": re.compile(r"^\s*(?:>\s*)?(?:NOTE|TIP|WARNING|IMPORTANT|CAUTION|DANGER|INFO|HINT):\s"),
+    "emoji_shortcode": re.compile(r"(?<![\w:/]):[a-z][a-z0-9_+-]{1,30}:(?![\w:/])"),
     "template_var": re.compile(r"\\?\{\\?\{-?\s*[A-Za-z_][\w.-]*[^{}\n]*?\\?\}\\?\}"),
 }
 LEAKED_MARKUP = list(dict.fromkeys(

@@ -409,6 +409,7 @@ fn extract_files(
                     }
                 };
                 let text = docs::expand_includes(&file.path, &text, &read_included);
+                let text = docs::substitute(&file.path, &text, &read_included);
                 out.prose.push(docs::prose(&file.path, &text));
                 out.prose_files.push(file.clone());
             }

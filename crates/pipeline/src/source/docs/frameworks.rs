@@ -23,6 +23,105 @@ pub(super) fn mdbook_directive(line: &str) -> Option<String> {
     Some(format!("{{{{#{}}}}}", found.get(1)?.as_str()))
 }
 
+/// A book's own preprocessor variable (`{{#PYO3_CRATE_VERSION}}`, upper case: a template's
+/// lower-case `{{#each}}` is the example's own) that the line holds, by name.
+pub(super) fn book_variable(line: &str) -> Option<String> {
+    if !line.contains("{{#") {
+        return None;
+    }
+    let found = BOOK_VARIABLE.captures(line)?;
+    Some(format!("{{{{#{}}}}}", found.get(1)?.as_str()))
+}
+
+static BOOK_VARIABLE: LazyLock<Regex> =
+    LazyLock::new(|| crate::builtin::regex(r"\{\{#([A-Z][A-Z0-9_]{1,60})\}\}"));
+
+/// A prose line without the book variables nobody filled in: a link whose address holds one
+/// is its text, a link definition that does is `None` (the line goes), any other is dropped.
+pub(super) fn without_book_variables(line: &str) -> Option<String> {
+    static LINK: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r"\[([^\[\]\n]{0,300})\]\([^()\s]{0,300}\{\{#[A-Z][A-Z0-9_]{1,60}\}\}[^()\s]{0,300}\)",
+        )
+    });
+    static DEFINITION: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"^\s{0,3}\[[^\]\n]{1,300}\]:\s*\S*\{\{#[A-Z]"));
+    if DEFINITION.is_match(line) {
+        return None;
+    }
+    let line = LINK.replace_all(line, "$1");
+    Some(BOOK_VARIABLE.replace_all(&line, "").into_owned())
+}
+
+/// Whether the code block whose lines follow its opening shows only comments once the lines
+/// it hides (`prefix`) are left out (cxx's annotated `focuscomment` examples): then the
+/// hidden lines are the example, and are kept.
+pub(super) fn hides_its_code(after_opening: &[&str], prefix: &str, ch: char, len: usize) -> bool {
+    let body = after_opening
+        .iter()
+        .take(MAX_HIDDEN_SCAN)
+        .take_while(|l| !super::fences::closes_fence(l, ch, len));
+    let (mut comments, mut hidden_code) = (0, 0);
+    for line in body {
+        let trimmed = line.trim();
+        if is_hidden_line(line, prefix) {
+            hidden_code += usize::from(trimmed.len() > prefix.len() + 1);
+        } else if trimmed.starts_with("//") || trimmed.starts_with("/*") || trimmed.starts_with('*')
+        {
+            comments += 1;
+        } else if !trimmed.is_empty() {
+            return false;
+        }
+    }
+    comments > 0 && hidden_code > 0
+}
+
+/// Lines of a code block read to decide whether it hides its code.
+const MAX_HIDDEN_SCAN: usize = 2_000;
+
+/// A hidden line as the book shows it when its reader asks: without the prefix (and, for
+/// `#`, the space after it).
+pub(super) fn unhidden(line: &str, prefix: &str) -> String {
+    let trimmed = line.trim_start();
+    let indent = &line[..line.len() - trimmed.len()];
+    let rest = trimmed.strip_prefix(prefix).unwrap_or(trimmed);
+    let rest = if prefix == "#" {
+        rest.strip_prefix(' ').unwrap_or(rest)
+    } else {
+        rest
+    };
+    format!("{indent}{rest}")
+}
+
+/// The command a site's install component carries in a plain string prop
+/// (`<InstallSnippet pkgs="@trpc/server @trpc/client" />` installs those packages with npm,
+/// `<InstallCommand command="pip install x" />` runs its command); `None` for any other tag or
+/// a prop that is an expression.
+pub(super) fn install_command(tag: &str) -> Option<String> {
+    static PROP: LazyLock<Regex> = LazyLock::new(|| {
+        crate::builtin::regex(
+            r#"\s(pkgs|packages|package|pkg|command|cmd)=(?:"([^"{}
+]{1,300})"|'([^'{}
+]{1,300})')"#,
+        )
+    });
+    let name: String = tag
+        .trim_start()
+        .strip_prefix('<')?
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '.')
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_uppercase()) || !name.contains("Install") {
+        return None;
+    }
+    let found = PROP.captures(tag)?;
+    let value = found.get(2).or(found.get(3))?.as_str().trim();
+    match found.get(1)?.as_str() {
+        "command" | "cmd" => Some(value.to_string()),
+        _ => Some(format!("npm install {value}")),
+    }
+}
+
 /// A code block's opening line without mdBook's `hidelines=` attribute, and the prefix of
 /// the lines the book hides in it: `#` in Rust code (as rustdoc hides them too), else the
 /// `hidelines` prefix.
@@ -440,7 +539,7 @@ pub(super) fn twoslash(line: &str) -> Option<Twoslash> {
 /// not as text (Docusaurus' `npm2yarn` turns the block into npm/Yarn/pnpm tabs;
 /// `showLineNumbers` numbers it): ```` ```bash npm2yarn ```` → ```` ```bash ````.
 pub(super) fn without_plugin_flags(opening: String) -> String {
-    const FLAGS: &[&str] = &["npm2yarn", "showLineNumbers"];
+    const FLAGS: &[&str] = &["npm2yarn", "showLineNumbers", "twoslash"];
     if !FLAGS.iter().any(|f| opening.contains(f)) {
         return opening;
     }
@@ -525,6 +624,21 @@ mod tests {
         // Unclosed or unbounded tags are left to the escaper.
         assert_eq!(md("a <Open attr={x"), "a <Open attr={x");
         let _ = md(&format!("<A {}", "{".repeat(100_000)));
+    }
+
+    #[test]
+    fn a_block_that_hides_all_its_code_shows_it_and_book_variables_go() {
+        let found = read(
+            "See [`PyDict`]({{#PYO3_DOCS_URL}}/pyo3/struct.PyDict.html) and [`Py`] at {{#PYO3_VERSION_TAG}}.\n\n[`Py`]: {{#PYO3_DOCS_URL}}/pyo3/struct.Py.html\n\n```rust,noplayground,focuscomment\n# #[cxx::bridge]\n# mod ffi {\n    // Shared structs.\n#     struct Meta {\n#         size: usize,\n#     }\n#\n# }\n```\n\n```rust\n# fn main() {\n// set up\nlet x = 1;\n# }\n```\n\n```toml\n[dependencies]\npyo3 = { {{#PYO3_CRATE_VERSION}} }\n```\n\n```handlebars\n{{#each items}}x{{/each}}\n```\n",
+        );
+        assert_eq!(
+            found.markdown,
+            "See `PyDict` and `Py` at .\n\n\n```rust\n#[cxx::bridge]\nmod ffi {\n    // Shared structs.\n    struct Meta {\n        size: usize,\n    }\n\n}\n```\n\n```rust\n// set up\nlet x = 1;\n```\n\n```toml\n[dependencies]\n```\n\n```handlebars\n{{#each items}}x{{/each}}\n```"
+        );
+        assert_eq!(
+            found.dropped,
+            ["{{#PYO3_DOCS_URL}}", "{{#PYO3_CRATE_VERSION}}"]
+        );
     }
 
     #[test]

@@ -30,6 +30,9 @@ const BLOCKS: &[&str] = &[
 ];
 
 pub(crate) fn read(lines: &[&str]) -> Vec<String> {
+    let cleaned = without_jsx_expressions(lines);
+    let lines: Vec<&str> = cleaned.iter().map(String::as_str).collect();
+    let lines = lines.as_slice();
     let mut out = Vec::with_capacity(lines.len());
     let mut fence = Fences::default();
     let mut open_blocks = Open::default();
@@ -67,6 +70,18 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
                 i = close + 1;
                 continue;
             }
+            if name == "div"
+                && let Some((close, rest)) = element.close()
+                && lines[i - 1..=close].iter().any(|l| has_inline_heading(l))
+            {
+                // A page rendered as HTML (a "Result" sample), whose headings sit among other
+                // tags where no converter reads them: its text, headings in bold, so that none
+                // of them enters the article's outline or leaks as a tag.
+                out.extend(flattened(&element.inner(close)));
+                push_rest(&mut out, &mut open_blocks, rest);
+                i = close + 1;
+                continue;
+            }
             if DROPPED.contains(&name.as_str())
                 && let Some((close, rest)) = element.close()
             {
@@ -88,9 +103,11 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
             let centred = name == "center"
                 || (matches!(name.as_str(), "p" | "div")
                     && opening_tag(trimmed).contains("center"));
-            if centred
+            if (centred || name == "p")
                 && let Some((close, rest)) = element.close()
-                && plain(&element.inner(close)).is_empty()
+                && let inner = element.inner(close)
+                && plain(&inner).is_empty()
+                && (centred || linked_images(&inner))
             {
                 push_rest(&mut out, &mut open_blocks, rest);
                 i = close + 1;
@@ -101,6 +118,105 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
         out.push(trimmed.to_string());
     }
     out
+}
+
+/// Whether a line opens a heading element after other text or tags (`</p></div><h4 id=…>`).
+fn has_inline_heading(line: &str) -> bool {
+    let lower = line.trim().to_ascii_lowercase();
+    (1..=6).any(|level| {
+        let marker = format!("<h{level}");
+        lower.match_indices(&marker).any(|(at, _)| {
+            at > 0
+                && lower[at + marker.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c.is_whitespace() || c == '>')
+        })
+    })
+}
+
+/// Some HTML as Markdown paragraphs of its text: a block element (`<p>`, `<div>`, a heading)
+/// starts a paragraph, a heading's text is bold, inline tags go without a space.
+fn flattened(html: &str) -> Vec<String> {
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut paragraphs = Vec::new();
+    let mut current = String::new();
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        current.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('>') else {
+            rest = after;
+            continue;
+        };
+        let tag_name: String = after[..close]
+            .trim_start_matches('/')
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let heading = heading_level(&tag_name).is_some();
+        if heading || BLOCKS.contains(&tag_name.as_str()) || tag_name == "br" {
+            let text = words(&current);
+            if !text.is_empty() {
+                let closes_heading = heading && after.starts_with('/');
+                paragraphs.push(if closes_heading {
+                    format!("**{text}**")
+                } else {
+                    text
+                });
+            }
+            current.clear();
+        }
+        rest = &after[close + 1..];
+    }
+    current.push_str(rest);
+    paragraphs.push(words(&current));
+    let mut out = Vec::new();
+    for paragraph in paragraphs.into_iter().filter(|p| !p.is_empty()) {
+        out.push(String::new());
+        out.push(paragraph);
+    }
+    out.push(String::new());
+    out
+}
+
+/// Whether some HTML without text is a row of linked images (badges, sponsors' logos).
+fn linked_images(html: &str) -> bool {
+    let lower = html.to_ascii_lowercase();
+    lower.contains("<a ") && lower.contains("<img")
+}
+
+/// The lines with the JSX an MDX page writes in its HTML taken out, outside code: expression
+/// attributes (`style={{ display: 'flex' }}`, `className={x}`) in an HTML tag, and the
+/// `{' '}` that keeps a space between two elements.
+fn without_jsx_expressions(lines: &[&str]) -> Vec<String> {
+    use std::sync::LazyLock;
+    static ATTRIBUTE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        crate::builtin::regex(r"\s[A-Za-z][\w-]{0,40}=\{(?:\{[^{}\n]{0,500}\}|[^{}\n]{0,200})\}")
+    });
+    static SPACE: LazyLock<regex::Regex> =
+        LazyLock::new(|| crate::builtin::regex(r#"\{\s*(?:' '|" ")\s*\}"#));
+    let mut fence = Fences::default();
+    lines
+        .iter()
+        .map(|line| {
+            if fence.is_code(line) || !line.contains('{') {
+                return line.to_string();
+            }
+            let line = SPACE.replace_all(line, " ");
+            // Only HTML's own (lower-case) tags: a component's props are read with it.
+            let html_tag = line
+                .trim_start()
+                .strip_prefix('<')
+                .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_lowercase()));
+            if html_tag {
+                ATTRIBUTE.replace_all(&line, "").into_owned()
+            } else {
+                line.into_owned()
+            }
+        })
+        .collect()
 }
 
 /// Whether `line` (without its indentation) starts a Markdown list item (`- x`, `1. x`).
@@ -294,6 +410,24 @@ mod tests {
         assert_eq!(
             md(text),
             "\n<p align=\"center\">\n<em>An ASGI web server.</em>\n</p>\n\n<details>\n<summary>Lesson 3</summary>\n<br />\n<div>\n</div>\nHosted elsewhere\n</details>"
+        );
+    }
+
+    #[test]
+    fn a_rendered_page_in_a_div_is_its_text_with_headings_in_bold() {
+        let text = "<div><div><p>Print print!</p><div><div>\n<h4 id=\"a\">\n<code class=\"x\">\nmethod_a<span class=\"p\">(</span>self<span>)</span> </code>\n</h4><div>\n<p>Print A!</p></div></div><div><h4 id=\"b\">method_b</h4><div><p>Print B!</p></div></div></div></div></div>\nAfter.";
+        assert_eq!(
+            md(text),
+            "\nPrint print!\n\n**method_a(self)**\n\nPrint A!\n\n**method_b**\n\nPrint B!\n\nAfter."
+        );
+    }
+
+    #[test]
+    fn jsx_in_html_and_rows_of_linked_images_go() {
+        let text = "<div align=\"center\" style={{ display: 'flex', gap: '10px' }}>\n  <p>Typesafe APIs made easy</p>\n  <p>\n    <a href=\"https://x\">\n      <img src=\"https://img.shields.io/a.svg\" />\n    </a>{' '}\n    <a href=\"https://y\"><img src=\"b.svg\" /></a>\n  </p>\n</div>\n\n<p><img src=\"screenshot.png\" /></p>\n\n```jsx\n<div style={{ a: 1 }}>{' '}</div>\n```";
+        assert_eq!(
+            md(text),
+            "<div align=\"center\">\n<p>Typesafe APIs made easy</p>\n</div>\n\n<p><img src=\"screenshot.png\" /></p>\n\n```jsx\n<div style={{ a: 1 }}>{' '}</div>\n```"
         );
     }
 

@@ -394,12 +394,20 @@ impl<'a> Part<'a> {
         }
     }
 
-    /// MyST's or reStructuredText's `:start-after:` and `:end-before:` options.
+    /// MyST's or reStructuredText's `:start-after:` and `:end-before:` options. MyST reads
+    /// them as YAML, so a quoted marker (`'code-begin -->'`) is the text between the quotes.
     fn options(lines: &[&'a str]) -> Self {
         let value = |name: &str| {
             lines.iter().find_map(|line| {
                 let rest = line.trim().strip_prefix(name)?;
                 let value = rest.trim();
+                let unquoted = ['\'', '"'].iter().find_map(|q| {
+                    value
+                        .strip_prefix(*q)
+                        .and_then(|v| v.strip_suffix(*q))
+                        .filter(|v| !v.is_empty())
+                });
+                let value = unquoted.unwrap_or(value);
                 (!value.is_empty()).then_some(value)
             })
         };
@@ -584,6 +592,13 @@ mod tests {
         assert_eq!(
             out,
             "# Docs\n\nRust bindings for Python.\n\n## Usage\n\nuse pyo3;\n\nAfter.\n"
+        );
+
+        // MyST reads its options as YAML: a quoted marker is the text between the quotes.
+        let quoted = "```{include} ../README.md\n:start-after: '<!-- start -->'\n:end-before: \"<!-- end -->\"\n```\n";
+        assert_eq!(
+            expand("docs/index.md", quoted, &repo),
+            "Rust bindings for Python.\n\n## Usage\n\nuse pyo3;\n"
         );
 
         let page = "Intro\n\n.. include:: ../README.md\n   :start-after: <!-- start -->\n\nAfter\n";

@@ -18,21 +18,33 @@ const MAX_LINES: usize = 400;
 pub(crate) fn docs_title(docs: &[Prose], site: Option<&SiteOrder>) -> Option<String> {
     site.and_then(|s| s.title.clone())
         .or_else(|| readme(docs).map(|doc| doc.title.clone()))
-        .map(|t| without_symbols(&t))
+        .map(|t| without_symbols(&super::walkthrough::unescaped(&t)))
         .filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("readme") && !is_generic_nav_title(t))
 }
 
 /// Documents that share one title (every page of a docs folder opening with the project's
 /// name) told apart by their file names (`Getting-Started.md` → "Getting Started").
+/// Pages count by file name: the same page kept for each released version
+/// (`versioned_docs/version-29/GettingStarted.md`) keeps its title.
 pub(crate) fn distinct_titles(docs: &mut [Prose]) {
-    let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let stem = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.rsplit_once('.')
+            .map_or(name, |(s, _)| s)
+            .to_lowercase()
+    };
+    let mut files: std::collections::HashMap<String, std::collections::HashSet<String>> =
+        std::collections::HashMap::new();
     for doc in docs.iter() {
-        *counts.entry(doc.title.trim().to_lowercase()).or_default() += 1;
+        files
+            .entry(doc.title.trim().to_lowercase())
+            .or_default()
+            .insert(stem(&doc.path));
     }
     for doc in docs.iter_mut() {
-        if counts
+        if files
             .get(&doc.title.trim().to_lowercase())
-            .is_some_and(|n| *n >= SHARED_TITLE)
+            .is_some_and(|names| names.len() >= SHARED_TITLE)
         {
             let name = doc.path.rsplit('/').next().unwrap_or(&doc.path);
             let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
@@ -90,7 +102,13 @@ pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) 
         "documentation",
         "manual",
     ];
-    let names: Vec<String> = title
+    // The project's name, not a tagline after it ("CXX — safe FFI between Rust and C++").
+    let name = [" \u{2014} ", " \u{2013} ", " - ", ": "]
+        .iter()
+        .filter_map(|separator| title.split_once(separator).map(|(name, _)| name))
+        .min_by_key(|name| name.len())
+        .unwrap_or(title);
+    let names: Vec<String> = name
         .split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|w| w.chars().count() >= 2 && !NOT_NAMES.contains(&w.as_str()))
@@ -101,7 +119,11 @@ pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) 
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty());
         let opening: Vec<&str> = words.by_ref().take(3).collect();
-        opening.first() != Some(&"welcome") && opening.iter().any(|w| names.iter().any(|n| n == w))
+        // A condition or a purpose ("To use PyO3, you need…") is no introduction.
+        let digresses = opening
+            .first()
+            .is_some_and(|w| matches!(*w, "welcome" | "to" | "if" | "when" | "before"));
+        !digresses && opening.iter().any(|w| names.iter().any(|n| n == w))
     };
     let sentences: Vec<String> = sources
         .iter()
@@ -121,20 +143,29 @@ pub(crate) fn docs_intro(docs: &[Prose], site: Option<&SiteOrder>, title: &str) 
                 matches!(pair[0], "is" | "are") && matches!(pair[1], "a" | "an" | "the")
             })
     };
+    // Else the site's own summary (its tagline), else the first sentence that speaks of the
+    // project.
     sentences
         .iter()
         .find(|sentence| defines(sentence))
-        .or_else(|| sentences.iter().find(|sentence| names_project(sentence)))
         .cloned()
+        .or_else(|| site.and_then(|s| s.summary.clone()))
+        .or_else(|| {
+            sentences
+                .iter()
+                .find(|sentence| names_project(sentence))
+                .cloned()
+        })
         .or_else(|| {
             // Else the opening of the site's first page, the README or the first document:
-            // not a sentence from further in (a step's detail).
+            // not a sentence from further in (a step's detail), nor a greeting.
             let first = listed.first().map(|(_, d)| *d);
             first
                 .into_iter()
                 .chain(readme(docs))
                 .chain(docs.first())
-                .find_map(|doc| first_paragraph(&doc.markdown))
+                .filter_map(|doc| first_paragraph(&doc.markdown))
+                .find(|sentence| !sentence.to_lowercase().starts_with("welcome"))
         })
 }
 
@@ -298,6 +329,20 @@ mod tests {
     }
 
     #[test]
+    fn a_page_kept_for_each_version_keeps_its_title() {
+        let mut docs: Vec<Prose> = ["docs", "versioned/v29", "versioned/v30", "versioned/v31"]
+            .iter()
+            .map(|dir| doc(&format!("{dir}/GettingStarted.md"), "Getting Started", "x"))
+            .collect();
+        distinct_titles(&mut docs);
+        assert!(docs.iter().all(|d| d.title == "Getting Started"));
+        assert_eq!(
+            docs_title(&[doc("README.md", "CXX &mdash; safe FFI", "x")], None).as_deref(),
+            Some("CXX \u{2014} safe FFI")
+        );
+    }
+
+    #[test]
     fn comments_and_funding_text_introduce_nothing() {
         let index = doc(
             "docs/index.md",
@@ -377,9 +422,38 @@ mod tests {
             docs_intro(&docs, None, "Task").as_deref(),
             Some("Task is a task runner that is simpler than Make.")
         );
+        // A greeting introduces nothing.
+        assert_eq!(docs_intro(&docs, None, "Other"), None);
+    }
+
+    #[test]
+    fn the_name_before_a_tagline_is_what_a_sentence_must_open_with() {
+        let docs = [doc(
+            "book/src/index.md",
+            "Intro",
+            "This library provides a safe mechanism for calling C++ code from Rust.\n\nThe resulting FFI bridge operates at zero overhead.\n\nTo use CXX, you need a build script.\n",
+        )];
         assert_eq!(
-            docs_intro(&docs, None, "Other").as_deref(),
-            Some("Welcome to the Task guide!")
+            docs_intro(&docs, None, "CXX \u{2014} safe FFI between Rust and C++").as_deref(),
+            Some("This library provides a safe mechanism for calling C++ code from Rust.")
+        );
+        // The site's tagline comes before a sentence that only names the project.
+        let docs = [doc(
+            "docs/GettingStarted.md",
+            "Getting Started",
+            "Jest uses matchers to let you test values.\n",
+        )];
+        let site = SiteOrder {
+            kind: "Docusaurus",
+            rank: [("docs/GettingStarted.md".to_string(), 0)]
+                .into_iter()
+                .collect(),
+            summary: Some("Delightful JavaScript Testing".into()),
+            ..SiteOrder::default()
+        };
+        assert_eq!(
+            docs_intro(&docs, Some(&site), "Jest").as_deref(),
+            Some("Delightful JavaScript Testing")
         );
     }
 

@@ -125,7 +125,9 @@ pub(crate) fn prose(path: &str, text: &str) -> Prose {
     Prose {
         path: path.to_string(),
         title: title.unwrap_or_else(|| humanize(if stem.is_empty() { "document" } else { stem })),
-        markdown: super::tidy::tidy(&kept.join("\n")),
+        markdown: super::tidy::tidy(&super::site_chrome::without_navigation_sentences(
+            &kept.join("\n"),
+        )),
         dropped: read.dropped,
         labels,
     }

@@ -24,13 +24,14 @@ use regex::Regex;
 
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
-    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, fence_label, file_marker,
-    foreign_components, foreign_tag_line, hidden_lines, icon_names, is_cell_break, is_hidden_line,
-    is_highlight_comment, longest_backtick_run, mdbook_directive, note_dropped, site_leftovers,
-    terminal_text, twoslash, unresolved_include, without_doctest_flags, without_plugin_flags,
+    MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, book_variable, fence_label,
+    file_marker, foreign_components, foreign_tag_line, hidden_lines, hides_its_code, icon_names,
+    install_command, is_cell_break, is_hidden_line, is_highlight_comment, longest_backtick_run,
+    mdbook_directive, note_dropped, site_leftovers, terminal_text, twoslash, unhidden,
+    unresolved_include, without_book_variables, without_doctest_flags, without_plugin_flags,
     without_version_placeholder,
 };
-use super::shortcodes::{definition_lists, emoji};
+use super::shortcodes::{callouts, definition_lists, emoji};
 use super::tabs;
 
 /// Directives inside directives deeper than this are dropped.
@@ -107,7 +108,9 @@ pub(crate) fn read(markdown: &str) -> Markup {
     let mut out = Markup::default();
     let lines = super::pymdown::read(tabs::code_tabs(markdown.lines()));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let lines = definition_lists(tabs::read(super::html_blocks::read(&lines)));
+    let lines = callouts(definition_lists(tabs::read(super::html_blocks::read(
+        &lines,
+    ))));
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut kept = Vec::with_capacity(lines.len());
     block(&lines, 0, &definitions, &mut kept, &mut out.dropped);
@@ -172,6 +175,8 @@ fn block(
     let mut coloured = false;
     // The prefix of the lines that mdBook hides in the open code block.
     let mut hidden: Option<String> = None;
+    // Whether the open code block's hidden lines are shown (its visible lines are comments).
+    let mut unhide = false;
     // Inside a file of a code block the site does not show (`// file: x.ts noEmit`).
     let mut unshown = false;
     // Where the open code block's lines start in `out` (a twoslash `// ---cut---` drops
@@ -199,14 +204,21 @@ fn block(
                     Twoslash::Directive => {}
                 }
                 continue;
-            } else if let Some(name) = mdbook_directive(line).or_else(|| unresolved_include(line)) {
+            } else if let Some(name) = mdbook_directive(line)
+                .or_else(|| unresolved_include(line))
+                .or_else(|| book_variable(line))
+            {
                 note_dropped(dropped, name);
                 continue;
-            } else if hidden
+            } else if let Some(prefix) = hidden
                 .as_deref()
-                .is_some_and(|prefix| is_hidden_line(line, prefix))
-                || is_highlight_comment(line)
+                .filter(|prefix| is_hidden_line(line, prefix))
             {
+                if unhide {
+                    out.push(unhidden(line, prefix));
+                }
+                continue;
+            } else if is_highlight_comment(line) {
                 continue;
             } else if hidden.as_deref() == Some("#") && line.trim_start().starts_with("##") {
                 // mdBook's escape for a line that starts with `#`.
@@ -221,6 +233,20 @@ fn block(
             note_dropped(dropped, name);
             continue;
         }
+        let unfilled;
+        let line = match book_variable(line) {
+            Some(name) => {
+                note_dropped(dropped, name);
+                match without_book_variables(line) {
+                    Some(kept) => {
+                        unfilled = kept;
+                        unfilled.as_str()
+                    }
+                    None => continue,
+                }
+            }
+            None => line,
+        };
         if MYST_LABEL.is_match(line) || MDX_COMMENT.is_match(line) || is_cell_break(line) {
             continue;
         }
@@ -238,6 +264,10 @@ fn block(
         if let Some(tag) = foreign_tag_line(lines, i - 1) {
             let joined = lines[i - 1..i - 1 + tag.lines].join("\n");
             i += tag.lines - 1;
+            if let Some(command) = install_command(&joined) {
+                out.extend(["", "```bash", &command, "```", ""].map(String::from));
+                continue;
+            }
             if let Some(Some(mapped)) = tabs.component(&joined) {
                 out.push(String::new());
                 out.push(mapped);
@@ -292,6 +322,14 @@ fn block(
             continue;
         }
         if let Some((ch, len, info)) = opens_fence(line) {
+            if info.trim_start().starts_with("twoslash include ") {
+                // A snippet for later blocks' `// @include:`, which the site never shows.
+                while i < lines.len() && !closes_fence(lines[i], ch, len) {
+                    i += 1;
+                }
+                i = (i + 1).min(lines.len());
+                continue;
+            }
             fence = Some((ch, len));
             language = info
                 .split_whitespace()
@@ -310,6 +348,9 @@ fn block(
                 None => line,
             };
             let (opening, prefix) = hidden_lines(line);
+            unhide = prefix
+                .as_deref()
+                .is_some_and(|p| hides_its_code(&lines[i..], p, ch, len));
             hidden = prefix;
             out.push(without_plugin_flags(opening));
             code_start = out.len();
@@ -627,7 +668,7 @@ fn text(text: &str, definitions: &Definitions) -> String {
     let text = icon_names(text.as_ref());
     let text = untitled_links(text.as_ref());
     let text = text.as_ref();
-    if definitions.is_empty() || !text.contains('[') {
+    if !text.contains("][") && (definitions.is_empty() || !text.contains('[')) {
         return text.to_string();
     }
     REFERENCE
@@ -649,6 +690,14 @@ fn text(text: &str, definitions: &Definitions) -> String {
                 Some(destination) if label_only => format!("({destination}){after}"),
                 Some(destination) => {
                     format!("[{label_text}]({destination}){after}")
+                }
+                // `[mkdocstrings.Handler][]` that only the site's build resolves (autorefs):
+                // its text. An image's or an escaped bracket's stays as written.
+                None if c.get(2).is_some()
+                    && !label_only
+                    && !text[..start].ends_with(['!', '\\']) =>
+                {
+                    format!("{label_text}{after}")
                 }
                 None => whole.to_string(),
             }
@@ -716,8 +765,9 @@ fn definitions(markdown: &str) -> Definitions {
                 .as_str()
                 .trim_start_matches('<')
                 .trim_end_matches('>');
-            // A destination with spaces or parentheses would end an inline link early.
-            if destination.contains([' ', '(', ')']) {
+            // A destination with spaces or parentheses would end an inline link early; one
+            // that a book's preprocessor fills in is no address.
+            if destination.contains([' ', '(', ')']) || book_variable(destination).is_some() {
                 continue;
             }
             out.entry(normalize_label(label.as_str()))

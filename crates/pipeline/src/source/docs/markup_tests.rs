@@ -231,7 +231,7 @@ fn twoslash_directives_and_cuts_leave_the_code_the_site_shows() {
     );
     assert_eq!(
         out,
-        "```ts twoslash\nconst router = t.router({})\nexport type AppRouter = typeof router\n```\n\nAfter.\n\n```ts\n// a plain comment stays\nlet x = 1\n```"
+        "```ts\nconst router = t.router({})\nexport type AppRouter = typeof router\n```\n\nAfter.\n\n```ts\n// a plain comment stays\nlet x = 1\n```"
     );
 }
 
@@ -247,5 +247,36 @@ fn a_code_fence_keeps_its_language_without_the_sites_plugin_flags() {
     assert!(
         !out.contains("npm2yarn") && !out.contains("showLineNumbers"),
         "{out}"
+    );
+}
+
+#[test]
+fn twoslash_snippets_for_later_blocks_go_and_the_flag_with_them() {
+    let out = md(
+        "Set up:\n\n```twoslash include trpc\nimport { initTRPC } from '@trpc/server';\n```\n\n```ts twoslash title='server.ts'\n// @include: trpc\n// ---cut---\nconst t = initTRPC.create();\n```\n",
+    );
+    assert_eq!(
+        out,
+        "Set up:\n\n\n```ts title='server.ts'\nconst t = initTRPC.create();\n```"
+    );
+}
+
+#[test]
+fn a_reference_without_a_definition_is_its_text() {
+    assert_eq!(
+        md(
+            "See [installer.records][] and [the guide][guide], [optional] and ![logo][img].\n\n[guide]: https://x.dev/guide\n"
+        ),
+        "See installer.records and [the guide](https://x.dev/guide), [optional] and ![logo][img].\n"
+    );
+}
+
+#[test]
+fn an_install_component_keeps_the_command_its_props_carry() {
+    assert_eq!(
+        md(
+            "Install the packages:\n\n<InstallSnippet pkgs=\"@trpc/server @trpc/client\" />\n\n<InstallSnippet pkgs={packages} />\n<Chart data=\"x\" />\nDone."
+        ),
+        "Install the packages:\n\n\n```bash\nnpm install @trpc/server @trpc/client\n```\n\n\nDone."
     );
 }

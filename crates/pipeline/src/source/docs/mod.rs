@@ -13,13 +13,16 @@ mod intro;
 mod logo_walls;
 mod markdown;
 mod markup;
+mod published;
 mod pymdown;
 mod rst;
 mod selection;
 mod shortcodes;
 mod site;
+mod site_chrome;
 mod site_config;
 mod sphinx_toc;
+mod substitutions;
 mod tabs;
 mod tidy;
 mod translations;
@@ -40,5 +43,6 @@ pub(crate) use selection::{
     without_first_paragraph_if,
 };
 pub(crate) use site::{SiteOrder, site_order};
+pub(crate) use substitutions::substitute;
 pub(crate) use tidy::tidy;
 pub(crate) use translations::translations;

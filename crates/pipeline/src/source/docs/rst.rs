@@ -188,7 +188,14 @@ fn block(lines: &[&str], depth: usize, styles: &mut Vec<(char, bool)>, out: &mut
                 };
                 if !argument.is_empty() {
                     out.push(inline(&argument));
-                    out.push(String::new());
+                    // `.. warning:: It is…` goes on in the body's first line: one paragraph.
+                    let continued = !matches!(
+                        name.as_str(),
+                        "versionadded" | "versionchanged" | "deprecated" | "admonition"
+                    );
+                    if !(continued && body.first().is_some_and(|l| !l.trim().is_empty())) {
+                        out.push(String::new());
+                    }
                 }
                 block(&body, depth + 1, styles, out);
                 out.push(":::".into());
@@ -352,17 +359,20 @@ fn simple_table(lines: &[&str], from: usize) -> Option<(Vec<String>, usize)> {
     Some((out, j))
 }
 
-/// The lines, with a link broken over two lines (`` `Jinja `` then `` <https://…>`_ ``)
-/// joined into the first.
+/// The lines, with a link broken over two lines (`` `Jinja `` then `` <https://…>`_ ``), or a
+/// role (`` :ref:`binary `` then `` mode <tut-files>` ``), joined into the first.
 fn links_joined(text: &str) -> Vec<String> {
+    static ROLE_OPEN: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r":[A-Za-z][\w:.+-]{0,40}:`[^`]*$"));
     let mut out: Vec<String> = Vec::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         let mut line = line.to_string();
         let lone = LITERAL.replace_all(&line, "").matches('`').count();
+        let role_open = ROLE_OPEN.is_match(&line);
         if lone % 2 == 1
             && let Some(next) = lines.peek()
-            && next.contains("`_")
+            && (next.contains("`_") || role_open && next.contains('`'))
             && !next.trim().is_empty()
             && line.len() < 10_000
         {
@@ -441,6 +451,15 @@ mod tests {
         );
         // A rule without its bottom rule stays text.
         assert!(to_markdown("==== ====\na    b\n\nText").contains("==== ===="));
+    }
+
+    #[test]
+    fn a_role_broken_over_two_lines_is_read_whole() {
+        let page = ".. warning:: Open files in :ref:`binary\n             mode <tut-files>`. Requests sets\n             the ``Content-Length`` header.\n";
+        assert_eq!(
+            to_markdown(page),
+            "\n:::warning\nOpen files in :ref:`binary mode <tut-files>`. Requests sets\nthe `Content-Length` header.\n:::\n"
+        );
     }
 
     #[test]

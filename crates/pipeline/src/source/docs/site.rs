@@ -24,7 +24,7 @@ use super::fences::Fences;
 pub(crate) use super::site_config::front_matter_number;
 use super::site_config::{
     config_dirs, docs_paths, front_matter_value, in_test_folder, join, page_urls, section_key,
-    site_config_beside, site_title, strip_number,
+    site_config_beside, site_summary, site_title, strip_number,
 };
 use super::sphinx_toc::sphinx_pages;
 
@@ -43,6 +43,9 @@ pub(crate) struct SiteOrder {
     /// The site's own name for the project (`site_name`, the book's `title`, Sphinx's
     /// `project`, Docusaurus's `title`).
     pub title: Option<String>,
+    /// The site's own summary of the project (Docusaurus's `tagline`, MkDocs'
+    /// `site_description`).
+    pub summary: Option<String>,
     /// The file that made the site's order (`site/mkdocs.yml`, `website/sidebars.json`,
     /// `docs/index.md` of a Sphinx site); for an order from front matter, the generator's configuration beside its `content/` folder, else empty.
     pub config: String,
@@ -97,6 +100,7 @@ pub(crate) fn site_order(
     let read = |path: &str| read(path).filter(|t| t.len() <= MAX_CONFIG_BYTES);
     let mut order = site_pages(&read, pages)?;
     order.title = site_title(&read, order.kind, &order.config);
+    order.summary = site_summary(&read, order.kind, &order.config);
     let listed: Vec<&str> = pages.iter().take(MAX_PAGES).copied().collect();
     order.urls = page_urls(&read, order.kind, &order.config, &order.root, &listed);
     Some(order)

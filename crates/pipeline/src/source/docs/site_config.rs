@@ -53,6 +53,28 @@ pub(super) fn site_title(
     })
 }
 
+/// The summary the site's configuration gives the project (Docusaurus's `tagline`, MkDocs'
+/// `site_description`), as plain text.
+pub(super) fn site_summary(
+    read: &dyn Fn(&str) -> Option<String>,
+    kind: &str,
+    config: &str,
+) -> Option<String> {
+    let key = match kind {
+        "Docusaurus" => "tagline",
+        "MkDocs" => "site_description",
+        _ => return None,
+    };
+    let value = site_files(kind, config)
+        .iter()
+        .find_map(|file| setting(&read(file)?, key))?;
+    let value = value.replace("\\n", " ");
+    let text = value
+        .trim_matches(|c: char| c.is_whitespace() || !(c.is_alphanumeric() || c.is_ascii()))
+        .to_string();
+    (text.split_whitespace().count() >= 2).then_some(text)
+}
+
 /// The files that configure the site of `kind` whose order `config` gave: MkDocs' and
 /// mdBook's own file,
 /// Docusaurus's configuration beside its sidebars (`siteConfig.js` for version 1), Sphinx's
@@ -189,21 +211,25 @@ pub(super) fn page_urls(
     root: &str,
     pages: &[&str],
 ) -> HashMap<String, String> {
-    let Some(site) = Site::read(read, kind, config) else {
-        return HashMap::new();
-    };
     let under_root = |page: &&&str| root.is_empty() || page.starts_with(&format!("{root}/"));
-    pages
+    let rels: Vec<(&str, &str)> = pages
         .iter()
         .filter(under_root)
-        .filter_map(|page| {
+        .map(|page| {
             let rel = if root.is_empty() {
                 page
             } else {
                 &page[root.len() + 1..]
             };
-            Some((page.to_string(), site.url(rel, &|| read(page))?))
+            (*page, rel)
         })
+        .collect();
+    let Some(site) = Site::read(read, kind, config).or_else(|| Site::published(read, kind, &rels))
+    else {
+        return HashMap::new();
+    };
+    rels.iter()
+        .filter_map(|(page, rel)| Some((page.to_string(), site.url(rel, &|| read(page))?)))
         .collect()
 }
 
@@ -278,9 +304,12 @@ impl Site {
                     Some(config) if config.contains("dirhtml") => Style::Directories,
                     _ => Style::Html,
                 };
-                let base = value("html_baseurl").or_else(|| {
-                    documentation_url(read).map(|url| read_the_docs(&url, rtd.is_some()))
-                })?;
+                // `html_baseurl = os.environ.get(…)` is no address.
+                let base = value("html_baseurl")
+                    .filter(|u| u.starts_with("http"))
+                    .or_else(|| {
+                        documentation_url(read).map(|url| read_the_docs(&url, rtd.is_some()))
+                    })?;
                 (base, style)
             }
             "mdBook" => (value("site-url")?, Style::Html),
@@ -294,6 +323,30 @@ impl Site {
                 .split('/')
                 .nth(2)
                 .is_some_and(|host| host.contains('.'));
+        valid.then(|| Site {
+            base: format!("{}/", base.trim_end_matches('/')),
+            style,
+        })
+    }
+
+    /// Where a site whose configuration names no URL is published (see
+    /// [`super::published`]).
+    fn published(
+        read: &dyn Fn(&str) -> Option<String>,
+        kind: &str,
+        rels: &[(&str, &str)],
+    ) -> Option<Site> {
+        let style = match kind {
+            "MkDocs" => Style::Directories,
+            "Sphinx" | "mdBook" => Style::Html,
+            _ => return None,
+        };
+        let directories = matches!(style, Style::Directories);
+        let base = super::published::readme_base(read, directories, rels).or_else(|| {
+            let cargo = read("Cargo.toml").filter(|_| kind == "mdBook")?;
+            setting(&cargo, "homepage").filter(|url| super::published::docs_host(url))
+        })?;
+        let valid = base.starts_with("https://") || base.starts_with("http://");
         valid.then(|| Site {
             base: format!("{}/", base.trim_end_matches('/')),
             style,
@@ -484,11 +537,11 @@ pub(super) fn section_key(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The URLs of the pages among `files` for a site of `kind` configured by `config`.
-    fn urls(
+    pub(in crate::source::docs) fn urls(
         kind: &str,
         config: &str,
         root: &str,

@@ -32,7 +32,7 @@ pub(crate) mod text;
 
 pub(crate) use derive::{derive, without};
 pub(crate) use site_path::along_site;
-pub(crate) use text::{clean_title, plain_text};
+pub(crate) use text::{clean_title, plain_text, unescaped};
 
 pub(crate) const MAX_STEPS: usize = 12;
 const MAX_TITLE_CHARS: usize = 80;

@@ -280,3 +280,19 @@ fn an_index_blurb_is_no_walkthrough() {
     .expect("a walkthrough");
     assert_eq!(w.path, "docs/quickstart.md");
 }
+
+#[test]
+fn titles_read_escapes_and_character_references_once() {
+    assert_eq!(
+        plain_text("Box\\<T\\> &mdash; rust::Box\\<T\\>"),
+        "Box<T> \u{2014} rust::Box<T>"
+    );
+    assert_eq!(
+        plain_text("a&ensp;b &amp;lt; c &#91;T&#93; \\_x\\_"),
+        "a b &lt; c [T] _x_"
+    );
+    assert_eq!(
+        plain_text("<b>bold</b> & co &bogus; \\q"),
+        "bold & co &bogus; \\q"
+    );
+}

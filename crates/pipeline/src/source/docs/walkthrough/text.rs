@@ -138,7 +138,9 @@ fn split_title(text: &str) -> (String, &str, &str) {
 /// Markdown inline syntax taken out: HTML tags, link targets, emphasis, code ticks, line-break
 /// backslashes; whitespace collapsed.
 pub(crate) fn plain_text(text: &str) -> String {
-    let text = strip_tags(text);
+    // Escaped punctuation is text (`rust::Box\<T\>` is no tag, `\_x\_` no emphasis): it is
+    // set aside as private-use characters until the markup is gone.
+    let text = strip_tags(&escapes_set_aside(text));
     let mut out = String::with_capacity(text.len());
     let mut rest = text.as_str();
     while let Some(open) = rest.find('[') {
@@ -157,11 +159,109 @@ pub(crate) fn plain_text(text: &str) -> String {
         }
     }
     out.push_str(rest);
-    without_emphasis(&out)
+    let joined = without_emphasis(&out)
         .replace("\\\n", " ")
         .split_whitespace()
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    unescaped(&joined)
+        .chars()
+        .map(|c| match u32::from(c) {
+            code @ ESCAPED..=ESCAPED_LAST => char::from_u32(code - ESCAPED).unwrap_or(c),
+            _ => c,
+        })
+        .collect()
+}
+
+/// Where escaped ASCII punctuation is set aside among the private-use characters.
+const ESCAPED: u32 = 0xE000;
+const ESCAPED_LAST: u32 = ESCAPED + 0x7F;
+
+fn escapes_set_aside(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match chars.peek() {
+            Some(&next) if c == '\\' && next.is_ascii_punctuation() => {
+                chars.next();
+                out.push(char::from_u32(ESCAPED + u32::from(next)).unwrap_or(next));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Markdown's backslash escapes and HTML's character references read, in one pass (so
+/// `&amp;lt;` is `&lt;`): `Box\<T\> &mdash; x` → `Box<T> — x`.
+pub(crate) fn unescaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['\\', '&']) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if rest[at..].starts_with('\\') {
+            match after.chars().next().filter(char::is_ascii_punctuation) {
+                Some(c) => {
+                    out.push(c);
+                    rest = &after[1..];
+                }
+                None => {
+                    out.push('\\');
+                    rest = after;
+                }
+            }
+            continue;
+        }
+        let reference = after
+            .find(';')
+            .filter(|end| *end <= 10)
+            .and_then(|end| Some((character_reference(&after[..end])?, end)));
+        match reference {
+            Some((c, end)) => {
+                out.push(c);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The character an HTML reference names (`mdash`, `#8212`, `#x2014`), for the names titles
+/// use.
+fn character_reference(name: &str) -> Option<char> {
+    if let Some(number) = name.strip_prefix('#') {
+        let code = match number.strip_prefix(['x', 'X']) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+            None => number.parse().ok()?,
+        };
+        return char::from_u32(code).filter(|c| !c.is_control() || c.is_whitespace());
+    }
+    Some(match name {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        "nbsp" | "ensp" | "emsp" | "thinsp" => ' ',
+        "mdash" => '\u{2014}',
+        "ndash" => '\u{2013}',
+        "hellip" => '\u{2026}',
+        "rarr" => '\u{2192}',
+        "larr" => '\u{2190}',
+        "copy" => '\u{a9}',
+        "trade" => '\u{2122}',
+        "hearts" => '\u{2665}',
+        "middot" => '\u{b7}',
+        "laquo" => '\u{ab}',
+        "raquo" => '\u{bb}',
+        _ => return None,
+    })
 }
 
 /// `text` without emphasis markers and code ticks: `*`, and `_` at a word's edge
