@@ -23,6 +23,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use super::inherit::{Members, Placed, inherit};
 use super::module::{PyImport, PythonModuleFacts};
 use crate::source::code::symbol::{Symbol, SymbolKind};
 use crate::source::files::is_python_private;
@@ -177,9 +178,15 @@ impl PythonApi {
     pub fn apply(&self, symbols: Vec<Symbol>) -> Vec<Symbol> {
         let autodoc = self.autodoc;
         let mut out = Vec::with_capacity(symbols.len());
-        for mut symbol in symbols {
+        let mut classes = Vec::new();
+        for mut symbol in symbols.iter().cloned() {
             if symbol.language != "python" || !self.files.contains(&symbol.path) {
-                out.push(symbol);
+                // A member of a private class is only ever shown as inherited.
+                if symbol.language != "python"
+                    || !symbol.parent.as_ref().is_some_and(|p| p.starts_with('_'))
+                {
+                    out.push(symbol);
+                }
                 continue;
             }
             let key = (
@@ -205,6 +212,13 @@ impl PythonApi {
                     symbol.parent = Some(name.clone());
                 }
                 None => {
+                    if symbol.kind == SymbolKind::Class {
+                        classes.push(Placed {
+                            class: (symbol.path.clone(), symbol.name.clone()),
+                            module: module.clone(),
+                            name: name.clone(),
+                        });
+                    }
                     symbol.listed_at = self
                         .all_order
                         .get(module)
@@ -218,6 +232,9 @@ impl PythonApi {
             }
             out.push(symbol);
         }
+        let members = Members::new(&symbols);
+        let documented = |class: &(String, String)| self.placed.contains_key(class);
+        inherit(&members, &classes, &documented, &mut out);
         out
     }
 
