@@ -262,3 +262,34 @@ fn rust_crate_docs_lose_their_badge_rows() {
         "A parser for [SemVer].\n\n![diagram](docs/diagram.svg)\n\n[SemVer]: https://semver.org"
     );
 }
+
+#[test]
+fn rest_hyperlinks_escapes_and_formulas_in_directives_and_items() {
+    let doc = lines(
+        "Retry it.\n\n.. math::\n\n   min(wait\\_max, wait\\_initial)\n\nSince :math:`[wait\\_initial,wait\\_max]`, see :class:`Hook`\\ s.\n\nArgs:\n    callable\\_: Callable to call.\n    on: The hook; useful when the error carries a `Retry-After\n        <https://x.dev/retry-after>`_ header.\n\n.. versionadded:: 23.3.0 `Trio <https://trio.dev/>`_ support.\n",
+    );
+    let c = DocComment::parse(&doc, Language::Python, "python");
+    assert!(
+        c.text
+            .contains("```math\nmin(wait\\_max, wait\\_initial)\n```"),
+        "{}",
+        c.text
+    );
+    assert!(c.text.contains("`[wait_initial,wait_max]`"), "{}", c.text);
+    assert!(c.text.contains("(doc:Hook)s."), "{}", c.text);
+    assert!(
+        c.text
+            .contains("*Added in version 23.3.0:* [Trio](https://trio.dev/) support."),
+        "{}",
+        c.text
+    );
+    let params = section(&c, "Parameters");
+    assert_eq!(params[0].name, "`callable_`");
+    assert!(
+        params[1]
+            .text
+            .contains("a [Retry-After](https://x.dev/retry-after) header."),
+        "{}",
+        params[1].text
+    );
+}
