@@ -59,6 +59,9 @@ pub(crate) struct PythonApi {
     /// Each placed (file, name) that a public module nearer the package root re-exports
     /// too: that module and the name there (what `from pkg import Name` reads).
     shortcut: HashMap<Origin, (String, String)>,
+    /// Each placed (file, name) that an `__all__` also lists under another name: those
+    /// modules and names, documented as aliases of it.
+    aliases: HashMap<Origin, Vec<(String, String)>>,
     /// The project documents its API with Sphinx autodoc ([`uses_autodoc`]), which shows
     /// module data only when documented or listed in `__all__`; else pydoc's rule shows
     /// every constant.
@@ -133,19 +136,34 @@ impl PythonApi {
         let mut placed = HashMap::new();
         let mut listed = HashMap::new();
         let mut shortcut = HashMap::new();
+        let mut aliases: HashMap<Origin, Vec<(String, String)>> = HashMap::new();
         for (origin, at) in homes {
             let shown: Vec<&(String, String, bool)> =
                 at.iter().filter(|(m, _, _)| visible(m)).collect();
             if let Some(home) = home(&origin, shown.iter().copied()) {
-                if let Some(nearest) = shown
-                    .iter()
-                    .filter(|(m, _, _)| public(m))
-                    .min_by(|a, b| module_depth(&a.0).cmp(&module_depth(&b.0)).then(a.cmp(b)))
-                    && module_depth(&nearest.0) < module_depth(&home.0)
+                // Under its own name before an alias (`import x as y`) of the same module.
+                if let Some(nearest) = shown.iter().filter(|(m, _, _)| public(m)).min_by(|a, b| {
+                    module_depth(&a.0)
+                        .cmp(&module_depth(&b.0))
+                        .then((a.1 != origin.1).cmp(&(b.1 != origin.1)))
+                        .then(a.cmp(b))
+                }) && module_depth(&nearest.0) < module_depth(&home.0)
                 {
                     shortcut.insert(origin.clone(), (nearest.0.clone(), nearest.1.clone()));
                 }
                 placed.insert(origin.clone(), home);
+            }
+            if let Some(home) = home(&origin, shown.iter().copied()) {
+                // Each other name an `__all__` lists for it is an alias
+                // (`from .wait import wait_random_exponential as wait_full_jitter`).
+                for (module, name, in_all) in &shown {
+                    if *in_all && *name != home.1 && public(module) {
+                        aliases
+                            .entry(origin.clone())
+                            .or_insert_with(Vec::new)
+                            .push((module.clone(), name.clone()));
+                    }
+                }
             }
             if let Some(home) = home(&origin, shown.iter().copied().filter(|c| c.2)) {
                 listed.insert(origin, home);
@@ -162,6 +180,7 @@ impl PythonApi {
             listed,
             private,
             shortcut,
+            aliases,
             autodoc: false,
             all_order,
         }
@@ -228,6 +247,15 @@ impl PythonApi {
                         symbol.signature = renamed(&symbol.signature, &symbol.name, name);
                     }
                     symbol.name = name.clone();
+                    for (module, alias) in self.aliases.get(&key).into_iter().flatten() {
+                        let mut entry = alias_of(&symbol, alias);
+                        entry.listed_at = self
+                            .all_order
+                            .get(module)
+                            .and_then(|all| all.iter().position(|n| n == alias));
+                        entry.module = module.clone();
+                        out.push(entry);
+                    }
                 }
             }
             out.push(symbol);
@@ -242,6 +270,21 @@ impl PythonApi {
     pub fn private_modules(&self) -> &[String] {
         &self.private
     }
+}
+
+/// An entry for `alias`, another name of a top-level `symbol`, as autodoc documents a name
+/// bound to an object documented elsewhere: "Alias of `original`."
+fn alias_of(symbol: &Symbol, alias: &str) -> Symbol {
+    let mut entry = symbol.clone();
+    entry.signature = format!("{alias} = {}", symbol.name);
+    entry.name = alias.to_string();
+    entry.doc = format!("Alias of `{}`.", symbol.name);
+    entry.comment = Default::default();
+    entry.comment.text = format!("Alias of [`{0}`](doc:{0}).", symbol.name);
+    entry.examples.clear();
+    entry.reexport = None;
+    entry.listed_at = None;
+    entry
 }
 
 /// Where a name defined as `origin` is documented among the `candidates` that show it: in
