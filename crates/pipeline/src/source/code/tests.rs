@@ -310,6 +310,22 @@ fn go_line_comments_document_their_own_constant_never_the_next() {
 }
 
 #[test]
+fn a_deprecated_overload_leaves_the_function_current() {
+    let out = outline(
+        "src/utils.ts",
+        "export function hasProtocol(input: string, opts?: Options): boolean;\n\n/** @deprecated Same as { acceptRelative: true } */\nexport function hasProtocol(\n  input: string,\n  acceptRelative: boolean,\n): boolean;\n\n/** Checks if the input has a protocol. */\nexport function hasProtocol(input: string, opts: any = {}): boolean {\n  return true;\n}\n\n/** @deprecated Use `b`. */\nexport function a(x: string): void;\n/** @deprecated Use `b`. */\nexport function a(x: number): void;\nexport function a(x: any) {}\n",
+    );
+    let has = comment_of(&out, "hasProtocol");
+    assert_eq!(has.deprecated, None);
+    assert_eq!(
+        has.text,
+        "Checks if the input has a protocol.\n\nThe overload `function hasProtocol(input: string, acceptRelative: boolean): boolean` is deprecated: Same as { acceptRelative: true }"
+    );
+    // Every overload deprecated: the function is.
+    assert!(comment_of(&out, "a").deprecated.is_some());
+}
+
+#[test]
 fn go_directive_comments_are_no_doc() {
     let out = outline(
         "entry.go",
