@@ -251,7 +251,7 @@ pub(crate) fn modules<'a>(
             path: if module.is_empty() {
                 ".".into()
             } else {
-                module.to_string()
+                defining_file(module, language, &members)
             },
             language,
             anchor: module_anchor,
@@ -520,6 +520,18 @@ fn short_name(symbol: &Symbol) -> &str {
 }
 
 /// How the language names a module at `path`.
+/// The file a module is written in: its own, or for a Rust inline module (`pub mod sync
+/// { … }`, documented under the file it would have) the one file its items are in.
+fn defining_file(module: &str, language: &str, members: &[&Symbol]) -> String {
+    if language != "rust" || members.iter().any(|s| s.path == module) {
+        return module.to_string();
+    }
+    match members.first() {
+        Some(first) if members.iter().all(|s| s.path == first.path) => first.path.clone(),
+        _ => module.to_string(),
+    }
+}
+
 pub(crate) fn module_name(path: &str, language: &str, package: Option<&str>) -> String {
     let without = |ext: &str| path.strip_suffix(ext).unwrap_or(path).to_string();
     match language {

@@ -99,6 +99,9 @@ impl Extractor {
             // `#[macro_export]` puts a macro at the crate root, whatever module defines it.
             let module = match decl.kind {
                 SymbolKind::Macro => lang::rust::rust_crate_root(path).unwrap_or(module.clone()),
+                _ if language == Language::Rust => {
+                    lang::rust::rust_inline_module(path, decl.node, &src).unwrap_or(module.clone())
+                }
                 _ => module.clone(),
             };
             found.push((
@@ -272,7 +275,7 @@ pub(crate) struct Outline {
 fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol> {
     let mut out: Vec<Symbol> = Vec::with_capacity(found.len());
     let mut stubs: Vec<bool> = Vec::with_capacity(found.len());
-    let mut index: std::collections::HashMap<(String, SymbolKind), usize> =
+    let mut index: std::collections::HashMap<(String, String, SymbolKind), usize> =
         std::collections::HashMap::new();
     // Each merged symbol's shown signatures with their own deprecation, and whether the
     // implementation, which speaks for the whole function, is deprecated.
@@ -288,7 +291,9 @@ fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol
                     | SymbolKind::Constructor
                     | SymbolKind::Property
             );
-        let key = (symbol.name.clone(), symbol.kind);
+        // Same-named items of two inline modules (`sync::OnceCell`, `unsync::OnceCell`) are
+        // two items, never variants of one.
+        let key = (symbol.module.clone(), symbol.name.clone(), symbol.kind);
         match index.get(&key).copied().filter(|_| mergeable) {
             Some(at) => {
                 let kept = &mut out[at];

@@ -57,6 +57,14 @@ fn rust_module_path(path: &str) -> Option<(String, Vec<String>)> {
     Some((src_dir.to_string(), segments))
 }
 
+/// The file of the module `inner` (its path below the module of the Rust file at `path`):
+/// `src/lib.rs` and [sync] give `src/sync.rs`, `src/a/mod.rs` and [b] give `src/a/b.rs`.
+pub(crate) fn module_file(path: &str, inner: &[String]) -> Option<String> {
+    let (src_dir, mut segments) = rust_module_path(path)?;
+    segments.extend(inner.iter().cloned());
+    Some(format!("{src_dir}{}.rs", segments.join("/")))
+}
+
 /// The crate root of the Rust file at `path` (`src/lib.rs` of its crate), where
 /// `#[macro_export]` macros live whatever file defines them.
 pub(crate) fn rust_crate_root(path: &str) -> Option<String> {
