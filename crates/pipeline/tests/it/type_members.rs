@@ -35,6 +35,21 @@ export type Options = {
 	```
 	*/
 	readonly strict?: boolean;
+
+	/**
+	Fetch the given `url`.
+
+	@param url - Where to go.
+	@returns A promise.
+
+	A common use is to add a search parameter:
+
+	@example
+	```
+	await queue.get('https://example.com');
+	```
+	*/
+	get: (url: string) => Promise<void>;
 } & Timeout;
 
 /** A plain alias stays whole. */
@@ -72,6 +87,15 @@ fn an_object_type_alias_lists_its_properties_with_their_whole_docs() {
     );
     assert!(
         article.contains("type Priority = 'low' | 'high'"),
+        "{article}"
+    );
+    // A property's parameters, returns and examples follow its text, beneath its line.
+    assert!(
+        article.contains("\n  **Parameters:**\n\n  - `url` – Where to go.\n"),
+        "{article}"
+    );
+    assert!(
+        article.contains("\n  ```typescript\n  await queue.get('https://example.com');\n  ```\n"),
         "{article}"
     );
     // The private alias's property is not the exported alias's.
