@@ -293,3 +293,27 @@ fn rest_hyperlinks_escapes_and_formulas_in_directives_and_items() {
         params[1].text
     );
 }
+
+#[test]
+fn rust_reference_definitions_to_paths_become_links_and_leave_no_text() {
+    let doc = lines(
+        "Equivalent to <code>return Err([anyhow!($args...)][anyhow!])</code>; see [here].\n\n[anyhow!]: crate::anyhow\n[here]: crate::Context#effect-on-downcasting\n[site]: https://x.dev",
+    );
+    let c = DocComment::parse(&doc, Language::Rust, "rust");
+    assert!(!c.text.contains("]: crate::"), "{}", c.text);
+    assert!(
+        c.text.contains("[anyhow!($args...)](doc:crate::anyhow)"),
+        "{}",
+        c.text
+    );
+    assert!(c.text.contains("[here](doc:crate::Context)"), "{}", c.text);
+    // A URL's definition is ordinary Markdown and stays.
+    assert!(c.text.contains("[site]: https://x.dev"), "{}", c.text);
+    let module = DocComment::module(
+        &lines(
+            "- Set [`std::backtrace`] up.\n\n  [`std::backtrace`]: std::backtrace#environment-variables",
+        ),
+        Language::Rust,
+    );
+    assert!(!module.contains("]: std::"), "{module}");
+}

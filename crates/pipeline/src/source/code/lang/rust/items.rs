@@ -98,7 +98,7 @@ pub(crate) fn is_pub(node: Node, src: &Source) -> bool {
 /// Rust item, in order, as rustdoc joins them. Ordinary comments among them are skipped, as
 /// rustdoc skips them (`/// Doc.` then `// note` then the item documents the item). A
 /// `#[doc = include_str!(…)]` names a file this per-file reading cannot open: left out.
-fn rust_doc(leading: &[Node], src: &Source) -> Vec<String> {
+pub(super) fn rust_doc(leading: &[Node], src: &Source) -> Vec<String> {
     let mut lines = Vec::new();
     for node in leading {
         let text = src.of(*node).trim();
@@ -255,6 +255,14 @@ pub(crate) fn rust<'t>(
     match def.kind() {
         "field_declaration" | "enum_variant" => return rust_member(def, place, src),
         "macro_definition" => return rust_macro(def, place, src),
+        "macro_invocation" => return super::nested_macro::rust_nested_macro(def, place, src),
+        // `wrapper![ … ];` at item level parses as a statement.
+        "expression_statement" => {
+            let invocation = def
+                .named_child(0)
+                .filter(|c| c.kind() == "macro_invocation")?;
+            return super::nested_macro::rust_nested_macro(invocation, place, src);
+        }
         "impl_item" => return rust_trait_impl(def, place, src),
         _ => {}
     }
