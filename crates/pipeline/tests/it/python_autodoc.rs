@@ -203,3 +203,28 @@ class Retrying(Public):
     assert!(!names.contains(&"Retrying.more"), "{names:?}");
     assert!(body.contains("Wrap it."), "{body}");
 }
+
+#[test]
+fn a_public_module_that_only_reexports_gets_a_section_naming_them() {
+    let repo = repo_of(&[
+        (
+            "pkg/__init__.py",
+            "\"\"\"The pkg package.\"\"\"\n\nfrom .hooks import Hook\n\n__all__ = [\"Hook\"]\n",
+        ),
+        ("pkg/hooks.py", "class Hook:\n    \"\"\"A hook.\"\"\"\n"),
+        (
+            "pkg/typing.py",
+            "from .hooks import Hook\n\n__all__ = [\"Hook\"]\n",
+        ),
+        (
+            "pkg/_private.py",
+            "from .hooks import Hook\n\n__all__ = [\"Hook\"]\n",
+        ),
+    ]);
+    let (body, _) = dev_docs(&repo, "pkg");
+    assert!(
+        body.contains("### `pkg.typing`\n\nIn `pkg/typing.py`.\n\nIt re-exports `Hook`, documented in another section of this page."),
+        "{body}"
+    );
+    assert!(!body.contains("pkg._private"), "{body}");
+}

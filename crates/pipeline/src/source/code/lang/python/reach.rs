@@ -266,6 +266,26 @@ impl PythonApi {
         out
     }
 
+    /// Each public module of the files read whose `__all__` lists names that are all
+    /// documented elsewhere (`stamina.typing` re-exporting `RetryHook` of
+    /// `stamina.instrumentation`), with those names: autodoc gives it a page of its own, so
+    /// the article gives it a section that says what it holds.
+    pub fn reexport_only_modules(&self, symbols: &[Symbol]) -> Vec<(String, Vec<String>)> {
+        let mut found: Vec<(String, Vec<String>)> = self
+            .all_order
+            .iter()
+            .filter(|(module, all)| {
+                self.files.contains(*module)
+                    && !all.is_empty()
+                    && !self.private.contains(module)
+                    && !symbols.iter().any(|s| s.module == **module)
+            })
+            .map(|(module, all)| (module.clone(), all.clone()))
+            .collect();
+        found.sort();
+        found
+    }
+
     /// The files read whose module is not shown (private), to list no section for.
     pub fn private_modules(&self) -> &[String] {
         &self.private
