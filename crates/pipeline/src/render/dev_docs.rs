@@ -184,6 +184,13 @@ pub(crate) fn modules<'a>(
                 (None, _) => functions.push(member),
             }
         }
+        // `go doc` shows a package's `const` and `var` blocks in source order, each name
+        // where its block declares it.
+        if language == "go" {
+            for list in [&mut constants, &mut variables] {
+                list.sort_by_key(|v: &SymbolView| (v.symbol.path.as_str(), v.symbol.line));
+            }
+        }
         for ty in &mut types {
             // Fields read in declaration order, as the type declares them; the other members
             // in the order the language's tool lists them.

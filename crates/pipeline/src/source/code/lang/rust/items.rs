@@ -98,7 +98,7 @@ pub(crate) fn is_pub(node: Node, src: &Source) -> bool {
 /// Rust item, in order, as rustdoc joins them. Ordinary comments among them are skipped, as
 /// rustdoc skips them (`/// Doc.` then `// note` then the item documents the item). A
 /// `#[doc = include_str!(…)]` names a file this per-file reading cannot open: left out.
-pub(super) fn rust_doc(leading: &[Node], src: &Source) -> Vec<String> {
+fn rust_doc(leading: &[Node], src: &Source) -> Vec<String> {
     let mut lines = Vec::new();
     for node in leading {
         let text = src.of(*node).trim();

@@ -6,7 +6,6 @@
 
 use tree_sitter::Node;
 
-use super::items::rust_doc;
 use crate::source::code::lang::common::bounded;
 use crate::source::code::symbol::SymbolKind;
 use crate::source::code::tree::{Declaration, Place, Source};
@@ -57,9 +56,6 @@ pub(crate) fn rust_nested_macro<'t>(
     if doc.is_empty() {
         let wrapper = def.child_by_field_name("macro").map(|m| src.of(m))?;
         doc = wrapper_doc(src.text, wrapper);
-    }
-    if doc.is_empty() {
-        doc = rust_doc(place.leading, src);
     }
     Some(Declaration {
         requires: None,
