@@ -160,7 +160,7 @@ impl PythonApi {
                     if *in_all && *name != home.1 && public(module) {
                         aliases
                             .entry(origin.clone())
-                            .or_insert_with(Vec::new)
+                            .or_default()
                             .push((module.clone(), name.clone()));
                     }
                 }

@@ -41,7 +41,7 @@ fn extends_of(signature: &str) -> Vec<String> {
 }
 
 /// The member name after its type's: `.json` of `KyOptions.json`.
-fn member_rest<'s>(member: &'s Symbol) -> &'s str {
+fn member_rest(member: &Symbol) -> &str {
     let parent = member.parent.as_deref().unwrap_or("");
     member.name.strip_prefix(parent).unwrap_or(&member.name)
 }
