@@ -291,14 +291,16 @@ pub(crate) fn modules<'a>(
 ///   methods as its `impl` blocks declare them;
 /// - `go doc` (pkg.go.dev): constants, variables, functions, types, each by name, members too
 ///   but a type's constants, shown as their `const` block declares them;
-/// - TypeDoc: types, variables, functions, each by name, members too;
+/// - TypeDoc: types (enumerations, classes, interfaces, then type aliases, as its groups
+///   come), variables, functions, each by name, members too;
 /// - Python (pdoc, and Sphinx with `autodoc_member_order = "bysource"`): classes, functions,
 ///   module data, each as the source declares it, members too.
 #[derive(Clone, Copy)]
 struct Order {
     /// Items of a section by kind first, as rustdoc lists Structs before Enums, Traits and
-    /// Type Aliases.
+    /// Type Aliases, and TypeDoc its Classes before Interfaces and Type Aliases.
     items_by_kind: bool,
+    typedoc: bool,
     items_by_name: bool,
     members_by_name: bool,
     /// The kinds' sections of a module, by their field names in [`ModuleView`].
@@ -331,7 +333,8 @@ impl Order {
                 ),
             };
         Order {
-            items_by_kind: language == "rust",
+            items_by_kind: !matches!(language, "go" | "python"),
+            typedoc: !matches!(language, "rust" | "go" | "python"),
             items_by_name,
             members_by_name,
             sections,
@@ -351,6 +354,20 @@ impl Order {
             SymbolKind::Function => 7,
             SymbolKind::Type => 8,
             _ => 9,
+        }
+    }
+
+    /// TypeDoc's order of its groups on a module page.
+    fn typedoc_rank(kind: SymbolKind) -> usize {
+        match kind {
+            SymbolKind::Module => 0,
+            SymbolKind::Enum => 1,
+            SymbolKind::Class => 2,
+            SymbolKind::Interface => 3,
+            SymbolKind::Type => 4,
+            SymbolKind::Variable | SymbolKind::Constant => 5,
+            SymbolKind::Function => 6,
+            _ => 7,
         }
     }
 
@@ -380,7 +397,9 @@ impl Order {
         // Members (listed under their types later) after the items, so that the order is
         // total.
         let rank = |s: &Symbol| {
-            if s.parent.is_none() {
+            if s.parent.is_none() && self.typedoc {
+                Order::typedoc_rank(s.kind)
+            } else if s.parent.is_none() {
                 Order::rustdoc_rank(s.kind)
             } else {
                 usize::MAX

@@ -375,3 +375,28 @@ fn go_const_and_var_blocks_keep_their_source_order() {
     );
     assert!(article.contains("empty id"), "{article}");
 }
+
+#[test]
+fn typescript_types_are_grouped_as_typedoc_groups_them() {
+    let repo = repo_of(&[
+        (
+            "package.json",
+            r#"{"name": "net", "version": "1.0.0", "types": "index.ts"}"#,
+        ),
+        (
+            "index.ts",
+            "/** A hook. */\nexport type AfterHook = () => void;\n\n/** An error. */\nexport class HTTPError extends Error {}\n\n/** Hooks. */\nexport interface Hooks { after?: AfterHook[] }\n\n/** Another error. */\nexport class KyError extends Error {}\n\n/** Input. */\nexport type Input = string;\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    in_order(
+        &article,
+        &[
+            "#### Class `HTTPError`",
+            "#### Class `KyError`",
+            "#### Interface `Hooks`",
+            "#### Type `AfterHook`",
+            "#### Type `Input`",
+        ],
+    );
+}
