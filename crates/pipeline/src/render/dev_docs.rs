@@ -184,6 +184,13 @@ pub(crate) fn modules<'a>(
                 (None, _) => functions.push(member),
             }
         }
+        // `go doc` shows a package's `const` and `var` blocks in source order, each name
+        // where its block declares it.
+        if language == "go" {
+            for list in [&mut constants, &mut variables] {
+                list.sort_by_key(|v: &SymbolView| (v.symbol.path.as_str(), v.symbol.line));
+            }
+        }
         for ty in &mut types {
             // Fields read in declaration order, as the type declares them; the other members
             // in the order the language's tool lists them.
@@ -251,7 +258,7 @@ pub(crate) fn modules<'a>(
             path: if module.is_empty() {
                 ".".into()
             } else {
-                module.to_string()
+                defining_file(module, language, &members)
             },
             language,
             anchor: module_anchor,
@@ -284,14 +291,16 @@ pub(crate) fn modules<'a>(
 ///   methods as its `impl` blocks declare them;
 /// - `go doc` (pkg.go.dev): constants, variables, functions, types, each by name, members too
 ///   but a type's constants, shown as their `const` block declares them;
-/// - TypeDoc: types, variables, functions, each by name, members too;
+/// - TypeDoc: types (enumerations, classes, interfaces, then type aliases, as its groups
+///   come), variables, functions, each by name, members too;
 /// - Python (pdoc, and Sphinx with `autodoc_member_order = "bysource"`): classes, functions,
 ///   module data, each as the source declares it, members too.
 #[derive(Clone, Copy)]
 struct Order {
     /// Items of a section by kind first, as rustdoc lists Structs before Enums, Traits and
-    /// Type Aliases.
+    /// Type Aliases, and TypeDoc its Classes before Interfaces and Type Aliases.
     items_by_kind: bool,
+    typedoc: bool,
     items_by_name: bool,
     members_by_name: bool,
     /// The kinds' sections of a module, by their field names in [`ModuleView`].
@@ -324,7 +333,8 @@ impl Order {
                 ),
             };
         Order {
-            items_by_kind: language == "rust",
+            items_by_kind: !matches!(language, "go" | "python"),
+            typedoc: !matches!(language, "rust" | "go" | "python"),
             items_by_name,
             members_by_name,
             sections,
@@ -344,6 +354,20 @@ impl Order {
             SymbolKind::Function => 7,
             SymbolKind::Type => 8,
             _ => 9,
+        }
+    }
+
+    /// TypeDoc's order of its groups on a module page.
+    fn typedoc_rank(kind: SymbolKind) -> usize {
+        match kind {
+            SymbolKind::Module => 0,
+            SymbolKind::Enum => 1,
+            SymbolKind::Class => 2,
+            SymbolKind::Interface => 3,
+            SymbolKind::Type => 4,
+            SymbolKind::Variable | SymbolKind::Constant => 5,
+            SymbolKind::Function => 6,
+            _ => 7,
         }
     }
 
@@ -373,7 +397,9 @@ impl Order {
         // Members (listed under their types later) after the items, so that the order is
         // total.
         let rank = |s: &Symbol| {
-            if s.parent.is_none() {
+            if s.parent.is_none() && self.typedoc {
+                Order::typedoc_rank(s.kind)
+            } else if s.parent.is_none() {
                 Order::rustdoc_rank(s.kind)
             } else {
                 usize::MAX
@@ -520,6 +546,18 @@ fn short_name(symbol: &Symbol) -> &str {
 }
 
 /// How the language names a module at `path`.
+/// The file a module is written in: its own, or for a Rust inline module (`pub mod sync
+/// { … }`, documented under the file it would have) the one file its items are in.
+fn defining_file(module: &str, language: &str, members: &[&Symbol]) -> String {
+    if language != "rust" || members.iter().any(|s| s.path == module) {
+        return module.to_string();
+    }
+    match members.first() {
+        Some(first) if members.iter().all(|s| s.path == first.path) => first.path.clone(),
+        _ => module.to_string(),
+    }
+}
+
 pub(crate) fn module_name(path: &str, language: &str, package: Option<&str>) -> String {
     let without = |ext: &str| path.strip_suffix(ext).unwrap_or(path).to_string();
     match language {

@@ -117,6 +117,15 @@ impl DocLinks {
                 return Some(format!("#{anchor}"));
             }
         }
+        // The standard library's items are never the article's, whatever their last name
+        // (`std::error::Error` is not the crate's `Error`).
+        let first = target.trim().split("::").next().unwrap_or("");
+        if from.language == "rust"
+            && target.contains("::")
+            && matches!(first, "std" | "core" | "alloc")
+        {
+            return external(target, &name, from.language, &self.crates);
+        }
         let mut rest = name.as_str();
         for _ in 0..MAX_SEGMENTS {
             if let Some(anchor) = self.find(rest, from.module) {
@@ -173,17 +182,24 @@ fn normalise(target: &str) -> String {
     t.split('<').next().unwrap_or(t).to_string()
 }
 
-/// `struct.Value.html#method.new` → `Value.new`; `../log/macro.info.html` → `info`.
+/// `struct.Value.html#method.new` → `Value.new`; `../log/macro.info.html` → `log.info`;
+/// `unsync/struct.OnceCell.html` → `unsync.OnceCell`: the folders are the module path, which
+/// tells two same-named items of two modules apart (the lookup drops leading segments it
+/// does not find).
 fn rustdoc_page(target: &str) -> Option<String> {
     let (page, fragment) = target.split_once('#').unwrap_or((target, ""));
-    let file = page.rsplit('/').next()?;
+    let (folders, file) = page.rsplit_once('/').unwrap_or(("", page));
     let stem = file.strip_suffix(".html")?;
     let (_, name) = stem.split_once('.')?;
-    let member = fragment.split_once('.').map(|(_, m)| m);
-    Some(match member {
-        Some(member) => format!("{name}.{member}"),
-        None => name.to_string(),
-    })
+    let mut path: Vec<&str> = folders
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != "." && *s != "..")
+        .collect();
+    path.push(name);
+    if let Some((_, member)) = fragment.split_once('.') {
+        path.push(member);
+    }
+    Some(path.join("."))
 }
 
 /// The public docs of a target outside the article: Rust's standard library and other
@@ -293,6 +309,24 @@ mod tests {
         assert_eq!(
             links.resolve("[`Gone`](doc:mycrate::Gone)", &rust),
             "`Gone`"
+        );
+        // The standard library's `Key` is not the crate's.
+        assert_eq!(
+            links.resolve("[`Key`](doc:std::kv::Key)", &rust),
+            "[`Key`](https://doc.rust-lang.org/std/?search=kv%3A%3AKey)"
+        );
+        // Two same-named items of two modules: the rustdoc page's folder picks one.
+        let mut two = super::tests::links();
+        two.add("mycrate::sync", "Cell", "sync-Cell");
+        two.add("mycrate::unsync", "Cell", "unsync-Cell");
+        let root = from("mycrate", None, "rust");
+        assert_eq!(
+            two.resolve("[`unsync::Cell`](doc:unsync/struct.Cell.html)", &root),
+            "[`unsync::Cell`](#unsync-Cell)"
+        );
+        assert_eq!(
+            two.resolve("[`sync::Cell`](doc:sync::Cell)", &root),
+            "[`sync::Cell`](#sync-Cell)"
         );
         let go = from("package lib", None, "go");
         assert_eq!(

@@ -587,6 +587,17 @@ fn python_reach(
         .collect();
     let api = PythonApi::new(&read, own, facts).with_autodoc(autodoc);
     out.symbols = api.apply(std::mem::take(&mut out.symbols));
+    for (module, names) in api.reexport_only_modules(&out.symbols) {
+        if let Some(doc) = out.module_docs.get_mut(&module)
+            && doc.overview.trim().is_empty()
+        {
+            let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            doc.overview = format!(
+                "It re-exports {}, documented in another section of this page.",
+                names.join(", ")
+            );
+        }
+    }
     for module in api.private_modules() {
         out.module_docs.remove(module);
         out.internal_files += 1;

@@ -754,3 +754,80 @@ fn rust_modules_behind_crate_features_gate_their_items() {
     );
     assert_eq!(body.matches("Available on").count(), 2, "{body}");
 }
+
+#[test]
+fn rust_macros_exported_from_a_macro_invocation_or_renamed_by_pub_use() {
+    let lib = r#"//! Errors.
+
+#[macro_use]
+mod macros;
+
+#[doc(no_inline)]
+pub use anyhow as format_err;
+"#;
+    let macros = r#"/// Make an error.
+#[macro_export]
+macro_rules! anyhow {
+    ($msg:literal) => { () };
+}
+
+macro_rules! __ensure {
+    ($ensure:item) => {
+        /// Return early with an error if a condition is not satisfied.
+        ///
+        /// See [`anyhow!`][anyhow!].
+        ///
+        /// [anyhow!]: crate::anyhow
+        $ensure
+    };
+}
+
+#[cfg(doc)]
+__ensure![
+    #[macro_export]
+    macro_rules! ensure {
+        ($cond:expr $(,)?) => { if !$cond {} };
+        ($cond:expr, $msg:literal) => {{ }};
+    }
+];
+
+#[cfg(not(doc))]
+__ensure![
+    #[macro_export]
+    macro_rules! ensure {
+        ($($tt:tt)*) => {};
+    }
+];
+
+// A hostile one: no closing bracket.
+broken![ #[macro_export] macro_rules! open { ($a:expr) => {
+"#;
+    let (body, symbols) = docs(
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"errs\"\nversion = \"1.0.0\"\n",
+            ),
+            ("src/lib.rs", lib),
+            ("src/macros.rs", macros),
+        ],
+        ".",
+    );
+    let names = names(&symbols);
+    for name in ["anyhow!", "ensure!", "format_err!"] {
+        assert!(names.contains(&name), "{name}: {names:?}\n{body}");
+    }
+    assert!(!names.iter().any(|n| n.starts_with("__")), "{names:?}");
+    // The variant rustdoc builds (`cfg(doc)`), with the doc the wrapper gives it.
+    assert!(
+        body.contains("    ($cond:expr, $msg:literal) => { ... };"),
+        "{body}"
+    );
+    assert!(!body.contains("($($tt:tt)*)"), "{body}");
+    assert!(
+        body.contains("Return early with an error if a condition is not satisfied."),
+        "{body}"
+    );
+    assert!(!body.contains("]: crate::anyhow"), "{body}");
+    assert!(body.contains("An alias of [`anyhow!`](#"), "{body}");
+}

@@ -127,3 +127,104 @@ fn names_a_package_lists_in_all_follow_its_order_whatever_file_defines_them() {
     assert!(at("Class `Manager`") < at("Class `Marker`"), "{body}");
     assert!(at("Class `Marker`") < at("Class `HookOpts`"), "{body}");
 }
+
+#[test]
+fn a_class_shows_what_it_inherits_from_a_base_no_one_documents() {
+    let repo = repo_of(&[
+        (
+            "pkg/__init__.py",
+            "\"\"\"The pkg package.\"\"\"\n\nfrom ._core import Caller, Public, Retrying\n\n__all__ = [\"Caller\", \"Public\", \"Retrying\"]\n",
+        ),
+        (
+            "pkg/_core.py",
+            r#"class _Base:
+    def __init__(self, attempts: int = 10, timeout: float = 45.0):
+        """Set up the caller.
+
+        :param attempts: How many tries.
+        """
+
+    def describe(self) -> str:
+        """Say what it does."""
+        return ""
+
+    def _private(self):
+        """Not shown."""
+
+
+class BaseCaller(_Base):
+    def wraps(self, f):
+        """Wrap a function for retrying."""
+        return f
+
+
+class Caller(BaseCaller):
+    """Calls with retries."""
+
+    def describe(self) -> str:
+        return "caller"
+
+
+class Public:
+    """A documented base."""
+
+    def wraps(self, f):
+        """Wrap it."""
+        return f
+
+    def more(self):
+        """Only on the base."""
+
+
+class Retrying(Public):
+    """Retries."""
+
+    def wraps(self, f):
+        return f
+"#,
+        ),
+        // A hostile hierarchy: a cycle, and a base list that is no Python.
+        (
+            "pkg/cycle.py",
+            "class A(B):\n    \"\"\"A.\"\"\"\n\n\nclass B(A, (, metaclass=M):\n    \"\"\"B.\"\"\"\n\n    def run(self):\n        \"\"\"Run.\"\"\"\n",
+        ),
+    ]);
+    let (body, provenance) = dev_docs(&repo, "pkg");
+    let names = names(&provenance.symbols);
+    // The constructor and members of the undocumented bases, under the public class.
+    for name in ["Caller.__init__", "Caller.wraps", "Caller.describe"] {
+        assert!(names.contains(&name), "{name}: {names:?}\n{body}");
+    }
+    assert!(!names.iter().any(|n| n.contains("_private")), "{body}");
+    assert!(body.contains("attempts: int = 10"), "{body}");
+    // An override without a docstring shows the one it overrides.
+    assert!(body.contains("Say what it does."), "{body}");
+    // A documented base keeps its members; the override shows the base's docstring.
+    assert!(!names.contains(&"Retrying.more"), "{names:?}");
+    assert!(body.contains("Wrap it."), "{body}");
+}
+
+#[test]
+fn a_public_module_that_only_reexports_gets_a_section_naming_them() {
+    let repo = repo_of(&[
+        (
+            "pkg/__init__.py",
+            "\"\"\"The pkg package.\"\"\"\n\nfrom .hooks import Hook\n\n__all__ = [\"Hook\"]\n",
+        ),
+        ("pkg/hooks.py", "class Hook:\n    \"\"\"A hook.\"\"\"\n"),
+        (
+            "pkg/typing.py",
+            "from .hooks import Hook\n\n__all__ = [\"Hook\"]\n",
+        ),
+        (
+            "pkg/_private.py",
+            "from .hooks import Hook\n\n__all__ = [\"Hook\"]\n",
+        ),
+    ]);
+    let (body, _) = dev_docs(&repo, "pkg");
+    assert!(
+        body.contains("### `pkg.typing`\n\nIn `pkg/typing.py`.\n\nIt re-exports `Hook`, documented in another section of this page."),
+        "{body}"
+    );
+    assert!(!body.contains("pkg._private"), "{body}");
+}

@@ -533,3 +533,71 @@ fn overloads_that_repeat_one_example_show_it_once() {
         "{body}"
     );
 }
+
+#[test]
+fn an_interface_shows_the_members_of_a_base_the_package_does_not_export() {
+    let mut repo = Repo::new();
+    repo.write(
+        "package.json",
+        r#"{"name": "kit", "exports": {".": {"types": "./dist/index.d.ts"}}}"#,
+    )
+    .write(
+        "src/index.ts",
+        "export type {Options, Shared} from './options.js';\n",
+    )
+    .write(
+        "src/options.ts",
+        r#"export type KyOptions = {
+	/** Shortcut for sending JSON. */
+	json?: unknown;
+	/** The method. */
+	method?: string;
+};
+
+export interface Hidden<T extends object> extends Deeper {
+	/** Hidden's own. */
+	hidden?: T;
+}
+
+export interface Deeper {
+	/** From two levels up. */
+	deep?: number;
+}
+
+/** A documented base. */
+export interface Shared {
+	/** Shared's own. */
+	shared?: boolean;
+}
+
+/** Options. */
+export interface Options extends KyOptions, Hidden<object>, Shared, Omit<RequestInit, 'headers'> {
+	/** Overridden here. */
+	method?: 'GET' | 'POST';
+}
+
+/** A loop of bases never ends the walk. */
+export interface A extends B { a?: 1 }
+export interface B extends A { b?: 2 }
+"#,
+    );
+    repo.commit("feat: options");
+    let (body, provenance) = dev_docs(&repo, "src");
+    let names: Vec<String> = shown(&provenance).into_iter().map(|(_, n)| n).collect();
+    for name in [
+        "Options.json",
+        "Options.hidden",
+        "Options.deep",
+        "Options.method",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name}: {names:?}\n{body}");
+    }
+    // A base the package documents keeps its members; the type's own member wins.
+    assert!(!names.iter().any(|n| n == "Options.shared"), "{names:?}");
+    assert_eq!(names.iter().filter(|n| *n == "Options.method").count(), 1);
+    assert!(
+        body.contains("Overridden here.") && !body.contains("The method."),
+        "{body}"
+    );
+    assert!(body.contains("Shortcut for sending JSON."), "{body}");
+}

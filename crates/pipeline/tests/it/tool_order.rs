@@ -347,3 +347,56 @@ fn the_crate_docs_do_not_repeat_the_summary_above_them() {
         "{article}"
     );
 }
+
+#[test]
+fn go_const_and_var_blocks_keep_their_source_order() {
+    let repo = repo_of(&[
+        ("go.mod", "module example.com/ids\n\ngo 1.21\n"),
+        (
+            "ids.go",
+            "// Package ids makes ids.\npackage ids\n\n// Constants returned by Variant.\nconst (\n\tInvalid = 0 // Invalid id\n\tFuture = 1 // Reserved for future definition.\n)\n\n// Domains.\nconst (\n\tPerson = 0\n\tGroup = 1\n)\n\nvar (\n\tNil = 0 // empty id\n\tMax = 1\n)\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    in_order(
+        &article,
+        &[
+            "#### Constant `Invalid`",
+            "#### Constant `Future`",
+            "#### Constant `Person`",
+            "#### Constant `Group`",
+            "#### Variable `Nil`",
+            "#### Variable `Max`",
+        ],
+    );
+    assert!(
+        article.contains("Reserved for future definition."),
+        "{article}"
+    );
+    assert!(article.contains("empty id"), "{article}");
+}
+
+#[test]
+fn typescript_types_are_grouped_as_typedoc_groups_them() {
+    let repo = repo_of(&[
+        (
+            "package.json",
+            r#"{"name": "net", "version": "1.0.0", "types": "index.ts"}"#,
+        ),
+        (
+            "index.ts",
+            "/** A hook. */\nexport type AfterHook = () => void;\n\n/** An error. */\nexport class HTTPError extends Error {}\n\n/** Hooks. */\nexport interface Hooks { after?: AfterHook[] }\n\n/** Another error. */\nexport class KyError extends Error {}\n\n/** Input. */\nexport type Input = string;\n",
+        ),
+    ]);
+    let article = dev_docs(&repo, ".").0;
+    in_order(
+        &article,
+        &[
+            "#### Class `HTTPError`",
+            "#### Class `KyError`",
+            "#### Interface `Hooks`",
+            "#### Type `AfterHook`",
+            "#### Type `Input`",
+        ],
+    );
+}

@@ -35,6 +35,21 @@ export type Options = {
 	```
 	*/
 	readonly strict?: boolean;
+
+	/**
+	Fetch the given `url`.
+
+	@param url - Where to go.
+	@returns A promise.
+
+	A common use is to add a search parameter:
+
+	@example
+	```
+	await queue.get('https://example.com');
+	```
+	*/
+	get: (url: string) => Promise<void>;
 } & Timeout;
 
 /** A plain alias stays whole. */
@@ -72,6 +87,15 @@ fn an_object_type_alias_lists_its_properties_with_their_whole_docs() {
     );
     assert!(
         article.contains("type Priority = 'low' | 'high'"),
+        "{article}"
+    );
+    // A property's parameters, returns and examples follow its text, beneath its line.
+    assert!(
+        article.contains("\n  **Parameters:**\n\n  - `url` – Where to go.\n"),
+        "{article}"
+    );
+    assert!(
+        article.contains("\n  ```typescript\n  await queue.get('https://example.com');\n  ```\n"),
         "{article}"
     );
     // The private alias's property is not the exported alias's.
@@ -224,4 +248,80 @@ fn a_long_type_alias_is_shown_whole_and_a_mapped_type_is_not_elided() {
         "{body}"
     );
     assert_compiles(&[("long-type".to_string(), body)]);
+}
+
+#[test]
+fn same_named_rust_types_of_two_inline_modules_stay_two() {
+    let repo = repo_of(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"cells\"\nversion = \"1.0.0\"\n",
+        ),
+        (
+            "src/lib.rs",
+            r#"//! Two cells, [`unsync::Cell`] and [`sync::Cell`]; see [`std::error::Error`].
+//!
+//! [`unsync::Cell`]: unsync/struct.Cell.html
+
+/// Not thread safe.
+pub mod unsync {
+    /// A cell for one thread.
+    pub struct Cell;
+
+    impl Cell {
+        /// Makes a cell.
+        pub fn new() -> Cell { Cell }
+    }
+}
+
+/// Thread safe.
+pub mod sync {
+    /// A cell for many threads.
+    pub struct Cell;
+
+    impl Cell {
+        /// Makes a cell.
+        pub fn new() -> Cell { Cell }
+
+        /// Blocks until set.
+        pub fn wait(&self) {}
+    }
+
+    mod private {
+        pub struct Hidden;
+    }
+}
+"#,
+        ),
+    ]);
+    let (body, _) = dev_docs(&repo, ".");
+    let section = |name: &str| {
+        let start = body
+            .find(&format!("### `{name}`\n"))
+            .unwrap_or_else(|| panic!("no {name}: {body}"));
+        let rest = &body[start + 1..];
+        &rest[..rest.find("\n### ").unwrap_or(rest.len())]
+    };
+    let sync = section("cells::sync");
+    let unsync = section("cells::unsync");
+    assert!(
+        sync.contains("A cell for many threads.") && sync.contains("Cell::wait"),
+        "{sync}"
+    );
+    assert!(
+        unsync.contains("A cell for one thread.") && !unsync.contains("Cell::wait"),
+        "{unsync}"
+    );
+    assert!(sync.contains("In `src/lib.rs`."), "{sync}");
+    assert!(!body.contains("Hidden"), "{body}");
+    // Each link goes to its own type; the standard library's `Error` goes to its docs.
+    assert!(
+        body.contains("[`unsync::Cell`](#src-unsync-rs-Cell)"),
+        "{body}"
+    );
+    assert!(body.contains("[`sync::Cell`](#src-sync-rs-Cell)"), "{body}");
+    assert!(
+        body.contains("(https://doc.rust-lang.org/std/?search=error%3A%3AError)"),
+        "{body}"
+    );
 }

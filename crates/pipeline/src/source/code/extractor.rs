@@ -99,6 +99,9 @@ impl Extractor {
             // `#[macro_export]` puts a macro at the crate root, whatever module defines it.
             let module = match decl.kind {
                 SymbolKind::Macro => lang::rust::rust_crate_root(path).unwrap_or(module.clone()),
+                _ if language == Language::Rust => {
+                    lang::rust::rust_inline_module(path, decl.node, &src).unwrap_or(module.clone())
+                }
                 _ => module.clone(),
             };
             found.push((
@@ -272,8 +275,12 @@ pub(crate) struct Outline {
 fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol> {
     let mut out: Vec<Symbol> = Vec::with_capacity(found.len());
     let mut stubs: Vec<bool> = Vec::with_capacity(found.len());
-    let mut index: std::collections::HashMap<(String, SymbolKind), usize> =
+    let mut index: std::collections::HashMap<(String, String, SymbolKind), usize> =
         std::collections::HashMap::new();
+    // Each merged symbol's shown signatures with their own deprecation, and whether the
+    // implementation, which speaks for the whole function, is deprecated.
+    let mut overloads: Vec<Vec<(String, Option<String>)>> = Vec::with_capacity(found.len());
+    let mut whole_deprecated: Vec<bool> = Vec::with_capacity(found.len());
     for (symbol, stub) in found {
         let cfg_variant = language == Language::Rust;
         let mergeable = cfg_variant
@@ -284,20 +291,27 @@ fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol
                     | SymbolKind::Constructor
                     | SymbolKind::Property
             );
-        let key = (symbol.name.clone(), symbol.kind);
+        // Same-named items of two inline modules (`sync::OnceCell`, `unsync::OnceCell`) are
+        // two items, never variants of one.
+        let key = (symbol.module.clone(), symbol.name.clone(), symbol.kind);
         match index.get(&key).copied().filter(|_| mergeable) {
             Some(at) => {
                 let kept = &mut out[at];
                 let had_stubs = stubs[at];
                 // An implementation after its overloads adds nothing; the first overload
                 // after a plain declaration replaces it.
+                let own = (symbol.signature.clone(), symbol.comment.deprecated.clone());
                 match (had_stubs, stub) {
                     _ if cfg_variant => {}
-                    (true, false) => {}
-                    (false, true) => kept.signature = symbol.signature.clone(),
+                    (true, false) => whole_deprecated[at] = own.1.is_some(),
+                    (false, true) => {
+                        kept.signature = symbol.signature.clone();
+                        overloads[at] = vec![own];
+                    }
                     _ => {
                         kept.signature.push('\n');
                         kept.signature.push_str(&symbol.signature);
+                        overloads[at].push(own);
                     }
                 }
                 if kept.doc.is_empty() {
@@ -326,10 +340,51 @@ fn merge_overloads(found: Vec<(Symbol, bool)>, language: Language) -> Vec<Symbol
             }
             None => {
                 index.insert(key, out.len());
+                overloads.push(vec![(
+                    symbol.signature.clone(),
+                    symbol.comment.deprecated.clone(),
+                )]);
+                whole_deprecated.push(!stub && symbol.comment.deprecated.is_some());
                 out.push(symbol);
                 stubs.push(stub);
             }
         }
     }
+    for ((symbol, shown), whole) in out.iter_mut().zip(overloads).zip(whole_deprecated) {
+        one_overload_deprecated(symbol, &shown, whole);
+    }
     out
+}
+
+/// A deprecation one overload states (TSDoc `@deprecated` on one signature, as TypeDoc
+/// shows it on that signature alone) deprecates that overload, not the function: the others
+/// stay current, and the text says which overload is deprecated and why.
+fn one_overload_deprecated(symbol: &mut Symbol, shown: &[(String, Option<String>)], whole: bool) {
+    let deprecated = shown.iter().filter(|(_, d)| d.is_some()).count();
+    if whole || shown.len() < 2 || deprecated == 0 || deprecated == shown.len() {
+        return;
+    }
+    symbol.comment.deprecated = None;
+    for (signature, message) in shown {
+        let Some(message) = message else { continue };
+        // On one line, without the line breaks' spaces and trailing comma.
+        let signature = signature.split_whitespace().collect::<Vec<_>>().join(" ");
+        let signature = signature
+            .replace("( ", "(")
+            .replace(", )", ")")
+            .replace(" )", ")");
+        let signature = if signature.contains('`') {
+            format!("`` {signature} ``")
+        } else {
+            format!("`{signature}`")
+        };
+        let note = match message.trim() {
+            "" => format!("The overload {signature} is deprecated."),
+            why => format!("The overload {signature} is deprecated: {why}"),
+        };
+        if !symbol.comment.text.is_empty() {
+            symbol.comment.text.push_str("\n\n");
+        }
+        symbol.comment.text.push_str(&note);
+    }
 }

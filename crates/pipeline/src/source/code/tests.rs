@@ -293,6 +293,39 @@ fn go_constants_of_a_block_without_a_comment_take_the_blocks() {
 }
 
 #[test]
+fn go_line_comments_document_their_own_constant_never_the_next() {
+    let out = outline(
+        "uuid.go",
+        "package uuid\n\n// Constants returned by Variant.\nconst (\n\tInvalid = Variant(iota) // Invalid UUID\n\tRFC4122 // The variant specified in RFC4122\n\tReserved\n\t// Future is above.\n\tFuture\n)\n\n// Well known IDs.\nvar (\n\tNameSpaceDNS = Must(Parse(\"x\"))\n\tNil UUID // empty UUID, all zeros\n\tMax = UUID{}\n)\n\ntype Field struct {\n\tA int // about A\n\tB int\n}\n",
+    );
+    let doc = |name: &str| comment_of(&out, name).text;
+    assert_eq!(doc("Invalid"), "Invalid UUID");
+    assert_eq!(doc("RFC4122"), "The variant specified in RFC4122");
+    assert_eq!(doc("Reserved"), "Constants returned by Variant.");
+    assert_eq!(doc("Future"), "Future is above.");
+    assert_eq!(doc("Nil"), "empty UUID, all zeros");
+    assert_eq!(doc("Max"), "Well known IDs.");
+    assert_eq!(doc("NameSpaceDNS"), "Well known IDs.");
+    assert_eq!(doc("Field.B"), "");
+}
+
+#[test]
+fn a_deprecated_overload_leaves_the_function_current() {
+    let out = outline(
+        "src/utils.ts",
+        "export function hasProtocol(input: string, opts?: Options): boolean;\n\n/** @deprecated Same as { acceptRelative: true } */\nexport function hasProtocol(\n  input: string,\n  acceptRelative: boolean,\n): boolean;\n\n/** Checks if the input has a protocol. */\nexport function hasProtocol(input: string, opts: any = {}): boolean {\n  return true;\n}\n\n/** @deprecated Use `b`. */\nexport function a(x: string): void;\n/** @deprecated Use `b`. */\nexport function a(x: number): void;\nexport function a(x: any) {}\n",
+    );
+    let has = comment_of(&out, "hasProtocol");
+    assert_eq!(has.deprecated, None);
+    assert_eq!(
+        has.text,
+        "Checks if the input has a protocol.\n\nThe overload `function hasProtocol(input: string, acceptRelative: boolean): boolean` is deprecated: Same as { acceptRelative: true }"
+    );
+    // Every overload deprecated: the function is.
+    assert!(comment_of(&out, "a").deprecated.is_some());
+}
+
+#[test]
 fn go_directive_comments_are_no_doc() {
     let out = outline(
         "entry.go",

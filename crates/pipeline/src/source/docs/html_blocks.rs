@@ -4,7 +4,8 @@
 //! - a heading (`<h1 align="center">` … `</h1>`) becomes a Markdown heading of its text, or is
 //!   dropped when it holds only a logo;
 //! - a centring wrapper (`<p align="center">`, `<div align="center">`, `<center>`) that holds
-//!   only images and links (a logo, badges, an ad slot) is dropped; one with text keeps it;
+//!   only images and links (a logo, badges, an ad slot), or a sponsor's ad whose text speaks
+//!   of funding, is dropped; one with other text keeps it;
 //! - a `<summary>` split over lines is joined into one, which the converter reads with its
 //!   `<details>`;
 //! - what has no place in an article (`<style>`, `<script>`, `<iframe>`, `<video>`…) is
@@ -17,6 +18,7 @@
 //! written. Every pass is linear in the text times that bound.
 
 use super::fences::Fences;
+use super::vocabulary::is_funding_text;
 
 /// Lines one element may span.
 const MAX_BLOCK_LINES: usize = 64;
@@ -103,11 +105,15 @@ pub(crate) fn read(lines: &[&str]) -> Vec<String> {
             let centred = name == "center"
                 || (matches!(name.as_str(), "p" | "div")
                     && opening_tag(trimmed).contains("center"));
+            // Empty of text (a logo, a row of badges), or a sponsor's ad ("… supported by the
+            // community. Special thanks to:" and the sponsor's slogan): for the repository
+            // page's visitors.
             if (centred || name == "p")
                 && let Some((close, rest)) = element.close()
                 && let inner = element.inner(close)
-                && plain(&inner).is_empty()
-                && (centred || linked_images(&inner))
+                && let text = plain(&inner)
+                && ((text.is_empty() && (centred || linked_images(&inner)))
+                    || (centred && is_funding_text(&text)))
             {
                 push_rest(&mut out, &mut open_blocks, rest);
                 i = close + 1;
@@ -429,6 +435,15 @@ mod tests {
             md(text),
             "<div align=\"center\">\n<p>Typesafe APIs made easy</p>\n</div>\n\n<p><img src=\"screenshot.png\" /></p>\n\n```jsx\n<div style={{ a: 1 }}>{' '}</div>\n```"
         );
+    }
+
+    #[test]
+    fn a_centred_sponsor_ad_is_dropped() {
+        let text = "<div align=\"center\">\n\t<img src=\"media/logo.svg\" alt=\"ky\">\n\t<p>\n\t\t<sup>\n\t\t\tOur open source work is supported by the community.<br>Special thanks to:\n\t\t</sup>\n\t\t<a href=\"https://sponsor.example?utm_source=x\">\n\t\t\t<b>Get the most out of every conversation.</b>\n\t\t</a>\n\t</p>\n</div>\n\n> Ky is a tiny HTTP client.";
+        assert_eq!(md(text), "\n> Ky is a tiny HTTP client.");
+        // A centred tagline stays.
+        let text = "<div align=\"center\">\n<em>An HTTP client with retries.</em>\n</div>";
+        assert_eq!(md(text), text);
     }
 
     #[test]

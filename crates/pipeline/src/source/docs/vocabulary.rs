@@ -243,6 +243,10 @@ const FUNDING_WORDS: &[&str] = &[
     "opencollective",
     "open collective",
     "made possible by",
+    // A sponsor's ad: "Sindre's open source work is supported by the community. Special
+    // thanks to:" above the sponsor's logo and slogan.
+    "supported by the community",
+    "special thanks to",
 ];
 
 /// Whether `text` speaks of the project's funding.

@@ -63,8 +63,10 @@ pub(super) fn outside_code(lines: &[String], convert: impl Fn(&str) -> String) -
 
 /// reStructuredText's inline markup as Markdown: Sphinx roles as doc links (`:meth:`x``,
 /// `:py:class:`~a.B``, `:class:`text <a.B>``; `!` turns the link off, `~` shows the last
-/// part), ` ``code`` ` as code, `` `text <url>`_ `` as a link, `` `text`_ `` as its text,
-/// `:pep:`/`:rfc:` as links to the documents.
+/// part), ` ``code`` ` as code, `` `text <url>`_ `` as a link (its text and target may be
+/// on two lines of `line`), `` `text`_ `` as its text, `:pep:`/`:rfc:` as links to the
+/// documents. An escaped space (`` :class:`X`\ s ``, reST's way to glue a suffix on) is
+/// nothing.
 pub(super) fn rest_inline(line: &str) -> String {
     static ROLE: LazyLock<Regex> = LazyLock::new(|| {
         regex(r"(?::(?:py|js|rst|std|c|cpp|rb|go|sphinx)?)?:([a-z][a-z0-9_-]*):`([^`]+)`")
@@ -73,14 +75,33 @@ pub(super) fn rest_inline(line: &str) -> String {
     static HYPERLINK: LazyLock<Regex> =
         LazyLock::new(|| regex(r"`([^`<]+?)\s*<(https?://[^>\s]+)>`__?"));
     static REFERENCE: LazyLock<Regex> = LazyLock::new(|| regex(r"`([^`]+)`__?"));
-    let line = LITERAL.replace_all(line, |c: &Captures| code(&c[1]));
+    let line = line.replace("\\ ", "");
+    let line = LITERAL.replace_all(&line, |c: &Captures| code(&c[1]));
     let line = HYPERLINK.replace_all(&line, "[$1]($2)");
     let line = REFERENCE.replace_all(&line, "$1");
     ROLE.replace_all(&line, |c: &Captures| role(&c[1], &c[2]))
         .into_owned()
 }
 
+/// reST's backslash escapes read: `wait\_max` is `wait_max`, `callable\_` is `callable_`.
+pub(super) fn rest_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && next.is_ascii_punctuation()
+            && next != '\\'
+        {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn role(name: &str, content: &str) -> String {
+    let content = &rest_unescape(content);
     // `text <target>` gives the label explicitly.
     let (label, target) = match content
         .trim()

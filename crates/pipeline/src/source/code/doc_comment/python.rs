@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::links::{code, link, rest_inline};
+use super::links::{code, link, rest_inline, rest_unescape};
 use super::model::{Builder, DocComment, DocItem, join_text};
 
 /// A section's title as the docstring writes it, and what it is.
@@ -387,14 +387,13 @@ fn text_section(b: &mut Builder, kind: Kind, body: &[&str]) {
 }
 
 fn push_item(b: &mut Builder, title: &str, name: String, ty: String, lines: &[&str]) {
-    let text: Vec<String> = lines.iter().map(|l| rest_inline(l)).collect();
-    let text: Vec<&str> = text.iter().map(String::as_str).collect();
+    // Joined first: a hyperlink's text and target may sit on two lines.
     b.item(
         title,
         DocItem {
-            name,
+            name: rest_unescape(&name),
             ty: rest_inline(&ty),
-            text: join_text(&text),
+            text: rest_inline(&join_text(lines)),
         },
     );
 }
@@ -539,7 +538,7 @@ fn directive(b: &mut Builder, after: &str, body: &[&str]) {
                 Some((v, t)) => (v, t),
                 None => (argument, ""),
             };
-            let text = join_text(&[text, &converted(&body_text)]);
+            let text = join_text(&[&converted(text), &converted(&body_text)]);
             let since = if version.is_empty() {
                 String::new()
             } else {
@@ -557,7 +556,7 @@ fn directive(b: &mut Builder, after: &str, body: &[&str]) {
             } else {
                 "Changed"
             };
-            let text = join_text(&[text, &converted(&body_text)]);
+            let text = join_text(&[&converted(text), &converted(&body_text)]);
             b.line("");
             if text.is_empty() {
                 b.line(format!("*{what} in version {version}.*"));
@@ -592,6 +591,19 @@ fn directive(b: &mut Builder, after: &str, body: &[&str]) {
                 .filter(|l| !l.trim_start().starts_with(':'))
                 .collect();
             fenced(b, language, &lines);
+        }
+        // A formula: shown as written, in a `math` block.
+        "math" => {
+            let mut lines: Vec<&str> = Vec::new();
+            if !argument.is_empty() {
+                lines.push(argument);
+            }
+            lines.extend(
+                body_text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with(':')),
+            );
+            fenced(b, "math", &lines);
         }
         // Directives a reader would see as markup (autodoc, toctree, images, …): left out.
         _ => {}

@@ -22,13 +22,16 @@ pub(super) fn parse(lines: &[String], fence: &str) -> DocComment {
     builder.finish()
 }
 
-/// Links to pages of rustdoc's own output (`index.html#section`, `struct.Slab.html`) made
-/// inline links the intra-doc rules read, one line each: a reference definition to such a
-/// page (`[module documentation]: index.html`) is dropped and its uses link inline, and a
-/// link label broken over two lines is joined. On our page no such file exists.
+/// Links to pages of rustdoc's own output (`index.html#section`, `struct.Slab.html`) and to
+/// Rust paths (`[anyhow!]: crate::anyhow`) made inline links the intra-doc rules read, one
+/// line each: a reference definition to such a target is dropped and its uses link inline,
+/// and a link label broken over two lines is joined. On our page no such file exists, and
+/// the definition would show as text.
 fn rustdoc_page_links(lines: &[String]) -> Vec<String> {
     static INLINE: LazyLock<Regex> =
         LazyLock::new(|| crate::builtin::regex(r"\[([^\]\[]+)\]\(([^()\s]+)\)"));
+    static FULL: LazyLock<Regex> =
+        LazyLock::new(|| crate::builtin::regex(r"\[([^\]\[\n]+)\]\[([^\]\[\n]+)\]"));
     static SHORTCUT: LazyLock<Regex> =
         LazyLock::new(|| crate::builtin::regex(r"\[([^\]\[\n]+)\](\[\])?"));
     let mut pages: HashMap<String, String> = HashMap::new();
@@ -39,9 +42,12 @@ fn rustdoc_page_links(lines: &[String]) -> Vec<String> {
             .strip_prefix('[')
             .and_then(|l| l.split_once("]:"))
             .map(|(label, url)| (label, url.trim()))
-            .filter(|(_, url)| {
-                !url.contains(' ') && is_intra_doc_target(url) && url.contains(".html")
-            });
+            // A path's section (`crate::Context#effect-on-downcasting`) links to the item.
+            .map(|(label, url)| match url.split_once('#') {
+                Some((path, _)) if !path.is_empty() && !path.contains(".html") => (label, path),
+                _ => (label, url),
+            })
+            .filter(|(_, url)| !url.contains(' ') && is_intra_doc_target(url));
         match definition {
             Some((label, url)) => {
                 pages.insert(label.to_ascii_lowercase(), url.to_string());
@@ -62,6 +68,13 @@ fn rustdoc_page_links(lines: &[String]) -> Vec<String> {
             )
         } else {
             c[0].to_string()
+        }
+    });
+    // A full reference (`[anyhow!($args...)][anyhow!]`) to such a definition.
+    let text = FULL.replace_all(&text, |c: &Captures| {
+        match pages.get(&c[2].to_ascii_lowercase()) {
+            Some(url) => format!("[{}]({url})", &c[1]),
+            None => c[0].to_string(),
         }
     });
     let text = SHORTCUT.replace_all(&text, |c: &Captures| {

@@ -262,3 +262,58 @@ fn rust_crate_docs_lose_their_badge_rows() {
         "A parser for [SemVer].\n\n![diagram](docs/diagram.svg)\n\n[SemVer]: https://semver.org"
     );
 }
+
+#[test]
+fn rest_hyperlinks_escapes_and_formulas_in_directives_and_items() {
+    let doc = lines(
+        "Retry it.\n\n.. math::\n\n   min(wait\\_max, wait\\_initial)\n\nSince :math:`[wait\\_initial,wait\\_max]`, see :class:`Hook`\\ s.\n\nArgs:\n    callable\\_: Callable to call.\n    on: The hook; useful when the error carries a `Retry-After\n        <https://x.dev/retry-after>`_ header.\n\n.. versionadded:: 23.3.0 `Trio <https://trio.dev/>`_ support.\n",
+    );
+    let c = DocComment::parse(&doc, Language::Python, "python");
+    assert!(
+        c.text
+            .contains("```math\nmin(wait\\_max, wait\\_initial)\n```"),
+        "{}",
+        c.text
+    );
+    assert!(c.text.contains("`[wait_initial,wait_max]`"), "{}", c.text);
+    assert!(c.text.contains("(doc:Hook)s."), "{}", c.text);
+    assert!(
+        c.text
+            .contains("*Added in version 23.3.0:* [Trio](https://trio.dev/) support."),
+        "{}",
+        c.text
+    );
+    let params = section(&c, "Parameters");
+    assert_eq!(params[0].name, "`callable_`");
+    assert!(
+        params[1]
+            .text
+            .contains("a [Retry-After](https://x.dev/retry-after) header."),
+        "{}",
+        params[1].text
+    );
+}
+
+#[test]
+fn rust_reference_definitions_to_paths_become_links_and_leave_no_text() {
+    let doc = lines(
+        "Equivalent to <code>return Err([anyhow!($args...)][anyhow!])</code>; see [here].\n\n[anyhow!]: crate::anyhow\n[here]: crate::Context#effect-on-downcasting\n[site]: https://x.dev",
+    );
+    let c = DocComment::parse(&doc, Language::Rust, "rust");
+    assert!(!c.text.contains("]: crate::"), "{}", c.text);
+    assert!(
+        c.text.contains("[anyhow!($args...)](doc:crate::anyhow)"),
+        "{}",
+        c.text
+    );
+    assert!(c.text.contains("[here](doc:crate::Context)"), "{}", c.text);
+    // A URL's definition is ordinary Markdown and stays.
+    assert!(c.text.contains("[site]: https://x.dev"), "{}", c.text);
+    let module = DocComment::module(
+        &lines(
+            "- Set [`std::backtrace`] up.\n\n  [`std::backtrace`]: std::backtrace#environment-variables",
+        ),
+        Language::Rust,
+    );
+    assert!(!module.contains("]: std::"), "{module}");
+}

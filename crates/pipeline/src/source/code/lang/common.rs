@@ -226,3 +226,41 @@ fn without_one_space(line: &str) -> String {
         .trim_end()
         .to_string()
 }
+
+/// The class names a base list names, in order: `_Base, pkg.Mixin[T], metaclass=M` (Python)
+/// or `KyOptions, Omit<RequestInit, 'headers'>` (TypeScript) gives `_Base`, `Mixin` or
+/// `KyOptions`, `Omit`: split at the commas outside brackets, each without its type
+/// arguments and module path; keyword arguments and unpacked lists are no base.
+pub(crate) fn base_type_names(list: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    for c in list.chars() {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 && !matches!(c, ')' | ']' | '}' | '>') {
+            current.push(c);
+        }
+    }
+    parts.push(current);
+    parts
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.contains('=') && !p.starts_with('*'))
+        .filter_map(|p| {
+            let last = p.rsplit('.').next().unwrap_or(p).trim();
+            (!last.is_empty()
+                && last
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
+            .then(|| last.to_string())
+        })
+        .collect()
+}

@@ -51,7 +51,14 @@ pub(crate) fn go<'t>(
 }
 
 pub(crate) fn go_doc(node: Node, leading: &[Node], src: &Source) -> Vec<String> {
-    let comments: Vec<&str> = preceding_comments(node, leading, src, true)
+    // A comment on the line of the code before it (`A = 1 // the first`) is that code's,
+    // never the doc of what follows.
+    let own: Vec<Node> = leading
+        .iter()
+        .copied()
+        .filter(|c| !is_line_comment_of_previous(*c))
+        .collect();
+    let comments: Vec<&str> = preceding_comments(node, &own, src, true)
         .into_iter()
         .filter(|c| !is_directive(c))
         .collect();
@@ -60,6 +67,28 @@ pub(crate) fn go_doc(node: Node, leading: &[Node], src: &Source) -> Vec<String> 
         lines.pop();
     }
     lines
+}
+
+/// Whether a comment ends the line of the code right before it, as `// Invalid UUID` does in
+/// `Invalid = Variant(iota) // Invalid UUID`.
+fn is_line_comment_of_previous(comment: Node) -> bool {
+    comment.kind().contains("comment")
+        && comment.prev_sibling().is_some_and(|before| {
+            !before.kind().contains("comment")
+                && before.end_position().row == comment.start_position().row
+        })
+}
+
+/// The comment that ends the line a spec ends on (`Nil UUID // empty UUID, all zeros`), as
+/// `go doc` shows it beside that name: its doc when it has none above it.
+fn line_comment(spec: Node, src: &Source) -> Vec<String> {
+    let Some(next) = spec.next_sibling() else {
+        return Vec::new();
+    };
+    if !next.kind().contains("comment") || next.start_position().row != spec.end_position().row {
+        return Vec::new();
+    }
+    comment_lines(&[src.of(next)])
 }
 
 /// A directive comment, which `go doc` leaves out of the doc (go/ast's `isDirective`):
@@ -186,6 +215,9 @@ fn go_declaration<'t>(
                 _ => clean(def, def.start_byte(), def.end_byte(), src),
             };
             let mut doc = go_doc(def, place.leading, src);
+            if doc.is_empty() && kind == SymbolKind::Variable {
+                doc = line_comment(def, src);
+            }
             // A lone spec in a declaration (`type T struct{}`) takes the declaration's doc.
             let declaration = place.up(0)?;
             if doc.is_empty() && declaration.node.named_child_count() == 1 {
@@ -481,6 +513,9 @@ fn go_constants<'t>(
         // A spec without a comment of its own takes the block's, as `go doc` documents a
         // `const ( … )` group by the comment above it (a `var` block's specs do the same).
         let mut doc = go_doc(spec, &leading, src);
+        if doc.is_empty() {
+            doc = line_comment(spec, src);
+        }
         if doc.is_empty() {
             doc = go_doc(decl, place.leading, src);
         }

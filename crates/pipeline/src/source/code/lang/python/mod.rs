@@ -4,6 +4,7 @@
 //! modules a package re-exports and where (`reach`).
 
 pub(crate) mod docs_order;
+mod inherit;
 mod module;
 pub(crate) mod reach;
 
@@ -341,8 +342,9 @@ fn is_special(name: &str) -> bool {
     name.len() > 4 && name.starts_with("__") && name.ends_with("__") && name != "__init__"
 }
 
-/// The name of the public module-level class whose body is `up` levels above (the class
-/// definition itself), when it is one.
+/// The name of the module-level class whose body is `up` levels above (the class
+/// definition itself), when it is one. A private class's (`_Base`) members are read too:
+/// they are what a public class deriving from it shows (`inherit`), never shown as its own.
 fn python_class(place: &Place, up: usize, src: &Source) -> Option<String> {
     let class = place
         .up(up)
@@ -350,7 +352,7 @@ fn python_class(place: &Place, up: usize, src: &Source) -> Option<String> {
         .filter(|c| c.kind() == "class_definition")?;
     let class_container = up + 1 + usize::from(place.kind_up(up + 1) == "decorated_definition");
     let class_name = class.child_by_field_name("name").map(|n| src.of(n))?;
-    if class_name.starts_with('_') || place.kind_up(class_container) != "module" {
+    if place.kind_up(class_container) != "module" {
         return None;
     }
     Some(class_name.to_string())

@@ -23,6 +23,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use super::inherit::{Members, Placed, inherit};
 use super::module::{PyImport, PythonModuleFacts};
 use crate::source::code::symbol::{Symbol, SymbolKind};
 use crate::source::files::is_python_private;
@@ -58,6 +59,9 @@ pub(crate) struct PythonApi {
     /// Each placed (file, name) that a public module nearer the package root re-exports
     /// too: that module and the name there (what `from pkg import Name` reads).
     shortcut: HashMap<Origin, (String, String)>,
+    /// Each placed (file, name) that an `__all__` also lists under another name: those
+    /// modules and names, documented as aliases of it.
+    aliases: HashMap<Origin, Vec<(String, String)>>,
     /// The project documents its API with Sphinx autodoc ([`uses_autodoc`]), which shows
     /// module data only when documented or listed in `__all__`; else pydoc's rule shows
     /// every constant.
@@ -132,19 +136,34 @@ impl PythonApi {
         let mut placed = HashMap::new();
         let mut listed = HashMap::new();
         let mut shortcut = HashMap::new();
+        let mut aliases: HashMap<Origin, Vec<(String, String)>> = HashMap::new();
         for (origin, at) in homes {
             let shown: Vec<&(String, String, bool)> =
                 at.iter().filter(|(m, _, _)| visible(m)).collect();
             if let Some(home) = home(&origin, shown.iter().copied()) {
-                if let Some(nearest) = shown
-                    .iter()
-                    .filter(|(m, _, _)| public(m))
-                    .min_by(|a, b| module_depth(&a.0).cmp(&module_depth(&b.0)).then(a.cmp(b)))
-                    && module_depth(&nearest.0) < module_depth(&home.0)
+                // Under its own name before an alias (`import x as y`) of the same module.
+                if let Some(nearest) = shown.iter().filter(|(m, _, _)| public(m)).min_by(|a, b| {
+                    module_depth(&a.0)
+                        .cmp(&module_depth(&b.0))
+                        .then((a.1 != origin.1).cmp(&(b.1 != origin.1)))
+                        .then(a.cmp(b))
+                }) && module_depth(&nearest.0) < module_depth(&home.0)
                 {
                     shortcut.insert(origin.clone(), (nearest.0.clone(), nearest.1.clone()));
                 }
                 placed.insert(origin.clone(), home);
+            }
+            if let Some(home) = home(&origin, shown.iter().copied()) {
+                // Each other name an `__all__` lists for it is an alias
+                // (`from .wait import wait_random_exponential as wait_full_jitter`).
+                for (module, name, in_all) in &shown {
+                    if *in_all && *name != home.1 && public(module) {
+                        aliases
+                            .entry(origin.clone())
+                            .or_default()
+                            .push((module.clone(), name.clone()));
+                    }
+                }
             }
             if let Some(home) = home(&origin, shown.iter().copied().filter(|c| c.2)) {
                 listed.insert(origin, home);
@@ -161,6 +180,7 @@ impl PythonApi {
             listed,
             private,
             shortcut,
+            aliases,
             autodoc: false,
             all_order,
         }
@@ -177,9 +197,15 @@ impl PythonApi {
     pub fn apply(&self, symbols: Vec<Symbol>) -> Vec<Symbol> {
         let autodoc = self.autodoc;
         let mut out = Vec::with_capacity(symbols.len());
-        for mut symbol in symbols {
+        let mut classes = Vec::new();
+        for mut symbol in symbols.iter().cloned() {
             if symbol.language != "python" || !self.files.contains(&symbol.path) {
-                out.push(symbol);
+                // A member of a private class is only ever shown as inherited.
+                if symbol.language != "python"
+                    || !symbol.parent.as_ref().is_some_and(|p| p.starts_with('_'))
+                {
+                    out.push(symbol);
+                }
                 continue;
             }
             let key = (
@@ -205,6 +231,13 @@ impl PythonApi {
                     symbol.parent = Some(name.clone());
                 }
                 None => {
+                    if symbol.kind == SymbolKind::Class {
+                        classes.push(Placed {
+                            class: (symbol.path.clone(), symbol.name.clone()),
+                            module: module.clone(),
+                            name: name.clone(),
+                        });
+                    }
                     symbol.listed_at = self
                         .all_order
                         .get(module)
@@ -214,17 +247,64 @@ impl PythonApi {
                         symbol.signature = renamed(&symbol.signature, &symbol.name, name);
                     }
                     symbol.name = name.clone();
+                    for (module, alias) in self.aliases.get(&key).into_iter().flatten() {
+                        let mut entry = alias_of(&symbol, alias);
+                        entry.listed_at = self
+                            .all_order
+                            .get(module)
+                            .and_then(|all| all.iter().position(|n| n == alias));
+                        entry.module = module.clone();
+                        out.push(entry);
+                    }
                 }
             }
             out.push(symbol);
         }
+        let members = Members::new(&symbols);
+        let documented = |class: &(String, String)| self.placed.contains_key(class);
+        inherit(&members, &classes, &documented, &mut out);
         out
+    }
+
+    /// Each public module of the files read whose `__all__` lists names that are all
+    /// documented elsewhere (`stamina.typing` re-exporting `RetryHook` of
+    /// `stamina.instrumentation`), with those names: autodoc gives it a page of its own, so
+    /// the article gives it a section that says what it holds.
+    pub fn reexport_only_modules(&self, symbols: &[Symbol]) -> Vec<(String, Vec<String>)> {
+        let mut found: Vec<(String, Vec<String>)> = self
+            .all_order
+            .iter()
+            .filter(|(module, all)| {
+                self.files.contains(*module)
+                    && !all.is_empty()
+                    && !self.private.contains(module)
+                    && !symbols.iter().any(|s| s.module == **module)
+            })
+            .map(|(module, all)| (module.clone(), all.clone()))
+            .collect();
+        found.sort();
+        found
     }
 
     /// The files read whose module is not shown (private), to list no section for.
     pub fn private_modules(&self) -> &[String] {
         &self.private
     }
+}
+
+/// An entry for `alias`, another name of a top-level `symbol`, as autodoc documents a name
+/// bound to an object documented elsewhere: "Alias of `original`."
+fn alias_of(symbol: &Symbol, alias: &str) -> Symbol {
+    let mut entry = symbol.clone();
+    entry.signature = format!("{alias} = {}", symbol.name);
+    entry.name = alias.to_string();
+    entry.doc = format!("Alias of `{}`.", symbol.name);
+    entry.comment = Default::default();
+    entry.comment.text = format!("Alias of [`{0}`](doc:{0}).", symbol.name);
+    entry.examples.clear();
+    entry.reexport = None;
+    entry.listed_at = None;
+    entry
 }
 
 /// Where a name defined as `origin` is documented among the `candidates` that show it: in

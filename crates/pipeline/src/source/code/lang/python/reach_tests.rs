@@ -365,3 +365,49 @@ fn module_depth_puts_the_package_first() {
     assert_eq!(join("", "a"), "a");
     assert_eq!(parent("a/b.py"), "a");
 }
+
+#[test]
+fn a_second_name_an_all_lists_is_an_alias_and_the_import_line_keeps_the_own_name() {
+    let files = [
+        (
+            "pkg/__init__.py",
+            "from .wait import wait_random as wait_full_jitter\nfrom .wait import wait_random\n__all__ = ['wait_random', 'wait_full_jitter']\n",
+        ),
+        (
+            "pkg/wait.py",
+            "class wait_random:\n    \"\"\"Wait randomly.\"\"\"\n",
+        ),
+    ];
+    let feature: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
+    let (shown, _) = placed(&files, &feature, NOT_OWN);
+    assert_eq!(
+        shown,
+        [
+            triple("pkg/__init__.py", "wait_full_jitter", "pkg/wait.py"),
+            triple("pkg/wait.py", "wait_random", "pkg/wait.py"),
+        ]
+    );
+    let mut extractor = Extractor::new(&Limits::default());
+    let mut facts: HashMap<String, Arc<PythonModuleFacts>> = HashMap::new();
+    let mut symbols = Vec::new();
+    for (path, text) in files {
+        facts.insert(
+            path.into(),
+            Arc::new(extractor.python_module_facts(path, text).unwrap()),
+        );
+        symbols.extend(extractor.symbols(path, Language::Python, text).unwrap());
+    }
+    let mut read = |path: &str| facts.get(path).cloned();
+    let out = PythonApi::new(&feature, NOT_OWN, &mut read).apply(symbols);
+    let original = out.iter().find(|s| s.name == "wait_random").unwrap();
+    assert_eq!(
+        original.reexport,
+        Some(("pkg/__init__.py".into(), "wait_random".into()))
+    );
+    let alias = out.iter().find(|s| s.name == "wait_full_jitter").unwrap();
+    assert_eq!(alias.signature, "wait_full_jitter = wait_random");
+    assert_eq!(
+        alias.comment.text,
+        "Alias of [`wait_random`](doc:wait_random)."
+    );
+}

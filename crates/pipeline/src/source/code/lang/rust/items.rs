@@ -59,6 +59,33 @@ pub(crate) fn rust_hidden(leading: &[Node], src: &Source) -> bool {
         })
 }
 
+/// Most `mod` blocks one item is nested in that are read for its module path.
+const MAX_INLINE_DEPTH: usize = 16;
+
+/// The module file an item of a public inline module (`pub mod sync { … }` in `src/lib.rs`)
+/// is documented under: the file its module would have (`src/sync.rs`), as rustdoc gives
+/// `once_cell::sync::OnceCell` and `once_cell::unsync::OnceCell` pages of their own. `None`
+/// outside inline modules, and inside a private one (its items are shown where a `pub use`
+/// re-exports them, in the file's module).
+pub(crate) fn rust_inline_module(path: &str, node: Node, src: &Source) -> Option<String> {
+    let mut names = Vec::new();
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if n.kind() == "mod_item" {
+            if !is_pub(n, src) || names.len() >= MAX_INLINE_DEPTH {
+                return None;
+            }
+            names.push(src.of(n.child_by_field_name("name")?).to_string());
+        }
+        at = n.parent();
+    }
+    if names.is_empty() {
+        return None;
+    }
+    names.reverse();
+    super::reach::module_file(path, &names)
+}
+
 /// Whether `node` starts with the `pub` visibility (not `pub(crate)`).
 pub(crate) fn is_pub(node: Node, src: &Source) -> bool {
     let mut cursor = node.walk();
@@ -228,6 +255,14 @@ pub(crate) fn rust<'t>(
     match def.kind() {
         "field_declaration" | "enum_variant" => return rust_member(def, place, src),
         "macro_definition" => return rust_macro(def, place, src),
+        "macro_invocation" => return super::nested_macro::rust_nested_macro(def, place, src),
+        // `wrapper![ … ];` at item level parses as a statement.
+        "expression_statement" => {
+            let invocation = def
+                .named_child(0)
+                .filter(|c| c.kind() == "macro_invocation")?;
+            return super::nested_macro::rust_nested_macro(invocation, place, src);
+        }
         "impl_item" => return rust_trait_impl(def, place, src),
         _ => {}
     }

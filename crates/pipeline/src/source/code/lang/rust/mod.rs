@@ -3,6 +3,7 @@
 
 pub(crate) mod cfg;
 mod items;
+mod nested_macro;
 pub(crate) mod reach;
 
 pub(crate) use cfg::Gate;

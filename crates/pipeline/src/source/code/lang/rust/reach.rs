@@ -57,6 +57,14 @@ fn rust_module_path(path: &str) -> Option<(String, Vec<String>)> {
     Some((src_dir.to_string(), segments))
 }
 
+/// The file of the module `inner` (its path below the module of the Rust file at `path`):
+/// `src/lib.rs` and [sync] give `src/sync.rs`, `src/a/mod.rs` and [b] give `src/a/b.rs`.
+pub(crate) fn module_file(path: &str, inner: &[String]) -> Option<String> {
+    let (src_dir, mut segments) = rust_module_path(path)?;
+    segments.extend(inner.iter().cloned());
+    Some(format!("{src_dir}{}.rs", segments.join("/")))
+}
+
 /// The crate root of the Rust file at `path` (`src/lib.rs` of its crate), where
 /// `#[macro_export]` macros live whatever file defines them.
 pub(crate) fn rust_crate_root(path: &str) -> Option<String> {
@@ -252,7 +260,62 @@ pub(crate) fn rust_public_api<'p>(
             None => out.push(member),
         }
     }
+    macro_aliases(&mut out, facts);
     (out, private_modules)
+}
+
+/// A crate root's `pub use anyhow as format_err;` of one of its exported macros makes a
+/// second macro of that name: an entry that says whose alias it is (rustdoc lists it with the
+/// crate's macros; its users call `format_err!` as they call `anyhow!`).
+fn macro_aliases(
+    out: &mut Vec<Symbol>,
+    facts: &mut dyn FnMut(&str) -> Option<Arc<RustModuleFacts>>,
+) {
+    let mut roots: Vec<String> = out
+        .iter()
+        .filter(|s| s.kind == SymbolKind::Macro && s.parent.is_none())
+        .map(|s| s.module.clone())
+        .collect();
+    roots.sort();
+    roots.dedup();
+    let mut added = Vec::new();
+    for root in roots {
+        let Some(root_facts) = facts(&root) else {
+            continue;
+        };
+        for reexport in &root_facts.reexports {
+            let Some(alias) = &reexport.alias else {
+                continue;
+            };
+            let name = match reexport.path.as_slice() {
+                [name] => name,
+                [first, name] if first == "crate" || first == "self" => name,
+                _ => continue,
+            };
+            // Macro symbols carry the `!` they are invoked with.
+            let (bang, alias_bang) = (format!("{name}!"), format!("{alias}!"));
+            let top = |s: &&Symbol| s.module == root && s.parent.is_none();
+            if out.iter().filter(top).any(|s| s.name == alias_bang) {
+                continue;
+            }
+            let Some(original) = out
+                .iter()
+                .filter(top)
+                .find(|s| s.kind == SymbolKind::Macro && s.name == bang)
+            else {
+                continue;
+            };
+            let mut entry = original.clone();
+            entry.name = alias_bang;
+            entry.signature = format!("pub use {name} as {alias};");
+            entry.doc = format!("An alias of `{name}!`.");
+            entry.comment = Default::default();
+            entry.comment.text = format!("An alias of [`{name}!`](doc:{name}!).");
+            entry.examples.clear();
+            added.push(entry);
+        }
+    }
+    out.extend(added);
 }
 
 /// A module file's re-exports resolved, by the module they name: (name, alias) in file order.

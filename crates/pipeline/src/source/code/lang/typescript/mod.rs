@@ -3,6 +3,7 @@
 //! users reach through them (`reach`).
 
 mod exports;
+mod inherit;
 mod items;
 mod package;
 mod reach;

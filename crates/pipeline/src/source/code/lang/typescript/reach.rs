@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use super::exports::{TsLink, TsModuleFacts};
+use super::inherit::inherit_members;
 use super::package::{PackageJson, TsConfig, join, relative, source_of};
 use crate::source::code::symbol::Symbol;
 
@@ -127,6 +128,7 @@ pub(crate) fn typescript_public_api<'p>(
     let mut moved: HashMap<(String, String), Vec<(String, String)>> = HashMap::new();
     let mut out = Vec::with_capacity(symbols.len());
     let mut members = Vec::new();
+    let mut signatures: HashMap<(String, String), String> = HashMap::new();
     for symbol in symbols {
         let found = file_package
             .get(&symbol.path)
@@ -141,6 +143,10 @@ pub(crate) fn typescript_public_api<'p>(
             members.push(symbol);
             continue;
         }
+        signatures.insert(
+            (symbol.path.clone(), symbol.name.clone()),
+            symbol.signature.clone(),
+        );
         let mut homes: Vec<(String, String)> = Vec::new();
         for (module, pick) in found.picks.get(&symbol.path).into_iter().flatten() {
             let public = match pick {
@@ -175,11 +181,18 @@ pub(crate) fn typescript_public_api<'p>(
             .or_default()
             .extend(homes);
     }
+    let mut own: HashMap<(String, String), HashSet<String>> = HashMap::new();
+    let mut orphans = Vec::new();
     for member in members {
         let parent = member.parent.clone().unwrap_or_default();
-        let Some(homes) = moved.get(&(member.path.clone(), parent.clone())) else {
+        let key = (member.path.clone(), parent.clone());
+        let Some(homes) = moved.get(&key).filter(|h| !h.is_empty()) else {
+            orphans.push(member);
             continue;
         };
+        if let Some(rest) = member.name.strip_prefix(&parent) {
+            own.entry(key).or_default().insert(rest.to_string());
+        }
         for (module, name) in homes {
             let mut shown = member.clone();
             shown.module.clone_from(module);
@@ -190,6 +203,7 @@ pub(crate) fn typescript_public_api<'p>(
             out.push(shown);
         }
     }
+    inherit_members(&signatures, &moved, &own, &orphans, &mut out);
     name_default_exports(&mut out);
     let mut packages: Vec<String> = reached
         .iter()
