@@ -184,3 +184,49 @@ fn a_release_with_neither_tag_nor_date_shows_no_date() {
         "{body}"
     );
 }
+
+/// A changelog built from commits leaves out internal work (refactors, tidying, comment
+/// fixes), names a security advisory merged from a fork, and cleans a revert title the
+/// forge cut short.
+#[test]
+fn commits_of_internal_work_leave_the_changelog_and_an_advisory_is_named() {
+    let mut repo = Repo::new();
+    package(&mut repo);
+    for (i, subject) in [
+        "Refactor to use atomic type",
+        "Tidy build directives",
+        "Fixed incorrect comment about routing",
+        "Use strings.ReplaceAll where applicable",
+        "Merge commit from fork\n\nhttps://github.com/acme/widgets/security/advisories/GHSA-vrw8-fxc6-2r93\n\nReported by A. Thank you!",
+        "Add a route cache",
+        "Revert \"fix(mw): Close created writer in the compressor middleware (#…\" (#924)",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        repo.write("index.js", format!("export function route() {{ return {i}; }}\n"));
+        repo.commit(subject);
+    }
+    tag(&repo, "v1.3.0");
+
+    let (_, body) = article(&repo, Surface::Changelog);
+    for gone in [
+        "Refactor",
+        "Tidy",
+        "incorrect comment",
+        "ReplaceAll",
+        "Merge commit",
+        "(#…",
+    ] {
+        assert!(!body.contains(gone), "{gone}:\n{body}");
+    }
+    assert!(
+        body.contains("## Security\n\n- Fix security advisory GHSA-vrw8-fxc6-2r93"),
+        "{body}"
+    );
+    assert!(body.contains("- Add a route cache"), "{body}");
+    assert!(
+        body.contains("Close created writer in the compressor middleware ("),
+        "{body}"
+    );
+}
