@@ -405,14 +405,22 @@ fn written<'a>(
     highlight_items.sort_by_key(|i| lede::minor(i));
     highlight_items.truncate(MAX_HIGHLIGHTS);
     let fixes = of(Kind::Fixed).count();
-    let fixed = major_first(of(Kind::Fixed).cloned().collect());
-    let changes = major_first(
+    let mut fixed = major_first(of(Kind::Fixed).cloned().collect());
+    let mut changes = major_first(
         of(Kind::Changed)
             .chain(of(Kind::Deprecated))
             .cloned()
             .collect(),
     );
-    let listed = highlight_items.len() + fixed.len() + changes.len();
+    // An item with a step is told once, under "How to upgrade".
+    let stepped = |i: &String| steps.iter().any(|(t, _)| t.as_ref() == Some(i));
+    let told = (highlight_items.iter().chain(&fixed).chain(&changes))
+        .filter(|i| stepped(i))
+        .count();
+    for list in [&mut highlight_items, &mut fixed, &mut changes] {
+        list.retain(|i| !stepped(i));
+    }
+    let listed = highlight_items.len() + fixed.len() + changes.len() + told;
     if listed == 0 && upgrade.is_empty() && !introducing {
         return Err(NoPost::InternalOnly);
     }

@@ -73,8 +73,9 @@ fn a_migration_section_of_the_notes_is_the_upgrade_step_and_security_leads() {
         upgrade.starts_with("## How to upgrade\n\n- Detect stale clients and reload the document ([#5](https://github.com/acme/widgets/pull/5))\n\nApps with a custom `entry.tsx` should pass the client version:\n\n```tsx\nimport clientVersion from \"virtual:client-version\";\n\nreturn match({ clientVersion });\n```\n"),
         "{upgrade}"
     );
-    // The step's heading is not promoted to one of the post's.
+    // The step's heading is not promoted to one of the post's, and its item is told once.
     assert!(!body.contains("Migration"), "{body}");
+    assert_eq!(body.matches("Detect stale clients").count(), 1, "{body}");
 }
 
 #[test]
