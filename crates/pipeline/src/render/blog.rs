@@ -331,6 +331,7 @@ pub(crate) fn post<'a>(
         requires: Vec::new(),
         removed: Vec::new(),
         compatible: compatible(release_ref),
+        steps: Vec::new(),
     };
     let lede = lede(&subject, name, introducing, &facts);
     let related = related(feature, release_ref, forge, commit);
@@ -377,27 +378,49 @@ fn written<'a>(
             .filter(move |(k, _)| *k == kind)
             .map(|(_, t)| t)
     };
-    let upgrade: Vec<Upgrade> = of(Kind::Breaking)
+    let mut upgrade: Vec<Upgrade> = of(Kind::Breaking)
         .chain(of(Kind::Deprecated))
         .map(|t| Upgrade {
             title: t.clone(),
             detail: String::new(),
         })
         .collect();
+    // The notes' own steps ("#### Migration" under an item), with the item they belong to.
+    let steps = written_items::upgrade_steps(section);
+    for (title, detail) in &steps {
+        match upgrade
+            .iter_mut()
+            .find(|u| Some(&u.title) == title.as_ref() && u.detail.is_empty())
+        {
+            Some(known) => known.detail = detail.clone(),
+            None => upgrade.push(Upgrade {
+                title: title.clone().unwrap_or_default(),
+                detail: detail.clone(),
+            }),
+        }
+    }
     let added: Vec<String> = of(Kind::Added).cloned().collect();
     // A breaking change is told once, under "How to upgrade".
     let mut highlight_items: Vec<String> = added.clone();
     highlight_items.sort_by_key(|i| lede::minor(i));
     highlight_items.truncate(MAX_HIGHLIGHTS);
     let fixes = of(Kind::Fixed).count();
-    let fixed = major_first(of(Kind::Fixed).cloned().collect());
-    let changes = major_first(
+    let mut fixed = major_first(of(Kind::Fixed).cloned().collect());
+    let mut changes = major_first(
         of(Kind::Changed)
             .chain(of(Kind::Deprecated))
             .cloned()
             .collect(),
     );
-    let listed = highlight_items.len() + fixed.len() + changes.len();
+    // An item with a step is told once, under "How to upgrade".
+    let stepped = |i: &String| steps.iter().any(|(t, _)| t.as_ref() == Some(i));
+    let told = (highlight_items.iter().chain(&fixed).chain(&changes))
+        .filter(|i| stepped(i))
+        .count();
+    for list in [&mut highlight_items, &mut fixed, &mut changes] {
+        list.retain(|i| !stepped(i));
+    }
+    let listed = highlight_items.len() + fixed.len() + changes.len() + told;
     if listed == 0 && upgrade.is_empty() && !introducing {
         return Err(NoPost::InternalOnly);
     }
@@ -422,6 +445,11 @@ fn written<'a>(
         requires: Vec::new(),
         removed: Vec::new(),
         compatible: compatible(release),
+        // A step of no item (a "Migration" section of its own) still asks something.
+        steps: steps
+            .iter()
+            .map(|(title, _)| title.clone().unwrap_or_default())
+            .collect(),
     };
     let lede = lede(&subject, &name, introducing, &facts);
     let (contributors, others) = thanked(release);

@@ -41,6 +41,10 @@ pub(crate) struct Facts {
     pub removed: Vec<String>,
     /// Semantic versioning says nothing breaks: a patch release, or a minor one from 1.0 on.
     pub compatible: bool,
+    /// The entries (as listed) whose notes or commit messages ask a step of users (a
+    /// "Migration" section, "Users should pass …"): something to act on, whatever the
+    /// version says; named before any but a security fix.
+    pub steps: Vec<String>,
 }
 
 /// An entry named in the lede is at most this long (bytes, after cleaning).
@@ -92,6 +96,7 @@ const VERBS: &[(&str, Option<&str>)] = &[
     ("disable", None),
     ("drop", Some("dropped")),
     ("emit", Some("emitted")),
+    ("encode", None),
     ("enable", None),
     ("ensure", None),
     ("expose", None),
@@ -99,6 +104,7 @@ const VERBS: &[(&str, Option<&str>)] = &[
     ("fix", None),
     ("forward", None),
     ("handle", None),
+    ("harden", None),
     ("honor", None),
     ("honour", None),
     ("implement", None),
@@ -348,6 +354,25 @@ fn second_sentence(entry: &str) -> Option<String> {
         .then(|| format!("{text}."))
 }
 
+/// Cuts the text `named` names to its first clause ("… resolved *before* calling
+/// `field_transformer`", of "…, so transformers receive …"), when that clause is a sentence
+/// of its own.
+fn first_clause(named: &mut Named) {
+    const BOUNDARIES: &[&str] = &[", so ", ", which ", "; ", " — ", ", because ", ", as "];
+    let text = &named.text;
+    let cut = BOUNDARIES
+        .iter()
+        .filter_map(|b| text.find(b))
+        .filter(|&at| {
+            text[..at].split_whitespace().count() >= 4
+                && text[..at].matches('`').count().is_multiple_of(2)
+        })
+        .min();
+    if let Some(at) = cut {
+        named.text = text[..at].to_string();
+    }
+}
+
 /// The kind of entry a sentence names, for the words it falls back on when the entry is a
 /// noun phrase.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -388,34 +413,29 @@ fn mid_sentence(text: &str) -> Option<String> {
 /// verb, "With pluggy 1.6.0, Python 3.8 is no longer supported." for a sentence, else the
 /// noun phrase after words that fit its kind ("brings streaming support").
 fn headline(who: &str, entry: &Named, which: Which) -> String {
-    // A dependency scope says no more than the update does.
-    let scope = entry
-        .scope
-        .as_ref()
-        .filter(|s| !s.to_ascii_lowercase().starts_with("dep"))
-        .map(|s| format!(" ({s})"))
-        .unwrap_or_default();
+    // A scope is a tag of the project's lists ("middleware"), not words of a sentence: the
+    // post's lists show it, the lede does not.
     if let Some((verb, rest)) = verb_first(&entry.text) {
-        return format!("{who} {verb} {rest}{scope}.");
+        return format!("{who} {verb} {rest}.");
     }
     let text = &entry.text;
     if SENTENCE.is_match(text) {
         if who == "It" {
-            return format!("{text}{scope}.");
+            return format!("{text}.");
         }
         return match mid_sentence(text) {
-            Some(lower) => format!("With {who}, {lower}{scope}."),
-            None if text.starts_with(char::is_uppercase) => format!("With {who}, {text}{scope}."),
-            None => format!("{who}: {text}{scope}."),
+            Some(lower) => format!("With {who}, {lower}."),
+            None if text.starts_with(char::is_uppercase) => format!("With {who}, {text}."),
+            None => format!("{who}: {text}."),
         };
     }
     let lower = mid_sentence(text);
     match (which, lower) {
-        (Which::Breaking, _) => format!("{who} has a breaking change: {text}{scope}."),
-        (Which::Fixed, Some(lower)) => format!("{who} has a fix for {lower}{scope}."),
-        (Which::Fixed, None) => format!("{who} fixes a bug: {text}{scope}."),
-        (_, Some(lower)) => format!("{who} brings {lower}{scope}."),
-        (_, None) => format!("{who} brings {text}{scope}."),
+        (Which::Breaking, _) => format!("{who} has a breaking change: {text}."),
+        (Which::Fixed, Some(lower)) => format!("{who} has a fix for {lower}."),
+        (Which::Fixed, None) => format!("{who} fixes a bug: {text}."),
+        (_, Some(lower)) => format!("{who} brings {lower}."),
+        (_, None) => format!("{who} brings {text}."),
     }
 }
 
@@ -467,6 +487,13 @@ fn only_one(entries: &[&str]) -> Option<String> {
     let clause = format!("{verb} {rest}");
     (clause.len() <= MAX_ALSO && !minor(&named.text)).then_some(clause)
 }
+
+/// Security fixes and hardening: what a user of any release must know first.
+static SECURITY: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)\b(?:security|vulnerab\w*|csrf|xss|ssrf|cve-\d+|ghsa-[\w-]+|harden\w*|injection|advisory)\b",
+    )
+});
 
 /// Whether an entry is about documentation, comments, typos, tests or CI: never the first
 /// thing a post names.
@@ -524,15 +551,44 @@ pub(crate) fn lede(facts: &Facts) -> String {
         (Which::Other, &other),
     ];
     let mut named_kind = None;
-    for (which, entries) in kinds {
-        if let Some(named) = pick(entries) {
+    // A security fix leads over any other entry of its release.
+    let secure = kinds.iter().find_map(|(which, entries)| {
+        let found: Vec<&str> = entries
+            .iter()
+            .copied()
+            .filter(|e| SECURITY.is_match(e) && !minor(e))
+            .collect();
+        pick(&found).map(|named| (*which, named))
+    });
+    // Then a change users must act on.
+    let step = kinds.iter().find_map(|(which, entries)| {
+        let found: Vec<&str> = entries
+            .iter()
+            .copied()
+            .filter(|e| facts.steps.iter().any(|s| s == e))
+            .collect();
+        pick(&found).map(|named| (*which, named))
+    });
+    let ordered = secure
+        .into_iter()
+        .chain(step)
+        .map(|(which, named)| (which, Some(named)))
+        .chain(kinds.iter().map(|(which, entries)| (*which, pick(entries))));
+    for (which, named) in ordered {
+        if let Some(mut named) = named {
+            // A breaking change is told whole under "How to upgrade": the lede names it by
+            // its first clause.
+            let whole = which == Which::Breaking;
+            if whole {
+                first_clause(&mut named);
+            }
             let who = if sentences.is_empty() {
                 subject.as_str()
             } else {
                 "It"
             };
             sentences.push(headline(who, &named, which));
-            if let Some(more) = second_sentence(&named.entry) {
+            if let Some(more) = second_sentence(&named.entry).filter(|_| !whole) {
                 sentences.push(more);
             }
             named_kind = Some(which);
@@ -605,6 +661,7 @@ pub(crate) fn lede(facts: &Facts) -> String {
         sentences.push(format!("{subject} is a maintenance release."));
     }
     let to_act = !breaking.is_empty()
+        || !facts.steps.is_empty()
         || !facts.requires.is_empty()
         || !facts.removed.is_empty()
         || facts.deprecated > 0;
@@ -617,178 +674,5 @@ pub(crate) fn lede(facts: &Facts) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn facts(breaking: &[&str], added: &[&str], fixed: &[&str], other: &[&str]) -> Facts {
-        let own = |v: &[&str]| v.iter().map(|s| (*s).to_string()).collect();
-        Facts {
-            subject: "x 1.0.1".to_string(),
-            released: true,
-            breaking: own(breaking),
-            added: own(added),
-            fixed: own(fixed),
-            other: own(other),
-            compatible: true,
-            ..Facts::default()
-        }
-    }
-
-    #[test]
-    fn a_fix_release_says_its_fix_as_a_sentence_about_the_release() {
-        assert_eq!(
-            lede(&facts(
-                &[],
-                &[],
-                &["Fixed infinite loop with `cells.split` https://github.com/o/r/pull/4006"],
-                &[]
-            )),
-            "x 1.0.1 fixes infinite loop with `cells.split`. Upgrading needs no code changes."
-        );
-        // A noun phrase is a fix for something; a sentence is told as such.
-        assert_eq!(
-            lede(&facts(&[], &[], &["Crash on empty input."], &[])),
-            "x 1.0.1 has a fix for crash on empty input. Upgrading needs no code changes."
-        );
-        let mut f = facts(
-            &[],
-            &[],
-            &["Properly handle when `Box::new` panics", "Fix a leak"],
-            &[],
-        );
-        f.compatible = false;
-        assert_eq!(
-            lede(&f),
-            "x 1.0.1 properly handles when `Box::new` panics. It also fixes one other bug."
-        );
-    }
-
-    #[test]
-    fn what_to_act_on_comes_first_and_the_rest_is_told_in_words() {
-        let text = lede(&facts(
-            &["Removed `Widget::a`; use `Widget::b`. It was slow."],
-            &["Support for streams", "Add `Widget::c`"],
-            &["Fix a crash"],
-            &[],
-        ));
-        assert_eq!(
-            text,
-            "x 1.0.1 removes `Widget::a`; use `Widget::b`. It was slow. It also brings two new features and fixes a crash. Read how to upgrade below."
-        );
-        let mut f = facts(
-            &[],
-            &[],
-            &[
-                "Consistent init flow (#474)",
-                "memprovider: Use int64 type (#464)",
-                "Broken link in hooks.go comment (#476)",
-            ],
-            &[],
-        );
-        f.requires = vec!["Go 1.25.0 or later, up from 1.24.0".to_string()];
-        assert_eq!(
-            lede(&f),
-            "x 1.0.1 requires Go 1.25.0 or later, up from 1.24.0. It uses int64 type (memprovider). It also fixes two other bugs. Read how to upgrade below."
-        );
-        let mut f = facts(&[], &["Add `b`"], &[], &[]);
-        f.removed = vec!["`GetApiInstance`".to_string(), "`SetLogger`".to_string()];
-        assert_eq!(
-            lede(&f),
-            "x 1.0.1 removes `GetApiInstance` and `SetLogger`. It adds `b`. Read how to upgrade below."
-        );
-    }
-
-    #[test]
-    fn sentences_and_noun_phrases_read_as_prose() {
-        assert_eq!(
-            lede(&facts(
-                &[],
-                &[
-                    "Source code has been migrated to TypeScript. From now on type declarations are emitted from it. See #3281 for more."
-                ],
-                &[],
-                &[]
-            )),
-            "With x 1.0.1, source code has been migrated to TypeScript. From now on type declarations are emitted from it. Upgrading needs no code changes."
-        );
-        let mut f = facts(
-            &["Python 3.8 is no longer supported. (#556)"],
-            &[],
-            &["Fix python 3.14 SyntaxError by rearranging code. (#573)"],
-            &[],
-        );
-        f.compatible = false;
-        assert_eq!(
-            lede(&f),
-            "With x 1.0.1, Python 3.8 is no longer supported. It also fixes python 3.14 SyntaxError by rearranging code. Read how to upgrade below."
-        );
-        assert_eq!(
-            lede(&facts(
-                &[],
-                &["Github Enterprise Server support (#2846)"],
-                &["Fix a bug"],
-                &[]
-            )),
-            "x 1.0.1 brings Github Enterprise Server support. It also fixes a bug. Upgrading needs no code changes."
-        );
-    }
-
-    #[test]
-    fn dependency_and_maintenance_releases_say_so() {
-        let mut f = facts(
-            &[],
-            &[],
-            &[],
-            &[
-                "deps: Update module golang.org/x/net to v0.40.0",
-                "deps: Update module golang.org/x/sync to v0.20.0",
-            ],
-        );
-        f.compatible = false;
-        assert_eq!(
-            lede(&f),
-            "x 1.0.1 updates module golang.org/x/net to v0.40.0. It also updates one more dependency."
-        );
-        let mut f = facts(&[], &[], &[], &["Faster parsing of headers"]);
-        f.released = false;
-        f.subject = "pkg".to_string();
-        assert_eq!(
-            lede(&f),
-            "The next release of pkg brings faster parsing of headers."
-        );
-        let mut f = facts(&[], &[], &[], &[]);
-        f.compatible = false;
-        assert_eq!(lede(&f), "x 1.0.1 is a maintenance release.");
-    }
-
-    #[test]
-    fn documentation_and_test_entries_are_never_named_first() {
-        assert_eq!(
-            lede(&facts(
-                &[],
-                &[],
-                &[
-                    "Broken link in hooks.go comment (#476)",
-                    "Consistent init flow (#474)",
-                    "testing: Make test provider context-aware (#470)",
-                    "memprovider: Use int64 type in IntEvaluation (#464)",
-                ],
-                &[]
-            )),
-            "x 1.0.1 uses int64 type in IntEvaluation (memprovider). It also fixes three other bugs. Upgrading needs no code changes."
-        );
-    }
-
-    #[test]
-    fn an_entry_too_long_or_unbalanced_is_not_named() {
-        let long = format!("Fix {}", "very ".repeat(60));
-        let mut f = facts(&[], &[], &[&long], &[]);
-        f.compatible = false;
-        assert_eq!(lede(&f), "x 1.0.1 fixes one bug.");
-        assert_eq!(
-            first_sentence("Use e.g. `a.b`. Then more."),
-            "Use e.g. `a.b`."
-        );
-        assert_eq!(first_sentence("Call `x. Y` now"), "Call `x. Y` now");
-    }
-}
+#[path = "lede_tests.rs"]
+mod tests;

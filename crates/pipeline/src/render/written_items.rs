@@ -40,6 +40,22 @@ static BULLET: LazyLock<Regex> = LazyLock::new(|| builtin(r"^[-*+]\s+(.*)$"));
 static DEFINITION: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"^\s{0,3}\[([^\]\n]+)\]:\s*<?([^\s>]+)>?"));
 static REFERENCE: LazyLock<Regex> = LazyLock::new(|| builtin(r"\[([^\]\n]+)\]\[([^\]\n]*)\]"));
+/// A shortcut reference, "[#3597]" alone (what follows is checked apart: not a link's
+/// "(", "[" or a definition's ":").
+static SHORTCUT: LazyLock<Regex> = LazyLock::new(|| builtin(r"(^|[^\]\\\w`])\[([^\]\[\n]+)\]"));
+/// A label that can only be a reference: an issue, a pull request or a user.
+static REFERENCE_LABEL: LazyLock<Regex> = LazyLock::new(|| builtin(r"^(?:[#!]\d+|@[\w-]+)$"));
+/// A category label the changelog opens an item with ("**added:** …", "breaking: …"):
+/// what the item is, never words of it.
+static CATEGORY: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)^(?:\*\*|__)?(added|new|feat(?:ure)?s?|fixed|fix(?:es)?|changed|breaking|removed|deprecated|security|perf(?:ormance)?)(?::\s*(?:\*\*|__)|(?:\*\*|__):|:)\s+",
+    )
+});
+/// A heading that opens the steps of an upgrade ("#### Migration", "Upgrading").
+static MIGRATION: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(r"(?i)^#{1,6}\s+(?:migrat\w*|upgrad\w*|how to (?:upgrade|migrate))\b")
+});
 /// changesets: "[#12](…) [`abc1234`](…) Thanks [@user](…)! - text", the pull request and
 /// the commit in either order.
 static CHANGESETS_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
@@ -193,13 +209,7 @@ fn verb_kind(text: &str) -> Kind {
 
 /// The section's items for a post, in the section's order.
 pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
-    let definitions: HashMap<String, String> = markdown
-        .lines()
-        .filter_map(|line| {
-            let c = DEFINITION.captures(line)?;
-            Some((c[1].to_lowercase(), c[2].to_string()))
-        })
-        .collect();
+    let definitions = definitions(markdown);
     let mut out: Vec<(Option<Kind>, String)> = Vec::new();
     // `None` outer: a heading the post skips; inner `None`: by each item's verb.
     let mut kind: Option<Option<Kind>> = Some(None);
@@ -215,12 +225,12 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
         if let (Some(text), Some(k)) = (item, kind)
             && out.len() < MAX_ITEMS
         {
-            let text = clean(&text, &definitions);
+            let (label, text) = clean(&text, &definitions);
             if !text.is_empty()
                 && !text.to_lowercase().starts_with("updated dependencies")
                 && !LINT.is_match(&text)
             {
-                out.push((k, text));
+                out.push((k.or(label), text));
             }
         }
     };
@@ -292,14 +302,15 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
 
 /// One item as a post shows it: references resolved, credits taken off, a leading pull
 /// request reference moved to the end.
-fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
-    let resolved = REFERENCE.replace_all(text, |c: &regex::Captures| {
-        let label = if c[2].is_empty() { &c[1] } else { &c[2] };
-        match definitions.get(&label.to_lowercase()) {
-            Some(url) => format!("[{}]({url})", &c[1]),
-            None => c[1].to_string(),
-        }
-    });
+fn clean(text: &str, definitions: &HashMap<String, String>) -> (Option<Kind>, String) {
+    let (label, text) = match CATEGORY.captures(text) {
+        Some(c) => (
+            category_kind(&c[1]),
+            &text[c.get(0).map_or(0, |m| m.end())..],
+        ),
+        None => (None, text),
+    };
+    let resolved = resolve_references(text, definitions);
     let text = LEADING_COMMIT.replace(&resolved, "");
     let text = CHANGESETS_CREDIT.replace(&text, "").into_owned();
     // towncrier's " -- by `user`." first: the git-cliff credit is within it.
@@ -342,10 +353,140 @@ fn clean(text: &str, definitions: &HashMap<String, String>) -> String {
         }
         None => text,
     };
-    match scope {
+    let text = match scope {
         Some(scope) => format!("{scope}: {}", upper_first(text.trim())),
         None => upper_first(text.trim()),
+    };
+    (label, text)
+}
+
+/// What a category label says an item is.
+fn category_kind(label: &str) -> Option<Kind> {
+    let l = label.to_ascii_lowercase();
+    Some(match l.as_str() {
+        "breaking" | "removed" => Kind::Breaking,
+        "deprecated" => Kind::Deprecated,
+        "fixed" | "fix" | "fixes" | "security" => Kind::Fixed,
+        "changed" | "perf" | "performance" => Kind::Changed,
+        _ => Kind::Added,
+    })
+}
+
+/// Reference links resolved against the definitions ("[text][label]", "[#12]"); one whose
+/// definition is missing shows its text, never brackets a reader would see.
+fn resolve_references(text: &str, definitions: &HashMap<String, String>) -> String {
+    let full = REFERENCE.replace_all(text, |c: &regex::Captures| {
+        let label = if c[2].is_empty() { &c[1] } else { &c[2] };
+        match definitions.get(&label.to_lowercase()) {
+            Some(url) => format!("[{}]({url})", &c[1]),
+            None => c[1].to_string(),
+        }
+    });
+    let mut out = String::with_capacity(full.len());
+    let mut last = 0;
+    for c in SHORTCUT.captures_iter(&full) {
+        let (Some(whole), Some(label)) = (c.get(0), c.get(2)) else {
+            continue;
+        };
+        let after = &full[whole.end()..];
+        // A link's text ("[x](…)"), a definition ("[x]: …") or a checkbox stays as it is.
+        let url = definitions.get(&label.as_str().to_lowercase());
+        if after.starts_with(['(', '[', ':'])
+            || (url.is_none() && !REFERENCE_LABEL.is_match(label.as_str()))
+        {
+            continue;
+        }
+        let start = label.start() - 1;
+        out.push_str(&full[last..start]);
+        match url {
+            Some(url) => out.push_str(&format!("[{}]({url})", label.as_str())),
+            None => out.push_str(label.as_str()),
+        }
+        last = whole.end();
     }
+    out.push_str(&full[last..]);
+    out
+}
+
+/// The steps the section gives for upgrading: what follows a "Migration" or "Upgrading"
+/// heading, up to the next heading of its level or above, or the end of the item it is
+/// nested in (then titled by that item, cleaned like the item itself). In the notes' own
+/// words, code blocks kept, at most [`MAX_STEPS`].
+pub(crate) fn upgrade_steps(markdown: &str) -> Vec<(Option<String>, String)> {
+    let definitions = definitions(markdown);
+    let mut steps = Vec::new();
+    let mut item: Option<String> = None;
+    let mut open: Option<(usize, usize, Vec<&str>)> = None; // indent, heading level, lines
+    let mut fence = false;
+    let close = |open: &mut Option<(usize, usize, Vec<&str>)>,
+                 item: &Option<String>,
+                 steps: &mut Vec<_>| {
+        if let Some((indent, _, lines)) = open.take() {
+            let body: Vec<String> = lines.iter().map(|l| strip_indent(l, indent)).collect();
+            let body = body.join("\n").trim().to_string();
+            let title = item
+                .as_ref()
+                .filter(|_| indent > 0)
+                .map(|t| clean(t, &definitions).1);
+            if !body.is_empty() && steps.len() < MAX_STEPS {
+                steps.push((title, body));
+            }
+        }
+    };
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let toggles = trimmed.starts_with("```") || trimmed.starts_with("~~~");
+        if !fence && !trimmed.is_empty() {
+            let level = trimmed.chars().take_while(|c| *c == '#').count();
+            let heading = level > 0 && trimmed[level..].starts_with(' ');
+            let ends = open.as_ref().is_some_and(|(at, lvl, _)| {
+                indent < *at || (heading && level <= *lvl) || DEFINITION.is_match(line)
+            });
+            if ends {
+                close(&mut open, &item, &mut steps);
+            }
+            if indent == 0
+                && let Some(c) = BULLET.captures(line)
+            {
+                item = Some(c[1].to_string());
+            } else if indent == 0 && heading {
+                item = None;
+            }
+            if open.is_none() && heading && MIGRATION.is_match(trimmed) {
+                open = Some((indent, level, Vec::new()));
+                continue;
+            }
+        }
+        if toggles {
+            fence = !fence;
+        }
+        if let Some((_, _, lines)) = open.as_mut() {
+            lines.push(line);
+        }
+    }
+    close(&mut open, &item, &mut steps);
+    steps
+}
+
+/// Steps read from one section at most.
+const MAX_STEPS: usize = 20;
+
+/// A line without the first `indent` spaces it is nested by.
+fn strip_indent(line: &str, indent: usize) -> String {
+    let spaces = line.len() - line.trim_start_matches(' ').len();
+    line[spaces.min(indent)..].to_string()
+}
+
+/// The section's link reference definitions, by lowercase label.
+fn definitions(markdown: &str) -> HashMap<String, String> {
+    markdown
+        .lines()
+        .filter_map(|line| {
+            let c = DEFINITION.captures(line)?;
+            Some((c[1].to_lowercase(), c[2].to_string()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -470,6 +611,38 @@ mod tests {
                     "Started building wheels for CPython 3.14".into()
                 ),
                 (Kind::Changed, "Dropped wheels for PyPy 3.9 (#765)".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn migration_steps_are_read_with_their_item_and_code() {
+        let section = "### Changes\n\n- Detect stale clients ([#5][])\n\n  #### Migration\n\n  Apps should pass it:\n\n  ```ts\n  # not a heading\n  match({ v });\n  ```\n\n- Add nonce\n\n## Upgrading\n\nRun `x migrate`.\n\n[#5]: https://x/pull/5\n";
+        assert_eq!(
+            upgrade_steps(section),
+            [
+                (
+                    Some("Detect stale clients ([#5](https://x/pull/5))".to_string()),
+                    "Apps should pass it:\n\n```ts\n# not a heading\nmatch({ v });\n```"
+                        .to_string()
+                ),
+                (None, "Run `x migrate`.".to_string()),
+            ]
+        );
+        assert!(upgrade_steps("- Fix a crash\n\n  More text.\n").is_empty());
+    }
+
+    #[test]
+    fn labels_say_the_kind_and_shortcut_references_resolve() {
+        let section = "- **breaking:** Router fallbacks are merged ([#1])\n- fixed: `a[0]` in [docs](https://d) ([#2])\n\n[#1]: https://x/pull/1\n";
+        assert_eq!(
+            items(section),
+            [
+                (
+                    Kind::Breaking,
+                    "Router fallbacks are merged ([#1](https://x/pull/1))".into()
+                ),
+                (Kind::Fixed, "`a[0]` in [docs](https://d) (#2)".into()),
             ]
         );
     }

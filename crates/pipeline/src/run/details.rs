@@ -4,7 +4,8 @@
 //! commit its entry came from. A post of more than [`MAX_ITEMS`] changes has no room for them;
 //! one whose commits say nothing more, or only say the item again, stays short. An item of
 //! the project's changelog whose change touched only CI, tests or contributor documents
-//! leaves the post (the changelog keeps it).
+//! leaves the post (the changelog keeps it). A change whose commit message asks something of
+//! users ("Users should pass explicit content types") is also a step under "How to upgrade".
 
 use git2::{Oid, Repository};
 use regex::Regex;
@@ -13,9 +14,9 @@ use std::sync::LazyLock;
 
 use super::toolchain::release_commits;
 use crate::builtin::regex as builtin;
-use crate::render::blog::Post;
+use crate::render::blog::{Post, Upgrade};
 use crate::render::lede;
-use crate::source::history::{body_sentence, is_chore_path, repeats};
+use crate::source::history::{action_sentences, body_sentence, is_chore_path, repeats};
 
 /// A post listing more changes than this gets no context sentences.
 const MAX_ITEMS: usize = 6;
@@ -112,13 +113,25 @@ pub(crate) fn for_post(repo: &Repository, post: &mut Post, commit: &str) {
             drop_item(post, &item);
             continue;
         }
-        if !short {
-            continue;
-        }
         if found.parent_count() > 1 {
             continue;
         }
         let message = found.message().unwrap_or("");
+        // A change whose commit asks something of users is a step of the upgrade, whatever
+        // its version number promises ("Users should pass explicit content types").
+        if let Some(step) = action_sentences(message)
+            && !post.upgrade.iter().any(|u| u.title == item)
+        {
+            post.upgrade.push(Upgrade {
+                title: item.clone(),
+                detail: step,
+            });
+            post.facts.steps.push(item.clone());
+            post.write_lede();
+        }
+        if !short {
+            continue;
+        }
         let subject = found.summary().ok().flatten().unwrap_or("");
         // Context about documentation, tests or CI is not for users, nor is such an item's.
         if let Some(sentence) = body_sentence(message, subject)

@@ -28,6 +28,7 @@ mod site_path;
 mod tool_order;
 mod touched;
 mod type_members;
+mod upgrade_notes;
 mod walkthrough;
 
 use domain::{LogLevel, LogStage};

@@ -176,3 +176,71 @@ fn towncrier_configuration_names_the_folder_and_the_types() {
         assert!(!unreleased.contains(gone), "{gone}:\n{body}");
     }
 }
+
+/// A package's `.changes/<bump>.<name>.md` files (the folder nearest the feature) are its
+/// next release's notes: the Unreleased section lists them, not the commits since the tag.
+#[test]
+fn a_packages_change_files_are_its_unreleased_section() {
+    let mut repo = Repo::new();
+    repo.write("src/index.js", "export const a = 1;\n");
+    repo.write("src/.changes/.gitkeep", "");
+    repo.commit("feat: first version");
+    tag(&repo, "v1.0.0");
+    repo.write("src/index.js", "export const a = 2;\n");
+    repo.write(
+        "src/.changes/patch.fetch-abort.md",
+        "Fix `Expected fetcher` error when a fetcher is aborted\n",
+    );
+    repo.write(
+        "src/.changes/unstable.nonce.md",
+        "Add CSP nonce support to document rendering\n",
+    );
+    repo.write("src/.changes/notes.md", "Not a change file.\n");
+    repo.write(
+        ".changes/1.0.0.md",
+        "A released version's notes of another tool.\n",
+    );
+    repo.commit("Drop the reload id when a fetcher action is aborted");
+
+    let body = changelog(&repo);
+    let unreleased = section(&body, "Unreleased");
+    assert!(
+        unreleased.contains(
+            "## Patch Changes\n\n- Fix `Expected fetcher` error when a fetcher is aborted\n"
+        ),
+        "{body}"
+    );
+    assert!(
+        unreleased
+            .contains("## Unstable Changes\n\n- Add CSP nonce support to document rendering\n"),
+        "{body}"
+    );
+    for gone in [
+        "Drop the reload id",
+        "Not a change file",
+        "released version",
+    ] {
+        assert!(!unreleased.contains(gone), "{gone}:\n{body}");
+    }
+}
+
+/// towncrier's `issue_format` links a fragment's issue as the released sections do.
+#[test]
+fn towncrier_issue_format_links_the_unreleased_issues() {
+    let mut repo = Repo::new();
+    repo.write("src/reader.py", "def read():\n    pass\n");
+    repo.write(
+        "pyproject.toml",
+        "[tool.towncrier]\ndirectory = \"changelog.d\"\nissue_format = \"[#{issue}](https://github.com/acme/reader/issues/{issue})\"\n",
+    );
+    repo.write("changelog.d/1547.change.md", "Reads are faster.\n");
+    repo.commit("Add the reader");
+    tag(&repo, "v0.1.0");
+
+    let body = changelog(&repo);
+    assert!(
+        section(&body, "Unreleased")
+            .contains("- Reads are faster. ([#1547](https://github.com/acme/reader/issues/1547))"),
+        "{body}"
+    );
+}

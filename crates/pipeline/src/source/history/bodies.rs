@@ -75,6 +75,43 @@ pub(crate) fn body_sentence(message: &str, subject: &str) -> Option<String> {
         })
 }
 
+/// A sentence of a commit message that asks something of users: an instruction ("Users
+/// should pass explicit content types"), or input it now refuses ("reject … at
+/// construction", "now panics", "no longer accepts").
+static ACTION: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?i)\b(?:users?|callers?|you|applications?|apps?|projects?|code)\s+(?:should|must|need to|will need to|have to)\s+\w|\b(?:now|will)\s+(?:panics?|raises?|throws?|fails?|rejects?|returns? an? error)\b|\bno longer (?:accepts?|accepted|allowed|allows?|supported|supports?)\b|\breject\w*\b.{0,80}\bat (?:construction|startup|start-up|compile time|registration)\b",
+    )
+});
+
+/// The sentences of `message`'s body that ask something of users when they upgrade
+/// ([`ACTION`]), in its words, at most two; `None` when it asks nothing. Read from the
+/// body's first paragraphs of prose, as [`body_sentence`].
+pub(crate) fn action_sentences(message: &str) -> Option<String> {
+    let body = message.replace("\r\n", "\n");
+    let body = body.split_once('\n').map_or("", |(_, b)| b);
+    let found: Vec<String> = body
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .take(MAX_PARAGRAPHS)
+        .filter(|p| {
+            !p.starts_with(['*', '-', '+', '#', '>', '|', '`'])
+                && !p.lines().any(|l| TRAILER.is_match(l.trim()))
+                && !GENERATED.is_match(p)
+        })
+        .flat_map(|p| {
+            let text = p.split_whitespace().collect::<Vec<_>>().join(" ");
+            text.split_inclusive(". ")
+                .map(|s| s.trim().to_string())
+                .collect::<Vec<_>>()
+        })
+        .filter(|s| ACTION.is_match(s) && s.len() <= MAX_SENTENCE)
+        .take(2)
+        .collect();
+    (!found.is_empty()).then(|| found.join(" "))
+}
+
 /// Words that say nothing of what a change is about.
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "these", "are", "was", "were", "when", "than",

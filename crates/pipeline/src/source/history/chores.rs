@@ -2,6 +2,10 @@
 //! CI, lint and formatting configuration, documents for contributors, maintainers and AI
 //! agents.
 
+use regex::Regex;
+use std::sync::LazyLock;
+
+use crate::builtin::regex as builtin;
 use crate::source::files::is_test_file;
 
 /// Folders of tests, CI, editor and agent set-up, wherever they are.
@@ -125,9 +129,115 @@ pub(crate) fn is_chore_path(path: &str) -> bool {
         || CONFIG_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
+/// Descriptions of lint, typo, formatting and "tweaks" commits, whatever their type.
+pub(super) static NOISE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?ix)^(?:
+            (?:fix(?:ed|es|ing)?\s+|correct(?:ed|s)?\s+|address(?:ed|es)?\s+|silence[ds]?\s+|resolve[ds]?\s+)?
+            (?:a\s+|an\s+|some\s+|the\s+|more\s+|minor\s+|small\s+|few\s+|various\s+|new\s+|all\s+|remaining\s+)*
+            (?:typos?|spelling|lints?|linter|linting|clippy|rustfmt|fmt|formatting|tweaks?|nits?|nitpicks?|(?:compiler\s+|clippy\s+|lint\s+)?warnings?)
+            (?:\s+(?:fix(?:es)?|errors?|issues?|warnings?|lints?))?
+            (?:\s*$|\s+(?:in|on|for|to|from|of|and|with|after|across)\b)
+        )",
+    )
+});
+
+/// Scopes that say a commit is about lint, formatting or spelling.
+const NOISE_SCOPES: &[&str] = &[
+    "lint", "lints", "linter", "clippy", "fmt", "format", "typo", "typos", "style", "spelling",
+];
+
+/// A lint, typo or tweaks commit, by its description or scope (`""`: none).
+pub(super) fn is_noise(description: &str, scope: &str) -> bool {
+    NOISE.is_match(description) || NOISE_SCOPES.contains(&scope.to_ascii_lowercase().as_str())
+}
+
+/// Subjects of work users do not see, whatever files it touched: refactors and tidying,
+/// a modernizer or a helper applied across the code, documentation and comments corrected,
+/// examples and tests set up.
+static INTERNAL: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(
+        r"(?ix)^(?:
+            refactor(?:s|ed|ing)?\b | tidy\b | tidied\b | simplif(?:y|ies|ied)\b | clean(?:s|ed)?[\s-]*up\b | cleanup\b
+          | restructure | reorgani[sz]e | modernize
+          | apply\s+(?:the\s+)?\S+\s+(?:modernizer|linter|fix(?:es)?)\b
+          | use\s+\S+\s+where\s+(?:possible|applicable)\b
+          | (?:fix(?:ed|es)?|correct(?:ed|s)?|update[ds]?|improve[ds]?|clarif(?:y|ies|ied)|reword(?:ed)?)\s+
+            (?:(?:the|an?|some|incorrect|wrong|outdated|stale|broken|misleading|inaccurate|missing)\s+)*
+            (?:documentation|docs?|comments?|docstrings?|godoc|doc\s+comments?)\b
+          | document\s+\S+\s+and\s+
+          | (?:set\s*up|add|update)\s+(?:a\s+|the\s+)?go\s+module\s+for\s+_?examples?\b
+        )",
+    )
+});
+
+/// Whether a commit's subject says its work is internal ([`INTERNAL`]).
+pub(super) fn is_internal(description: &str) -> bool {
+    INTERNAL.is_match(description.trim())
+}
+
+/// A merge of a fork's commit that names no change ("Merge commit from fork", as GitHub
+/// writes a security advisory's fix): the advisory its message links, as the entry's
+/// description; `None` for any other commit.
+static ADVISORY: LazyLock<Regex> =
+    LazyLock::new(|| builtin(r"(?i)\b(GHSA(?:-[0-9a-z]{4}){3})\b|\b(CVE-\d{4}-\d{4,7})\b"));
+static BARE_MERGE: LazyLock<Regex> = LazyLock::new(|| {
+    builtin(r"(?i)^merge\s+(?:commit|branch)\s+from\s+fork\b|^merge\s+commit\s+'?[0-9a-f]{7,40}'?")
+});
+
+pub(super) fn advisory(subject: &str, message: &str) -> Option<String> {
+    if !BARE_MERGE.is_match(subject) {
+        return None;
+    }
+    let found = ADVISORY.captures(message)?;
+    let id = found.get(1).or_else(|| found.get(2))?.as_str();
+    Some(format!("Fix security advisory {id}"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_chore_path;
+    use super::*;
+
+    #[test]
+    fn internal_work_and_advisories_are_read_from_subjects() {
+        for subject in [
+            "Refactor to use atomic type",
+            "Tidy build directives",
+            "Simplify chi.walk with slices.Concat",
+            "Apply the stringscutprefix modernizer",
+            "Use strings.ReplaceAll where applicable",
+            "Correct documentation",
+            "Fixed incorrect comment about routing",
+            "Document printPrettyStack and harden NoColor panic test",
+            "Set up go module for _examples/versions",
+        ] {
+            assert!(is_internal(subject), "{subject}");
+        }
+        for subject in [
+            "Fix panic on empty route",
+            "Use context.Context in handlers",
+            "Document root handler serves index.html",
+            "Add text/csv to compressible types",
+        ] {
+            assert!(!is_internal(subject), "{subject}");
+        }
+        assert_eq!(
+            advisory(
+                "Merge commit from fork",
+                "Merge commit from fork\n\nhttps://github.com/o/r/security/advisories/GHSA-vrw8-fxc6-2r93\n"
+            )
+            .as_deref(),
+            Some("Fix security advisory GHSA-vrw8-fxc6-2r93")
+        );
+        assert_eq!(
+            advisory("Merge commit from fork", "Merge commit from fork"),
+            None
+        );
+        assert_eq!(
+            advisory("Fix GHSA-vrw8-fxc6-2r93", "Fix GHSA-vrw8-fxc6-2r93"),
+            None
+        );
+    }
 
     #[test]
     fn chores_are_tests_ci_lint_and_documents_for_contributors() {

@@ -39,6 +39,22 @@ pub(crate) fn changelog_file(
     tree: &Tree,
     folders: &[String],
 ) -> Option<ChangelogFile> {
+    nearest(folders, |dir| {
+        NAMES.iter().find_map(|name| {
+            let path = within(dir, name);
+            let text = read(repo, tree, &path, MAX_CHANGELOG_FILE_BYTES)?;
+            Some(ChangelogFile { path, text })
+        })
+    })
+}
+
+/// The first thing `found` finds in one of `folders` (the feature's path prefixes; the
+/// root when there are none) or a folder above it, each folder's own first, up to the root
+/// (`""`).
+pub(super) fn nearest<T>(
+    folders: &[String],
+    mut found: impl FnMut(&str) -> Option<T>,
+) -> Option<T> {
     let root = [String::new()];
     let folders = if folders.is_empty() {
         &root[..]
@@ -48,15 +64,8 @@ pub(crate) fn changelog_file(
     for folder in folders {
         let mut dir = folder.trim_end_matches('/');
         loop {
-            for name in NAMES {
-                let path = if dir.is_empty() {
-                    (*name).to_string()
-                } else {
-                    format!("{dir}/{name}")
-                };
-                if let Some(text) = read(repo, tree, &path, MAX_CHANGELOG_FILE_BYTES) {
-                    return Some(ChangelogFile { path, text });
-                }
+            if let Some(it) = found(dir) {
+                return Some(it);
             }
             match dir.rsplit_once('/') {
                 Some((parent, _)) => dir = parent,
@@ -66,6 +75,15 @@ pub(crate) fn changelog_file(
         }
     }
     None
+}
+
+/// `name` in the folder `dir` (`""`: the root).
+pub(super) fn within(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
 }
 
 /// The text of the file at `path`: `None` for a link, a folder, a file that is not UTF-8 or

@@ -18,7 +18,7 @@ mod tags;
 mod tools;
 mod walk;
 
-pub(crate) use bodies::{body_sentence, repeats};
+pub(crate) use bodies::{action_sentences, body_sentence, repeats};
 pub(crate) use chores::is_chore_path;
 pub(crate) use conventional::has_known_type;
 pub(crate) use handwritten::changelog_file;

@@ -20,6 +20,7 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
+use super::chores;
 use super::conventional::KNOWN_TYPES;
 use super::rules::Rules;
 use super::walk::History;
@@ -215,6 +216,10 @@ pub(crate) fn entry(commit: &CommitInfo, rules: &Rules, forge: Option<&Forge>) -
     } else {
         entry.description = text.lines().next().unwrap_or("").trim().to_string();
     }
+    // GitHub's "Merge commit from fork" of a security advisory: the advisory is the news.
+    if let Some(advisory) = chores::advisory(&subject, message) {
+        (entry.description, hints.security) = (advisory, true);
+    }
     if let Some(reverts) = reverts {
         if entry.scope.is_none() {
             entry.scope = reverts.scope.clone();
@@ -331,6 +336,16 @@ impl Reverts {
         } else {
             text
         };
+        // A title the forge cut short ("… middleware (#…") ends at its last whole word.
+        let text = match text.strip_suffix('…') {
+            Some(cut) if cut.ends_with(char::is_alphanumeric) => {
+                cut.rsplit_once(' ').map_or(cut, |(whole, _)| whole)
+            }
+            Some(cut) => cut,
+            None => text,
+        };
+        let text = text
+            .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '#' | ',' | ':'));
         let innermost = std::iter::once(text.trim())
             .chain(tails.iter().rev().map(|t| t.trim()))
             .collect::<Vec<_>>()
@@ -445,34 +460,6 @@ fn verb_group(text: &str) -> Option<&'static str> {
     }
 }
 
-/// Descriptions of lint, typo, formatting and "tweaks" commits, whatever their type.
-static NOISE: LazyLock<Regex> = LazyLock::new(|| {
-    builtin(
-        r"(?ix)^(?:
-            (?:fix(?:ed|es|ing)?\s+|correct(?:ed|s)?\s+|address(?:ed|es)?\s+|silence[ds]?\s+|resolve[ds]?\s+)?
-            (?:a\s+|an\s+|some\s+|the\s+|more\s+|minor\s+|small\s+|few\s+|various\s+|new\s+|all\s+|remaining\s+)*
-            (?:typos?|spelling|lints?|linter|linting|clippy|rustfmt|fmt|formatting|tweaks?|nits?|nitpicks?|(?:compiler\s+|clippy\s+|lint\s+)?warnings?)
-            (?:\s+(?:fix(?:es)?|errors?|issues?|warnings?|lints?))?
-            (?:\s*$|\s+(?:in|on|for|to|from|of|and|with|after|across)\b)
-        )",
-    )
-});
-
-/// Scopes that say a commit is about lint, formatting or spelling.
-const NOISE_SCOPES: &[&str] = &[
-    "lint", "lints", "linter", "clippy", "fmt", "format", "typo", "typos", "style", "spelling",
-];
-
-/// A lint, typo or tweaks commit, by its description or scope; a breaking change never is.
-fn is_noise(entry: &Entry) -> bool {
-    !entry.breaking
-        && (NOISE.is_match(&entry.description)
-            || entry
-                .scope
-                .as_deref()
-                .is_some_and(|s| NOISE_SCOPES.contains(&s.to_ascii_lowercase().as_str())))
-}
-
 /// A commit without a type that is about security.
 static SECURITY_WORDS: LazyLock<Regex> =
     LazyLock::new(|| builtin(r"(?i)\bsecurity\b|\bcve-\d{4}-\d+|\bvulnerab|\bghsa-[0-9a-z]{4}-"));
@@ -500,7 +487,7 @@ fn classify(entry: &Entry, rules: &Rules, hints: &Hints) -> Option<String> {
     }
     // What a commit changed, or a subject that names a lint, typo or tweak, makes it no news
     // whatever its type says.
-    if hints.chores || is_noise(entry) {
+    if hints.chores || (!entry.breaking && chores::is_noise(&entry.description, scope)) {
         return None;
     }
     let typed = entry.conventional && KNOWN_TYPES.contains(&entry.kind.as_str());
@@ -515,7 +502,8 @@ fn classify(entry: &Entry, rules: &Rules, hints: &Hints) -> Option<String> {
             "feat" | "feature" => Some("Added"),
             "fix" | "bugfix" | "hotfix" => Some("Fixed"),
             "perf" => Some("Performance"),
-            "refactor" => Some("Changed"),
+            // Code moved, not changed for users (a breaking one is listed below).
+            "refactor" => None,
             "revert" => Some("Reverted"),
             _ => None,
         }
@@ -544,6 +532,7 @@ fn untyped_group(entry: &Entry, rules: &Rules, hints: &Hints) -> Option<&'static
     if hints.housekeeping
         || HOUSEKEEPING_SUBJECT.is_match(&entry.subject)
         || HOUSEKEEPING_SUBJECT.is_match(&entry.description)
+        || chores::is_internal(&entry.description)
     {
         return None;
     }
@@ -736,7 +725,6 @@ mod tests {
             &CONVENTIONAL_REVERT,
             &HOUSEKEEPING_SUBJECT,
             &SECURITY_WORDS,
-            &NOISE,
             &PULLS_ONLY,
             &DEPENDENCY_SUBJECT,
         ] {
@@ -774,6 +762,11 @@ mod tests {
         assert_eq!((r.depth, r.innermost.as_str()), (1, "feat: use mmap"));
         assert_eq!(r.scope.as_deref(), Some("io"));
         assert!(Reverts::of("Reverting is hard").is_none());
+        // A title the forge cut short.
+        let r = Reverts::of("Revert \"fix(mw): Close the writer (#…\" (#924)").unwrap();
+        assert_eq!(r.innermost, "fix(mw): Close the writer (#924)");
+        let r = Reverts::of("Revert \"Close the compressor midd…\"").unwrap();
+        assert_eq!(r.innermost, "Close the compressor");
     }
 
     #[test]

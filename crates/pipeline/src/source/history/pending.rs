@@ -1,13 +1,16 @@
 //! Changes not released yet, as the project describes them for its next release: pending
 //! changesets (`.changeset/*.md`: front matter of `"package": major|minor|patch`, then a
-//! summary) and towncrier news fragments (`<issue>.<type>.md|rst` in `changes/`,
-//! `newsfragments/` or `changelog.d/`, the folder nearest the feature). Bounded: at most
+//! summary), a package's change files (`.changes/<bump>.<name>.md`, the bump one of
+//! `major`, `minor`, `patch`, `unstable`, in the feature's folder or one above it) and
+//! towncrier news fragments (`<issue>.<type>.md|rst` in `changes/`, `newsfragments/` or
+//! `changelog.d/`, the folder nearest the feature; an issue written as the configuration's
+//! `issue_format` says). Bounded: at most
 //! [`MAX_FRAGMENTS`] files of at most [`MAX_FRAGMENT_BYTES`] each are read.
 
 use git2::{ObjectType, Repository, Tree};
 use std::path::Path;
 
-use super::handwritten::read;
+use super::handwritten::{nearest, read, within};
 
 /// At most this many fragments are read.
 pub(crate) const MAX_FRAGMENTS: usize = 200;
@@ -44,6 +47,7 @@ const ORDER: &[&str] = &[
     "Major Changes",
     "Minor Changes",
     "Patch Changes",
+    "Unstable Changes",
     "Breaking Changes",
     "Features",
     "Added",
@@ -73,7 +77,9 @@ pub(crate) fn pending(
     folders: &[String],
     product: &str,
 ) -> Option<Pending> {
-    let mut pending = changesets(repo, tree, product).or_else(|| towncrier(repo, tree, folders))?;
+    let mut pending = changesets(repo, tree, product)
+        .or_else(|| change_files(repo, tree, folders))
+        .or_else(|| towncrier(repo, tree, folders))?;
     together(&mut pending.fragments);
     Some(pending)
 }
@@ -144,6 +150,50 @@ fn changesets(repo: &Repository, tree: &Tree, product: &str) -> Option<Pending> 
         .map(|c| c.fragment(any_own.then_some(product)))
         .collect();
     Some(Pending { path, fragments })
+}
+
+/// The change files of the `.changes/` folder nearest one of `folders` (the feature's
+/// path prefixes): `<bump>.<name>.md`, the file's text as the summary, under changesets'
+/// titles for its bump ("Patch Changes"; "Unstable Changes" for `unstable`).
+fn change_files(repo: &Repository, tree: &Tree, folders: &[String]) -> Option<Pending> {
+    let bump = |name: &str| -> Option<&'static str> {
+        let (kind, rest) = name.split_once('.')?;
+        rest.strip_suffix(".md").filter(|slug| !slug.is_empty())?;
+        Some(match kind {
+            "major" => "Major Changes",
+            "minor" => "Minor Changes",
+            "patch" => "Patch Changes",
+            "unstable" => "Unstable Changes",
+            _ => return None,
+        })
+    };
+    nearest(folders, |dir| {
+        let path = within(dir, ".changes");
+        let mut first = None;
+        let mut fragments = Vec::new();
+        for name in files(repo, tree, &path, |n| bump(n).is_some()) {
+            let file = format!("{path}/{name}");
+            let (Some(group), Some(text)) =
+                (bump(&name), read(repo, tree, &file, MAX_FRAGMENT_BYTES))
+            else {
+                continue;
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            first.get_or_insert(file);
+            fragments.push(Fragment {
+                group: group.to_string(),
+                scope: None,
+                text: text.trim().to_string(),
+                markup: Markup::Markdown,
+            });
+        }
+        Some(Pending {
+            path: first?,
+            fragments,
+        })
+    })
 }
 
 /// A changeset's bump, lowest first.
@@ -222,6 +272,8 @@ const MAX_TYPES: usize = 64;
 #[derive(Default)]
 struct TowncrierConfig {
     directory: Option<String>,
+    /// How the changelog writes an issue (`[#{issue}](https://…/issues/{issue})`).
+    issue_format: Option<String>,
     types: Vec<(String, Option<String>)>,
 }
 
@@ -261,7 +313,16 @@ impl TowncrierConfig {
                         .collect()
                 })
                 .unwrap_or_default();
-            return TowncrierConfig { directory, types };
+            let issue_format = config
+                .get("issue_format")
+                .and_then(toml::Value::as_str)
+                .filter(|f| f.contains("{issue}") && f.len() <= 512)
+                .map(str::to_string);
+            return TowncrierConfig {
+                directory,
+                issue_format,
+                types,
+            };
         }
         TowncrierConfig::default()
     }
@@ -288,33 +349,11 @@ fn towncrier(repo: &Repository, tree: &Tree, folders: &[String]) -> Option<Pendi
     {
         return Some(pending);
     }
-    let root = [String::new()];
-    let folders = if folders.is_empty() {
-        &root[..]
-    } else {
-        folders
-    };
-    for folder in folders {
-        let mut dir = folder.trim_end_matches('/');
-        loop {
-            for name in TOWNCRIER_FOLDERS {
-                let path = if dir.is_empty() {
-                    (*name).to_string()
-                } else {
-                    format!("{dir}/{name}")
-                };
-                if let Some(pending) = fragments_in(repo, tree, &path, &config) {
-                    return Some(pending);
-                }
-            }
-            match dir.rsplit_once('/') {
-                Some((parent, _)) => dir = parent,
-                None if !dir.is_empty() => dir = "",
-                None => break,
-            }
-        }
-    }
-    None
+    nearest(folders, |dir| {
+        TOWNCRIER_FOLDERS
+            .iter()
+            .find_map(|name| fragments_in(repo, tree, &within(dir, name), &config))
+    })
 }
 
 fn fragments_in(
@@ -341,9 +380,15 @@ fn fragments_in(
         if text.is_empty() {
             continue;
         }
-        let text = match issue.parse::<u64>() {
-            Ok(number) => format!("{text} (#{number})"),
-            Err(_) => text.to_string(),
+        let text = match (issue.parse::<u64>(), &config.issue_format) {
+            (Ok(number), Some(format)) => {
+                format!(
+                    "{text} ({})",
+                    format.replace("{issue}", &number.to_string())
+                )
+            }
+            (Ok(number), None) => format!("{text} (#{number})"),
+            (Err(_), _) => text.to_string(),
         };
         first.get_or_insert(path);
         fragments.push(Fragment {
