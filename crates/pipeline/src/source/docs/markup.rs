@@ -22,6 +22,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::directives::{
+    CODE_DIRECTIVES, admonition, close_dangling_colon, code_language, is_console_prompt,
+    session_language,
+};
 use super::fences::{Fences, closes_fence, opens_fence};
 use super::frameworks::{
     MDX_COMMENT, MKDOCSTRINGS, MYST_LABEL, Twoslash, VUEPRESS, book_variable, fence_label,
@@ -45,62 +49,6 @@ pub(crate) struct Markup {
     pub markdown: String,
     /// Directives dropped because only the docs site's build can resolve them.
     pub dropped: Vec<String>,
-}
-
-/// Admonition kinds of MyST, Sphinx and docs frameworks, as the `:::` admonitions
-/// `render::mdx::convert` reads.
-fn admonition(kind: &str) -> Option<&'static str> {
-    Some(match kind.to_ascii_lowercase().as_str() {
-        "note" | "info" | "important" | "seealso" | "see-also" | "admonition" | "default"
-        | "neutral" | "check" => "note",
-        "tip" | "hint" | "success" => "tip",
-        "warning" | "caution" | "danger" | "attention" | "error" | "warn" | "deprecated" => {
-            "warning"
-        }
-        _ => return None,
-    })
-}
-
-/// Directives whose content is code.
-const CODE_DIRECTIVES: &[&str] = &[
-    "code-block",
-    "code",
-    "sourcecode",
-    "code-cell",
-    "testcode",
-    "testoutput",
-    "doctest",
-    "ipython",
-    "jupyter-execute",
-];
-
-/// The fence language of a code directive: its argument, or the one its name implies.
-fn code_language<'a>(name: &str, argument: &'a str) -> &'a str {
-    match argument.split_whitespace().next() {
-        Some(language) if name != "doctest" && name != "testoutput" => language,
-        _ if matches!(name, "doctest" | "ipython") => "pycon",
-        _ => "",
-    }
-}
-
-/// Lines of a Python console session (`>>> x`, then `...` continuations and output).
-fn is_console_prompt(line: &str) -> bool {
-    let trimmed = line.trim_start();
-    line.len() - trimmed.len() <= 3 && (trimmed == ">>>" || trimmed.starts_with(">>> "))
-}
-
-/// When a directive is dropped, the sentence that introduced it (ending in ":") must not
-/// point at nothing: its colon becomes a full stop.
-fn close_dangling_colon(out: &mut [String]) {
-    let Some(last) = out.iter_mut().rev().find(|l| !l.trim().is_empty()) else {
-        return;
-    };
-    let trimmed = last.trim_end();
-    if trimmed.ends_with(':') && !trimmed.ends_with("::") && !trimmed.starts_with([':', '`', '~']) {
-        let cut = trimmed.len() - 1;
-        last.truncate(cut);
-        last.push('.');
-    }
 }
 
 pub(crate) fn read(markdown: &str) -> Markup {
@@ -297,6 +245,13 @@ fn block(
                 let ticks = "`".repeat(longest_backtick_run(body).max(2) + 1);
                 out.push(format!("{ticks}{language}"));
                 out.extend(body.iter().map(|l| without_doctest_flags(l)));
+                out.push(ticks);
+            } else if let Some(language) = session_language(body) {
+                // A directive of the site's own (pip's `{pip-cli}`) around a console session:
+                // its commands are what the page teaches, whatever the directive adds.
+                let ticks = "`".repeat(longest_backtick_run(body).max(2) + 1);
+                out.push(format!("{ticks}{language}"));
+                out.extend(body.iter().map(|l| (*l).to_string()));
                 out.push(ticks);
             } else {
                 close_dangling_colon(out);

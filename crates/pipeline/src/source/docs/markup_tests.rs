@@ -40,6 +40,19 @@ fn an_introduction_to_a_dropped_directive_does_not_dangle() {
 }
 
 #[test]
+fn a_site_directive_around_a_console_session_keeps_its_commands() {
+    // pip's own `{pip-cli}` directive: the commands are the page's point.
+    let found = read(
+        "Run:\n\n```{pip-cli}\n$ pip install sampleproject\n[...]\nSuccessfully installed\n```\n\n```{py-session}\n>>> import x\n```\n\n```{mermaid}\ngraph TD; A-->B\n```",
+    );
+    assert_eq!(
+        found.markdown,
+        "Run:\n\n```console\n$ pip install sampleproject\n[...]\nSuccessfully installed\n```\n\n```pycon\n>>> import x\n```\n"
+    );
+    assert_eq!(found.dropped, ["mermaid"]);
+}
+
+#[test]
 fn site_generator_leftovers_are_dropped() {
     // Heading ids, attribute lists and template variables; code keeps its braces.
     assert_eq!(

@@ -5,6 +5,7 @@
 
 mod budget;
 mod cross_refs;
+mod directives;
 mod fences;
 mod frameworks;
 mod html_blocks;
