@@ -35,6 +35,9 @@ pub(crate) struct Context<'a> {
     /// The developer docs' READMEs, shown before the reference as pkg.go.dev and TypeDoc
     /// show a package's README; empty on the other surfaces.
     pub intro: &'a [Prose],
+    /// Whether the description or the opening of the first document shown already says the
+    /// package's one-line summary, which the help center then does not print above it.
+    pub summary_said: bool,
     pub prose: &'a [Prose],
     /// The listed changelog entries (left-out commits are not here), newest first.
     pub commits: &'a [Entry],

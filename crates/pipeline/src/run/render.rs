@@ -353,6 +353,11 @@ pub(super) fn render(
             },
             shortened: None,
             intro: if help_center { &help_intro } else { dev_intro },
+            summary_said: docs::summary_said(
+                &feature.summary,
+                &description,
+                help_intro.first().or(help_prose.first()),
+            ),
             prose: if help_center { &help_prose } else { dev_rest },
             commits: entries,
             changelog: &notes.all,

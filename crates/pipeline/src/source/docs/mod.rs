@@ -41,7 +41,7 @@ pub use markdown::Prose;
 pub(crate) use markdown::{atx_heading, closes_fence, opens_fence, prose};
 pub(crate) use selection::{
     MAX_PROSE_BYTES, for_dev_docs, for_help_center_around, for_help_center_pages, older_versions,
-    without_first_paragraph_if,
+    summary_said, without_first_paragraph_if,
 };
 pub(crate) use site::{SiteOrder, site_order};
 pub(crate) use substitutions::substitute;

@@ -430,6 +430,44 @@ pub(crate) fn without_first_paragraph_if(markdown: &str, text: &str) -> String {
     markdown.to_string()
 }
 
+/// Whether `text` already says `summary`: all of the summary's words but one (three letters
+/// or more, common ones aside) are in it, a word matching by its first six letters ("manager"
+/// says "management"). A package's one-line summary ("The comprehensive WSGI web
+/// application library.") is not shown above docs whose opening says the same thing.
+fn says_summary(text: &str, summary: &str) -> bool {
+    const COMMON: [&str; 12] = [
+        "the", "and", "for", "with", "that", "which", "this", "from", "your", "you", "its", "are",
+    ];
+    let stems = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .map(str::to_lowercase)
+            .filter(|w| w.chars().count() >= 3 && !COMMON.contains(&w.as_str()))
+            .map(|w| w.chars().take(6).collect())
+            .collect()
+    };
+    let wanted = stems(summary);
+    if wanted.len() < 2 {
+        return false;
+    }
+    let present: std::collections::HashSet<String> = stems(text).into_iter().collect();
+    let found = wanted.iter().filter(|w| present.contains(*w)).count();
+    // All its words but one: a longer summary says more than a text that has its first half.
+    found * 5 >= wanted.len() * 3 && found + 1 >= wanted.len()
+}
+
+/// Whether the help center's description, or the opening (600 bytes) of the first document
+/// it shows, already says the package's summary.
+pub(crate) fn summary_said(summary: &str, description: &str, first: Option<&Prose>) -> bool {
+    let opening = first.map_or("", |doc| {
+        let end = (0..=doc.markdown.len().min(600))
+            .rev()
+            .find(|i| doc.markdown.is_char_boundary(*i))
+            .unwrap_or(0);
+        &doc.markdown[..end]
+    });
+    says_summary(description, summary) || says_summary(opening, summary)
+}
+
 /// `markdown`'s introduction (before its first heading) and the top-level sections whose
 /// titles `keep` accepts, each with its subsections.
 fn sections(markdown: &str, keep: impl Fn(&str) -> bool) -> String {
@@ -462,6 +500,31 @@ fn sections(markdown: &str, keep: impl Fn(&str) -> bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_summary_is_said_by_text_that_has_most_of_its_words() {
+        use super::says_summary;
+        let werkzeug = "Werkzeug is a comprehensive WSGI web application library.";
+        assert!(says_summary(
+            werkzeug,
+            "The comprehensive WSGI web application library."
+        ));
+        assert!(says_summary(
+            "Hatch is a modern, extensible Python project manager.",
+            "Modern, extensible Python project management."
+        ));
+        assert!(!says_summary(
+            "Pip is the package installer for Python.",
+            "The PyPA recommended tool for installing Python packages."
+        ));
+        // Its first sentence does not say a summary of two.
+        assert!(!says_summary(
+            "A tiny, secure ID generator.",
+            "A tiny, secure ID generator. Works anywhere <b>{x}</b>."
+        ));
+        // One word is not enough to tell.
+        assert!(!says_summary("Fast.", "Fast"));
+    }
+
     use super::*;
     use crate::source::docs::markdown::tests::doc;
 
