@@ -488,6 +488,11 @@ fn only_one(entries: &[&str]) -> Option<String> {
     (clause.len() <= MAX_ALSO && !minor(&named.text)).then_some(clause)
 }
 
+/// Whether an entry says it is a security fix or hardening.
+pub(crate) fn says_security(entry: &str) -> bool {
+    SECURITY.is_match(entry)
+}
+
 /// Security fixes and hardening: what a user of any release must know first.
 static SECURITY: LazyLock<Regex> = LazyLock::new(|| {
     builtin(

@@ -11,6 +11,7 @@ use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+use super::lede;
 use super::text::upper_first;
 use crate::builtin::regex as builtin;
 use crate::source::history::says_removal;
@@ -215,25 +216,36 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
     let mut kind: Option<Option<Kind>> = Some(None);
     let mut current: Option<String> = None;
     let mut fence = false;
-    let finish = |item: Option<String>, kind: Option<Option<Kind>>, out: &mut Vec<_>| {
-        // Under a heading the post skips, only what users install it on.
-        let platform = |t: &str| PLATFORM.is_match(t) && !CHECKS.is_match(t);
-        let kind = match (&item, kind) {
-            (Some(t), None) if platform(t) => Some(Some(Kind::Changed)),
-            (_, kind) => kind,
-        };
-        if let (Some(text), Some(k)) = (item, kind)
-            && out.len() < MAX_ITEMS
-        {
-            let (label, text) = clean(&text, &definitions);
-            if !text.is_empty()
-                && !text.to_lowercase().starts_with("updated dependencies")
-                && !LINT.is_match(&text)
+    // Under a "Security" heading: an item that does not say so itself is labelled, so that
+    // the post (and its lede, which puts security first) tells it.
+    let mut security = false;
+    let finish =
+        |item: Option<String>, kind: Option<Option<Kind>>, security: bool, out: &mut Vec<_>| {
+            // Under a heading the post skips, only what users install it on.
+            let platform = |t: &str| PLATFORM.is_match(t) && !CHECKS.is_match(t);
+            let kind = match (&item, kind) {
+                (Some(t), None) if platform(t) => Some(Some(Kind::Changed)),
+                (_, kind) => kind,
+            };
+            if let (Some(text), Some(k)) = (item, kind)
+                && out.len() < MAX_ITEMS
             {
-                out.push((k.or(label), text));
+                let (label, mut text) = clean(&text, &definitions);
+                // A first paragraph that introduces a list the post does not show ends there.
+                if let Some(cut) = text.strip_suffix(':').filter(|t| !t.ends_with(':')) {
+                    text = format!("{}.", cut.trim_end());
+                }
+                if security && !text.is_empty() && !lede::says_security(&text) {
+                    text = format!("Security: {text}");
+                }
+                if !text.is_empty()
+                    && !text.to_lowercase().starts_with("updated dependencies")
+                    && !LINT.is_match(&text)
+                {
+                    out.push((k.or(label), text));
+                }
             }
-        }
-    };
+        };
     for line in markdown.lines() {
         if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
             fence = !fence;
@@ -242,7 +254,7 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
             continue;
         }
         if let Some(c) = BULLET.captures(line) {
-            finish(current.take(), kind, &mut out);
+            finish(current.take(), kind, security, &mut out);
             current = Some(c[1].to_string());
             continue;
         }
@@ -258,24 +270,26 @@ pub(crate) fn items(markdown: &str) -> Vec<(Kind, String)> {
             }
             if current.is_some() {
                 // A nested list ends the item's first paragraph.
-                finish(current.take(), kind, &mut out);
+                finish(current.take(), kind, security, &mut out);
             }
             continue;
         }
         if line.trim().is_empty() {
-            finish(current.take(), kind, &mut out);
+            finish(current.take(), kind, security, &mut out);
             continue;
         }
-        finish(current.take(), kind, &mut out);
+        finish(current.take(), kind, security, &mut out);
         if let Some(c) = HEADING.captures(line) {
             kind = heading_kind(&c[1]);
+            security = c[1].to_lowercase().contains("security");
         } else if let Some(c) = LABEL.captures(line.trim())
             && line.trim_end().ends_with([':', '*', '_'])
         {
             kind = heading_kind(&c[1]);
+            security = c[1].to_lowercase().contains("security");
         }
     }
-    finish(current.take(), kind, &mut out);
+    finish(current.take(), kind, security, &mut out);
     out.into_iter()
         .map(|(k, text)| {
             // A Conventional Commits type the changelog kept ("perf: add …") says what the
@@ -492,6 +506,29 @@ fn definitions(markdown: &str) -> HashMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn items_under_a_security_heading_say_so_and_none_ends_on_a_colon() {
+        let section = "Security\n--------\n\n- Decompression-bomb safeguards were bypassed:\n\n  1. When `drain_conn()` was called.\n\n- Pools did not strip headers (GHSA-qccp-gfcp-xxvc).\n\nBugfixes\n--------\n\n- Fixed `read()`.\n";
+        let section = section.replace("--------", "");
+        let section = section
+            .replace("Security\n", "## Security\n")
+            .replace("Bugfixes\n", "## Bugfixes\n");
+        assert_eq!(
+            items(&section),
+            [
+                (
+                    Kind::Fixed,
+                    "Security: Decompression-bomb safeguards were bypassed.".into()
+                ),
+                (
+                    Kind::Fixed,
+                    "Pools did not strip headers (GHSA-qccp-gfcp-xxvc).".into()
+                ),
+                (Kind::Fixed, "Fixed `read()`.".into()),
+            ]
+        );
+    }
 
     #[test]
     fn headings_and_labels_say_what_items_are() {
