@@ -138,6 +138,21 @@ pub(super) fn inherit(
     out: &mut Vec<Symbol>,
 ) {
     let mut added = Vec::new();
+    // The undocumented Python members of each class, by (file, class, module): read once,
+    // not once per class.
+    let mut undocumented_members: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
+    for (at, symbol) in out.iter().enumerate() {
+        if symbol.language == "python"
+            && undocumented(symbol)
+            && let Some(parent) = symbol.parent.as_deref()
+        {
+            undocumented_members
+                .entry((symbol.path.as_str(), parent, symbol.module.as_str()))
+                .or_default()
+                .push(at);
+        }
+    }
+    let mut docs: Vec<(usize, &Symbol)> = Vec::new();
     for placed in classes {
         let Some(signature) = members.signatures.get(&placed.class) else {
             continue;
@@ -159,18 +174,14 @@ pub(super) fn inherit(
         if let Some(defined) = members.by_class.get(&placed.class) {
             own.extend(defined.iter().map(|m| member_name(m).to_string()));
         }
-        for symbol in out.iter_mut() {
-            if symbol.language != "python"
-                || symbol.parent.as_deref() != Some(placed.name.as_str())
-                || symbol.module != placed.module
-                || symbol.path != placed.class.0
-                || !undocumented(symbol)
-            {
-                continue;
-            }
-            if let Some(base) = base_members(member_name(symbol)) {
-                symbol.doc = base.doc.clone();
-                symbol.comment = base.comment.clone();
+        let key = (
+            placed.class.0.as_str(),
+            placed.name.as_str(),
+            placed.module.as_str(),
+        );
+        for &at in undocumented_members.get(&key).into_iter().flatten() {
+            if let Some(base) = base_members(member_name(&out[at])) {
+                docs.push((at, base));
             }
         }
         // The members of bases no one documents, nearest base first.
@@ -187,6 +198,11 @@ pub(super) fn inherit(
                 added.push(symbol);
             }
         }
+    }
+    drop(undocumented_members);
+    for (at, base) in docs {
+        out[at].doc = base.doc.clone();
+        out[at].comment = base.comment.clone();
     }
     // Constructors first, as the class's signature shows them.
     added.sort_by_key(|s| s.kind != SymbolKind::Constructor);
