@@ -67,20 +67,25 @@ pub(super) fn inherit_members(
     if by_type.is_empty() {
         return;
     }
+    // The files whose orphaned members belong to a type of each name, read once.
+    let mut files_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (file, name) in by_type.keys() {
+        files_of
+            .entry(name.as_str())
+            .or_default()
+            .push(file.as_str());
+    }
+    for files in files_of.values_mut() {
+        files.sort_unstable();
+        files.dedup();
+    }
     let resolve = |file: &str, name: &str| -> Option<TypeKey> {
         let local = (file.to_string(), name.to_string());
         if by_type.contains_key(&local) || signatures.contains_key(&local) {
             return Some(local);
         }
-        let mut files: Vec<&str> = by_type
-            .keys()
-            .filter(|(_, n)| n == name)
-            .map(|(f, _)| f.as_str())
-            .collect();
-        files.sort_unstable();
-        files.dedup();
-        match files.as_slice() {
-            [only] => Some((only.to_string(), name.to_string())),
+        match files_of.get(name).map(Vec::as_slice) {
+            Some([only]) => Some((only.to_string(), name.to_string())),
             _ => None,
         }
     };
